@@ -1,0 +1,84 @@
+//! Reading and writing buffer lists: MiniMalloc CSV and JSON. Parsers return a [`Document`] (the
+//! problem plus what is needed to write it back the same way) or every error with line and column.
+
+mod csv;
+mod json;
+
+use crate::model::{InputErrors, Problem, Semantics};
+
+pub use csv::CsvLayout;
+
+/// A file format memplan reads and writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Csv,
+    Json,
+}
+
+impl Format {
+    /// By file extension (`.csv`, `.json`).
+    pub fn from_path(path: &str) -> Option<Format> {
+        let lower = path.to_ascii_lowercase();
+        if lower.ends_with(".json") {
+            Some(Format::Json)
+        } else if lower.ends_with(".csv") {
+            Some(Format::Csv)
+        } else {
+            None
+        }
+    }
+
+    /// By content: JSON starts with `{`, everything else is read as CSV.
+    pub fn sniff(text: &str) -> Format {
+        if text.trim_start().starts_with('{') { Format::Json } else { Format::Csv }
+    }
+}
+
+/// What the `offset` values of an input mean.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Offsets {
+    /// Fixed offsets the planner must keep (when solving).
+    #[default]
+    Pinned,
+    /// A plan to check: every buffer must have one.
+    Plan,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// `None`: sniff the content.
+    pub format: Option<Format>,
+    pub semantics: Semantics,
+    pub offsets: Offsets,
+}
+
+/// A parsed input: the problem, the plan when reading with [`Offsets::Plan`], and how to write it back.
+#[derive(Clone, Debug)]
+pub struct Document {
+    pub problem: Problem,
+    pub plan: Option<Vec<u64>>,
+    pub format: Format,
+    /// The CSV columns in input order, so that output keeps them (None for JSON).
+    pub csv_layout: Option<CsvLayout>,
+}
+
+/// Parses text in the given or sniffed format, converting lifetimes to `[start, end)` and checking
+/// that the conversion kept the max load.
+pub fn read(text: &str, options: &ReadOptions) -> Result<Document, InputErrors> {
+    let format = options.format.unwrap_or_else(|| Format::sniff(text));
+    match format {
+        Format::Csv => csv::read(text, options),
+        Format::Json => json::read(text, options),
+    }
+}
+
+/// Writes the problem with the given offsets: CSV with the input's columns plus `offset`
+/// (MiniMalloc's output), or JSON with `offset` on every buffer. Lifetimes go out in the
+/// problem's input semantics.
+pub fn write(document: &Document, offsets: &[u64], format: Format) -> String {
+    match format {
+        Format::Csv => csv::write(&document.problem, document.csv_layout.as_ref(), offsets),
+        Format::Json => json::write(&document.problem, offsets),
+    }
+}

@@ -1,0 +1,19 @@
+//! memplan: static memory planning (dynamic storage allocation).
+//!
+//! Buffers have a size and a half-open lifetime `[start, end)`; a plan gives each an offset so that
+//! no two buffers alive at the same time overlap in memory. The library is free of I/O: parsers take
+//! text and return a [`Problem`] or every error with its line; solvers take a [`Problem`] and return
+//! a [`Solution`]; one independent [`validate`] module checks every plan.
+
+pub mod format;
+pub mod metrics;
+pub mod model;
+pub mod options;
+pub mod run;
+pub mod size;
+pub mod solvers;
+pub mod validate;
+
+pub use model::{Buffer, InputError, InputErrors, Plan, Problem, Semantics, Solution, Stats};
+pub use options::{CancelFlag, Effort, SolveError, SolveOptions};
+pub use solvers::Solver;

@@ -1,0 +1,191 @@
+//! Measures of an instance and of a plan, each by an event sweep or sorting: O(n log n).
+
+use crate::model::Buffer;
+
+/// The most bytes alive at once (L), as u128 so that a sum beyond u64 is seen, not wrapped.
+pub fn max_load_wide(buffers: &[Buffer]) -> u128 {
+    load_profile_wide(buffers).into_iter().map(|(_, load)| load).max().unwrap_or(0)
+}
+
+/// The load over time as steps: `(time, load)` means `load` bytes are alive from `time` until the
+/// next step's time. The last step has load 0.
+pub fn load_profile(buffers: &[Buffer]) -> Vec<(u64, u64)> {
+    load_profile_wide(buffers).into_iter().map(|(t, load)| (t, u64::try_from(load).unwrap_or(u64::MAX))).collect()
+}
+
+fn load_profile_wide(buffers: &[Buffer]) -> Vec<(u64, u128)> {
+    // Per time point, the net change of the load; `[start, end)` means an end and a start at the
+    // same time do not meet, so netting them first is exact.
+    let mut events: Vec<(u64, i128)> = Vec::with_capacity(buffers.len() * 2);
+    for buffer in buffers {
+        events.push((buffer.start, buffer.size as i128));
+        events.push((buffer.end, -(buffer.size as i128)));
+    }
+    events.sort_unstable_by_key(|&(time, _)| time);
+    let mut profile: Vec<(u64, u128)> = Vec::new();
+    let mut load: i128 = 0;
+    let mut i = 0;
+    while i < events.len() {
+        let time = events[i].0;
+        while i < events.len() && events[i].0 == time {
+            load += events[i].1;
+            i += 1;
+        }
+        profile.push((time, load as u128));
+    }
+    profile
+}
+
+/// The highest address in use: max over buffers of offset + size (saturating; the validator
+/// reports an overflow separately).
+pub fn makespan(buffers: &[Buffer], offsets: &[u64]) -> u64 {
+    buffers.iter().zip(offsets).map(|(b, &o)| o.saturating_add(b.size)).max().unwrap_or(0)
+}
+
+/// For each buffer, how many others are alive at some time it is: `#{starts < end} −
+/// #{ends <= start} − 1`, by binary search over sorted starts and ends, without listing pairs.
+pub fn conflicts_per_buffer(buffers: &[Buffer]) -> Vec<u64> {
+    let mut starts: Vec<u64> = buffers.iter().map(|b| b.start).collect();
+    let mut ends: Vec<u64> = buffers.iter().map(|b| b.end).collect();
+    starts.sort_unstable();
+    ends.sort_unstable();
+    buffers
+        .iter()
+        .map(|b| {
+            let started_before_end = starts.partition_point(|&s| s < b.end);
+            let ended_by_start = ends.partition_point(|&e| e <= b.start);
+            (started_before_end - ended_by_start - 1) as u64
+        })
+        .collect()
+}
+
+/// The number of pairs of buffers alive at the same time.
+pub fn conflict_count(buffers: &[Buffer]) -> u64 {
+    conflicts_per_buffer(buffers).iter().sum::<u64>() / 2
+}
+
+/// For each buffer, the most bytes alive at any time during its lifetime (TelaMalloc §3.1's
+/// "contention"), by range-maximum queries over the load profile.
+pub fn contention_per_buffer(buffers: &[Buffer]) -> Vec<u64> {
+    let profile = load_profile(buffers);
+    let times: Vec<u64> = profile.iter().map(|&(t, _)| t).collect();
+    let loads: Vec<u64> = profile.iter().map(|&(_, l)| l).collect();
+    let tree = MaxTree::new(&loads);
+    buffers
+        .iter()
+        .map(|b| {
+            // Steps from the one starting at b.start up to, not including, the one at b.end.
+            let first = times.partition_point(|&t| t < b.start);
+            let last = times.partition_point(|&t| t < b.end);
+            tree.max(first, last)
+        })
+        .collect()
+}
+
+/// Total size, min and max size, and the time span of an instance.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Summary {
+    pub buffers: usize,
+    pub max_load: u64,
+    pub total_size: u128,
+    pub min_size: u64,
+    pub max_size: u64,
+    pub first_start: u64,
+    pub last_end: u64,
+    pub conflicts: u64,
+    pub pinned: usize,
+    pub aligned: usize,
+}
+
+pub fn summary(buffers: &[Buffer]) -> Summary {
+    Summary {
+        buffers: buffers.len(),
+        max_load: u64::try_from(max_load_wide(buffers)).unwrap_or(u64::MAX),
+        total_size: buffers.iter().map(|b| b.size as u128).sum(),
+        min_size: buffers.iter().map(|b| b.size).min().unwrap_or(0),
+        max_size: buffers.iter().map(|b| b.size).max().unwrap_or(0),
+        first_start: buffers.iter().map(|b| b.start).min().unwrap_or(0),
+        last_end: buffers.iter().map(|b| b.end).max().unwrap_or(0),
+        conflicts: conflict_count(buffers),
+        pinned: buffers.iter().filter(|b| b.pinned.is_some()).count(),
+        aligned: buffers.iter().filter(|b| b.alignment > 1).count(),
+    }
+}
+
+/// A bottom-up segment tree answering "max over positions [from, to)".
+struct MaxTree {
+    size: usize,
+    nodes: Vec<u64>,
+}
+
+impl MaxTree {
+    fn new(values: &[u64]) -> Self {
+        let size = values.len().max(1);
+        let mut nodes = vec![0; 2 * size];
+        nodes[size..size + values.len()].copy_from_slice(values);
+        for i in (1..size).rev() {
+            nodes[i] = nodes[2 * i].max(nodes[2 * i + 1]);
+        }
+        MaxTree { size, nodes }
+    }
+
+    fn max(&self, from: usize, to: usize) -> u64 {
+        let (mut lo, mut hi) = (from + self.size, to + self.size);
+        let mut best = 0;
+        while lo < hi {
+            if lo & 1 == 1 {
+                best = best.max(self.nodes[lo]);
+                lo += 1;
+            }
+            if hi & 1 == 1 {
+                hi -= 1;
+                best = best.max(self.nodes[hi]);
+            }
+            lo /= 2;
+            hi /= 2;
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn buffers(spec: &[(u64, u64, u64)]) -> Vec<Buffer> {
+        spec.iter().enumerate().map(|(i, &(s, e, z))| Buffer::new(i.to_string(), s, e, z)).collect()
+    }
+
+    /// The pairwise definitions, for comparison with the sweeps.
+    fn naive(bs: &[Buffer]) -> (u128, Vec<u64>, Vec<u64>) {
+        let times: Vec<u64> = bs.iter().map(|b| b.start).collect();
+        let load_at = |t: u64| bs.iter().filter(|b| b.start <= t && t < b.end).map(|b| b.size as u128).sum::<u128>();
+        let max_load = times.iter().map(|&t| load_at(t)).max().unwrap_or(0);
+        let conflicts = bs.iter().enumerate().map(|(i, a)| {
+            bs.iter().enumerate().filter(|&(j, b)| i != j && a.overlaps_in_time(b)).count() as u64
+        });
+        let contention = bs.iter().map(|a| {
+            bs.iter().filter(|b| a.start <= b.start && b.start < a.end).map(|b| load_at(b.start) as u64).chain([load_at(a.start) as u64]).max().unwrap()
+        });
+        (max_load, conflicts.collect(), contention.collect())
+    }
+
+    #[test]
+    fn sweeps_agree_with_pairwise_definitions() {
+        let bs = buffers(&[(0, 4, 3), (4, 6, 5), (2, 5, 1), (1, 9, 2), (6, 7, 8), (6, 7, 1)]);
+        let (max_load, conflicts, contention) = naive(&bs);
+        assert_eq!(max_load_wide(&bs), max_load);
+        assert_eq!(max_load, 11);
+        assert_eq!(conflicts_per_buffer(&bs), conflicts);
+        assert_eq!(contention_per_buffer(&bs), contention);
+        assert_eq!(conflict_count(&bs), conflicts.iter().sum::<u64>() / 2);
+    }
+
+    #[test]
+    fn touching_lifetimes_do_not_add_up() {
+        let bs = buffers(&[(0, 2, 7), (2, 4, 7)]);
+        assert_eq!(max_load_wide(&bs), 7);
+        assert_eq!(conflict_count(&bs), 0);
+        assert_eq!(load_profile(&bs), vec![(0, 7), (2, 7), (4, 0)]);
+    }
+}

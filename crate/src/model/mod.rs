@@ -1,0 +1,13 @@
+//! The shared vocabulary: buffers, problems, plans, solutions and input errors.
+
+mod buffer;
+mod error;
+mod problem;
+mod semantics;
+mod solution;
+
+pub use buffer::Buffer;
+pub use error::{InputError, InputErrors};
+pub use problem::Problem;
+pub use semantics::Semantics;
+pub use solution::{Plan, Solution, StatValue, Stats};

@@ -1,0 +1,20 @@
+//! Solving by name with the options applied: the one entry point the CLI and the wasm facade share.
+
+use crate::model::{Problem, Solution};
+use crate::options::{SolveError, SolveOptions};
+use crate::solvers;
+
+/// Runs the named solver. With `options.threads` set, natively, the solve runs in a pool of that
+/// many threads; in wasm the page's global pool is used.
+pub fn solve(problem: &Problem, solver: &str, options: &SolveOptions) -> Result<Solution, SolveError> {
+    let solver = solvers::by_name(solver)?;
+    #[cfg(not(target_arch = "wasm32"))]
+    if let Some(threads) = options.threads {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+            .map_err(|e| SolveError::Unsupported(format!("cannot start {threads} threads: {e}")))?;
+        return pool.install(|| solver.solve(problem, options));
+    }
+    solver.solve(problem, options)
+}

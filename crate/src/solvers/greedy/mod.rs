@@ -1,0 +1,197 @@
+//! One greedy engine = an order × a placement rule, and the named presets that reproduce what
+//! compilers ship (see `shared/docs/peers.md`): SLFF, TFLite, XLA, TVM, a runtime's first fit and
+//! TelaMalloc's skyline baseline. Every order × fit combination is also a solver of its own,
+//! `greedy-<order>-<fit>`.
+
+mod fit;
+mod occupancy;
+mod order;
+
+use web_time::Instant;
+
+pub use fit::Fit;
+pub use occupancy::align_up;
+use occupancy::Occupancy;
+pub use order::Order;
+
+use super::{Capabilities, Solver, finish};
+use crate::model::{Problem, Solution, Stats};
+use crate::options::{Deadline, SolveError, SolveOptions};
+
+/// One pass of the engine: visit buffers in `order`, place each by `fit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Run {
+    pub order: Order,
+    pub fit: Fit,
+}
+
+impl Run {
+    pub const fn new(order: Order, fit: Fit) -> Self {
+        Run { order, fit }
+    }
+
+    pub fn name(self) -> String {
+        format!("greedy-{}-{}", self.order.name(), self.fit.name())
+    }
+}
+
+/// A greedy planner: one or more runs, of which the lowest makespan is kept (ties: the first).
+#[derive(Clone, Debug)]
+pub struct Greedy {
+    name: String,
+    description: String,
+    runs: Vec<Run>,
+}
+
+impl Greedy {
+    pub fn new(name: &str, description: &str, runs: Vec<Run>) -> Self {
+        Greedy { name: name.to_string(), description: description.to_string(), runs }
+    }
+
+    /// A single order × fit combination, named `greedy-<order>-<fit>`.
+    pub fn combination(run: Run) -> Self {
+        let description = format!("greedy: {}, {}", run.order.describe(), run.fit.describe());
+        Greedy { name: run.name(), description, runs: vec![run] }
+    }
+
+    /// Parses `greedy-<order>-<fit>`.
+    pub fn from_name(name: &str) -> Option<Greedy> {
+        let rest = name.strip_prefix("greedy-")?;
+        let (order, fit) = rest.rsplit_once('-')?;
+        Some(Greedy::combination(Run::new(Order::from_name(order)?, Fit::from_name(fit)?)))
+    }
+
+    pub fn runs(&self) -> &[Run] {
+        &self.runs
+    }
+}
+
+/// The presets, in the order listings show them.
+pub fn presets() -> Vec<Box<dyn Solver>> {
+    use Fit::*;
+    use Order::*;
+    let preset = |name: &str, description: &str, runs: Vec<Run>| -> Box<dyn Solver> { Box::new(Greedy::new(name, description, runs)) };
+    vec![
+        preset("slff", "size descending (ties: longer lifetime), first fit: idealloc's big-rocks-first bootstrap", vec![Run::new(Size, First)]),
+        preset("tflite", "TFLite arena: whole-run buffers first, size descending, best fit", vec![Run::new(TfliteArena, Best)]),
+        preset(
+            "xla",
+            "XLA heap simulator: spatial (size) and temporal (lifetime) orders with best fit, keeps the smaller",
+            vec![Run::new(Size, Best), Run::new(Lifetime, Best)],
+        ),
+        preset(
+            "tvm",
+            "TVM USMP: greedy by size and by conflicts, each on top of the highest conflict, keeps the smaller",
+            vec![Run::new(SizeConflicts, Top), Run::new(Conflicts, Top)],
+        ),
+        preset("first-fit-start", "start order, first fit: what a runtime allocator does online", vec![Run::new(Start, First)]),
+        preset("skyline", "TelaMalloc's baseline (3.1): highest contention first, on the skyline", vec![Run::new(Contention, Top)]),
+    ]
+}
+
+/// A line describing the `greedy-<order>-<fit>` family, for listings.
+pub fn describe_combinations() -> String {
+    let orders: Vec<_> = Order::ALL.iter().map(|o| o.name()).collect();
+    let fits: Vec<_> = Fit::ALL.iter().map(|f| f.name()).collect();
+    format!("greedy-<order>-<fit>: any order ({}) with any fit ({})", orders.join(", "), fits.join(", "))
+}
+
+impl Solver for Greedy {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> String {
+        self.description.clone()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        let randomised = self.runs.iter().any(|r| r.order == Order::Random);
+        Capabilities { alignment: true, pinned: true, capacity: false, minimise: false, randomised }
+    }
+
+    fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Solution, SolveError> {
+        let started = Instant::now();
+        let deadline = options.deadline(started);
+        let mut best: Option<(u64, Run, Placement)> = None;
+        for &run in &self.runs {
+            let order = run.order.arrange(problem.buffers(), options.seed);
+            let placement = match place(problem, &order, run.fit, &deadline) {
+                Ok(placement) => placement,
+                // A later run's timeout still leaves the earlier runs' plan.
+                Err(SolveError::Timeout | SolveError::Cancelled) if best.is_some() => break,
+                Err(error) => return Err(error),
+            };
+            let makespan = crate::metrics::makespan(problem.buffers(), &placement.offsets);
+            if best.as_ref().is_none_or(|(m, _, _)| makespan < *m) {
+                best = Some((makespan, run, placement));
+            }
+        }
+        let (_, run, placement) = best.ok_or_else(|| SolveError::Unsupported("a greedy planner needs at least one run".into()))?;
+        let mut stats = Stats::new();
+        stats.insert("order".into(), run.order.name().into());
+        stats.insert("fit".into(), run.fit.name().into());
+        stats.insert("runs".into(), self.runs.len().into());
+        Ok(finish(&self.name, problem, options, placement.offsets, placement.order, stats, started))
+    }
+}
+
+/// Offsets and the order in which they were chosen.
+#[derive(Clone, Debug)]
+pub struct Placement {
+    pub offsets: Vec<u64>,
+    pub order: Vec<usize>,
+}
+
+/// How often (in buffers) the engine looks at the deadline: cheap enough to never show in a
+/// profile, frequent enough to stop within milliseconds.
+const POLL_EVERY: usize = 1024;
+
+/// Places pinned buffers at their offsets, then the others in `order` by `fit`. Fails when two
+/// pinned buffers overlap, on an offset past u64, or when the deadline passes.
+pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) -> Result<Placement, SolveError> {
+    let buffers = problem.buffers();
+    let mut occupancy = Occupancy::new(buffers.iter().map(|b| (b.start, b.end)));
+    let mut offsets = vec![0u64; buffers.len()];
+    let mut placed_order = Vec::with_capacity(buffers.len());
+    let pinned: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
+    for &i in &pinned {
+        let buffer = &buffers[i];
+        let offset = buffer.pinned.unwrap_or(0); // filtered above
+        let top = offset + buffer.size; // checked when the problem was built
+        let query = occupancy.query(buffer.start, buffer.end);
+        if occupancy.is_taken(&query, offset, top) {
+            let other = placed_order
+                .iter()
+                .copied()
+                .find(|&j: &usize| {
+                    let b = &buffers[j];
+                    b.overlaps_in_time(buffer) && offsets[j] < top && offset < offsets[j] + b.size
+                })
+                .map_or_else(String::new, |j| format!(" and {}", buffers[j].id));
+            return Err(SolveError::Infeasible(format!("pinned buffers {}{other} overlap", buffer.id)));
+        }
+        occupancy.insert(buffer.start, buffer.end, offset, top);
+        offsets[i] = offset;
+        placed_order.push(i);
+    }
+    for (step, &i) in order.iter().enumerate() {
+        let buffer = &buffers[i];
+        if buffer.pinned.is_some() {
+            continue;
+        }
+        if step % POLL_EVERY == POLL_EVERY - 1
+            && let Some(stop) = deadline.expired()
+        {
+            return Err(stop);
+        }
+        let query = occupancy.query(buffer.start, buffer.end);
+        let overflow = || SolveError::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
+        let offset = fit.choose(&occupancy, &query, buffer.size, buffer.alignment).ok_or_else(overflow)?;
+        let top = offset.checked_add(buffer.size).ok_or_else(overflow)?;
+        occupancy.insert(buffer.start, buffer.end, offset, top);
+        offsets[i] = offset;
+        placed_order.push(i);
+    }
+    Ok(Placement { offsets, order: placed_order })
+}

@@ -1,0 +1,268 @@
+//! Which addresses are taken at some time during a lifetime, without visiting every placed buffer.
+//!
+//! A segment tree over the elementary time intervals. A placed buffer is recorded at the O(log n)
+//! canonical nodes that tile its lifetime (`own`), and in the subtree union of those nodes and their
+//! ancestors (`below`). The addresses taken during a lifetime are then the union of `below` of the
+//! lifetime's canonical nodes and `own` of the nodes on the two boundary paths: O(log n) coalesced
+//! interval sets instead of every overlapping buffer (Y_1 has 180 million overlapping pairs).
+//! Recording more than the exact sets (a boundary node inside a canonical one) is harmless: such a
+//! node's buffers always overlap every lifetime that reaches the node.
+
+use std::collections::BTreeMap;
+
+/// Disjoint address intervals `[low, high)`, merged on insertion (touching ones too).
+#[derive(Clone, Debug, Default)]
+struct IntervalSet {
+    /// low -> high
+    intervals: BTreeMap<u64, u64>,
+}
+
+impl IntervalSet {
+    fn insert(&mut self, low: u64, high: u64) {
+        let (mut low, mut high) = (low, high);
+        if let Some((&s, &e)) = self.intervals.range(..=low).next_back()
+            && e >= low
+        {
+            low = s;
+            high = high.max(e);
+            self.intervals.remove(&s);
+        }
+        while let Some((&s, &e)) = self.intervals.range(low..=high).next() {
+            high = high.max(e);
+            self.intervals.remove(&s);
+        }
+        self.intervals.insert(low, high);
+    }
+
+    /// The end of an interval meeting `[low, high)`, if any (the last one starting below `high`).
+    fn blocking(&self, low: u64, high: u64) -> Option<u64> {
+        match self.intervals.range(..high).next_back() {
+            Some((_, &e)) if e > low => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The first interval start strictly above `address`.
+    fn next_start_after(&self, address: u64) -> Option<u64> {
+        self.intervals.range(address.saturating_add(1)..).next().map(|(&s, _)| s)
+    }
+
+    fn highest(&self) -> u64 {
+        self.intervals.last_key_value().map_or(0, |(_, &e)| e)
+    }
+}
+
+/// The placed buffers, indexed by time for address queries over a lifetime.
+pub struct Occupancy {
+    /// Distinct lifetime endpoints; leaf `i` is the time interval `[times[i], times[i + 1])`.
+    times: Vec<u64>,
+    /// Number of leaves, a power of two; node `1` is the root, leaf `i` is node `leaves + i`.
+    leaves: usize,
+    /// Per node: index into `sets` of its own / subtree set, 0 when empty (sets are made lazily so
+    /// that a million buffers cost two u32 per node, not two maps).
+    own: Vec<u32>,
+    below: Vec<u32>,
+    sets: Vec<IntervalSet>,
+}
+
+/// The sets to consult for one lifetime.
+pub struct Query {
+    sets: Vec<u32>,
+}
+
+impl Occupancy {
+    /// An empty index for lifetimes whose endpoints are among `lifetimes`.
+    pub fn new(lifetimes: impl Iterator<Item = (u64, u64)>) -> Self {
+        let mut times: Vec<u64> = lifetimes.flat_map(|(s, e)| [s, e]).collect();
+        times.sort_unstable();
+        times.dedup();
+        let leaves = times.len().saturating_sub(1).max(1).next_power_of_two();
+        Occupancy { times, leaves, own: vec![0; 2 * leaves], below: vec![0; 2 * leaves], sets: vec![IntervalSet::default()] }
+    }
+
+    /// Leaf range `[first, last)` of a lifetime. Its endpoints must have been given to `new`.
+    fn leaves_of(&self, start: u64, end: u64) -> (usize, usize) {
+        let first = self.times.partition_point(|&t| t < start);
+        let last = self.times.partition_point(|&t| t < end);
+        (first, last)
+    }
+
+    /// Calls `visit(node, canonical)` for every node to touch for the lifetime: the canonical
+    /// nodes tiling it, and the nodes on the paths from its first and last leaf to the root.
+    fn for_each_node(&self, start: u64, end: u64, mut visit: impl FnMut(usize, bool)) {
+        let (first, last) = self.leaves_of(start, end);
+        debug_assert!(first < last, "empty lifetime");
+        let (mut low, mut high) = (first + self.leaves, last + self.leaves);
+        while low < high {
+            if low & 1 == 1 {
+                visit(low, true);
+                low += 1;
+            }
+            if high & 1 == 1 {
+                high -= 1;
+                visit(high, true);
+            }
+            low >>= 1;
+            high >>= 1;
+        }
+        let (mut left, mut right) = (first + self.leaves, last - 1 + self.leaves);
+        while left >= 1 {
+            visit(left, false);
+            if right != left {
+                visit(right, false);
+            }
+            left >>= 1;
+            right >>= 1;
+        }
+    }
+
+    fn set_of(&mut self, slot: SetSlot, node: usize) -> &mut IntervalSet {
+        let table = match slot {
+            SetSlot::Own => &mut self.own,
+            SetSlot::Below => &mut self.below,
+        };
+        if table[node] == 0 {
+            table[node] = self.sets.len() as u32;
+            self.sets.push(IntervalSet::default());
+        }
+        let index = table[node] as usize;
+        &mut self.sets[index]
+    }
+
+    /// Records addresses `[low, high)` as taken during `[start, end)`.
+    pub fn insert(&mut self, start: u64, end: u64, low: u64, high: u64) {
+        let mut nodes: Vec<(usize, bool)> = Vec::with_capacity(64);
+        self.for_each_node(start, end, |node, canonical| nodes.push((node, canonical)));
+        for (node, canonical) in nodes {
+            if canonical {
+                self.set_of(SetSlot::Own, node).insert(low, high);
+            }
+            self.set_of(SetSlot::Below, node).insert(low, high);
+        }
+    }
+
+    /// The sets that together hold every address taken at some time in `[start, end)`.
+    pub fn query(&self, start: u64, end: u64) -> Query {
+        let mut sets = Vec::with_capacity(64);
+        self.for_each_node(start, end, |node, canonical| {
+            let set = if canonical { self.below[node] } else { self.own[node] };
+            if set != 0 {
+                sets.push(set);
+            }
+        });
+        Query { sets }
+    }
+
+    /// The lowest `offset >= 0`, a multiple of `alignment`, with `[offset, offset + size)` free.
+    /// `None` when it would pass u64.
+    pub fn lowest_fit(&self, query: &Query, size: u64, alignment: u64) -> Option<u64> {
+        let mut offset = 0u64;
+        loop {
+            let top = offset.checked_add(size)?;
+            let mut moved = false;
+            for &set in &query.sets {
+                if let Some(end) = self.sets[set as usize].blocking(offset, top) {
+                    offset = align_up(end, alignment)?;
+                    moved = true;
+                    break;
+                }
+            }
+            if !moved {
+                return Some(offset);
+            }
+        }
+    }
+
+    /// True when some address in `[low, high)` is taken during the lifetime.
+    pub fn is_taken(&self, query: &Query, low: u64, high: u64) -> bool {
+        query.sets.iter().any(|&set| self.sets[set as usize].blocking(low, high).is_some())
+    }
+
+    /// Every free gap `[low, high)` in address order; the last is `[low, None)`, open above.
+    pub fn gaps(&self, query: &Query, mut visit: impl FnMut(u64, Option<u64>)) {
+        let mut address = 0u64;
+        loop {
+            // Skip past everything taken at `address`.
+            loop {
+                let blocked = query.sets.iter().find_map(|&set| self.sets[set as usize].blocking(address, address.saturating_add(1)));
+                match blocked {
+                    Some(end) => address = end,
+                    None => break,
+                }
+            }
+            let next = query.sets.iter().filter_map(|&set| self.sets[set as usize].next_start_after(address)).min();
+            visit(address, next);
+            match next {
+                Some(next) => address = next,
+                None => return,
+            }
+        }
+    }
+
+    /// The highest address taken during the lifetime (0 when nothing is).
+    pub fn highest(&self, query: &Query) -> u64 {
+        query.sets.iter().map(|&set| self.sets[set as usize].highest()).max().unwrap_or(0)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum SetSlot {
+    Own,
+    Below,
+}
+
+/// The smallest multiple of `alignment` at or above `value`, or `None` past u64.
+pub fn align_up(value: u64, alignment: u64) -> Option<u64> {
+    match value % alignment {
+        0 => Some(value),
+        rest => value.checked_add(alignment - rest),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interval_set_merges_overlapping_and_touching() {
+        let mut set = IntervalSet::default();
+        set.insert(10, 20);
+        set.insert(30, 40);
+        set.insert(20, 25);
+        assert_eq!(set.intervals.iter().map(|(&a, &b)| (a, b)).collect::<Vec<_>>(), vec![(10, 25), (30, 40)]);
+        set.insert(5, 35);
+        assert_eq!(set.intervals.iter().map(|(&a, &b)| (a, b)).collect::<Vec<_>>(), vec![(5, 40)]);
+        assert_eq!(set.blocking(0, 5), None);
+        assert_eq!(set.blocking(0, 6), Some(40));
+        assert_eq!(set.blocking(40, 50), None);
+    }
+
+    /// Against a direct scan of placed rectangles, on every lifetime of a small grid.
+    #[test]
+    fn queries_see_exactly_the_overlapping_placements() {
+        let placed = [(0u64, 3u64, 0u64, 4u64), (2, 6, 4, 6), (5, 9, 0, 2), (7, 8, 10, 12), (1, 2, 20, 21)];
+        let mut endpoints: Vec<(u64, u64)> = placed.iter().map(|&(s, e, _, _)| (s, e)).collect();
+        for s in 0..9 {
+            for e in s + 1..=9 {
+                endpoints.push((s, e));
+            }
+        }
+        let mut occupancy = Occupancy::new(endpoints.iter().copied());
+        for &(s, e, low, high) in &placed {
+            occupancy.insert(s, e, low, high);
+        }
+        for s in 0..9u64 {
+            for e in s + 1..=9u64 {
+                let query = occupancy.query(s, e);
+                for size in 1..5u64 {
+                    let expected = (0..)
+                        .find(|&x| placed.iter().all(|&(ps, pe, low, high)| !(ps < e && s < pe && low < x + size && x < high)))
+                        .unwrap();
+                    assert_eq!(occupancy.lowest_fit(&query, size, 1), Some(expected), "[{s},{e}) size {size}");
+                }
+                let expected_top = placed.iter().filter(|&&(ps, pe, _, _)| ps < e && s < pe).map(|p| p.3).max().unwrap_or(0);
+                assert_eq!(occupancy.highest(&query), expected_top);
+            }
+        }
+    }
+}

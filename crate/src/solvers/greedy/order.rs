@@ -1,0 +1,126 @@
+//! The orders in which the greedy engine visits buffers. Each sort ends with the input index so
+//! that every order is total and every run reproducible.
+
+use std::cmp::Reverse;
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+
+use crate::metrics;
+use crate::model::Buffer;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Size descending, ties by longer lifetime: idealloc's SLFF "big rocks first", XLA's spatial.
+    Size,
+    /// Lifetime descending, ties by larger size: XLA's temporal order.
+    Lifetime,
+    /// Size × lifetime descending.
+    Area,
+    /// Start ascending: the order an online allocator sees.
+    Start,
+    /// Contention descending (the most bytes alive at once during the buffer's life), ties by
+    /// alignment, size × lifetime², lifetime: TelaMalloc's baseline (§3.1).
+    Contention,
+    /// Number of time-overlapping buffers descending, ties by size: TVM's `greedy_by_conflicts`.
+    Conflicts,
+    /// Size descending, ties by number of conflicts: TVM's `greedy_by_size`.
+    SizeConflicts,
+    /// Buffers alive for the whole run first, then size descending, ties by earlier start:
+    /// TFLite's arena planner.
+    TfliteArena,
+    /// As given.
+    Input,
+    /// A seeded random permutation.
+    Random,
+}
+
+impl Order {
+    pub const ALL: [Order; 10] = [
+        Order::Size,
+        Order::Lifetime,
+        Order::Area,
+        Order::Start,
+        Order::Contention,
+        Order::Conflicts,
+        Order::SizeConflicts,
+        Order::TfliteArena,
+        Order::Input,
+        Order::Random,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::Size => "size",
+            Order::Lifetime => "lifetime",
+            Order::Area => "area",
+            Order::Start => "start",
+            Order::Contention => "contention",
+            Order::Conflicts => "conflicts",
+            Order::SizeConflicts => "size-conflicts",
+            Order::TfliteArena => "tflite-arena",
+            Order::Input => "input",
+            Order::Random => "random",
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Order::Size => "size descending, ties by longer lifetime",
+            Order::Lifetime => "lifetime descending, ties by larger size",
+            Order::Area => "size x lifetime descending",
+            Order::Start => "start ascending",
+            Order::Contention => "contention descending (TelaMalloc 3.1)",
+            Order::Conflicts => "number of conflicts descending, ties by size",
+            Order::SizeConflicts => "size descending, ties by number of conflicts",
+            Order::TfliteArena => "whole-run buffers first, then size descending, ties by start",
+            Order::Input => "input order",
+            Order::Random => "seeded random permutation",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Order> {
+        Order::ALL.into_iter().find(|o| o.name() == name)
+    }
+
+    /// Buffer indices in this order.
+    pub fn arrange(self, buffers: &[Buffer], seed: u64) -> Vec<usize> {
+        let mut indices: Vec<usize> = (0..buffers.len()).collect();
+        let b = buffers;
+        match self {
+            Order::Size => indices.sort_unstable_by_key(|&i| (Reverse(b[i].size), Reverse(b[i].lifetime()), i)),
+            Order::Lifetime => indices.sort_unstable_by_key(|&i| (Reverse(b[i].lifetime()), Reverse(b[i].size), i)),
+            Order::Area => {
+                indices.sort_unstable_by_key(|&i| (Reverse(b[i].size as u128 * b[i].lifetime() as u128), i))
+            }
+            Order::Start => indices.sort_unstable_by_key(|&i| (b[i].start, i)),
+            Order::Contention => {
+                let contention = metrics::contention_per_buffer(b);
+                indices.sort_unstable_by_key(|&i| {
+                    let lifetime = b[i].lifetime() as u128;
+                    // size × lifetime² can pass u128 only beyond 2^128; saturate rather than wrap.
+                    let weight = (b[i].size as u128).saturating_mul(lifetime.saturating_mul(lifetime));
+                    (Reverse(contention[i]), Reverse(b[i].alignment), Reverse(weight), Reverse(b[i].lifetime()), i)
+                })
+            }
+            Order::Conflicts => {
+                let conflicts = metrics::conflicts_per_buffer(b);
+                indices.sort_unstable_by_key(|&i| (Reverse(conflicts[i]), Reverse(b[i].size), i))
+            }
+            Order::SizeConflicts => {
+                let conflicts = metrics::conflicts_per_buffer(b);
+                indices.sort_unstable_by_key(|&i| (Reverse(b[i].size), Reverse(conflicts[i]), i))
+            }
+            Order::TfliteArena => {
+                let first = b.iter().map(|x| x.start).min().unwrap_or(0);
+                let last = b.iter().map(|x| x.end).max().unwrap_or(0);
+                let whole_run = |i: usize| b[i].start == first && b[i].end == last;
+                indices.sort_unstable_by_key(|&i| (!whole_run(i), Reverse(b[i].size), b[i].start, i))
+            }
+            Order::Input => {}
+            Order::Random => indices.shuffle(&mut ChaCha8Rng::seed_from_u64(seed)),
+        }
+        indices
+    }
+}

@@ -1,0 +1,203 @@
+//! The one independent validator. It shares no placement code with any solver: a single sweep over
+//! time keeps the buffers alive at the moment ordered by offset and checks each newcomer against its
+//! two neighbours in address order, which is enough because the alive set stays disjoint. O(n log n).
+
+use std::collections::BTreeMap;
+
+use crate::metrics;
+use crate::model::{Problem, Solution};
+
+/// One way a plan is wrong. Buffers are named by their index in the problem.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Violation {
+    WrongLength { expected: usize, found: usize },
+    Overlap { first: usize, first_offset: u64, second: usize, second_offset: u64 },
+    ExceedsCapacity { buffer: usize, top: u64, capacity: u64 },
+    Misaligned { buffer: usize, offset: u64, alignment: u64 },
+    PinnedMoved { buffer: usize, pinned: u64, offset: u64 },
+    Overflow { buffer: usize, offset: u64 },
+    /// A solution states a measure that the plan does not have.
+    WrongClaim { what: &'static str, claimed: u64, actual: u64 },
+}
+
+impl Violation {
+    /// A sentence naming the buffers by their ids.
+    pub fn describe(&self, problem: &Problem) -> String {
+        let b = problem.buffers();
+        let name = |i: usize| {
+            let buffer = &b[i];
+            format!("{} [{}, {}) size {}", buffer.id, buffer.start, buffer.end, buffer.size)
+        };
+        match *self {
+            Violation::WrongLength { expected, found } => {
+                format!("the plan has {found} offsets for {expected} buffers")
+            }
+            Violation::Overlap { first, first_offset, second, second_offset } => format!(
+                "buffer {} at offset {first_offset} overlaps buffer {} at offset {second_offset}",
+                name(first),
+                name(second),
+            ),
+            Violation::ExceedsCapacity { buffer, top, capacity } => {
+                format!("buffer {} ends at address {top}, beyond the capacity {capacity}", name(buffer))
+            }
+            Violation::Misaligned { buffer, offset, alignment } => {
+                format!("buffer {} at offset {offset} is not aligned to {alignment}", name(buffer))
+            }
+            Violation::PinnedMoved { buffer, pinned, offset } => {
+                format!("buffer {} is pinned at {pinned} but placed at {offset}", name(buffer))
+            }
+            Violation::Overflow { buffer, offset } => {
+                format!("buffer {} at offset {offset}: offset + size overflows u64", name(buffer))
+            }
+            Violation::WrongClaim { what, claimed, actual } => {
+                format!("the solution claims {what} {claimed} but the plan has {actual}")
+            }
+        }
+    }
+}
+
+/// Every violation found (at most [`Report::LIMIT`]), and the makespan the validator measured.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    pub violations: Vec<Violation>,
+    pub makespan: u64,
+}
+
+impl Report {
+    /// Enough to act on; a plan with more violations is reported as having "at least" these.
+    pub const LIMIT: usize = 100;
+
+    pub fn is_valid(&self) -> bool {
+        self.violations.is_empty()
+    }
+
+    /// Every violation as a sentence, one per line.
+    pub fn describe(&self, problem: &Problem) -> String {
+        self.violations.iter().map(|v| v.describe(problem)).collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// Checks a plan: no two buffers alive at the same time overlap in memory, alignment, pinned
+/// offsets, and (when given) the capacity.
+pub fn validate(problem: &Problem, offsets: &[u64], capacity: Option<u64>) -> Report {
+    let buffers = problem.buffers();
+    let mut violations = Vec::new();
+    if offsets.len() != buffers.len() {
+        violations.push(Violation::WrongLength { expected: buffers.len(), found: offsets.len() });
+        return Report { violations, makespan: 0 };
+    }
+    let mut makespan = 0u64;
+    let mut placeable = vec![true; buffers.len()];
+    for (i, (buffer, &offset)) in buffers.iter().zip(offsets).enumerate() {
+        let Some(top) = offset.checked_add(buffer.size) else {
+            violations.push(Violation::Overflow { buffer: i, offset });
+            placeable[i] = false;
+            continue;
+        };
+        makespan = makespan.max(top);
+        if offset % buffer.alignment != 0 {
+            violations.push(Violation::Misaligned { buffer: i, offset, alignment: buffer.alignment });
+        }
+        if let Some(pinned) = buffer.pinned
+            && pinned != offset
+        {
+            violations.push(Violation::PinnedMoved { buffer: i, pinned, offset });
+        }
+        if let Some(capacity) = capacity
+            && top > capacity
+        {
+            violations.push(Violation::ExceedsCapacity { buffer: i, top, capacity });
+        }
+    }
+    find_overlaps(problem, offsets, &placeable, &mut violations);
+    violations.truncate(Report::LIMIT);
+    Report { violations, makespan }
+}
+
+fn find_overlaps(problem: &Problem, offsets: &[u64], placeable: &[bool], violations: &mut Vec<Violation>) {
+    let buffers = problem.buffers();
+    // (time, is_start, index): at one time, ends (false) come before starts, as `[start, end)` asks.
+    let mut events: Vec<(u64, bool, usize)> = Vec::with_capacity(buffers.len() * 2);
+    for (i, buffer) in buffers.iter().enumerate() {
+        if placeable[i] {
+            events.push((buffer.start, true, i));
+            events.push((buffer.end, false, i));
+        }
+    }
+    events.sort_unstable();
+    // Alive buffers by offset: offset -> (top, index). Kept disjoint: a buffer that overlaps is
+    // reported and left out, so the neighbour checks stay exact for the rest.
+    let mut alive: BTreeMap<u64, (u64, usize)> = BTreeMap::new();
+    let mut inserted = vec![false; buffers.len()];
+    for (_, is_start, i) in events {
+        let offset = offsets[i];
+        if !is_start {
+            if inserted[i] {
+                alive.remove(&offset);
+            }
+            continue;
+        }
+        let top = offset + buffers[i].size; // checked above: placeable
+        let below = alive.range(..=offset).next_back().filter(|&(_, &(other_top, _))| other_top > offset);
+        let above = alive.range(offset + 1..).next().filter(|&(&other_offset, _)| other_offset < top);
+        if let Some((_, &(_, other))) = below.or(above) {
+            if violations.len() < Report::LIMIT {
+                let (first, second) = (other.min(i), other.max(i));
+                violations.push(Violation::Overlap {
+                    first,
+                    first_offset: offsets[first],
+                    second,
+                    second_offset: offsets[second],
+                });
+            }
+            continue;
+        }
+        alive.insert(offset, (top, i));
+        inserted[i] = true;
+    }
+}
+
+/// Checks a solution: its plan, and that its stated makespan, max load and feasibility are true.
+pub fn validate_solution(problem: &Problem, solution: &Solution, capacity: Option<u64>) -> Report {
+    let mut report = validate(problem, &solution.plan.offsets, capacity);
+    if report.violations.iter().any(|v| matches!(v, Violation::WrongLength { .. })) {
+        return report;
+    }
+    let max_load = metrics::max_load_wide(problem.buffers());
+    if solution.makespan != report.makespan {
+        report.violations.push(Violation::WrongClaim {
+            what: "makespan",
+            claimed: solution.makespan,
+            actual: report.makespan,
+        });
+    }
+    if solution.max_load as u128 != max_load {
+        report.violations.push(Violation::WrongClaim {
+            what: "max load",
+            claimed: solution.max_load,
+            actual: max_load as u64,
+        });
+    }
+    if solution.optimal && solution.makespan > solution.lower_bound {
+        report.violations.push(Violation::WrongClaim {
+            what: "an optimal makespan at lower bound",
+            claimed: solution.lower_bound,
+            actual: solution.makespan,
+        });
+    }
+    if solution.lower_bound < solution.max_load {
+        report.violations.push(Violation::WrongClaim {
+            what: "a lower bound below max load",
+            claimed: solution.lower_bound,
+            actual: max_load as u64,
+        });
+    }
+    if solution.lower_bound > solution.makespan {
+        report.violations.push(Violation::WrongClaim {
+            what: "a lower bound above its makespan",
+            claimed: solution.lower_bound,
+            actual: solution.makespan,
+        });
+    }
+    report
+}
