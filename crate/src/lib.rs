@@ -5,6 +5,7 @@
 //! text and return a [`Problem`] or every error with its line; solvers take a [`Problem`] and return
 //! a [`Solution`]; one independent [`validate`] module checks every plan.
 
+pub mod bench;
 pub mod format;
 pub mod metrics;
 pub mod model;

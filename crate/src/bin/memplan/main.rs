@@ -1,1 +1,140 @@
-fn main() {}
+//! The `memplan` command: a thin edge over the library. It reads files, parses flags, prints one
+//! JSON line or a table, and maps outcomes to exit codes: 0 ok, 1 infeasible or invalid, 2 bad
+//! input or usage.
+
+mod commands;
+mod input;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Static memory planner: gives every buffer an offset so that buffers alive at the same time
+/// never overlap, within a capacity or with the smallest peak address.
+#[derive(Parser, Debug)]
+#[command(name = "memplan", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct InputArgs {
+    /// How the file's lifetimes are meant: half-open `[start,end)` (MiniMalloc), inclusive
+    /// `[start,end]` (XLA) or exclusive `(start,end)` (idealloc).
+    #[arg(long, default_value = "half-open", value_parser = input::parse_semantics)]
+    pub semantics: memplan::Semantics,
+    /// The file format; by default from the extension, else from the content.
+    #[arg(long, value_parser = input::parse_format)]
+    pub format: Option<memplan::format::Format>,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct SolveArgs {
+    /// Capacity in bytes (suffixes allowed: 64KiB, 1MiB, 2GB).
+    #[arg(long, value_parser = input::parse_size_arg)]
+    pub capacity: Option<u64>,
+    /// Stop after this many seconds and return the best plan so far.
+    #[arg(long, value_name = "SECS")]
+    pub time_limit: Option<f64>,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// How hard `auto` works: low, normal or high.
+    #[arg(long, default_value = "normal", value_parser = input::parse_effort)]
+    pub effort: memplan::Effort,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Plan a buffer list and print one JSON line with the result.
+    Solve {
+        /// A MiniMalloc CSV or JSON file, or `-` for standard input.
+        file: String,
+        #[arg(long, default_value = "auto")]
+        solver: String,
+        #[command(flatten)]
+        solve: SolveArgs,
+        #[command(flatten)]
+        input: InputArgs,
+        /// Write the plan here: `.csv` (MiniMalloc, with an `offset` column) or `.json`.
+        #[arg(long, value_name = "PLAN")]
+        out: Option<String>,
+    },
+    /// Check a plan file (buffers with an `offset` column); exit 1 with the reason when invalid.
+    Check {
+        plan: String,
+        #[arg(long, value_parser = input::parse_size_arg)]
+        capacity: Option<u64>,
+        #[command(flatten)]
+        input: InputArgs,
+    },
+    /// Print buffers, max load, size range, time span and conflicts of a buffer list.
+    Stats {
+        file: String,
+        #[command(flatten)]
+        input: InputArgs,
+    },
+    /// Run solvers on instances and print a table of makespan, fragmentation and time.
+    Bench {
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// Comma-separated solver names.
+        #[arg(long, default_value = "slff,tflite,xla,tvm,first-fit-start,auto", value_delimiter = ',')]
+        solvers: Vec<String>,
+        #[command(flatten)]
+        solve: SolveArgs,
+        #[command(flatten)]
+        input: InputArgs,
+        /// CSV instead of a markdown table.
+        #[arg(long)]
+        csv: bool,
+        /// Runs per cell; the median time is reported.
+        #[arg(long, default_value_t = 1)]
+        repeat: usize,
+    },
+    /// List the solvers with a line each.
+    Solvers {
+        /// As JSON, with capabilities.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Solve { file, solver, solve, input, out } => commands::solve(&file, &solver, &solve, &input, out.as_deref()),
+        Command::Check { plan, capacity, input } => commands::check(&plan, capacity, &input),
+        Command::Stats { file, input } => commands::stats(&file, &input),
+        Command::Bench { files, solvers, solve, input, csv, repeat } => {
+            commands::bench(&files, &solvers, &solve, &input, csv, repeat)
+        }
+        Command::Solvers { json } => commands::solvers(json),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(failure) => {
+            eprintln!("memplan: {}", failure.message);
+            ExitCode::from(failure.code)
+        }
+    }
+}
+
+/// A message for standard error and the exit code that goes with it.
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn bad_input(message: impl Into<String>) -> Self {
+        Failure { code: 2, message: message.into() }
+    }
+
+    pub fn infeasible(message: impl Into<String>) -> Self {
+        Failure { code: 1, message: message.into() }
+    }
+}

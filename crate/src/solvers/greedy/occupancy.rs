@@ -8,7 +8,8 @@
 //! Recording more than the exact sets (a boundary node inside a canonical one) is harmless: such a
 //! node's buffers always overlap every lifetime that reaches the node.
 
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// Disjoint address intervals `[low, high)`, merged on insertion (touching ones too).
 #[derive(Clone, Debug, Default)]
@@ -40,11 +41,6 @@ impl IntervalSet {
             Some((_, &e)) if e > low => Some(e),
             _ => None,
         }
-    }
-
-    /// The first interval start strictly above `address`.
-    fn next_start_after(&self, address: u64) -> Option<u64> {
-        self.intervals.range(address.saturating_add(1)..).next().map(|(&s, _)| s)
     }
 
     fn highest(&self) -> u64 {
@@ -179,24 +175,26 @@ impl Occupancy {
     }
 
     /// Every free gap `[low, high)` in address order; the last is `[low, None)`, open above.
+    /// A k-way merge of the sets' intervals by start: O(intervals × log sets).
     pub fn gaps(&self, query: &Query, mut visit: impl FnMut(u64, Option<u64>)) {
-        let mut address = 0u64;
-        loop {
-            // Skip past everything taken at `address`.
-            loop {
-                let blocked = query.sets.iter().find_map(|&set| self.sets[set as usize].blocking(address, address.saturating_add(1)));
-                match blocked {
-                    Some(end) => address = end,
-                    None => break,
-                }
-            }
-            let next = query.sets.iter().filter_map(|&set| self.sets[set as usize].next_start_after(address)).min();
-            visit(address, next);
-            match next {
-                Some(next) => address = next,
-                None => return,
+        let mut cursors: Vec<_> = query.sets.iter().map(|&set| self.sets[set as usize].intervals.iter()).collect();
+        let mut heads: BinaryHeap<Reverse<(u64, u64, usize)>> = BinaryHeap::with_capacity(cursors.len());
+        for (k, cursor) in cursors.iter_mut().enumerate() {
+            if let Some((&low, &high)) = cursor.next() {
+                heads.push(Reverse((low, high, k)));
             }
         }
+        let mut covered = 0u64;
+        while let Some(Reverse((low, high, k))) = heads.pop() {
+            if low > covered {
+                visit(covered, Some(low));
+            }
+            covered = covered.max(high);
+            if let Some((&low, &high)) = cursors[k].next() {
+                heads.push(Reverse((low, high, k)));
+            }
+        }
+        visit(covered, None);
     }
 
     /// The highest address taken during the lifetime (0 when nothing is).

@@ -1,0 +1,190 @@
+//! One function per subcommand.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use memplan::format::{self, Format, Offsets};
+use memplan::solvers::{self, greedy};
+use memplan::{SolveError, SolveOptions, Solution, bench, metrics, run, validate};
+use serde_json::json;
+
+use crate::input::load;
+use crate::{Failure, InputArgs, SolveArgs};
+
+fn options(args: &SolveArgs) -> Result<SolveOptions, Failure> {
+    let time_limit = match args.time_limit {
+        Some(secs) if !(secs.is_finite() && secs >= 0.0) => {
+            return Err(Failure::bad_input(format!("--time-limit {secs} must be a non-negative number of seconds")));
+        }
+        Some(secs) => Some(Duration::from_secs_f64(secs)),
+        None => None,
+    };
+    if args.threads == Some(0) {
+        return Err(Failure::bad_input("--threads must be at least 1"));
+    }
+    Ok(SolveOptions {
+        capacity: args.capacity,
+        time_limit,
+        seed: args.seed,
+        threads: args.threads,
+        effort: args.effort,
+        ..SolveOptions::default()
+    })
+}
+
+fn solve_error(error: SolveError) -> Failure {
+    match error {
+        SolveError::UnknownSolver(name) => Failure::bad_input(format!(
+            "no solver named '{name}' (run `memplan solvers` for the list)"
+        )),
+        SolveError::Unsupported(what) => Failure::bad_input(format!("unsupported: {what}")),
+        other => Failure::infeasible(other.to_string()),
+    }
+}
+
+fn summary_line(solution: &Solution, buffers: usize) -> serde_json::Value {
+    let mut line = json!({
+        "solver": solution.solver,
+        "buffers": buffers,
+        "max_load": solution.max_load,
+        "makespan": solution.makespan,
+        "fragmentation": solution.fragmentation(),
+        "fragmentation_pct": (solution.fragmentation_pct() * 1000.0).round() / 1000.0,
+        "lower_bound": solution.lower_bound,
+        "optimal": solution.optimal,
+        "feasible": solution.feasible,
+        "elapsed_ms": (solution.elapsed.as_secs_f64() * 1e6).round() / 1000.0,
+        "seed": solution.seed,
+        "stats": solution.stats,
+    });
+    if let Some(winner) = solution.stats.get("winner") {
+        line["winner"] = json!(winner);
+    }
+    line
+}
+
+pub fn solve(file: &str, solver: &str, args: &SolveArgs, input: &InputArgs, out: Option<&str>) -> Result<ExitCode, Failure> {
+    let options = options(args)?;
+    let out_format = match out {
+        Some(path) => Some(Format::from_path(path).ok_or_else(|| {
+            Failure::bad_input(format!("--out {path}: use a .csv or .json file name"))
+        })?),
+        None => None,
+    };
+    let document = load(file, input, Offsets::Pinned)?;
+    let problem = &document.problem;
+    let solution = run::solve(problem, solver, &options).map_err(solve_error)?;
+    let capacity = options.capacity.or(problem.capacity());
+    // Never print a wrong answer: the independent validator sees every plan first.
+    let report = validate::validate_solution(problem, &solution, capacity.filter(|_| solution.feasible));
+    if !report.is_valid() {
+        return Err(Failure::infeasible(format!(
+            "internal error: solver {} produced an invalid plan:\n{}",
+            solution.solver,
+            report.describe(problem)
+        )));
+    }
+    println!("{}", summary_line(&solution, problem.len()));
+    if let (Some(path), Some(format)) = (out, out_format) {
+        std::fs::write(path, format::write(&document, &solution.plan.offsets, format))
+            .map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+    }
+    if solution.feasible {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!(
+            "memplan: infeasible: the best plan needs {} bytes, more than the capacity {}",
+            solution.makespan,
+            capacity.unwrap_or(0)
+        );
+        Ok(ExitCode::from(1))
+    }
+}
+
+pub fn check(path: &str, capacity: Option<u64>, input: &InputArgs) -> Result<ExitCode, Failure> {
+    let document = load(path, input, Offsets::Plan)?;
+    let problem = &document.problem;
+    let offsets = document.plan.as_deref().unwrap_or_default();
+    let capacity = capacity.or(problem.capacity());
+    let report = validate::validate(problem, offsets, capacity);
+    let violations: Vec<String> = report.violations.iter().map(|v| v.describe(problem)).collect();
+    println!(
+        "{}",
+        json!({
+            "valid": report.is_valid(),
+            "buffers": problem.len(),
+            "max_load": problem.max_load(),
+            "makespan": report.makespan,
+            "fragmentation": report.makespan.saturating_sub(problem.max_load()),
+            "capacity": capacity,
+            "violations": violations,
+        })
+    );
+    if report.is_valid() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Err(Failure::infeasible(format!("{path}: invalid plan:\n{}", violations.join("\n"))))
+    }
+}
+
+pub fn stats(file: &str, input: &InputArgs) -> Result<ExitCode, Failure> {
+    let document = load(file, input, Offsets::Pinned)?;
+    let summary = metrics::summary(document.problem.buffers());
+    println!(
+        "{}",
+        json!({
+            "buffers": summary.buffers,
+            "max_load": summary.max_load,
+            "total_size": summary.total_size.to_string(),
+            "min_size": summary.min_size,
+            "max_size": summary.max_size,
+            "first_start": summary.first_start,
+            "last_end": summary.last_end,
+            "conflicts": summary.conflicts,
+            "pinned": summary.pinned,
+            "aligned": summary.aligned,
+            "capacity": document.problem.capacity(),
+        })
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn bench(
+    files: &[String],
+    solvers: &[String],
+    args: &SolveArgs,
+    input: &InputArgs,
+    csv: bool,
+    repeat: usize,
+) -> Result<ExitCode, Failure> {
+    let options = options(args)?;
+    for name in solvers {
+        solvers::by_name(name).map_err(solve_error)?;
+    }
+    let mut instances = Vec::new();
+    for file in files {
+        let document = load(file, input, Offsets::Pinned)?;
+        let name = std::path::Path::new(file).file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+        instances.push((name, document.problem));
+    }
+    let rows = bench::run_all(&instances, solvers, &options, repeat);
+    print!("{}", if csv { bench::csv(&rows) } else { bench::markdown(&rows) });
+    if rows.iter().any(|r| r.makespan.is_some() && !r.valid) {
+        return Err(Failure::infeasible("some plans were invalid (see the table)"));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn solvers(as_json: bool) -> Result<ExitCode, Failure> {
+    let infos = solvers::infos();
+    if as_json {
+        println!("{}", json!({ "solvers": infos, "combinations": greedy::describe_combinations() }));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let width = infos.iter().map(|i| i.name.len()).max().unwrap_or(0);
+    for info in &infos {
+        println!("{:width$}  {}", info.name, info.description);
+    }
+    println!("{}", greedy::describe_combinations());
+    Ok(ExitCode::SUCCESS)
+}

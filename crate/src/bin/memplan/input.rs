@@ -1,0 +1,42 @@
+//! Reading instance files and parsing flag values.
+
+use std::io::Read;
+
+use memplan::format::{self, Document, Format, Offsets, ReadOptions};
+use memplan::{Effort, Semantics};
+
+use crate::{Failure, InputArgs};
+
+pub fn parse_semantics(text: &str) -> Result<Semantics, String> {
+    Semantics::parse(text).ok_or_else(|| format!("'{text}' is not one of half-open, inclusive, exclusive"))
+}
+
+pub fn parse_effort(text: &str) -> Result<Effort, String> {
+    Effort::parse(text).ok_or_else(|| format!("'{text}' is not one of low, normal, high"))
+}
+
+pub fn parse_size_arg(text: &str) -> Result<u64, String> {
+    memplan::size::parse_size(text)
+}
+
+pub fn parse_format(text: &str) -> Result<Format, String> {
+    match text.to_ascii_lowercase().as_str() {
+        "csv" => Ok(Format::Csv),
+        "json" => Ok(Format::Json),
+        _ => Err(format!("'{text}' is not one of csv, json")),
+    }
+}
+
+/// Reads a file (or standard input for `-`) and parses it; errors name the file and line.
+pub fn load(path: &str, args: &InputArgs, offsets: Offsets) -> Result<Document, Failure> {
+    let text = if path == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map_err(|e| Failure::bad_input(format!("standard input: {e}")))?;
+        text
+    } else {
+        std::fs::read_to_string(path).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?
+    };
+    let options =
+        ReadOptions { format: args.format.or_else(|| Format::from_path(path)), semantics: args.semantics, offsets };
+    format::read(&text, &options).map_err(|errors| Failure::bad_input(errors.in_file(path).to_string()))
+}

@@ -1,0 +1,122 @@
+//! Test helpers shared by the integration tests: random instances, naive placement rules and a
+//! brute-force optimum. Everything here is written the slow, obvious way on purpose.
+#![allow(dead_code)]
+
+use memplan::{Buffer, Problem};
+use proptest::prelude::*;
+
+/// A random instance: up to `max_buffers` buffers with small times, some aligned, some pinned
+/// (pinned buffers never overlap one another, so every instance is feasible without a capacity).
+pub fn instances(max_buffers: usize, max_size: u64) -> impl Strategy<Value = Problem> {
+    let buffer = (0u64..40, 1u64..16, 1..=max_size, prop::sample::select(vec![1u64, 1, 1, 2, 4, 8, 16]), 0u8..10, 0u64..200);
+    prop::collection::vec(buffer, 1..=max_buffers).prop_map(|specs| {
+        let mut buffers: Vec<Buffer> = Vec::new();
+        for (i, (start, length, size, alignment, pin_roll, pin_at)) in specs.into_iter().enumerate() {
+            let mut buffer = Buffer::new(format!("b{i}"), start, start + length, size).with_alignment(alignment);
+            if pin_roll == 0 {
+                let offset = pin_at / alignment * alignment;
+                let clashes = buffers.iter().any(|o| {
+                    o.pinned.is_some_and(|p| o.overlaps_in_time(&buffer) && p < offset + size && offset < p + o.size)
+                });
+                if !clashes {
+                    buffer.pinned = Some(offset);
+                }
+            }
+            buffers.push(buffer);
+        }
+        Problem::new(buffers, None).expect("generated buffers are valid")
+    })
+}
+
+/// The free gaps among the placed buffers that overlap `buffer` in time, by scanning them all:
+/// `(low, Some(high))` bounded gaps, then `(top, None)`.
+pub fn naive_gaps(problem: &Problem, offsets: &[u64], placed: &[usize], buffer: usize) -> Vec<(u64, Option<u64>)> {
+    let b = problem.buffers();
+    let mut taken: Vec<(u64, u64)> = placed
+        .iter()
+        .filter(|&&j| b[j].overlaps_in_time(&b[buffer]))
+        .map(|&j| (offsets[j], offsets[j] + b[j].size))
+        .collect();
+    taken.sort();
+    let mut gaps = Vec::new();
+    let mut covered = 0;
+    for (low, high) in taken {
+        if low > covered {
+            gaps.push((covered, Some(low)));
+        }
+        covered = covered.max(high);
+    }
+    gaps.push((covered, None));
+    gaps
+}
+
+fn align(value: u64, alignment: u64) -> u64 {
+    value.div_ceil(alignment) * alignment
+}
+
+/// The placement rules, written from their definitions.
+pub fn naive_choose(fit: &str, problem: &Problem, offsets: &[u64], placed: &[usize], i: usize) -> u64 {
+    let b = &problem.buffers()[i];
+    let gaps = naive_gaps(problem, offsets, placed, i);
+    let top = align(gaps.last().unwrap().0, b.alignment);
+    let fitting = gaps.iter().filter_map(|&(low, high)| {
+        let offset = align(low, b.alignment);
+        match high {
+            Some(high) if offset + b.size <= high => Some((high - low, offset)),
+            _ => None,
+        }
+    });
+    match fit {
+        "first" => fitting.map(|(_, o)| o).next().unwrap_or(top),
+        "best" => fitting.min_by_key(|&(len, o)| (len, o)).map_or(top, |(_, o)| o),
+        "worst" => fitting.max_by_key(|&(len, o)| (len, std::cmp::Reverse(o))).map_or(top, |(_, o)| o),
+        "top" => top,
+        _ => unreachable!("unknown fit {fit}"),
+    }
+}
+
+/// Pinned buffers first, then `order` placed by the naive rule.
+pub fn naive_place(fit: &str, problem: &Problem, order: &[usize]) -> Vec<u64> {
+    let b = problem.buffers();
+    let mut offsets = vec![0; b.len()];
+    let mut placed: Vec<usize> = Vec::new();
+    for (i, buffer) in b.iter().enumerate() {
+        if let Some(p) = buffer.pinned {
+            offsets[i] = p;
+            placed.push(i);
+        }
+    }
+    for &i in order {
+        if b[i].pinned.is_none() {
+            offsets[i] = naive_choose(fit, problem, &offsets, &placed, i);
+            placed.push(i);
+        }
+    }
+    offsets
+}
+
+/// The optimal makespan, by first fit over every order: placing the buffers of an optimal plan in
+/// increasing offset with first fit never puts one higher, so the best order reaches the optimum.
+pub fn brute_force_optimum(problem: &Problem) -> u64 {
+    let n = problem.len();
+    assert!(n <= 8, "brute force is for tiny instances");
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut best = u64::MAX;
+    permute(&mut order, 0, &mut |order| {
+        let offsets = naive_place("first", problem, order);
+        best = best.min(memplan::metrics::makespan(problem.buffers(), &offsets));
+    });
+    best
+}
+
+fn permute(items: &mut Vec<usize>, k: usize, visit: &mut impl FnMut(&[usize])) {
+    if k == items.len() {
+        visit(items);
+        return;
+    }
+    for i in k..items.len() {
+        items.swap(k, i);
+        permute(items, k + 1, visit);
+        items.swap(k, i);
+    }
+}

@@ -1,0 +1,135 @@
+//! Every planner on random instances: the independent validator accepts every plan, the makespan
+//! is at least L, the same seed gives the same plan, each fit matches its naive definition, and
+//! on tiny instances nothing beats the brute-force optimum.
+
+mod common;
+
+use common::{brute_force_optimum, instances, naive_place};
+use memplan::solvers::greedy::{Fit, Greedy, Order, Run};
+use memplan::solvers::{self, Solver};
+use memplan::{Effort, SolveOptions, validate};
+use proptest::prelude::*;
+
+/// Every named solver and every greedy combination.
+fn every_solver() -> Vec<Box<dyn Solver>> {
+    let mut all = solvers::all();
+    for order in Order::ALL {
+        for fit in Fit::ALL {
+            all.push(Box::new(Greedy::combination(Run::new(order, fit))));
+        }
+    }
+    all
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_plan_is_valid_and_reproducible(problem in instances(40, 1000), seed in any::<u64>()) {
+        for solver in every_solver() {
+            let options = SolveOptions { seed, effort: Effort::High, ..SolveOptions::default() };
+            let solution = solver.solve(&problem, &options).unwrap();
+            let report = validate::validate_solution(&problem, &solution, None);
+            prop_assert!(report.is_valid(), "{}: {}", solver.name(), report.describe(&problem));
+            prop_assert!(solution.makespan >= problem.max_load());
+            prop_assert!(solution.makespan >= problem.lower_bound());
+            let again = solver.solve(&problem, &options).unwrap();
+            prop_assert_eq!(&again.plan, &solution.plan, "{} is not reproducible", solver.name());
+            prop_assert_eq!(again.placement_order.len(), problem.len());
+        }
+    }
+
+    #[test]
+    fn each_fit_matches_its_naive_definition(problem in instances(30, 64), seed in any::<u64>()) {
+        for order in Order::ALL {
+            let arranged = order.arrange(problem.buffers(), seed);
+            for fit in Fit::ALL {
+                let solver = Greedy::combination(Run::new(order, fit));
+                let solution = solver.solve(&problem, &SolveOptions { seed, ..SolveOptions::default() }).unwrap();
+                let expected = naive_place(fit.name(), &problem, &arranged);
+                prop_assert_eq!(&solution.plan.offsets, &expected, "{}", solver.name());
+            }
+        }
+    }
+
+    #[test]
+    fn nothing_beats_the_brute_force_optimum(problem in instances(6, 16)) {
+        let optimum = brute_force_optimum(&problem);
+        prop_assert!(optimum >= problem.lower_bound());
+        for solver in every_solver() {
+            let solution = solver.solve(&problem, &SolveOptions::default()).unwrap();
+            prop_assert!(solution.makespan >= optimum, "{} beat the optimum", solver.name());
+            if solution.optimal {
+                prop_assert_eq!(solution.makespan, optimum, "{} claims optimality", solver.name());
+            }
+        }
+    }
+
+    /// `auto` never does worse than any of its members, and its thread count does not change it.
+    #[test]
+    fn auto_keeps_the_best_member_whatever_the_threads(problem in instances(40, 1000), seed in any::<u64>()) {
+        let options = SolveOptions { seed, threads: Some(1), ..SolveOptions::default() };
+        let one = memplan::run::solve(&problem, "auto", &options).unwrap();
+        let two = memplan::run::solve(&problem, "auto", &SolveOptions { threads: Some(2), ..options.clone() }).unwrap();
+        prop_assert_eq!(&one.plan, &two.plan);
+        for (member, member_seed) in solvers::portfolio::members(options.effort, seed) {
+            let solution = member.solve(&problem, &SolveOptions { seed: member_seed, ..options.clone() }).unwrap();
+            prop_assert!(one.makespan <= solution.makespan, "auto lost to {}", member.name());
+        }
+    }
+}
+
+#[test]
+fn overlapping_pinned_buffers_are_infeasible() {
+    let buffers = vec![memplan::Buffer::new("a", 0, 4, 8).pinned_at(0), memplan::Buffer::new("b", 2, 6, 8).pinned_at(4)];
+    let problem = memplan::Problem::new(buffers, None).unwrap();
+    for solver in every_solver() {
+        let error = solver.solve(&problem, &SolveOptions::default()).unwrap_err();
+        assert!(matches!(error, memplan::SolveError::Infeasible(_)), "{}: {error}", solver.name());
+    }
+}
+
+#[test]
+fn offsets_past_u64_are_an_error_not_a_wrap() {
+    // L = (MAX - 20) + 11 fits, but b fits neither below a (10 bytes) nor above it.
+    let buffers = vec![memplan::Buffer::new("a", 0, 4, u64::MAX - 20).pinned_at(10), memplan::Buffer::new("b", 2, 6, 11)];
+    let problem = memplan::Problem::new(buffers, None).unwrap();
+    for solver in every_solver() {
+        let error = solver.solve(&problem, &SolveOptions::default()).unwrap_err();
+        assert!(matches!(error, memplan::SolveError::Overflow { .. }), "{}: {error}", solver.name());
+    }
+}
+
+#[test]
+fn a_cancelled_solve_stops() {
+    let buffers: Vec<_> = (0..5000u64).map(|i| memplan::Buffer::new(i.to_string(), i, i + 50, 1 + i % 7)).collect();
+    let problem = memplan::Problem::new(buffers, None).unwrap();
+    let options = SolveOptions::default();
+    options.cancel.cancel();
+    for name in ["slff", "greedy-random-best"] {
+        let error = memplan::run::solve(&problem, name, &options).unwrap_err();
+        assert_eq!(error, memplan::SolveError::Cancelled, "{name}");
+    }
+    assert_eq!(memplan::run::solve(&problem, "auto", &options).unwrap_err(), memplan::SolveError::Cancelled);
+    // A time limit is different: `auto` still answers, as its first member always finishes.
+    let options = SolveOptions { time_limit: Some(std::time::Duration::ZERO), ..SolveOptions::default() };
+    let solution = memplan::run::solve(&problem, "auto", &options).unwrap();
+    assert_eq!(solution.stats["finished"], memplan::model::StatValue::Count(1));
+}
+
+#[test]
+fn presets_reproduce_what_compilers_do_on_a_known_case() {
+    // Three buffers: big [0,10) size 4; small [0,5) size 2; mid [5,10) size 3.
+    let buffers = vec![
+        memplan::Buffer::new("big", 0, 10, 4),
+        memplan::Buffer::new("small", 0, 5, 2),
+        memplan::Buffer::new("mid", 5, 10, 3),
+    ];
+    let problem = memplan::Problem::new(buffers, None).unwrap();
+    let solve = |name: &str| memplan::run::solve(&problem, name, &SolveOptions::default()).unwrap();
+    // SLFF: big at 0, mid at 4, small at 4 (lifetimes disjoint from mid): makespan 7 = L.
+    assert_eq!(solve("slff").plan.offsets, vec![0, 4, 4]);
+    assert!(solve("slff").optimal);
+    // Start order: big 0, small 4, mid 4.
+    assert_eq!(solve("first-fit-start").plan.offsets, vec![0, 4, 4]);
+}
