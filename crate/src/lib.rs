@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod format;
+pub mod generate;
 pub mod metrics;
 pub mod model;
 pub mod options;

@@ -3,10 +3,10 @@
 //! A segment tree over the elementary time intervals. A placed buffer is recorded at the O(log n)
 //! canonical nodes that tile its lifetime (`own`), and in the subtree union of those nodes and their
 //! ancestors (`below`). The addresses taken during a lifetime are then the union of `below` of the
-//! lifetime's canonical nodes and `own` of the nodes on the two boundary paths: O(log n) coalesced
-//! interval sets instead of every overlapping buffer (Y_1 has 180 million overlapping pairs).
-//! Recording more than the exact sets (a boundary node inside a canonical one) is harmless: such a
-//! node's buffers always overlap every lifetime that reaches the node.
+//! lifetime's canonical nodes and `own` of their proper ancestors: O(log n) coalesced interval sets
+//! instead of every overlapping buffer (Y_1 has 180 million overlapping pairs). A buffer overlapping
+//! the lifetime is recorded at a node that shares a leaf with one of its canonical nodes, so at a
+//! descendant (in `below`) or an ancestor (in `own`) of it.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -20,6 +20,14 @@ struct IntervalSet {
 
 impl IntervalSet {
     fn insert(&mut self, low: u64, high: u64) {
+        // Fast path: nothing at or below `high` reaches `low`, so nothing merges.
+        match self.intervals.range(..=high).next_back() {
+            Some((_, &e)) if e >= low => {}
+            _ => {
+                self.intervals.insert(low, high);
+                return;
+            }
+        }
         let (mut low, mut high) = (low, high);
         if let Some((&s, &e)) = self.intervals.range(..=low).next_back()
             && e >= low
@@ -84,31 +92,39 @@ impl Occupancy {
     }
 
     /// Calls `visit(node, canonical)` for every node to touch for the lifetime: the canonical
-    /// nodes tiling it, and the nodes on the paths from its first and last leaf to the root.
+    /// nodes tiling it (`true`), and the nodes that overlap it only in part (`false`), which are
+    /// exactly the proper ancestors of the canonical nodes.
     fn for_each_node(&self, start: u64, end: u64, mut visit: impl FnMut(usize, bool)) {
         let (first, last) = self.leaves_of(start, end);
         debug_assert!(first < last, "empty lifetime");
-        let (mut low, mut high) = (first + self.leaves, last + self.leaves);
-        while low < high {
-            if low & 1 == 1 {
-                visit(low, true);
-                low += 1;
+        let (low, high) = (first + self.leaves, last + self.leaves);
+        let (mut l, mut h) = (low, high);
+        while l < h {
+            if l & 1 == 1 {
+                visit(l, true);
+                l += 1;
             }
-            if high & 1 == 1 {
-                high -= 1;
-                visit(high, true);
+            if h & 1 == 1 {
+                h -= 1;
+                visit(h, true);
             }
-            low >>= 1;
-            high >>= 1;
+            l >>= 1;
+            h >>= 1;
         }
-        let (mut left, mut right) = (first + self.leaves, last - 1 + self.leaves);
-        while left >= 1 {
-            visit(left, false);
-            if right != left {
-                visit(right, false);
+        // Node `low >> level` overlaps in part unless `low` is its first leaf; the same on the
+        // right with `high`. When both name one node, visit it once.
+        let levels = self.leaves.trailing_zeros();
+        for level in 1..=levels {
+            let left = (low >> level != 0 && (low >> level) << level != low).then_some(low >> level);
+            let right = ((high >> level) << level != high).then_some((high - 1) >> level);
+            if let Some(node) = left {
+                visit(node, false);
             }
-            left >>= 1;
-            right >>= 1;
+            if let Some(node) = right
+                && Some(node) != left
+            {
+                visit(node, false);
+            }
         }
     }
 
@@ -152,21 +168,27 @@ impl Occupancy {
     /// The lowest `offset >= 0`, a multiple of `alignment`, with `[offset, offset + size)` free.
     /// `None` when it would pass u64.
     pub fn lowest_fit(&self, query: &Query, size: u64, alignment: u64) -> Option<u64> {
-        let mut offset = 0u64;
-        loop {
+        let sets = &query.sets;
+        if sets.is_empty() {
+            return Some(0);
+        }
+        // Round robin: the offset is free once `sets.len()` sets in a row let it pass.
+        let (mut offset, mut passed, mut k) = (0u64, 0usize, 0usize);
+        while passed < sets.len() {
             let top = offset.checked_add(size)?;
-            let mut moved = false;
-            for &set in &query.sets {
-                if let Some(end) = self.sets[set as usize].blocking(offset, top) {
+            match self.sets[sets[k] as usize].blocking(offset, top) {
+                // The same set may block again above (its next interval), so it is asked again.
+                Some(end) => {
                     offset = align_up(end, alignment)?;
-                    moved = true;
-                    break;
+                    passed = 0;
+                }
+                None => {
+                    passed += 1;
+                    k = (k + 1) % sets.len();
                 }
             }
-            if !moved {
-                return Some(offset);
-            }
         }
+        Some(offset)
     }
 
     /// True when some address in `[low, high)` is taken during the lifetime.

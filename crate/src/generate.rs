@@ -1,0 +1,68 @@
+//! Random instances shaped like ML traces, reproducible from a seed: buffers start as a program
+//! runs, most live briefly, a few live long (weights, skip connections), sizes spread over orders
+//! of magnitude. Used for scaling benchmarks and the playground's generator.
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::model::{Buffer, Problem};
+
+/// The longest lifetime of the long-lived tenth of the buffers, in steps.
+pub const LONG_LIFETIME: u64 = 2000;
+
+/// What to generate.
+#[derive(Clone, Copy, Debug, serde::Deserialize, serde::Serialize)]
+pub struct TraceSpec {
+    pub buffers: usize,
+    pub seed: u64,
+    /// Sizes are multiples of this (e.g. 64 bytes); at least 1.
+    pub granularity: u64,
+    /// Largest size, in units of `granularity`.
+    pub max_units: u64,
+}
+
+impl TraceSpec {
+    pub fn new(buffers: usize, seed: u64) -> Self {
+        TraceSpec { buffers, seed, granularity: 64, max_units: 1 << 14 }
+    }
+}
+
+/// A trace: about two buffers start per time step; lifetimes are short (1–16 steps) for 90 % of
+/// buffers and long (up to [`LONG_LIFETIME`] steps) for the rest; sizes are log-uniform. The
+/// density does not depend on the length, so a longer trace is more of the same program.
+pub fn trace(spec: TraceSpec) -> Problem {
+    let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
+    let steps = (spec.buffers as u64 / 2).max(1);
+    let granularity = spec.granularity.max(1);
+    let max_exponent = 64 - spec.max_units.max(1).leading_zeros(); // bits of max_units
+    let buffers = (0..spec.buffers)
+        .map(|i| {
+            let start = rng.random_range(0..steps);
+            let lifetime = if rng.random_range(0..10) == 0 {
+                rng.random_range(1..=LONG_LIFETIME)
+            } else {
+                rng.random_range(1..=16)
+            };
+            let exponent = rng.random_range(0..max_exponent.max(1));
+            let units = rng.random_range((1u64 << exponent)..=(1u64 << exponent) * 2 - 1).min(spec.max_units.max(1));
+            Buffer::new(i.to_string(), start, start + lifetime, units * granularity)
+        })
+        .collect();
+    Problem::new(buffers, None).expect("generated buffers are valid by construction")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_seed_same_trace() {
+        let a = trace(TraceSpec::new(500, 7));
+        let b = trace(TraceSpec::new(500, 7));
+        let c = trace(TraceSpec::new(500, 8));
+        assert_eq!(a.buffers(), b.buffers());
+        assert_ne!(a.buffers(), c.buffers());
+        assert_eq!(a.len(), 500);
+        assert!(a.buffers().iter().all(|b| b.size % 64 == 0 && b.size <= 64 << 14));
+    }
+}
