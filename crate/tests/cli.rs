@@ -1,0 +1,175 @@
+//! The `memplan` command end to end: outputs and exit codes (0 ok, 1 infeasible or invalid,
+//! 2 bad input or usage).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn memplan(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memplan")).args(args).output().expect("memplan runs")
+}
+
+fn example(path: &str) -> String {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/examples");
+    root.join(path).to_string_lossy().into_owned()
+}
+
+fn scratch(name: &str, contents: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("memplan-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn json_line(output: &Output) -> serde_json::Value {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(stdout.lines().next().unwrap_or_default()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn solve_prints_one_json_line_and_exits_0() {
+    let output = memplan(&["solve", &example("minimalloc/examples/input.12.csv"), "--solver", "slff", "--capacity", "12"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let line = json_line(&output);
+    for key in ["solver", "buffers", "max_load", "makespan", "fragmentation", "fragmentation_pct", "lower_bound", "optimal", "feasible", "elapsed_ms"] {
+        assert!(line.get(key).is_some(), "missing {key} in {line}");
+    }
+    assert_eq!(line["solver"], "slff");
+    assert_eq!(line["buffers"], 5);
+    assert_eq!(line["feasible"], true);
+}
+
+#[test]
+fn auto_names_its_winner() {
+    let output = memplan(&["solve", &example("minimalloc/challenging/C.1048576.csv"), "--effort", "low", "--seed", "3"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let line = json_line(&output);
+    assert_eq!(line["solver"], "auto");
+    assert!(line["winner"].as_str().is_some_and(|w| w.starts_with("greedy-")), "{line}");
+}
+
+#[test]
+fn a_capacity_below_the_plan_exits_1() {
+    let output = memplan(&["solve", &example("minimalloc/challenging/A.1048576.csv"), "--solver", "slff", "--capacity", "1MiB"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(json_line(&output)["feasible"], false);
+    assert!(stderr(&output).contains("infeasible"), "{}", stderr(&output));
+}
+
+#[test]
+fn bad_input_exits_2_naming_file_and_line() {
+    let file = scratch("bad.csv", "id,lower,upper,size\n0,0,4,8\n1,9,4,8\n");
+    let output = memplan(&["solve", &file, "--solver", "slff"]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(message.contains("bad.csv") && message.contains("line 3"), "{message}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let file = example("minimalloc/examples/input.12.csv");
+    for args in [
+        vec!["solve", file.as_str(), "--solver", "nonsense"],
+        vec!["solve", file.as_str(), "--capacity", "12 parsecs"],
+        vec!["solve", file.as_str(), "--effort", "extreme"],
+        vec!["solve", file.as_str(), "--time-limit", "-1"],
+        vec!["solve", file.as_str(), "--threads", "0"],
+        vec!["solve", "/nonexistent/file.csv"],
+        vec!["frobnicate"],
+    ] {
+        let output = memplan(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+    }
+}
+
+#[test]
+fn a_written_plan_checks_valid_in_both_formats() {
+    for extension in ["csv", "json"] {
+        let out = scratch(&format!("plan.{extension}"), "");
+        let output = memplan(&["solve", &example("minimalloc/challenging/B.1048576.csv"), "--solver", "xla", "--out", &out]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let makespan = json_line(&output)["makespan"].clone();
+        let check = memplan(&["check", &out]);
+        assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+        let report = json_line(&check);
+        assert_eq!(report["valid"], true);
+        assert_eq!(report["makespan"], makespan);
+        // The plan does not fit in a smaller capacity: invalid, exit 1.
+        let tight = memplan(&["check", &out, "--capacity", "1000"]);
+        assert_eq!(tight.status.code(), Some(1));
+        assert_eq!(json_line(&tight)["valid"], false);
+    }
+}
+
+#[test]
+fn check_reports_overlaps_with_exit_1() {
+    let plan = scratch("overlap.csv", "id,lower,upper,size,offset\na,0,4,8,0\nb,2,6,8,4\n");
+    let output = memplan(&["check", &plan]);
+    assert_eq!(output.status.code(), Some(1));
+    let report = json_line(&output);
+    assert_eq!(report["valid"], false);
+    assert!(report["violations"][0].as_str().unwrap().contains("overlaps"), "{report}");
+    let unplanned = scratch("unplanned.csv", "id,lower,upper,size\na,0,4,8\n");
+    assert_eq!(memplan(&["check", &unplanned]).status.code(), Some(2));
+}
+
+#[test]
+fn stats_counts_conflicts_and_max_load() {
+    let output = memplan(&["stats", &example("minimalloc/examples/input.12.csv")]);
+    assert_eq!(output.status.code(), Some(0));
+    let stats = json_line(&output);
+    assert_eq!(stats["buffers"], 5);
+    assert!(stats["max_load"].as_u64().unwrap() <= 12);
+    assert!(stats.get("conflicts").is_some());
+}
+
+#[test]
+fn inclusive_semantics_changes_the_conflicts() {
+    let file = scratch("touching.csv", "id,lower,upper,size\na,0,2,8\nb,2,4,8\n");
+    let half_open = json_line(&memplan(&["stats", &file]));
+    let inclusive = json_line(&memplan(&["stats", &file, "--semantics", "inclusive"]));
+    assert_eq!(half_open["max_load"], 8);
+    assert_eq!(inclusive["max_load"], 16);
+}
+
+#[test]
+fn bench_prints_a_row_per_instance_and_solver() {
+    let files = [example("minimalloc/challenging/A.1048576.csv"), example("minimalloc/challenging/K.1048576.csv")];
+    let output = memplan(&["bench", &files[0], &files[1], "--solvers", "slff,tvm"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(table.lines().filter(|l| l.starts_with("| A.") || l.starts_with("| K.")).count(), 4, "{table}");
+    let csv = memplan(&["bench", &files[0], "--solvers", "slff", "--csv"]);
+    let csv = String::from_utf8_lossy(&csv.stdout);
+    assert!(csv.starts_with("instance,buffers,max_load,solver,makespan"), "{csv}");
+    assert_eq!(csv.lines().count(), 2);
+}
+
+#[test]
+fn solvers_lists_every_preset() {
+    let output = memplan(&["solvers"]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&output.stdout);
+    for name in ["auto", "slff", "tflite", "xla", "tvm", "first-fit-start", "zant", "greedy-<order>-<fit>"] {
+        assert!(text.lines().any(|l| l.starts_with(name)), "{name} missing from:\n{text}");
+    }
+}
+
+#[test]
+fn standard_input_is_read_for_dash() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .args(["solve", "-", "--solver", "slff"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"{\"buffers\":[{\"id\":\"a\",\"start\":0,\"end\":2,\"size\":\"1KiB\"}]}").unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(json_line(&output)["makespan"], 1024);
+}
