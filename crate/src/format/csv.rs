@@ -1,14 +1,434 @@
-//! MiniMalloc CSV (to be written by the formats helper).
-use super::{Document, ReadOptions};
-use crate::model::{InputErrors, Problem};
+//! MiniMalloc CSV: a header naming the columns, then one buffer per line. Columns are found by
+//! name in any order, so files from MiniMalloc, idealloc and hand-written ones all read; the
+//! [`CsvLayout`] remembers the header so that output keeps the user's columns (MiniMalloc's output
+//! is its input plus `offset`).
 
-#[derive(Clone, Debug, Default)]
-pub struct CsvLayout {}
+mod records;
 
-pub fn read(_text: &str, _options: &ReadOptions) -> Result<Document, InputErrors> {
-    todo!("csv reader")
+use std::collections::HashMap;
+
+use self::records::{Cell, Record};
+use super::reading::{self, Row, WrittenLifetime};
+use super::{Document, Format, Offsets, ReadOptions};
+use crate::model::{Buffer, InputError, InputErrors, Problem, Semantics};
+
+/// What a column holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Role {
+    Id,
+    Lower,
+    /// The half-open end `upper`.
+    Upper,
+    /// MiniMalloc's legacy `end` column: an inclusive end, whatever semantics was asked for.
+    InclusiveEnd,
+    Size,
+    Alignment,
+    Offset,
+    Hint,
 }
 
-pub fn write(_problem: &Problem, _layout: Option<&CsvLayout>, _offsets: &[u64]) -> String {
-    todo!("csv writer")
+/// Listed in the error for an unknown column, so that the fix is in the message.
+const ACCEPTED_COLUMNS: &str = "id (or buffer, buffer_id), lower (or start, begin), upper (or the legacy inclusive \
+                                end), size, alignment, offset, hint";
+
+impl Role {
+    fn from_header(name: &str) -> Option<Role> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "id" | "buffer" | "buffer_id" => Role::Id,
+            "lower" | "start" | "begin" => Role::Lower,
+            "upper" => Role::Upper,
+            "end" => Role::InclusiveEnd,
+            "size" => Role::Size,
+            "alignment" => Role::Alignment,
+            "offset" => Role::Offset,
+            "hint" => Role::Hint,
+            _ => return None,
+        })
+    }
+
+    /// The name memplan writes when it makes up a header, and uses in "missing column" errors.
+    fn name(self) -> &'static str {
+        match self {
+            Role::Id => "id",
+            Role::Lower => "lower",
+            Role::Upper => "upper",
+            Role::InclusiveEnd => "end",
+            Role::Size => "size",
+            Role::Alignment => "alignment",
+            Role::Offset => "offset",
+            Role::Hint => "hint",
+        }
+    }
+
+    /// Upper and the legacy end both give the end of the lifetime: a file may have only one.
+    fn meaning(self) -> Role {
+        if self == Role::InclusiveEnd { Role::Upper } else { self }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Column {
+    /// The header cell as written (trimmed), so that output repeats it.
+    header: String,
+    role: Role,
+}
+
+/// The columns of a CSV input in their order, with their original header names, so that writing a
+/// plan gives back the user's file plus offsets.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CsvLayout {
+    columns: Vec<Column>,
+}
+
+impl CsvLayout {
+    /// The header names in input order, as written.
+    pub fn headers(&self) -> impl Iterator<Item = &str> {
+        self.columns.iter().map(|c| c.header.as_str())
+    }
+
+    /// True when the input used MiniMalloc's legacy inclusive `end` column.
+    pub fn has_inclusive_end(&self) -> bool {
+        self.position(Role::InclusiveEnd).is_some()
+    }
+
+    fn position(&self, role: Role) -> Option<usize> {
+        self.columns.iter().position(|c| c.role == role)
+    }
+
+    /// The columns memplan writes when the problem did not come from a CSV file: `id,lower,upper,
+    /// size`, then `alignment` and `hint` only when some buffer has one.
+    fn for_problem(problem: &Problem) -> CsvLayout {
+        let mut roles = vec![Role::Id, Role::Lower, Role::Upper, Role::Size];
+        if problem.has_alignment() {
+            roles.push(Role::Alignment);
+        }
+        if problem.buffers().iter().any(|b| b.hint.is_some()) {
+            roles.push(Role::Hint);
+        }
+        CsvLayout { columns: roles.into_iter().map(|role| Column { header: role.name().to_string(), role }).collect() }
+    }
+}
+
+/// Where each column is, once the header has been checked: the required ones always exist.
+struct Indices {
+    id: usize,
+    lower: usize,
+    /// `upper` or the legacy `end`.
+    end: usize,
+    size: usize,
+    alignment: Option<usize>,
+    offset: Option<usize>,
+    hint: Option<usize>,
+}
+
+/// Reads MiniMalloc CSV. Every error in the file is reported, each with its line and column; a
+/// broken header stops the reading there, since the rows cannot be understood without it.
+pub fn read(text: &str, options: &ReadOptions) -> Result<Document, InputErrors> {
+    let (records, mut errors) = records::split(text);
+    let mut records = records.into_iter();
+    let Some(header) = records.next() else {
+        if errors.is_empty() {
+            errors.push(InputError::at_line(1, "empty input: there is no header line and no buffers"));
+        }
+        return Err(InputErrors::new(errors));
+    };
+    let (layout, indices) = match read_header(&header, options) {
+        Ok(read) => read,
+        Err(header_errors) => {
+            errors.extend(header_errors);
+            return Err(reading::sorted(errors));
+        }
+    };
+    // The legacy `end` column is inclusive by definition (read_header rejects a conflicting request).
+    let semantics = if layout.has_inclusive_end() { Semantics::Inclusive } else { options.semantics };
+    let mut rows = Vec::new();
+    for record in records {
+        match read_row(&record, &layout, &indices, semantics, options.offsets) {
+            Ok(row) => rows.push(row),
+            Err(row_errors) => errors.extend(row_errors),
+        }
+    }
+    let (problem, plan) = reading::assemble(rows, errors, None, semantics, options.offsets)?;
+    Ok(Document { problem, plan, format: Format::Csv, csv_layout: Some(layout) })
+}
+
+fn read_header(header: &Record, options: &ReadOptions) -> Result<(CsvLayout, Indices), Vec<InputError>> {
+    let mut errors = Vec::new();
+    let mut columns = Vec::new();
+    // By meaning, so that `lower` and `start`, or `upper` and `end`, count as the same column:
+    // the first column seen with each meaning, as (column number, header, role).
+    let mut first_with_meaning: HashMap<Role, (usize, &str, Role)> = HashMap::new();
+    for (index, cell) in header.cells.iter().enumerate() {
+        let number = index + 1;
+        let name = cell.text.trim();
+        let Some(role) = Role::from_header(name) else {
+            errors.push(InputError::at(
+                cell.line,
+                cell.column,
+                format!("unknown column '{name}' (column {number}); the accepted columns are {ACCEPTED_COLUMNS}"),
+            ));
+            continue;
+        };
+        if let Some(&(first_number, first_name, first_role)) = first_with_meaning.get(&role.meaning()) {
+            let message = if first_role == role || role.meaning() != Role::Upper {
+                format!(
+                    "duplicate column '{name}' (column {number}): column {first_number} '{first_name}' has the same meaning"
+                )
+            } else {
+                format!(
+                    "columns '{first_name}' (column {first_number}) and '{name}' (column {number}) both give the end \
+                     of the lifetime; keep one: 'upper' is a half-open end, the legacy 'end' an inclusive one"
+                )
+            };
+            errors.push(InputError::at(cell.line, cell.column, message));
+        } else {
+            first_with_meaning.insert(role.meaning(), (number, name, role));
+        }
+        if role == Role::InclusiveEnd && options.semantics == Semantics::Exclusive {
+            errors.push(InputError::at(
+                cell.line,
+                cell.column,
+                "the legacy 'end' column holds inclusive ends, which conflicts with the requested exclusive \
+                 semantics; rename the column to 'upper' or ask for inclusive semantics",
+            ));
+        }
+        columns.push(Column { header: name.to_string(), role });
+    }
+    let layout = CsvLayout { columns };
+    let find = |role: Role| layout.position(role);
+    let mut required = |role: Role, described: &str| {
+        let found = find(role);
+        if found.is_none() {
+            errors.push(InputError::at_line(header.line, format!("missing column {described}")));
+        }
+        found
+    };
+    let id = required(Role::Id, "'id' (or 'buffer', 'buffer_id')");
+    let lower = required(Role::Lower, "'lower' (or 'start', 'begin')");
+    let end = match find(Role::Upper).or_else(|| find(Role::InclusiveEnd)) {
+        Some(end) => Some(end),
+        None => required(Role::Upper, "'upper' (or the legacy inclusive 'end')"),
+    };
+    let size = required(Role::Size, "'size'");
+    let offset = match options.offsets {
+        Offsets::Plan => required(Role::Offset, "'offset' (checking a plan needs an offset for every buffer)"),
+        Offsets::Pinned => find(Role::Offset),
+    };
+    let (Some(id), Some(lower), Some(end), Some(size)) = (id, lower, end, size) else {
+        return Err(errors);
+    };
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let indices = Indices { id, lower, end, size, alignment: find(Role::Alignment), offset, hint: find(Role::Hint) };
+    Ok((layout, indices))
+}
+
+/// Reads the cells of one row, recording every bad cell with its position.
+struct RowReader<'r> {
+    record: &'r Record,
+    layout: &'r CsvLayout,
+    errors: Vec<InputError>,
+}
+
+impl RowReader<'_> {
+    /// Only called with indices of the header, after checking that the row has as many cells.
+    fn cell(&self, index: usize) -> &Cell {
+        &self.record.cells[index]
+    }
+
+    fn header(&self, index: usize) -> &str {
+        &self.layout.columns[index].header
+    }
+
+    fn fail(&mut self, index: usize, message: impl std::fmt::Display) {
+        let cell = self.cell(index);
+        let error = InputError::at(cell.line, cell.column, format!("{}: {message}", self.header(index)));
+        self.errors.push(error);
+    }
+
+    fn integer(&mut self, index: usize) -> Option<u64> {
+        match reading::parse_integer(&self.cell(index).text) {
+            Ok(value) => Some(value),
+            Err(message) => {
+                self.fail(index, message);
+                None
+            }
+        }
+    }
+
+    /// `None` when the column is absent or the cell is blank (a bad value is recorded as an error).
+    fn optional(&mut self, index: Option<usize>) -> Option<u64> {
+        let index = index?;
+        if self.cell(index).text.is_empty() { None } else { self.integer(index) }
+    }
+}
+
+fn read_row(
+    record: &Record,
+    layout: &CsvLayout,
+    at: &Indices,
+    semantics: Semantics,
+    offsets: Offsets,
+) -> Result<Row, Vec<InputError>> {
+    if record.cells.len() != layout.columns.len() {
+        return Err(vec![InputError::at_line(
+            record.line,
+            format!("expected {} cells, as in the header, but found {}", layout.columns.len(), record.cells.len()),
+        )]);
+    }
+    let mut reader = RowReader { record, layout, errors: Vec::new() };
+    let id = reader.cell(at.id).text.clone();
+    if id.is_empty() {
+        reader.fail(at.id, "missing value; every buffer needs an id");
+    }
+    let (lower, upper, size) = (reader.integer(at.lower), reader.integer(at.end), reader.integer(at.size));
+    let alignment = reader.optional(at.alignment);
+    let hint = reader.optional(at.hint);
+    let offset = reader.optional(at.offset);
+    if let Some(index) = at.offset
+        && offsets == Offsets::Plan
+        && reader.cell(index).text.is_empty()
+    {
+        reader.fail(index, "missing value; checking a plan needs an offset on every row");
+    }
+    let mut lifetime = None;
+    if let (Some(lower), Some(upper)) = (lower, upper) {
+        let written = WrittenLifetime {
+            start_name: reader.header(at.lower),
+            start: lower,
+            end_name: reader.header(at.end),
+            end: upper,
+        };
+        match reading::to_half_open(semantics, &written) {
+            Ok(converted) => lifetime = Some(converted),
+            Err(message) => {
+                let cell = reader.cell(at.end);
+                reader.errors.push(InputError::at(cell.line, cell.column, message));
+            }
+        }
+    }
+    let (Some((start, end)), Some(lower), Some(upper), Some(size)) = (lifetime, lower, upper, size) else {
+        return Err(reader.errors);
+    };
+    if !reader.errors.is_empty() {
+        return Err(reader.errors);
+    }
+    let (pinned, planned) = match offsets {
+        Offsets::Pinned => (offset, None),
+        Offsets::Plan => (None, offset),
+    };
+    let buffer =
+        Buffer { id, start, end, size, alignment: alignment.unwrap_or(1), pinned, hint, line: Some(record.line) };
+    Ok(Row { buffer, written: (lower, upper, size), planned })
+}
+
+/// Writes MiniMalloc's output: the layout's columns in order (the problem's default columns
+/// without one) with times in the problem's semantics, and the offsets in the `offset` column,
+/// which is added at the end when the layout has none. A buffer without an entry in `offsets`
+/// gets its pinned offset, or a blank cell; with no offsets and nothing pinned, no `offset`
+/// column is added.
+pub fn write(problem: &Problem, layout: Option<&CsvLayout>, offsets: &[u64]) -> String {
+    let default_layout;
+    let layout = match layout {
+        Some(layout) if !layout.columns.is_empty() => layout,
+        _ => {
+            default_layout = CsvLayout::for_problem(problem);
+            &default_layout
+        }
+    };
+    let add_offset = layout.position(Role::Offset).is_none() && (!offsets.is_empty() || problem.has_pinned());
+    let mut out = String::new();
+    let mut headers: Vec<&str> = layout.headers().collect();
+    if add_offset {
+        headers.push(Role::Offset.name());
+    }
+    push_line(&mut out, headers.iter().map(|h| records::quote(h).into_owned()));
+
+    let semantics = problem.semantics();
+    for (index, buffer) in problem.buffers().iter().enumerate() {
+        let offset = offsets.get(index).copied().or(buffer.pinned);
+        let offset_cell = || offset.map(|o| o.to_string()).unwrap_or_default();
+        let (lower, upper) = semantics.from_half_open(buffer.start, buffer.end);
+        let mut cells: Vec<String> = layout
+            .columns
+            .iter()
+            .map(|column| match column.role {
+                Role::Id => records::quote(&buffer.id).into_owned(),
+                Role::Lower => lower.to_string(),
+                Role::Upper => upper.to_string(),
+                Role::InclusiveEnd => Semantics::Inclusive.from_half_open(buffer.start, buffer.end).1.to_string(),
+                Role::Size => buffer.size.to_string(),
+                Role::Alignment => buffer.alignment.to_string(),
+                Role::Offset => offset_cell(),
+                Role::Hint => buffer.hint.map(|h| h.to_string()).unwrap_or_default(),
+            })
+            .collect();
+        if add_offset {
+            cells.push(offset_cell());
+        }
+        push_line(&mut out, cells.into_iter());
+    }
+    out
+}
+
+fn push_line(out: &mut String, cells: impl Iterator<Item = String>) {
+    for (i, cell) in cells.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&cell);
+    }
+    out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_text(text: &str) -> Result<Document, InputErrors> {
+        read(text, &ReadOptions::default())
+    }
+
+    #[test]
+    fn reads_the_minimalloc_example() {
+        let document = read_text("id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\n").unwrap();
+        let buffers = document.problem.buffers();
+        assert_eq!(buffers.len(), 2);
+        assert_eq!((buffers[1].id.as_str(), buffers[1].start, buffers[1].end, buffers[1].size), ("b2", 3, 9, 4));
+        assert_eq!(buffers[1].line, Some(3));
+        assert_eq!(document.problem.max_load(), 4);
+        assert_eq!(document.format, Format::Csv);
+        assert!(document.plan.is_none());
+    }
+
+    #[test]
+    fn layout_keeps_the_header_as_written() {
+        let document = read_text(" Size ,BEGIN,buffer,end\n8,0,x,3\n").unwrap();
+        let layout = document.csv_layout.unwrap();
+        assert_eq!(layout.headers().collect::<Vec<_>>(), ["Size", "BEGIN", "buffer", "end"]);
+        assert!(layout.has_inclusive_end());
+        assert_eq!(document.problem.semantics(), Semantics::Inclusive);
+        assert_eq!(document.problem.buffers()[0].end, 4);
+    }
+
+    #[test]
+    fn writes_the_input_columns_with_offsets_replaced_in_place() {
+        let document = read_text("offset,id,lower,end,size,hint\n,a,0,2,8,7\n16,b,1,1,8,\n").unwrap();
+        assert_eq!(document.problem.buffers()[1].pinned, Some(16));
+        let out = write(&document.problem, document.csv_layout.as_ref(), &[0, 16]);
+        assert_eq!(out, "offset,id,lower,end,size,hint\n0,a,0,2,8,7\n16,b,1,1,8,\n");
+    }
+
+    #[test]
+    fn default_columns_appear_only_when_needed() {
+        let plain = Problem::new(vec![Buffer::new("a", 0, 2, 8)], None).unwrap();
+        assert_eq!(write(&plain, None, &[]), "id,lower,upper,size\na,0,2,8\n");
+        assert_eq!(write(&plain, None, &[4]), "id,lower,upper,size,offset\na,0,2,8,4\n");
+        let mut rich = Buffer::new("a,b", 0, 2, 8).with_alignment(4).pinned_at(8);
+        rich.hint = Some(3);
+        let mut rich = Problem::new(vec![rich], None).unwrap();
+        rich.set_semantics(Semantics::Inclusive);
+        assert_eq!(write(&rich, None, &[]), "id,lower,upper,size,alignment,hint,offset\n\"a,b\",0,1,8,4,3,8\n");
+    }
 }

@@ -3,6 +3,7 @@
 
 mod csv;
 mod json;
+mod reading;
 
 use crate::model::{InputErrors, Problem, Semantics};
 

@@ -1,0 +1,199 @@
+//! Splitting CSV text into records of cells, each cell with the line and column it starts at.
+//! Quoted cells (`"a,b"`, `"say ""hi"""`) may hold commas, quotes and line breaks; blank lines and
+//! lines whose first non-blank character is `#` are skipped between records.
+
+use std::borrow::Cow;
+use std::iter::Peekable;
+use std::str::Chars;
+
+use crate::model::InputError;
+
+/// One cell's text (unquoted, surrounding blanks trimmed unless it was quoted) and where it starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Cell {
+    pub text: String,
+    /// 1-based line of the cell's first character (a quoted cell may continue on later lines).
+    pub line: usize,
+    /// 1-based character column of the cell's first non-blank character (of the cell's start when
+    /// the cell is blank).
+    pub column: usize,
+}
+
+/// One non-blank, non-comment line (or several, when a quoted cell spans lines).
+#[derive(Clone, Debug)]
+pub(super) struct Record {
+    pub line: usize,
+    pub cells: Vec<Cell>,
+}
+
+/// Every record of the text, plus an error for each record that could not be split (an unclosed
+/// quote, or text after a closing quote); such a record is left out, never guessed at.
+pub(super) fn split(text: &str) -> (Vec<Record>, Vec<InputError>) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text); // a byte-order mark is not part of the header
+    let mut lines = text.lines().enumerate().map(|(i, line)| (i + 1, line));
+    let (mut records, mut errors) = (Vec::new(), Vec::new());
+    while let Some((number, line)) = lines.next() {
+        let content = line.trim();
+        if content.is_empty() || content.starts_with('#') {
+            continue;
+        }
+        match read_record(number, line, &mut lines) {
+            Ok(record) => records.push(record),
+            Err(error) => errors.push(error),
+        }
+    }
+    (records, errors)
+}
+
+/// A cursor over the current line's characters that knows its line and column.
+struct Cursor<'t> {
+    chars: Peekable<Chars<'t>>,
+    line: usize,
+    /// The column of the next character.
+    column: usize,
+}
+
+impl<'t> Cursor<'t> {
+    fn new(line: usize, text: &'t str) -> Self {
+        Cursor { chars: text.chars().peekable(), line, column: 1 }
+    }
+
+    fn next(&mut self) -> Option<char> {
+        let c = self.chars.next()?;
+        self.column += 1;
+        Some(c)
+    }
+
+    fn skip_blanks(&mut self) {
+        while self.chars.peek().is_some_and(|c| c.is_whitespace()) {
+            self.next();
+        }
+    }
+}
+
+fn read_record<'t>(
+    line: usize,
+    text: &'t str,
+    more_lines: &mut impl Iterator<Item = (usize, &'t str)>,
+) -> Result<Record, InputError> {
+    let mut cursor = Cursor::new(line, text);
+    let mut cells = Vec::new();
+    loop {
+        let cell_start = cursor.column;
+        cursor.skip_blanks();
+        let (cell_line, first_column) = (cursor.line, cursor.column);
+        let (text, ends_record) = if cursor.chars.peek() == Some(&'"') {
+            cursor.next();
+            let text = read_quoted(&mut cursor, more_lines)
+                .ok_or_else(|| InputError::at(cell_line, first_column, "this quoted cell has no closing quote"))?;
+            cursor.skip_blanks();
+            match cursor.next() {
+                None => (text, true),
+                Some(',') => (text, false),
+                Some(other) => {
+                    return Err(InputError::at(
+                        cursor.line,
+                        cursor.column - 1,
+                        format!("unexpected '{other}' after a closing quote; expected ',' or the end of the line"),
+                    ));
+                }
+            }
+        } else {
+            let mut text = String::new();
+            let ends_record = loop {
+                match cursor.next() {
+                    None => break true,
+                    Some(',') => break false,
+                    Some(c) => text.push(c),
+                }
+            };
+            text.truncate(text.trim_end().len());
+            (text, ends_record)
+        };
+        let column = if text.is_empty() { cell_start } else { first_column };
+        cells.push(Cell { text, line: cell_line, column });
+        if ends_record {
+            return Ok(Record { line, cells });
+        }
+    }
+}
+
+/// Reads a quoted cell's content after its opening quote, through the closing quote, moving to
+/// the next lines while the quote is open. `None` when the text ends first.
+fn read_quoted<'t>(cursor: &mut Cursor<'t>, more_lines: &mut impl Iterator<Item = (usize, &'t str)>) -> Option<String> {
+    let mut text = String::new();
+    loop {
+        match cursor.next() {
+            Some('"') if cursor.chars.peek() == Some(&'"') => {
+                cursor.next();
+                text.push('"');
+            }
+            Some('"') => return Some(text),
+            Some(c) => text.push(c),
+            None => {
+                let (line, next) = more_lines.next()?;
+                *cursor = Cursor::new(line, next);
+                text.push('\n');
+            }
+        }
+    }
+}
+
+/// A cell ready to write: quoted when reading it back plain would change it (commas, quotes, line
+/// breaks, surrounding blanks, emptiness, or a leading `#` that would make its line a comment).
+pub(super) fn quote(text: &str) -> Cow<'_, str> {
+    let needs_quotes =
+        text.is_empty() || text.starts_with('#') || text.trim() != text || text.contains([',', '"', '\n', '\r']);
+    if needs_quotes { Cow::Owned(format!("\"{}\"", text.replace('"', "\"\""))) } else { Cow::Borrowed(text) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(record: &Record) -> Vec<&str> {
+        record.cells.iter().map(|c| c.text.as_str()).collect()
+    }
+
+    #[test]
+    fn splits_plain_and_quoted_cells_with_positions() {
+        let (records, errors) = split("id, lower ,x\r\n\n# note\n\"a,\"\"b\"\"\" ,  7,\n");
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(records.len(), 2);
+        assert_eq!(texts(&records[0]), ["id", "lower", "x"]);
+        assert_eq!(records[0].cells[1].column, 5);
+        assert_eq!(records[1].line, 4);
+        assert_eq!(texts(&records[1]), ["a,\"b\"", "7", ""]);
+        let columns: Vec<usize> = records[1].cells.iter().map(|c| c.column).collect();
+        assert_eq!(columns, [1, 14, 16]);
+    }
+
+    #[test]
+    fn quoted_cells_may_span_lines() {
+        let (records, errors) = split("\"two\nlines\",1\nb,2\n");
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(texts(&records[0]), ["two\nlines", "1"]);
+        assert_eq!(records[1].line, 3);
+    }
+
+    #[test]
+    fn broken_quotes_are_errors_and_the_rest_is_still_read() {
+        let (records, errors) = split("\"open,1\n");
+        assert!(records.is_empty());
+        assert_eq!((errors[0].line, errors[0].column), (Some(1), Some(1)));
+        let (records, errors) = split("a,\"b\"x,1\nc,d,e\n");
+        assert_eq!(records.len(), 1);
+        assert_eq!((errors[0].line, errors[0].column), (Some(1), Some(6)));
+        assert!(errors[0].message.contains("after a closing quote"));
+    }
+
+    #[test]
+    fn quote_round_trips_through_split() {
+        for id in ["plain", "a,b", "say \"hi\"", " padded ", "", "#hash", "two\nlines"] {
+            let (records, errors) = split(&format!("{},1\n", quote(id)));
+            assert!(errors.is_empty(), "{id:?}: {errors:?}");
+            assert_eq!(records[0].cells[0].text, id);
+        }
+        assert_eq!(quote("plain"), "plain");
+    }
+}

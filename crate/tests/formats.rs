@@ -1,0 +1,486 @@
+//! The CSV and JSON readers and writers through the public API: the benchmark files, round trips,
+//! and one test per class of bad input, each checking the reported line, column and message.
+
+use std::path::{Path, PathBuf};
+
+use memplan::format::{self, Document, Format, Offsets, ReadOptions};
+use memplan::{Buffer, InputError, Semantics};
+
+fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../public/examples")
+}
+
+fn csv_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("examples folder is readable") {
+        let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            csv_files(&path, found);
+        } else if path.extension().is_some_and(|e| e == "csv") {
+            found.push(path);
+        }
+    }
+}
+
+fn options(format: Format, semantics: Semantics, offsets: Offsets) -> ReadOptions {
+    ReadOptions { format: Some(format), semantics, offsets }
+}
+
+fn read_csv(text: &str) -> Result<Document, Vec<InputError>> {
+    format::read(text, &options(Format::Csv, Semantics::HalfOpen, Offsets::Pinned)).map_err(|e| e.errors)
+}
+
+fn read_json(text: &str) -> Result<Document, Vec<InputError>> {
+    format::read(text, &options(Format::Json, Semantics::HalfOpen, Offsets::Pinned)).map_err(|e| e.errors)
+}
+
+/// The buffers without their input lines, which differ between formats.
+fn unlocated(document: &Document) -> Vec<Buffer> {
+    document.problem.buffers().iter().cloned().map(|b| Buffer { line: None, ..b }).collect()
+}
+
+/// Asserts that reading failed with exactly one error, at `line` and `column`, saying `fragment`.
+fn assert_single_error(result: Result<Document, Vec<InputError>>, line: usize, column: Option<usize>, fragment: &str) {
+    let errors = result.expect_err("the input should be rejected");
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    let error = &errors[0];
+    assert_eq!((error.line, error.column), (Some(line), column), "{error:?}");
+    assert!(error.message.contains(fragment), "'{}' should contain '{fragment}'", error.message);
+}
+
+// ----- benchmark files -----
+
+#[test]
+fn every_benchmark_file_loads_in_every_semantics_with_the_published_max_load() {
+    let mut files = Vec::new();
+    csv_files(&examples_dir(), &mut files);
+    files.sort();
+    assert!(files.len() >= 17, "found only {files:?}");
+    let published: &[(&str, usize, u64)] = &[
+        ("A.1048576.csv", 154, 1_048_576),
+        ("C.1048576.csv", 203, 1_039_360),
+        ("D.1048576.csv", 213, 986_112),
+        ("J.1048576.csv", 409, 989_184),
+        ("K.1048576.csv", 454, 1_048_576),
+        ("input.12.csv", 5, 12),
+        ("G_1.csv", 816, 3_030_937_746),
+        ("S_1.csv", 28_526, 1_498_635_932),
+        ("Y_1.csv", 62_185, 497_261_190_115),
+        ("resnet50.csv", 1_042, 1_515_472_556),
+        ("pangu_2.6B.csv", 18_692, 5_530_099_775),
+    ];
+    let mut checked = 0;
+    for path in &files {
+        let text = std::fs::read_to_string(path).expect("benchmark file is readable");
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        for semantics in Semantics::ALL {
+            // Every read also checks that the conversion kept the max load computed in `semantics`.
+            let document = format::read(&text, &options(Format::Csv, semantics, Offsets::Pinned))
+                .unwrap_or_else(|e| panic!("{name} in {semantics:?}: {e}"));
+            assert_eq!(document.problem.semantics(), semantics);
+            if semantics == Semantics::HalfOpen
+                && let Some(&(_, buffers, max_load)) = published.iter().find(|(file, _, _)| *file == name)
+            {
+                assert_eq!(document.problem.len(), buffers, "{name}");
+                assert_eq!(document.problem.max_load(), max_load, "{name}");
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, published.len());
+}
+
+// ----- round trips -----
+
+fn input_12() -> String {
+    std::fs::read_to_string(examples_dir().join("minimalloc/examples/input.12.csv")).expect("input.12.csv")
+}
+
+#[test]
+fn csv_round_trip_keeps_buffers_and_offsets() {
+    let offsets = [0, 0, 4, 0, 8];
+    for semantics in Semantics::ALL {
+        let document = format::read(&input_12(), &options(Format::Csv, semantics, Offsets::Pinned)).unwrap();
+        let written = format::write(&document, &offsets, Format::Csv);
+        assert!(written.starts_with("id,lower,upper,size,offset\n"), "{written}");
+
+        let as_plan = format::read(&written, &options(Format::Csv, semantics, Offsets::Plan)).unwrap();
+        assert_eq!(as_plan.problem.buffers(), document.problem.buffers());
+        assert_eq!(as_plan.plan.as_deref(), Some(&offsets[..]));
+
+        let as_pinned = format::read(&written, &options(Format::Csv, semantics, Offsets::Pinned)).unwrap();
+        let pinned: Vec<Option<u64>> = as_pinned.problem.buffers().iter().map(|b| b.pinned).collect();
+        assert_eq!(pinned, offsets.map(Some));
+        // Writing again keeps the offset column in place.
+        assert_eq!(format::write(&as_plan, &offsets, Format::Csv), written);
+    }
+}
+
+#[test]
+fn csv_round_trip_of_a_large_benchmark() {
+    let text = std::fs::read_to_string(examples_dir().join("idealloc/somas_tensors/resnet50.csv")).unwrap();
+    let document = read_csv(&text).unwrap();
+    let offsets: Vec<u64> = (0..document.problem.len() as u64).map(|i| i * 1024).collect();
+    let written = format::write(&document, &offsets, Format::Csv);
+    let back = format::read(&written, &options(Format::Csv, Semantics::HalfOpen, Offsets::Plan)).unwrap();
+    assert_eq!(back.problem.buffers(), document.problem.buffers());
+    assert_eq!(back.plan, Some(offsets));
+}
+
+#[test]
+fn json_round_trip_keeps_buffers_capacity_semantics_and_offsets() {
+    let text = r#"{"capacity": 4096, "semantics": "inclusive", "buffers": [
+        {"id": "a", "start": 0, "end": 3, "size": 64, "alignment": 32, "hint": 9},
+        {"id": "b", "start": 3, "end": 3, "size": 16, "offset": 64},
+        {"id": 12, "start": 4, "end": 18446744073709551614, "size": "1KiB"}
+    ]}"#;
+    let document = read_json(text).unwrap();
+    assert_eq!(document.problem.buffers()[2].end, u64::MAX);
+    let offsets = [0, 64, 2048];
+    let written = format::write(&document, &offsets, Format::Json);
+
+    let as_plan = format::read(&written, &options(Format::Json, Semantics::HalfOpen, Offsets::Plan)).unwrap();
+    let mut expected = unlocated(&document);
+    expected[1].pinned = None; // in plan mode offsets are the plan, not pins
+    assert_eq!(unlocated(&as_plan), expected);
+    assert_eq!(as_plan.plan.as_deref(), Some(&offsets[..]));
+    assert_eq!(as_plan.problem.capacity(), Some(4096));
+    assert_eq!(as_plan.problem.semantics(), Semantics::Inclusive);
+
+    let as_pinned = read_json(&written).unwrap();
+    let pinned: Vec<Option<u64>> = as_pinned.problem.buffers().iter().map(|b| b.pinned).collect();
+    assert_eq!(pinned, offsets.map(Some));
+    assert_eq!(format::write(&as_pinned, &offsets, Format::Json), written);
+}
+
+#[test]
+fn csv_to_json_to_csv_keeps_the_problem() {
+    let text =
+        "buffer_id,begin,end,size,alignment,hint,offset\n\"x,1\",0,2,64,32,7,\n\"say \"\"hi\"\"\",2,2,8,1,,128\n";
+    let document = read_csv(text).unwrap();
+    assert_eq!(document.problem.semantics(), Semantics::Inclusive);
+    let json = format::write(&document, &[], Format::Json);
+    let from_json = read_json(&json).unwrap();
+    assert_eq!(unlocated(&from_json), unlocated(&document));
+    assert_eq!(from_json.problem.semantics(), Semantics::Inclusive);
+
+    let csv = format::write(&from_json, &[], Format::Csv);
+    assert_eq!(
+        csv,
+        "id,lower,upper,size,alignment,hint,offset\n\"x,1\",0,2,64,32,7,\n\"say \"\"hi\"\"\",2,2,8,1,,128\n"
+    );
+    let back = format::read(&csv, &options(Format::Csv, Semantics::Inclusive, Offsets::Pinned)).unwrap();
+    assert_eq!(unlocated(&back), unlocated(&document));
+
+    for semantics in Semantics::ALL {
+        let original = format::read(&input_12(), &options(Format::Csv, semantics, Offsets::Pinned)).unwrap();
+        let json = format::write(&original, &[], Format::Json);
+        let csv = format::write(&read_json(&json).unwrap(), &[], Format::Csv);
+        let back = format::read(&csv, &options(Format::Csv, semantics, Offsets::Pinned)).unwrap();
+        assert_eq!(unlocated(&back), unlocated(&original), "{semantics:?}");
+        assert_eq!(csv, input_12(), "{semantics:?}");
+    }
+}
+
+#[test]
+fn sniffing_picks_the_format() {
+    let default = ReadOptions::default();
+    assert_eq!(format::read(&input_12(), &default).unwrap().format, Format::Csv);
+    let json = r#" {"buffers": [{"id": "a", "start": 0, "end": 1, "size": 1}]}"#;
+    assert_eq!(format::read(json, &default).unwrap().format, Format::Json);
+}
+
+// ----- what the CSV reader accepts -----
+
+#[test]
+fn legacy_end_column_is_inclusive_and_written_back_as_such() {
+    let document = read_csv("id,start,end,size\na,0,3,8\nb,3,3,8\n").unwrap();
+    let ends: Vec<u64> = document.problem.buffers().iter().map(|b| b.end).collect();
+    assert_eq!(ends, [4, 4]);
+    assert_eq!(document.problem.semantics(), Semantics::Inclusive);
+    assert_eq!(document.problem.max_load(), 16); // both alive at time 3
+    assert_eq!(format::write(&document, &[0, 8], Format::Csv), "id,start,end,size,offset\na,0,3,8,0\nb,3,3,8,8\n");
+    // Asking for inclusive agrees with the column; exclusive conflicts with it.
+    assert!(
+        format::read("id,start,end,size\na,0,3,8\n", &options(Format::Csv, Semantics::Inclusive, Offsets::Pinned))
+            .is_ok()
+    );
+    let conflicting =
+        format::read("id,start,end,size\na,0,3,8\n", &options(Format::Csv, Semantics::Exclusive, Offsets::Pinned));
+    assert_single_error(conflicting.map_err(|e| e.errors), 1, Some(10), "conflicts with the requested exclusive");
+}
+
+#[test]
+fn aliases_case_blanks_and_any_column_order() {
+    for header in ["buffer,start,upper,size", "BUFFER_ID , Begin,UPPER,Size", "size,upper,lower,id"] {
+        let row = if header.starts_with("size") { "8,5,1,a" } else { "a,1,5,8" };
+        let document = read_csv(&format!("{header}\n{row}\n")).unwrap();
+        assert_eq!(unlocated(&document), [Buffer::new("a", 1, 5, 8)], "{header}");
+    }
+    let document = read_csv("id , lower , upper , size\n  a ,  1 , 5 ,8  \n").unwrap();
+    assert_eq!(unlocated(&document), [Buffer::new("a", 1, 5, 8)]);
+}
+
+#[test]
+fn quoted_ids_are_read_and_written() {
+    let text =
+        "id,lower,upper,size\n\"a,b\",0,1,8\n\"say \"\"hi\"\"\",0,1,8\n\" padded \",0,1,8\n\"#not a comment\",0,1,8\n";
+    let document = read_csv(text).unwrap();
+    let ids: Vec<&str> = document.problem.buffers().iter().map(|b| b.id.as_str()).collect();
+    assert_eq!(ids, ["a,b", "say \"hi\"", " padded ", "#not a comment"]);
+    let written = format::write(&document, &[], Format::Csv);
+    assert_eq!(written, text);
+}
+
+#[test]
+fn blank_lines_comments_and_crlf_are_accepted() {
+    let document =
+        read_csv("# made by hand\r\nid,lower,upper,size\r\n\r\n  # a comment\r\na,0,1,8\r\n   \r\nb,1,2,8").unwrap();
+    let lines: Vec<Option<usize>> = document.problem.buffers().iter().map(|b| b.line).collect();
+    assert_eq!(lines, [Some(5), Some(7)]);
+}
+
+#[test]
+fn header_only_is_an_empty_problem() {
+    let document = read_csv("id,lower,upper,size\n").unwrap();
+    assert!(document.problem.is_empty());
+    assert_eq!(document.problem.max_load(), 0);
+}
+
+#[test]
+fn optional_columns_pin_align_and_hint() {
+    let document = read_csv("id,lower,upper,size,alignment,offset,hint\na,0,1,8,4,16,3\nb,0,1,8,,,\n").unwrap();
+    let buffers = document.problem.buffers();
+    assert_eq!((buffers[0].alignment, buffers[0].pinned, buffers[0].hint), (4, Some(16), Some(3)));
+    assert_eq!((buffers[1].alignment, buffers[1].pinned, buffers[1].hint), (1, None, None));
+}
+
+// ----- bad CSV input, one test per class -----
+
+#[test]
+fn empty_file_is_an_error() {
+    assert_single_error(read_csv(""), 1, None, "no header line and no buffers");
+    assert_single_error(read_csv("\n  \n# only a comment\n"), 1, None, "no buffers");
+}
+
+#[test]
+fn missing_header_column() {
+    assert_single_error(read_csv("id,lower,size\na,0,8\n"), 1, None, "missing column 'upper'");
+    assert_single_error(read_csv("# note\nlower,upper,size\n0,1,8\n"), 2, None, "missing column 'id'");
+}
+
+#[test]
+fn unknown_column_names_it_and_lists_the_accepted_ones() {
+    let errors = read_csv("id,lower,upper,size,gaps\na,0,1,8,\n").unwrap_err();
+    assert_single_error(Err(errors.clone()), 1, Some(21), "unknown column 'gaps' (column 5)");
+    assert!(errors[0].message.contains("accepted columns are id"), "{}", errors[0].message);
+}
+
+#[test]
+fn duplicate_column() {
+    assert_single_error(read_csv("id,lower,start,upper,size\n"), 1, Some(10), "duplicate column 'start' (column 3)");
+    assert_single_error(read_csv("id,lower,upper,size,Size\n"), 1, Some(21), "duplicate column 'Size' (column 5)");
+}
+
+#[test]
+fn both_upper_and_end() {
+    assert_single_error(read_csv("id,lower,upper,end,size\n"), 1, Some(16), "both give the end of the lifetime");
+}
+
+#[test]
+fn non_integer_cell() {
+    let text = "id,lower,upper,size\na,0,4,8\nb,0,abc,8\n";
+    assert_single_error(read_csv(text), 3, Some(5), "upper: 'abc' is not a non-negative integer");
+    assert_single_error(
+        read_csv("id,lower,upper,size\na,0,4,1.5\n"),
+        2,
+        Some(7),
+        "size: '1.5' is not a non-negative integer",
+    );
+    assert_single_error(read_csv("id,lower,upper,size\na,0,4,\n"), 2, Some(7), "size: missing value");
+}
+
+#[test]
+fn negative_number() {
+    assert_single_error(read_csv("id,lower,upper,size\na, -2,4,8\n"), 2, Some(4), "lower: '-2' is negative");
+}
+
+#[test]
+fn number_beyond_u64() {
+    let text = "id,lower,upper,size\na,0,18446744073709551616,8\n";
+    assert_single_error(
+        read_csv(text),
+        2,
+        Some(5),
+        "upper: '18446744073709551616' is larger than 18446744073709551615",
+    );
+}
+
+#[test]
+fn wrong_cell_count() {
+    assert_single_error(
+        read_csv("id,lower,upper,size\na,0,4,8\nb,0,4\n"),
+        3,
+        None,
+        "expected 4 cells, as in the header, but found 3",
+    );
+    assert_single_error(read_csv("id,lower,upper,size\na,0,4,8,\n"), 2, None, "found 5");
+}
+
+#[test]
+fn upper_not_greater_than_lower() {
+    assert_single_error(
+        read_csv("id,lower,upper,size\na,9,4,8\n"),
+        2,
+        Some(5),
+        "upper (4) must be greater than lower (9)",
+    );
+    assert_single_error(
+        read_csv("id,begin,end,size\na,9,4,8\n"),
+        2,
+        Some(5),
+        "end (4) must not be less than begin (9)",
+    );
+    let exclusive =
+        format::read("id,lower,upper,size\na,4,4,8\n", &options(Format::Csv, Semantics::Exclusive, Offsets::Pinned));
+    assert_single_error(exclusive.map_err(|e| e.errors), 2, Some(5), "upper (4) must be greater than lower (4)");
+}
+
+#[test]
+fn size_zero() {
+    assert_single_error(
+        read_csv("id,lower,upper,size\na,0,4,8\nb,0,4,0\n"),
+        3,
+        None,
+        "buffer b: size must be greater than 0",
+    );
+}
+
+#[test]
+fn duplicate_id() {
+    assert_single_error(
+        read_csv("id,lower,upper,size\na,0,4,8\na,4,8,8\n"),
+        3,
+        None,
+        "duplicate buffer id a (first seen on line 2)",
+    );
+}
+
+#[test]
+fn empty_id() {
+    assert_single_error(read_csv("id,lower,upper,size\n,0,4,8\n"), 2, Some(1), "id: missing value");
+}
+
+#[test]
+fn unclosed_quote() {
+    assert_single_error(read_csv("id,lower,upper,size\n\"a,0,4,8\n"), 2, Some(1), "no closing quote");
+}
+
+#[test]
+fn plan_mode_needs_every_offset() {
+    let plan = |text: &str| {
+        format::read(text, &options(Format::Csv, Semantics::HalfOpen, Offsets::Plan)).map_err(|e| e.errors)
+    };
+    assert_single_error(
+        plan("id,lower,upper,size,offset\na,0,4,8,0\nb,0,4,8, \n"),
+        3,
+        Some(9),
+        "offset: missing value",
+    );
+    assert_single_error(plan("id,lower,upper,size\na,0,4,8\n"), 1, None, "missing column 'offset'");
+    let json = r#"{"buffers": [{"id": "a", "start": 0, "end": 1, "size": 1, "offset": 0},
+      {"id": "b", "start": 0, "end": 1, "size": 1}]}"#;
+    let result = format::read(json, &options(Format::Json, Semantics::HalfOpen, Offsets::Plan)).map_err(|e| e.errors);
+    assert_single_error(result, 2, Some(7), "buffers[1]: missing field 'offset'");
+}
+
+#[test]
+fn every_error_in_a_file_is_reported_in_order() {
+    let text = "id,lower,upper,size\n\
+                a,0,4,8\n\
+                b,x,4,-1\n\
+                c,0,4\n\
+                d,9,4,8\n\
+                a,0,4,0\n\
+                e,0,4,8\n";
+    let errors = read_csv(text).unwrap_err();
+    let found: Vec<(Option<usize>, Option<usize>)> = errors.iter().map(|e| (e.line, e.column)).collect();
+    assert_eq!(
+        found,
+        [(Some(3), Some(3)), (Some(3), Some(7)), (Some(4), None), (Some(5), Some(5)), (Some(6), None), (Some(6), None)],
+        "{errors:#?}"
+    );
+    assert!(errors[4].message.contains("size must be greater than 0"));
+    assert!(errors[5].message.contains("duplicate buffer id a"));
+}
+
+// ----- bad JSON input -----
+
+#[test]
+fn json_syntax_error_has_line_and_column() {
+    assert_single_error(read_json("{\"buffers\": [\n  {\"id\": \"a\",, }\n]}"), 2, Some(14), "key must be a string");
+    assert_single_error(read_json("{\"buffers\": [\n"), 2, Some(1), "EOF");
+}
+
+#[test]
+fn json_missing_field_reports_the_buffer_line() {
+    let text = "{\"buffers\": [\n  {\"id\": \"a\", \"start\": 0, \"end\": 1, \"size\": 8},\n  {\"id\": \"b\", \"start\": 0, \"end\": 1, \"size\": 8},\n     {\"id\": \"c\", \"start\": 0, \"end\": 1}\n]}";
+    assert_single_error(read_json(text), 4, Some(6), "buffers[2]: missing field 'size'");
+}
+
+#[test]
+fn json_unknown_field() {
+    let text = "{\"buffers\": [{\"id\": \"a\", \"start\": 0, \"end\": 1, \"size\": 8, \"gaps\": []}]}";
+    assert_single_error(read_json(text), 1, Some(59), "buffers[0]: unknown field 'gaps'");
+    assert_single_error(read_json("{\"name\": \"x\", \"buffers\": []}"), 1, Some(2), "unknown field 'name'");
+}
+
+#[test]
+fn json_value_errors() {
+    let bad = |buffer: &str| read_json(&format!("{{\"buffers\": [{buffer}]}}"));
+    assert_single_error(
+        bad(r#"{"id": "a", "start": 9, "end": 4, "size": 8}"#),
+        1,
+        Some(45),
+        "end (4) must be greater than start (9)",
+    );
+    assert_single_error(
+        bad(r#"{"id": "a", "lower": 0, "upper": 4, "size": "8 apples"}"#),
+        1,
+        Some(58),
+        "size: unknown size suffix",
+    );
+    assert_single_error(
+        bad(r#"{"id": "a", "start": 0, "end": 4.5, "size": 8}"#),
+        1,
+        Some(45),
+        "end: '4.5' is not a non-negative integer",
+    );
+    assert_single_error(
+        bad(r#"{"id": "a", "start": 0, "start": 1, "end": 4, "size": 8}"#),
+        1,
+        Some(38),
+        "duplicate field 'start'",
+    );
+    assert_single_error(
+        bad(r#"{"id": "a", "start": 0, "lower": 1, "end": 4, "size": 8}"#),
+        1,
+        Some(38),
+        "'start' and 'lower' are the same field",
+    );
+    assert_single_error(bad("[1]"), 1, Some(14), "buffers[0]: expected an object, found an array");
+    assert_single_error(read_json("{\"buffers\": {}}"), 1, Some(13), "buffers: expected an array");
+    assert_single_error(
+        read_json("{\"capacity\": 0, \"buffers\": []}"),
+        1,
+        Some(14),
+        "capacity must be greater than 0",
+    );
+    assert_single_error(read_json("{}"), 1, Some(1), "missing field 'buffers'");
+    assert_single_error(read_json("[]"), 1, Some(1), "expected a JSON object");
+}
+
+#[test]
+fn a_byte_order_mark_is_ignored() {
+    assert_eq!(read_csv("\u{feff}id,lower,upper,size\na,0,1,8\n").unwrap().problem.len(), 1);
+    assert_eq!(read_json("\u{feff}{\"buffers\": []}").unwrap().problem.len(), 0);
+}
