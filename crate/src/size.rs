@@ -34,7 +34,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     let int_value: u128 = if int_part.is_empty() { 0 } else { int_part.parse().map_err(|_| format!("'{text}' is not a size"))? };
     let frac_value: u128 = if frac_part.is_empty() { 0 } else { frac_part.parse().map_err(|_| format!("'{text}' is not a size"))? };
     let scaled = (int_value * scale + frac_value) * multiplier as u128;
-    if scaled % scale != 0 {
+    if !scaled.is_multiple_of(scale) {
         return Err(format!("size '{text}' is not a whole number of bytes"));
     }
     u64::try_from(scaled / scale).map_err(|_| format!("size '{text}' does not fit in 64 bits"))

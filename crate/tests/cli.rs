@@ -173,3 +173,14 @@ fn standard_input_is_read_for_dash() {
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(json_line(&output)["makespan"], 1024);
 }
+
+#[test]
+fn generate_writes_a_trace_that_reads_back() {
+    let out = scratch("trace.csv", "");
+    let output = memplan(&["generate", "--buffers", "300", "--seed", "9", "--out", &out]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let stats = json_line(&memplan(&["stats", &out]));
+    assert_eq!(stats["buffers"], 300);
+    let again = memplan(&["generate", "--buffers", "300", "--seed", "9"]);
+    assert_eq!(String::from_utf8_lossy(&again.stdout), std::fs::read_to_string(&out).unwrap());
+}

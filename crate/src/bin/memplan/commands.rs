@@ -188,3 +188,19 @@ pub fn solvers(as_json: bool) -> Result<ExitCode, Failure> {
     println!("{}", greedy::describe_combinations());
     Ok(ExitCode::SUCCESS)
 }
+
+pub fn generate(buffers: usize, seed: u64, out: Option<&str>) -> Result<ExitCode, Failure> {
+    let format = match out {
+        Some(path) => Format::from_path(path)
+            .ok_or_else(|| Failure::bad_input(format!("--out {path}: use a .csv or .json file name")))?,
+        None => Format::Csv,
+    };
+    let problem = memplan::generate::trace(memplan::generate::TraceSpec::new(buffers, seed));
+    let document = format::Document { problem, plan: None, format, csv_layout: None };
+    let text = format::write(&document, &[], format);
+    match out {
+        Some(path) => std::fs::write(path, text).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?,
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -95,6 +95,16 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         repeat: usize,
     },
+    /// Write a random trace (MiniMalloc CSV) shaped like an ML program's buffers, from a seed.
+    Generate {
+        #[arg(long)]
+        buffers: usize,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Write here instead of standard output (`.csv` or `.json`).
+        #[arg(long, value_name = "FILE")]
+        out: Option<String>,
+    },
     /// List the solvers with a line each.
     Solvers {
         /// As JSON, with capabilities.
@@ -112,6 +122,7 @@ fn main() -> ExitCode {
         Command::Bench { files, solvers, solve, input, csv, repeat } => {
             commands::bench(&files, &solvers, &solve, &input, csv, repeat)
         }
+        Command::Generate { buffers, seed, out } => commands::generate(buffers, seed, out.as_deref()),
         Command::Solvers { json } => commands::solvers(json),
     };
     match outcome {
