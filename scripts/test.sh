@@ -14,4 +14,12 @@ else
 fi
 
 echo "== Rust core: unit, property and command-line tests"
-cargo test --workspace
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+# --lib --bins --tests: every test target except doc-tests (the crate has none, and an empty run
+# would be the last line printed).
+cargo test --workspace --lib --bins --tests 2>&1 | tee "$log"
+
+# One closing line for the whole run.
+awk '/^test result:/ { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "%d passed, %d failed\n", p, f }' "$log"

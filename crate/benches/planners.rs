@@ -31,13 +31,15 @@ fn planners(c: &mut Criterion) {
 }
 
 fn scaling(c: &mut Criterion) {
-    let mut group = c.benchmark_group("slff-scaling");
+    let mut group = c.benchmark_group("scaling");
     group.sample_size(10);
     for buffers in [25_000, 50_000, 100_000, 200_000] {
         let problem = trace(TraceSpec::new(buffers, 1));
-        group.bench_with_input(BenchmarkId::from_parameter(buffers), &problem, |b, problem| {
-            b.iter(|| run::solve(problem, "slff", &SolveOptions::default()).expect("plans"))
-        });
+        for solver in ["slff", "zant-best"] {
+            group.bench_with_input(BenchmarkId::new(solver, buffers), &problem, |b, problem| {
+                b.iter(|| run::solve(problem, solver, &SolveOptions::default()).expect("plans"))
+            });
+        }
     }
     group.finish();
 }

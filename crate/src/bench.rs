@@ -27,7 +27,12 @@ pub struct Row {
 }
 
 /// Runs each solver on each instance `repeats` times (at least once) and validates every plan.
-pub fn run_all(instances: &[(String, Problem)], solvers: &[String], options: &SolveOptions, repeats: usize) -> Vec<Row> {
+pub fn run_all(
+    instances: &[(String, Problem)],
+    solvers: &[String],
+    options: &SolveOptions,
+    repeats: usize,
+) -> Vec<Row> {
     let mut rows = Vec::new();
     for (name, problem) in instances {
         for solver in solvers {
@@ -48,7 +53,8 @@ pub fn run_all(instances: &[(String, Problem)], solvers: &[String], options: &So
             let row = match last.expect("at least one repeat ran") {
                 Ok(solution) => {
                     let capacity = options.capacity.or(problem.capacity());
-                    let report = validate::validate_solution(problem, &solution, capacity.filter(|_| solution.feasible));
+                    let report =
+                        validate::validate_solution(problem, &solution, capacity.filter(|_| solution.feasible));
                     Row {
                         instance: name.clone(),
                         buffers: problem.len(),

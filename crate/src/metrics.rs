@@ -161,11 +161,17 @@ mod tests {
         let times: Vec<u64> = bs.iter().map(|b| b.start).collect();
         let load_at = |t: u64| bs.iter().filter(|b| b.start <= t && t < b.end).map(|b| b.size as u128).sum::<u128>();
         let max_load = times.iter().map(|&t| load_at(t)).max().unwrap_or(0);
-        let conflicts = bs.iter().enumerate().map(|(i, a)| {
-            bs.iter().enumerate().filter(|&(j, b)| i != j && a.overlaps_in_time(b)).count() as u64
-        });
+        let conflicts = bs
+            .iter()
+            .enumerate()
+            .map(|(i, a)| bs.iter().enumerate().filter(|&(j, b)| i != j && a.overlaps_in_time(b)).count() as u64);
         let contention = bs.iter().map(|a| {
-            bs.iter().filter(|b| a.start <= b.start && b.start < a.end).map(|b| load_at(b.start) as u64).chain([load_at(a.start) as u64]).max().unwrap()
+            bs.iter()
+                .filter(|b| a.start <= b.start && b.start < a.end)
+                .map(|b| load_at(b.start) as u64)
+                .chain([load_at(a.start) as u64])
+                .max()
+                .unwrap()
         });
         (max_load, conflicts.collect(), contention.collect())
     }

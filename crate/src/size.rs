@@ -17,7 +17,11 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "mb" => 1_000_000,
         "gb" => 1_000_000_000,
         "tb" => 1_000_000_000_000,
-        other => return Err(format!("unknown size suffix '{other}' in '{text}' (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)")),
+        other => {
+            return Err(format!(
+                "unknown size suffix '{other}' in '{text}' (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
+            ));
+        }
     };
     if number.is_empty() {
         return Err(format!("'{text}' is not a size: it has no number"));
@@ -31,8 +35,10 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     }
     // Exact arithmetic: value = (int * 10^k + frac) * multiplier / 10^k must be whole.
     let scale = 10u128.pow(frac_part.len() as u32);
-    let int_value: u128 = if int_part.is_empty() { 0 } else { int_part.parse().map_err(|_| format!("'{text}' is not a size"))? };
-    let frac_value: u128 = if frac_part.is_empty() { 0 } else { frac_part.parse().map_err(|_| format!("'{text}' is not a size"))? };
+    let int_value: u128 =
+        if int_part.is_empty() { 0 } else { int_part.parse().map_err(|_| format!("'{text}' is not a size"))? };
+    let frac_value: u128 =
+        if frac_part.is_empty() { 0 } else { frac_part.parse().map_err(|_| format!("'{text}' is not a size"))? };
     let scaled = (int_value * scale + frac_value) * multiplier as u128;
     if !scaled.is_multiple_of(scale) {
         return Err(format!("size '{text}' is not a whole number of bytes"));

@@ -10,14 +10,41 @@ use crate::model::{Problem, Solution};
 /// One way a plan is wrong. Buffers are named by their index in the problem.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Violation {
-    WrongLength { expected: usize, found: usize },
-    Overlap { first: usize, first_offset: u64, second: usize, second_offset: u64 },
-    ExceedsCapacity { buffer: usize, top: u64, capacity: u64 },
-    Misaligned { buffer: usize, offset: u64, alignment: u64 },
-    PinnedMoved { buffer: usize, pinned: u64, offset: u64 },
-    Overflow { buffer: usize, offset: u64 },
+    WrongLength {
+        expected: usize,
+        found: usize,
+    },
+    Overlap {
+        first: usize,
+        first_offset: u64,
+        second: usize,
+        second_offset: u64,
+    },
+    ExceedsCapacity {
+        buffer: usize,
+        top: u64,
+        capacity: u64,
+    },
+    Misaligned {
+        buffer: usize,
+        offset: u64,
+        alignment: u64,
+    },
+    PinnedMoved {
+        buffer: usize,
+        pinned: u64,
+        offset: u64,
+    },
+    Overflow {
+        buffer: usize,
+        offset: u64,
+    },
     /// A solution states a measure that the plan does not have.
-    WrongClaim { what: &'static str, claimed: u64, actual: u64 },
+    WrongClaim {
+        what: &'static str,
+        claimed: u64,
+        actual: u64,
+    },
 }
 
 impl Violation {

@@ -26,7 +26,8 @@ fn every_planner() -> Vec<Box<dyn Solver>> {
 fn every_plan_is_valid(path: &str) {
     let problem = load(path);
     for solver in every_planner() {
-        let solution = solver.solve(&problem, &SolveOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", solver.name()));
+        let solution =
+            solver.solve(&problem, &SolveOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", solver.name()));
         let report = validate::validate_solution(&problem, &solution, None);
         assert!(report.is_valid(), "{} on {path}: {}", solver.name(), report.describe(&problem));
         assert!(solution.makespan >= problem.max_load(), "{} on {path}", solver.name());

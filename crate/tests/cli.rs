@@ -32,10 +32,22 @@ fn stderr(output: &Output) -> String {
 
 #[test]
 fn solve_prints_one_json_line_and_exits_0() {
-    let output = memplan(&["solve", &example("minimalloc/examples/input.12.csv"), "--solver", "slff", "--capacity", "12"]);
+    let output =
+        memplan(&["solve", &example("minimalloc/examples/input.12.csv"), "--solver", "slff", "--capacity", "12"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let line = json_line(&output);
-    for key in ["solver", "buffers", "max_load", "makespan", "fragmentation", "fragmentation_pct", "lower_bound", "optimal", "feasible", "elapsed_ms"] {
+    for key in [
+        "solver",
+        "buffers",
+        "max_load",
+        "makespan",
+        "fragmentation",
+        "fragmentation_pct",
+        "lower_bound",
+        "optimal",
+        "feasible",
+        "elapsed_ms",
+    ] {
         assert!(line.get(key).is_some(), "missing {key} in {line}");
     }
     assert_eq!(line["solver"], "slff");
@@ -45,7 +57,8 @@ fn solve_prints_one_json_line_and_exits_0() {
 
 #[test]
 fn auto_names_its_winner() {
-    let output = memplan(&["solve", &example("minimalloc/challenging/C.1048576.csv"), "--effort", "low", "--seed", "3"]);
+    let output =
+        memplan(&["solve", &example("minimalloc/challenging/C.1048576.csv"), "--effort", "low", "--seed", "3"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let line = json_line(&output);
     assert_eq!(line["solver"], "auto");
@@ -54,7 +67,8 @@ fn auto_names_its_winner() {
 
 #[test]
 fn a_capacity_below_the_plan_exits_1() {
-    let output = memplan(&["solve", &example("minimalloc/challenging/A.1048576.csv"), "--solver", "slff", "--capacity", "1MiB"]);
+    let output =
+        memplan(&["solve", &example("minimalloc/challenging/A.1048576.csv"), "--solver", "slff", "--capacity", "1MiB"]);
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(json_line(&output)["feasible"], false);
     assert!(stderr(&output).contains("infeasible"), "{}", stderr(&output));
@@ -90,7 +104,8 @@ fn usage_errors_exit_2() {
 fn a_written_plan_checks_valid_in_both_formats() {
     for extension in ["csv", "json"] {
         let out = scratch(&format!("plan.{extension}"), "");
-        let output = memplan(&["solve", &example("minimalloc/challenging/B.1048576.csv"), "--solver", "xla", "--out", &out]);
+        let output =
+            memplan(&["solve", &example("minimalloc/challenging/B.1048576.csv"), "--solver", "xla", "--out", &out]);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
         let makespan = json_line(&output)["makespan"].clone();
         let check = memplan(&["check", &out]);
@@ -168,7 +183,12 @@ fn standard_input_is_read_for_dash() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(b"{\"buffers\":[{\"id\":\"a\",\"start\":0,\"end\":2,\"size\":\"1KiB\"}]}").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"buffers\":[{\"id\":\"a\",\"start\":0,\"end\":2,\"size\":\"1KiB\"}]}")
+        .unwrap();
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(json_line(&output)["makespan"], 1024);

@@ -81,7 +81,8 @@ proptest! {
 
 #[test]
 fn overlapping_pinned_buffers_are_infeasible() {
-    let buffers = vec![memplan::Buffer::new("a", 0, 4, 8).pinned_at(0), memplan::Buffer::new("b", 2, 6, 8).pinned_at(4)];
+    let buffers =
+        vec![memplan::Buffer::new("a", 0, 4, 8).pinned_at(0), memplan::Buffer::new("b", 2, 6, 8).pinned_at(4)];
     let problem = memplan::Problem::new(buffers, None).unwrap();
     for solver in every_solver() {
         let error = solver.solve(&problem, &SolveOptions::default()).unwrap_err();
@@ -92,7 +93,8 @@ fn overlapping_pinned_buffers_are_infeasible() {
 #[test]
 fn offsets_past_u64_are_an_error_not_a_wrap() {
     // L = (MAX - 20) + 11 fits, but b fits neither below a (10 bytes) nor above it.
-    let buffers = vec![memplan::Buffer::new("a", 0, 4, u64::MAX - 20).pinned_at(10), memplan::Buffer::new("b", 2, 6, 11)];
+    let buffers =
+        vec![memplan::Buffer::new("a", 0, 4, u64::MAX - 20).pinned_at(10), memplan::Buffer::new("b", 2, 6, 11)];
     let problem = memplan::Problem::new(buffers, None).unwrap();
     for solver in every_solver() {
         let error = solver.solve(&problem, &SolveOptions::default()).unwrap_err();

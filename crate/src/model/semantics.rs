@@ -50,9 +50,8 @@ impl Semantics {
                 if end < start {
                     return Err(format!("end ({end}) must not be less than start ({start})"));
                 }
-                let end = end
-                    .checked_add(1)
-                    .ok_or_else(|| format!("end ({end}) is too large to convert to [start, end)"))?;
+                let end =
+                    end.checked_add(1).ok_or_else(|| format!("end ({end}) is too large to convert to [start, end)"))?;
                 Ok((start, end))
             }
         }

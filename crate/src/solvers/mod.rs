@@ -57,7 +57,11 @@ pub fn all() -> Vec<Box<dyn Solver>> {
 pub fn infos() -> Vec<SolverInfo> {
     all()
         .iter()
-        .map(|s| SolverInfo { name: s.name().to_string(), description: s.description(), capabilities: s.capabilities() })
+        .map(|s| SolverInfo {
+            name: s.name().to_string(),
+            description: s.description(),
+            capabilities: s.capabilities(),
+        })
         .collect()
 }
 

@@ -8,7 +8,8 @@ use proptest::prelude::*;
 /// A random instance: up to `max_buffers` buffers with small times, some aligned, some pinned
 /// (pinned buffers never overlap one another, so every instance is feasible without a capacity).
 pub fn instances(max_buffers: usize, max_size: u64) -> impl Strategy<Value = Problem> {
-    let buffer = (0u64..40, 1u64..16, 1..=max_size, prop::sample::select(vec![1u64, 1, 1, 2, 4, 8, 16]), 0u8..10, 0u64..200);
+    let buffer =
+        (0u64..40, 1u64..16, 1..=max_size, prop::sample::select(vec![1u64, 1, 1, 2, 4, 8, 16]), 0u8..10, 0u64..200);
     prop::collection::vec(buffer, 1..=max_buffers).prop_map(|specs| {
         let mut buffers: Vec<Buffer> = Vec::new();
         for (i, (start, length, size, alignment, pin_roll, pin_at)) in specs.into_iter().enumerate() {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use memplan::format::{self, Format, Offsets};
 use memplan::solvers::{self, greedy};
-use memplan::{SolveError, SolveOptions, Solution, bench, metrics, run, validate};
+use memplan::{Solution, SolveError, SolveOptions, bench, metrics, run, validate};
 use serde_json::json;
 
 use crate::input::load;
@@ -34,9 +34,9 @@ fn options(args: &SolveArgs) -> Result<SolveOptions, Failure> {
 
 fn solve_error(error: SolveError) -> Failure {
     match error {
-        SolveError::UnknownSolver(name) => Failure::bad_input(format!(
-            "no solver named '{name}' (run `memplan solvers` for the list)"
-        )),
+        SolveError::UnknownSolver(name) => {
+            Failure::bad_input(format!("no solver named '{name}' (run `memplan solvers` for the list)"))
+        }
         SolveError::Unsupported(what) => Failure::bad_input(format!("unsupported: {what}")),
         other => Failure::infeasible(other.to_string()),
     }
@@ -63,12 +63,19 @@ fn summary_line(solution: &Solution, buffers: usize) -> serde_json::Value {
     line
 }
 
-pub fn solve(file: &str, solver: &str, args: &SolveArgs, input: &InputArgs, out: Option<&str>) -> Result<ExitCode, Failure> {
+pub fn solve(
+    file: &str,
+    solver: &str,
+    args: &SolveArgs,
+    input: &InputArgs,
+    out: Option<&str>,
+) -> Result<ExitCode, Failure> {
     let options = options(args)?;
     let out_format = match out {
-        Some(path) => Some(Format::from_path(path).ok_or_else(|| {
-            Failure::bad_input(format!("--out {path}: use a .csv or .json file name"))
-        })?),
+        Some(path) => Some(
+            Format::from_path(path)
+                .ok_or_else(|| Failure::bad_input(format!("--out {path}: use a .csv or .json file name")))?,
+        ),
         None => None,
     };
     let document = load(file, input, Offsets::Pinned)?;

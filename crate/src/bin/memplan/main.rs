@@ -116,7 +116,9 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Command::Solve { file, solver, solve, input, out } => commands::solve(&file, &solver, &solve, &input, out.as_deref()),
+        Command::Solve { file, solver, solve, input, out } => {
+            commands::solve(&file, &solver, &solve, &input, out.as_deref())
+        }
         Command::Check { plan, capacity, input } => commands::check(&plan, capacity, &input),
         Command::Stats { file, input } => commands::stats(&file, &input),
         Command::Bench { files, solvers, solve, input, csv, repeat } => {

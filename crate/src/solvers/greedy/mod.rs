@@ -10,8 +10,8 @@ mod order;
 use web_time::Instant;
 
 pub use fit::Fit;
-pub use occupancy::align_up;
 use occupancy::Occupancy;
+pub use occupancy::align_up;
 pub use order::Order;
 
 use super::{Capabilities, Solver, finish};
@@ -70,10 +70,20 @@ impl Greedy {
 pub fn presets() -> Vec<Box<dyn Solver>> {
     use Fit::*;
     use Order::*;
-    let preset = |name: &str, description: &str, runs: Vec<Run>| -> Box<dyn Solver> { Box::new(Greedy::new(name, description, runs)) };
+    let preset = |name: &str, description: &str, runs: Vec<Run>| -> Box<dyn Solver> {
+        Box::new(Greedy::new(name, description, runs))
+    };
     vec![
-        preset("slff", "size descending (ties: longer lifetime), first fit: idealloc's big-rocks-first bootstrap", vec![Run::new(Size, First)]),
-        preset("tflite", "TFLite arena: whole-run buffers first, size descending, best fit", vec![Run::new(TfliteArena, Best)]),
+        preset(
+            "slff",
+            "size descending (ties: longer lifetime), first fit: idealloc's big-rocks-first bootstrap",
+            vec![Run::new(Size, First)],
+        ),
+        preset(
+            "tflite",
+            "TFLite arena: whole-run buffers first, size descending, best fit",
+            vec![Run::new(TfliteArena, Best)],
+        ),
         preset(
             "xla",
             "XLA heap simulator: spatial (size) and temporal (lifetime) orders with best fit, keeps the smaller",
@@ -84,8 +94,16 @@ pub fn presets() -> Vec<Box<dyn Solver>> {
             "TVM USMP: greedy by size and by conflicts, each on top of the highest conflict, keeps the smaller",
             vec![Run::new(SizeConflicts, Top), Run::new(Conflicts, Top)],
         ),
-        preset("first-fit-start", "start order, first fit: what a runtime allocator does online", vec![Run::new(Start, First)]),
-        preset("skyline", "TelaMalloc's baseline (3.1): highest contention first, on the skyline", vec![Run::new(Contention, Top)]),
+        preset(
+            "first-fit-start",
+            "start order, first fit: what a runtime allocator does online",
+            vec![Run::new(Start, First)],
+        ),
+        preset(
+            "skyline",
+            "TelaMalloc's baseline (3.1): highest contention first, on the skyline",
+            vec![Run::new(Contention, Top)],
+        ),
     ]
 }
 
@@ -127,7 +145,8 @@ impl Solver for Greedy {
                 best = Some((makespan, run, placement));
             }
         }
-        let (_, run, placement) = best.ok_or_else(|| SolveError::Unsupported("a greedy planner needs at least one run".into()))?;
+        let (_, run, placement) =
+            best.ok_or_else(|| SolveError::Unsupported("a greedy planner needs at least one run".into()))?;
         let mut stats = Stats::new();
         stats.insert("order".into(), run.order.name().into());
         stats.insert("fit".into(), run.fit.name().into());

@@ -74,7 +74,13 @@ impl Occupancy {
         times.sort_unstable();
         times.dedup();
         let leaves = times.len().saturating_sub(1).max(1).next_power_of_two();
-        Occupancy { times, leaves, own: vec![0; 2 * leaves], below: vec![0; 2 * leaves], sets: vec![IntervalSet::default()] }
+        Occupancy {
+            times,
+            leaves,
+            own: vec![0; 2 * leaves],
+            below: vec![0; 2 * leaves],
+            sets: vec![IntervalSet::default()],
+        }
     }
 
     /// Leaf range `[first, last)` of a lifetime. Its endpoints must have been given to `new`.
@@ -274,11 +280,14 @@ mod tests {
                 let query = occupancy.query(s, e);
                 for size in 1..5u64 {
                     let expected = (0..)
-                        .find(|&x| placed.iter().all(|&(ps, pe, low, high)| !(ps < e && s < pe && low < x + size && x < high)))
+                        .find(|&x| {
+                            placed.iter().all(|&(ps, pe, low, high)| !(ps < e && s < pe && low < x + size && x < high))
+                        })
                         .unwrap();
                     assert_eq!(occupancy.lowest_fit(&query, size, 1), Some(expected), "[{s},{e}) size {size}");
                 }
-                let expected_top = placed.iter().filter(|&&(ps, pe, _, _)| ps < e && s < pe).map(|p| p.3).max().unwrap_or(0);
+                let expected_top =
+                    placed.iter().filter(|&&(ps, pe, _, _)| ps < e && s < pe).map(|p| p.3).max().unwrap_or(0);
                 assert_eq!(occupancy.highest(&query), expected_top);
             }
         }

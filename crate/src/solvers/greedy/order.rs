@@ -91,9 +91,7 @@ impl Order {
         match self {
             Order::Size => indices.sort_unstable_by_key(|&i| (Reverse(b[i].size), Reverse(b[i].lifetime()), i)),
             Order::Lifetime => indices.sort_unstable_by_key(|&i| (Reverse(b[i].lifetime()), Reverse(b[i].size), i)),
-            Order::Area => {
-                indices.sort_unstable_by_key(|&i| (Reverse(b[i].size as u128 * b[i].lifetime() as u128), i))
-            }
+            Order::Area => indices.sort_unstable_by_key(|&i| (Reverse(b[i].size as u128 * b[i].lifetime() as u128), i)),
             Order::Start => indices.sort_unstable_by_key(|&i| (b[i].start, i)),
             Order::Contention => {
                 let contention = metrics::contention_per_buffer(b);

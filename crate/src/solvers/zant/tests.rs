@@ -342,30 +342,3 @@ proptest! {
         }
     }
 }
-
-/// Scale check, run by hand: `cargo test --release -p memplan --lib zant -- --ignored`.
-#[test]
-#[ignore]
-fn a_million_buffers() {
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let spec: Vec<(u64, u64, u64)> = (0..1_000_000u64)
-        .map(|i| {
-            let start = i / 4;
-            (start, start + 1 + next() % 64, 1 + next() % 4096)
-        })
-        .collect();
-    let p = problem(&spec);
-    for variant in Variant::ALL {
-        let started = std::time::Instant::now();
-        let solution = Zant::new(variant).solve(&p, &SolveOptions::default()).unwrap();
-        let elapsed = started.elapsed();
-        assert!(validate(&p, &solution.plan.offsets, None).is_valid());
-        eprintln!("{}: {:?}, makespan {} (L {})", variant.name(), elapsed, solution.makespan, p.max_load());
-    }
-}
