@@ -19,3 +19,6 @@ pub mod validate;
 pub use model::{Buffer, InputError, InputErrors, Plan, Problem, Semantics, Solution, Stats};
 pub use options::{CancelFlag, Effort, SolveError, SolveOptions};
 pub use solvers::Solver;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
