@@ -105,7 +105,11 @@ fn cells(row: &Row) -> [String; 10] {
         },
         row.makespan.map_or_else(|| "-".into(), |m| m.to_string()),
         row.fragmentation_pct.map_or_else(|| "-".into(), |f| format!("{f:.3}")),
-        format!("{:.1}", row.time.as_secs_f64() * 1000.0),
+        {
+            // Three decimals below 10 ms, where one would hide the difference between solvers.
+            let ms = row.time.as_secs_f64() * 1000.0;
+            if ms < 10.0 { format!("{ms:.3}") } else { format!("{ms:.1}") }
+        },
         if row.valid { "yes".into() } else { "NO".into() },
         if row.optimal { "yes".into() } else { "".into() },
         row.error.clone().unwrap_or_default().replace(['\n', '|'], " "),

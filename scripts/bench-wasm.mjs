@@ -1,0 +1,40 @@
+// Compares the single-threaded wasm build (in Node's V8, the engine Chromium uses) with the native
+// CLI on the same instances and solvers: median time over repeated runs, and the ratio.
+// Usage: node scripts/bench-wasm.mjs [repeats] [solvers] FILES...   (after scripts/build-wasm.sh and
+// cargo build --release)
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { basename } from 'node:path';
+
+const [repeatsArg = '50', solversArg = 'slff,xla,tvm,zant-best', ...files] = process.argv.slice(2);
+const repeats = Number(repeatsArg);
+const solvers = solversArg.split(',');
+const root = new URL('..', import.meta.url).pathname;
+const pkg = await import(`${root}web/src/pkg-st/index.js`);
+await pkg.default({ module_or_path: readFileSync(`${root}web/src/pkg-st/index_bg.wasm`) });
+
+const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+console.log('| instance | solver | wasm ms | native ms | wasm / native | same makespan |');
+console.log('|---|---|---:|---:|---:|---|');
+for (const file of files) {
+  const instance = new pkg.Instance(readFileSync(file, 'utf8'), '', 'half-open');
+  const native = execFileSync(`${root}target/release/memplan`,
+    ['bench', file, '--solvers', solvers.join(','), '--repeat', String(repeats), '--csv']).toString();
+  const nativeRows = native.trim().split('\n').slice(1).map((line) => line.split(','));
+  for (const solver of solvers) {
+    const times = [];
+    let makespan;
+    for (let i = 0; i < repeats; i++) {
+      const job = pkg.Job.start(instance, { solver, seed: '0' });
+      const state = job.poll();
+      times.push(state.result.elapsed_ms);
+      makespan = state.result.makespan;
+      job.free();
+    }
+    const row = nativeRows.find((r) => r[3].split(' ')[0] === solver);
+    const nativeMs = Number(row[6]);
+    const wasmMs = median(times);
+    console.log(`| ${basename(file)} | ${solver} | ${wasmMs.toFixed(3)} | ${nativeMs.toFixed(3)} | ${(wasmMs / nativeMs).toFixed(2)} | ${row[4] === makespan ? 'yes' : 'NO'} |`);
+  }
+  instance.free();
+}
