@@ -13,10 +13,17 @@ pub fn load_profile(buffers: &[Buffer]) -> Vec<(u64, u64)> {
     load_profile_wide(buffers).into_iter().map(|(t, load)| (t, u64::try_from(load).unwrap_or(u64::MAX))).collect()
 }
 
-fn load_profile_wide(buffers: &[Buffer]) -> Vec<(u64, u128)> {
+/// The first time at which the given buffers' load is highest (None for no buffers).
+pub fn peak_time<'a>(buffers: impl IntoIterator<Item = &'a Buffer>) -> Option<u64> {
+    let profile = load_profile_wide(buffers);
+    let peak = profile.iter().map(|&(_, load)| load).max()?;
+    profile.iter().find(|&&(_, load)| load == peak).map(|&(time, _)| time)
+}
+
+fn load_profile_wide<'a>(buffers: impl IntoIterator<Item = &'a Buffer>) -> Vec<(u64, u128)> {
     // Per time point, the net change of the load; `[start, end)` means an end and a start at the
     // same time do not meet, so netting them first is exact.
-    let mut events: Vec<(u64, i128)> = Vec::with_capacity(buffers.len() * 2);
+    let mut events: Vec<(u64, i128)> = Vec::new();
     for buffer in buffers {
         events.push((buffer.start, buffer.size as i128));
         events.push((buffer.end, -(buffer.size as i128)));

@@ -244,7 +244,8 @@ pub struct Job {
 impl Job {
     /// Starts solving `instance` with `options` ({solver, capacity, timeLimit, seed, effort}).
     pub fn start(instance: &Instance, options: JsValue) -> Result<Job, JsValue> {
-        let asked: JobOptions = serde_wasm_bindgen::from_value(options).map_err(|e| JsValue::from_str(&e.to_string()))?;
+        let asked: JobOptions =
+            serde_wasm_bindgen::from_value(options).map_err(|e| JsValue::from_str(&e.to_string()))?;
         let capacity = parse_capacity(asked.capacity.as_deref())?;
         let seed = match asked.seed.as_deref().map(str::trim) {
             None | Some("") => 0,

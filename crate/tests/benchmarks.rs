@@ -2,25 +2,16 @@
 //! independent validator and never goes below L. One test per file, so the harness runs them in
 //! parallel.
 
+mod common;
+
+use common::every_planner;
 use memplan::format::{self, ReadOptions};
-use memplan::solvers::greedy::{Fit, Greedy, Order, Run};
-use memplan::solvers::{self, Solver};
 use memplan::{Problem, SolveOptions, validate};
 
 fn load(path: &str) -> Problem {
     let file = format!("{}/../public/examples/{path}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
     format::read(&text, &ReadOptions::default()).unwrap_or_else(|e| panic!("{file}: {e}")).problem
-}
-
-fn every_planner() -> Vec<Box<dyn Solver>> {
-    let mut all = solvers::all();
-    for order in Order::ALL {
-        for fit in Fit::ALL {
-            all.push(Box::new(Greedy::combination(Run::new(order, fit))));
-        }
-    }
-    all
 }
 
 fn every_plan_is_valid(path: &str) {

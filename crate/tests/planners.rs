@@ -4,29 +4,18 @@
 
 mod common;
 
-use common::{brute_force_optimum, instances, naive_place};
+use common::{brute_force_optimum, every_planner, instances, naive_place};
 use memplan::solvers::greedy::{Fit, Greedy, Order, Run};
 use memplan::solvers::{self, Solver};
 use memplan::{Effort, SolveOptions, validate};
 use proptest::prelude::*;
-
-/// Every named solver and every greedy combination.
-fn every_solver() -> Vec<Box<dyn Solver>> {
-    let mut all = solvers::all();
-    for order in Order::ALL {
-        for fit in Fit::ALL {
-            all.push(Box::new(Greedy::combination(Run::new(order, fit))));
-        }
-    }
-    all
-}
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
     fn every_plan_is_valid_and_reproducible(problem in instances(40, 1000), seed in any::<u64>()) {
-        for solver in every_solver() {
+        for solver in every_planner() {
             let options = SolveOptions { seed, effort: Effort::High, ..SolveOptions::default() };
             let solution = solver.solve(&problem, &options).unwrap();
             let report = validate::validate_solution(&problem, &solution, None);
@@ -56,7 +45,7 @@ proptest! {
     fn nothing_beats_the_brute_force_optimum(problem in instances(6, 16)) {
         let optimum = brute_force_optimum(&problem);
         prop_assert!(optimum >= problem.lower_bound());
-        for solver in every_solver() {
+        for solver in every_planner() {
             let solution = solver.solve(&problem, &SolveOptions::default()).unwrap();
             prop_assert!(solution.makespan >= optimum, "{} beat the optimum", solver.name());
             if solution.optimal {
@@ -84,7 +73,7 @@ fn overlapping_pinned_buffers_are_infeasible() {
     let buffers =
         vec![memplan::Buffer::new("a", 0, 4, 8).pinned_at(0), memplan::Buffer::new("b", 2, 6, 8).pinned_at(4)];
     let problem = memplan::Problem::new(buffers, None).unwrap();
-    for solver in every_solver() {
+    for solver in every_planner() {
         let error = solver.solve(&problem, &SolveOptions::default()).unwrap_err();
         assert!(matches!(error, memplan::SolveError::Infeasible(_)), "{}: {error}", solver.name());
     }
@@ -96,7 +85,7 @@ fn offsets_past_u64_are_an_error_not_a_wrap() {
     let buffers =
         vec![memplan::Buffer::new("a", 0, 4, u64::MAX - 20).pinned_at(10), memplan::Buffer::new("b", 2, 6, 11)];
     let problem = memplan::Problem::new(buffers, None).unwrap();
-    for solver in every_solver() {
+    for solver in every_planner() {
         let error = solver.solve(&problem, &SolveOptions::default()).unwrap_err();
         assert!(matches!(error, memplan::SolveError::Overflow { .. }), "{}: {error}", solver.name());
     }

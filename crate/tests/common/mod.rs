@@ -2,6 +2,8 @@
 //! brute-force optimum. Everything here is written the slow, obvious way on purpose.
 #![allow(dead_code)]
 
+use memplan::solvers::greedy::{Fit, Greedy, Order, Run};
+use memplan::solvers::{self, Solver};
 use memplan::{Buffer, Problem};
 use proptest::prelude::*;
 
@@ -120,4 +122,15 @@ fn permute(items: &mut Vec<usize>, k: usize, visit: &mut impl FnMut(&[usize])) {
         permute(items, k + 1, visit);
         items.swap(k, i);
     }
+}
+
+/// Every named solver and every `greedy-<order>-<fit>` combination.
+pub fn every_planner() -> Vec<Box<dyn Solver>> {
+    let mut all = solvers::all();
+    for order in Order::ALL {
+        for fit in Fit::ALL {
+            all.push(Box::new(Greedy::combination(Run::new(order, fit))));
+        }
+    }
+    all
 }

@@ -7,6 +7,7 @@ use std::collections::BinaryHeap;
 
 use super::free::{FreeObjects, Reuse};
 use super::{POLL_EVERY, align_up, overflow};
+use crate::metrics;
 use crate::model::Buffer;
 use crate::options::{Deadline, SolveError};
 
@@ -135,26 +136,7 @@ fn lookahead_size(buffers: &[Buffer], walk: &[usize], i: usize, count: usize) ->
 /// The sizes of the walked buffers alive at the first time their load is highest, in walk order
 /// (the note's "peak memory buffers"). Pinned buffers are not walked and so not counted.
 pub fn peak_sizes(buffers: &[Buffer], walk: &[usize]) -> Vec<u64> {
-    let mut events: Vec<(u64, i128)> = Vec::with_capacity(2 * walk.len());
-    for &i in walk {
-        events.push((buffers[i].start, buffers[i].size as i128));
-        events.push((buffers[i].end, -(buffers[i].size as i128)));
-    }
-    events.sort_unstable_by_key(|&(time, _)| time);
-    let (mut load, mut peak_load, mut peak_time) = (0i128, 0i128, None);
-    let mut k = 0;
-    while k < events.len() {
-        let time = events[k].0;
-        // Net every change at one time first: an end and a start at the same time do not meet.
-        while k < events.len() && events[k].0 == time {
-            load += events[k].1;
-            k += 1;
-        }
-        if load > peak_load {
-            (peak_load, peak_time) = (load, Some(time));
-        }
-    }
-    let Some(peak) = peak_time else { return Vec::new() };
+    let Some(peak) = metrics::peak_time(walk.iter().map(|&i| &buffers[i])) else { return Vec::new() };
     walk.iter().filter(|&&i| buffers[i].start <= peak && peak < buffers[i].end).map(|&i| buffers[i].size).collect()
 }
 
