@@ -10,7 +10,7 @@ mod order;
 use web_time::Instant;
 
 pub use fit::Fit;
-use occupancy::Occupancy;
+use occupancy::{Occupancy, Query};
 pub use occupancy::align_up;
 pub use order::Order;
 
@@ -172,13 +172,14 @@ pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) 
     let buffers = problem.buffers();
     let mut occupancy = Occupancy::new(buffers.iter().map(|b| (b.start, b.end)));
     let mut offsets = vec![0u64; buffers.len()];
+    let mut query = Query::default();
     let mut placed_order = Vec::with_capacity(buffers.len());
     let pinned: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
     for &i in &pinned {
         let buffer = &buffers[i];
         let offset = buffer.pinned.unwrap_or(0); // filtered above
         let top = offset + buffer.size; // checked when the problem was built
-        let query = occupancy.query(buffer.start, buffer.end);
+        occupancy.query_into(buffer.start, buffer.end, &mut query);
         if occupancy.is_taken(&query, offset, top) {
             let other = placed_order
                 .iter()
@@ -204,7 +205,7 @@ pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) 
         {
             return Err(stop);
         }
-        let query = occupancy.query(buffer.start, buffer.end);
+        occupancy.query_into(buffer.start, buffer.end, &mut query);
         let overflow = || SolveError::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
         let offset = fit.choose(&occupancy, &query, buffer.size, buffer.alignment).ok_or_else(overflow)?;
         let top = offset.checked_add(buffer.size).ok_or_else(overflow)?;

@@ -60,9 +60,13 @@ pub struct Occupancy {
     own: Vec<u32>,
     below: Vec<u32>,
     sets: Vec<IntervalSet>,
+    /// Scratch list of nodes for `insert`, kept to save an allocation per buffer.
+    nodes: Vec<(usize, bool)>,
 }
 
-/// The sets to consult for one lifetime.
+/// The sets to consult for one lifetime. Reuse one across buffers ([`Occupancy::query_into`]) to
+/// save an allocation per buffer.
+#[derive(Default)]
 pub struct Query {
     sets: Vec<u32>,
 }
@@ -80,6 +84,7 @@ impl Occupancy {
             own: vec![0; 2 * leaves],
             below: vec![0; 2 * leaves],
             sets: vec![IntervalSet::default()],
+            nodes: Vec::new(),
         }
     }
 
@@ -142,26 +147,34 @@ impl Occupancy {
 
     /// Records addresses `[low, high)` as taken during `[start, end)`.
     pub fn insert(&mut self, start: u64, end: u64, low: u64, high: u64) {
-        let mut nodes: Vec<(usize, bool)> = Vec::with_capacity(64);
+        let mut nodes = std::mem::take(&mut self.nodes);
+        nodes.clear();
         self.for_each_node(start, end, |node, canonical| nodes.push((node, canonical)));
-        for (node, canonical) in nodes {
+        for &(node, canonical) in &nodes {
             if canonical {
                 self.set_of(SetSlot::Own, node).insert(low, high);
             }
             self.set_of(SetSlot::Below, node).insert(low, high);
         }
+        self.nodes = nodes;
     }
 
     /// The sets that together hold every address taken at some time in `[start, end)`.
     pub fn query(&self, start: u64, end: u64) -> Query {
-        let mut sets = Vec::with_capacity(64);
+        let mut query = Query::default();
+        self.query_into(start, end, &mut query);
+        query
+    }
+
+    /// [`Occupancy::query`] into an existing `Query`, reusing its storage.
+    pub fn query_into(&self, start: u64, end: u64, query: &mut Query) {
+        query.sets.clear();
         self.for_each_node(start, end, |node, canonical| {
             let set = if canonical { self.below[node] } else { self.own[node] };
             if set != 0 {
-                sets.push(set);
+                query.sets.push(set);
             }
         });
-        Query { sets }
     }
 
     /// The lowest `offset >= 0`, a multiple of `alignment`, with `[offset, offset + size)` free.
