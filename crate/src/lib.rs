@@ -17,7 +17,7 @@ pub mod solvers;
 pub mod validate;
 
 pub use model::{Buffer, InputError, InputErrors, Plan, Problem, Semantics, Solution, Stats};
-pub use options::{CancelFlag, Effort, SolveError, SolveOptions};
+pub use options::{CancelFlag, Deadline, Effort, Parameter, Params, SolveError, SolveOptions};
 pub use solvers::Solver;
 
 #[cfg(target_arch = "wasm32")]

@@ -76,6 +76,9 @@ pub struct SolveOptions {
     pub effort: Effort,
     pub cancel: CancelFlag,
     pub progress: Option<ProgressSink>,
+    /// Solver-specific settings by name (`iterations=100`), as each solver declares them in
+    /// [`crate::Solver::parameters`]; `run::solve` refuses names the solver does not declare.
+    pub params: Params,
 }
 
 impl std::fmt::Debug for SolveOptions {
@@ -87,6 +90,7 @@ impl std::fmt::Debug for SolveOptions {
             .field("threads", &self.threads)
             .field("effort", &self.effort)
             .field("cancelled", &self.cancel.is_cancelled())
+            .field("params", &self.params)
             .finish()
     }
 }
@@ -104,6 +108,74 @@ impl SolveOptions {
     }
 }
 
+/// Solver-specific settings, by name, as text: the CLI (`--param name=value`) and the page pass them
+/// through unchanged and the solver parses what it declared.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Params(std::collections::BTreeMap<String, String>);
+
+impl Params {
+    pub fn new() -> Self {
+        Params::default()
+    }
+
+    pub fn set(&mut self, name: impl Into<String>, value: impl Into<String>) {
+        self.0.insert(name.into(), value.into());
+    }
+
+    pub fn with(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.set(name, value);
+        self
+    }
+
+    /// Parses `name=value`.
+    pub fn parse_assignment(text: &str) -> Result<(String, String), String> {
+        match text.split_once('=') {
+            Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_string(), value.trim().to_string())),
+            _ => Err(format!("'{text}' is not of the form name=value")),
+        }
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.0.keys().map(String::as_str)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The value of `name` parsed as `T`, `None` when unset; a value that does not parse is an
+    /// [`SolveError::Unsupported`] naming the parameter.
+    pub fn get<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, SolveError> {
+        match self.0.get(name) {
+            None => Ok(None),
+            Some(text) => text.parse::<T>().map(Some).map_err(|_| {
+                SolveError::Unsupported(format!("parameter {name}: '{text}' is not a valid {}", short_type_name::<T>()))
+            }),
+        }
+    }
+
+    /// Like [`Params::get`] with a default.
+    pub fn get_or<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, SolveError> {
+        Ok(self.get(name)?.unwrap_or(default))
+    }
+}
+
+fn short_type_name<T>() -> &'static str {
+    let full = std::any::type_name::<T>();
+    full.rsplit("::").next().unwrap_or(full)
+}
+
+/// A setting a solver accepts, for `memplan solvers` and the playground's controls.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Parameter {
+    pub name: &'static str,
+    /// `int`, `float` or `bool`: how the page draws the control.
+    pub kind: &'static str,
+    /// The value used when the parameter is not set, as text.
+    pub default: String,
+    pub description: &'static str,
+}
+
 /// The time limit and the cancel flag together: the one thing a solver's loops poll.
 #[derive(Clone, Debug)]
 pub struct Deadline {
@@ -114,6 +186,26 @@ pub struct Deadline {
 impl Deadline {
     pub fn none() -> Self {
         Deadline { at: None, cancel: CancelFlag::new() }
+    }
+
+    /// This deadline, or `limit` from now if that comes first (a budget for one part of a solve);
+    /// the cancel flag is shared.
+    pub fn within(&self, limit: std::time::Duration) -> Deadline {
+        let at = Instant::now().checked_add(limit);
+        let at = match (self.at, at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Deadline { at, cancel: self.cancel.clone() }
+    }
+
+    /// Time left before the deadline (`None` without a time limit).
+    pub fn remaining(&self) -> Option<std::time::Duration> {
+        self.at.map(|at| at.saturating_duration_since(Instant::now()))
+    }
+
+    pub fn cancel_flag(&self) -> &CancelFlag {
+        &self.cancel
     }
 
     /// Why the solve must stop now, if it must.

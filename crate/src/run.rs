@@ -8,6 +8,17 @@ use crate::solvers;
 /// many threads; in wasm the page's global pool is used.
 pub fn solve(problem: &Problem, solver: &str, options: &SolveOptions) -> Result<Solution, SolveError> {
     let solver = solvers::by_name(solver)?;
+    let declared = solver.parameters();
+    let unknown: Vec<&str> = options.params.names().filter(|n| !declared.iter().any(|p| p.name == *n)).collect();
+    if !unknown.is_empty() {
+        let known: Vec<&str> = declared.iter().map(|p| p.name).collect();
+        return Err(SolveError::Unsupported(format!(
+            "{} has no parameter {} (it has: {})",
+            solver.name(),
+            unknown.join(", "),
+            if known.is_empty() { "none".to_string() } else { known.join(", ") }
+        )));
+    }
     #[cfg(not(target_arch = "wasm32"))]
     if let Some(threads) = options.threads {
         let pool = rayon::ThreadPoolBuilder::new()

@@ -14,7 +14,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::format::{self, Document, Format, Offsets, ReadOptions};
 use crate::model::{Problem, Semantics, Solution};
-use crate::options::{CancelFlag, Effort, Progress, SolveError, SolveOptions};
+use crate::options::{CancelFlag, Effort, Params, Progress, SolveError, SolveOptions};
 use crate::solvers::{self, greedy};
 use crate::{generate, metrics, run, size, validate};
 
@@ -222,6 +222,8 @@ struct JobOptions {
     /// A decimal string, so that any u64 seed survives JS.
     seed: Option<String>,
     effort: Option<String>,
+    /// Solver-specific settings by name (see `listSolvers`), as text.
+    params: std::collections::BTreeMap<String, String>,
 }
 
 /// Shared between a job's solving thread and the worker that polls it.
@@ -274,6 +276,7 @@ impl Job {
                     *slot = Some(p.clone());
                 }
             })),
+            params: asked.params.iter().fold(Params::new(), |params, (name, value)| params.with(name, value)),
         };
         let job = Job { state: state.clone(), document: instance.document.clone(), capacity };
         let document = instance.document.clone();

@@ -4,6 +4,7 @@
 //! solver added here appears everywhere.
 
 pub mod greedy;
+pub mod minimise;
 pub mod portfolio;
 pub mod zant;
 
@@ -12,7 +13,7 @@ use web_time::Instant;
 
 use crate::metrics;
 use crate::model::{Plan, Problem, Solution, Stats};
-use crate::options::{SolveError, SolveOptions};
+use crate::options::{Parameter, SolveError, SolveOptions};
 
 /// What a solver can honour. A solver that cannot honour a constraint of the problem refuses it
 /// with [`SolveError::Unsupported`] rather than dropping it.
@@ -34,6 +35,10 @@ pub trait Solver: Send + Sync {
     /// One line for `memplan solvers` and the playground.
     fn description(&self) -> String;
     fn capabilities(&self) -> Capabilities;
+    /// The solver-specific settings it reads from [`SolveOptions::params`].
+    fn parameters(&self) -> Vec<Parameter> {
+        Vec::new()
+    }
     fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Solution, SolveError>;
 }
 
@@ -43,6 +48,7 @@ pub struct SolverInfo {
     pub name: String,
     pub description: String,
     pub capabilities: Capabilities,
+    pub parameters: Vec<Parameter>,
 }
 
 /// The named solvers, in the order listings show them. The generic greedy combinations
@@ -61,6 +67,7 @@ pub fn infos() -> Vec<SolverInfo> {
             name: s.name().to_string(),
             description: s.description(),
             capabilities: s.capabilities(),
+            parameters: s.parameters(),
         })
         .collect()
 }

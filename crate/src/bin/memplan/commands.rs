@@ -28,6 +28,7 @@ fn options(args: &SolveArgs) -> Result<SolveOptions, Failure> {
         seed: args.seed,
         threads: args.threads,
         effort: args.effort,
+        params: args.params.iter().fold(memplan::Params::new(), |params, (name, value)| params.with(name, value)),
         ..SolveOptions::default()
     })
 }
@@ -191,6 +192,12 @@ pub fn solvers(as_json: bool) -> Result<ExitCode, Failure> {
     let width = infos.iter().map(|i| i.name.len()).max().unwrap_or(0);
     for info in &infos {
         println!("{:width$}  {}", info.name, info.description);
+        for parameter in &info.parameters {
+            println!(
+                "{:width$}    --param {}=<{}> (default {}): {}",
+                "", parameter.name, parameter.kind, parameter.default, parameter.description
+            );
+        }
     }
     println!("{}", greedy::describe_combinations());
     Ok(ExitCode::SUCCESS)

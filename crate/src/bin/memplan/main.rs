@@ -45,6 +45,9 @@ pub struct SolveArgs {
     /// How hard `auto` works: low, normal or high.
     #[arg(long, default_value = "normal", value_parser = input::parse_effort)]
     pub effort: memplan::Effort,
+    /// A solver-specific setting, `name=value` (repeatable; `memplan solvers` lists them).
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = memplan::Params::parse_assignment)]
+    pub params: Vec<(String, String)>,
 }
 
 #[derive(Subcommand, Debug)]

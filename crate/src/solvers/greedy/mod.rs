@@ -10,8 +10,8 @@ mod order;
 use web_time::Instant;
 
 pub use fit::Fit;
-use occupancy::{Occupancy, Query};
 pub use occupancy::align_up;
+use occupancy::{Occupancy, Query};
 pub use order::Order;
 
 use super::{Capabilities, Solver, finish};
