@@ -1,17 +1,14 @@
 #!/usr/bin/env bash
-# Starts memplan on an example: builds the command-line tool and plans MiniMalloc's challenging
-# instance C with several planners. (The browser playground replaces this when it lands.)
+# Starts the memplan playground: installs what is missing (scripts/setup.sh), builds both wasm
+# variants and the page, and serves it with the cross-origin isolation headers (threads need them)
+# on http://127.0.0.1:5173 with an example loaded. Ctrl-C stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-command -v cargo >/dev/null || { echo "memplan needs Rust's cargo (https://rustup.rs)" >&2; exit 2; }
-cargo build --release --quiet
-example=public/examples/minimalloc/challenging/C.1048576.csv
-echo "\$ memplan stats $example"
-./target/release/memplan stats "$example"
-echo "\$ memplan solve $example --solver auto --capacity 1MiB"
-./target/release/memplan solve "$example" --solver auto --capacity 1MiB || true
-echo "\$ memplan bench $example --solvers slff,tflite,xla,tvm,first-fit-start,zant,auto"
-./target/release/memplan bench "$example" --solvers slff,tflite,xla,tvm,first-fit-start,zant,auto
+bash scripts/setup.sh
+bash scripts/build-wasm.sh
+npm run build
 echo
-echo "More: ./target/release/memplan --help"
+echo "memplan playground: http://127.0.0.1:5173/?ex=minimalloc/challenging/C&run=1"
+echo
+exec npx vite preview --port 5173 --strictPort

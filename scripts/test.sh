@@ -1,25 +1,79 @@
 #!/usr/bin/env bash
-# Runs every test of the project on a fresh machine: the Rust core's unit, property and CLI tests.
-# It installs what it needs first (only the Rust toolchain is assumed to be on the machine).
-set -euo pipefail
+# Runs every test of the project on a fresh machine, installing what it needs first
+# (scripts/setup.sh): the Rust core's lints and its unit, property and CLI tests, both wasm builds
+# (with a check that the threaded one really has shared memory), the page's type check and build,
+# and the browser tests in Debian's Chromium against `vite preview`. Every stage runs even when an
+# earlier one failed (the browser tests need the builds), and the run ends with one
+# "N passed, M failed" line; the exit status is non-zero when anything failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 
-command -v cargo >/dev/null || { echo "memplan needs Rust's cargo (https://rustup.rs)" >&2; exit 2; }
+bash scripts/setup.sh --browser || { echo "set-up failed"; echo "0 passed, 1 failed"; exit 1; }
+
+log=$(mktemp)
+preview_pid=""
+cleanup() {
+  if [ -n "$preview_pid" ]; then kill -- "-$preview_pid" 2>/dev/null || true; fi
+  rm -f "$log"
+}
+trap cleanup EXIT
+
+# A stage that is not a test runner counts as one test: "stage ok" or "stage FAILED".
+stage_failures=0
+stage_passes=0
+stage() {
+  local name=$1
+  shift
+  echo "== $name"
+  if "$@"; then
+    stage_passes=$((stage_passes + 1))
+    return 0
+  fi
+  echo "== $name FAILED"
+  stage_failures=$((stage_failures + 1))
+  return 1
+}
 
 if cargo clippy --version >/dev/null 2>&1; then
-  echo "== Rust core: lints"
-  cargo clippy --workspace --all-targets --quiet -- -D warnings
+  stage "Rust core: lints (native)" cargo clippy --workspace --all-targets --quiet -- -D warnings
+  stage "Rust core: lints (the wasm facade)" cargo clippy -p memplan --lib --no-default-features \
+    --target wasm32-unknown-unknown --target-dir target/wasm-st --quiet -- -D warnings
 else
   echo "== clippy is not installed: lints skipped"
 fi
 
 echo "== Rust core: unit, property and command-line tests"
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
 # --lib --bins --tests: every test target except doc-tests (the crate has none, and an empty run
 # would be the last line printed).
-cargo test --workspace --lib --bins --tests 2>&1 | tee "$log"
+cargo test --workspace --lib --bins --tests 2>&1 | tee -a "$log"
+cargo_status=${PIPESTATUS[0]}
+if [ "$cargo_status" -ne 0 ] && ! grep -q '^test result: FAILED' "$log"; then
+  stage_failures=$((stage_failures + 1))   # it did not even build
+fi
 
-# One closing line for the whole run.
-awk '/^test result:/ { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
-     END { printf "%d passed, %d failed\n", p, f }' "$log"
+browser=yes
+stage "wasm builds (threaded with shared memory, and single-threaded)" bash scripts/build-wasm.sh || browser=no
+stage "page: type check and build" npm run --silent build || browser=no
+stage "CLI release build (the browser tests compare with it)" cargo build --release --quiet || browser=no
+
+if [ "$browser" = yes ]; then
+  echo "== browser tests"
+  setsid npx vite preview --strictPort >/dev/null 2>&1 &
+  preview_pid=$!
+  for _ in $(seq 1 120); do
+    (exec 3<>/dev/tcp/127.0.0.1/4173) 2>/dev/null && break
+    sleep 0.5
+  done
+  node tests/e2e.mjs http://127.0.0.1:4173 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || grep -q '^[0-9]* passed, [1-9][0-9]* failed$' "$log" || stage_failures=$((stage_failures + 1))
+else
+  echo "== browser tests skipped: a build failed"
+  stage_failures=$((stage_failures + 1))
+fi
+
+# One closing line for the whole run: cargo's "test result" lines, the browser tests' own line,
+# and the stages above.
+awk -v sp="$stage_passes" -v sf="$stage_failures" '
+  /^test result:/ { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+  /^[0-9]+ passed, [0-9]+ failed$/ { p += $1; f += $3 }
+  END { printf "%d passed, %d failed\n", p + sp, f + sf; exit (f + sf > 0) }' "$log"

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what memplan's playground and tests need and the machine lacks; quick when all is there.
+#   scripts/setup.sh            Rust wasm target, pinned nightly, wasm-bindgen-cli, npm packages
+#   scripts/setup.sh --browser  the same plus Debian's Chromium for the browser tests
+# Only cargo/rustup, Node.js/npm and (for --browser) apt are assumed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/versions.sh
+
+need() { command -v "$1" >/dev/null || { echo "memplan needs $1 ($2)" >&2; exit 2; }; }
+need cargo "https://rustup.rs"
+need rustup "https://rustup.rs"
+need npm "Node.js 20 or later"
+
+if ! rustup target list --installed --toolchain stable | grep -qx wasm32-unknown-unknown; then
+  echo "== setup: wasm32 target for stable"
+  rustup target add wasm32-unknown-unknown --toolchain stable
+fi
+if ! rustup run "$NIGHTLY" rustc --version >/dev/null 2>&1 \
+   || ! rustup target list --installed --toolchain "$NIGHTLY" | grep -qx wasm32-unknown-unknown \
+   || ! rustup component list --installed --toolchain "$NIGHTLY" | grep -q '^rust-src'; then
+  echo "== setup: $NIGHTLY with rust-src and the wasm32 target (threaded build)"
+  rustup toolchain install "$NIGHTLY" --profile minimal -c rust-src -t wasm32-unknown-unknown
+fi
+if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN\$"; then
+  echo "== setup: wasm-bindgen-cli $WASM_BINDGEN (builds from source, about 7 minutes)"
+  # Not --locked: its lock file names a webpki-roots version this registry does not serve.
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN"
+fi
+if [ "${1:-}" = "--browser" ] && ! command -v chromium >/dev/null; then
+  echo "== setup: Debian's Chromium for the browser tests"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq chromium >/dev/null
+fi
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "== setup: npm packages"
+  npm ci --no-audit --no-fund
+fi

@@ -1,0 +1,430 @@
+// Browser tests of the playground: playwright-core driving Debian's Chromium against the built
+// page. Usage: node tests/e2e.mjs [URL of `vite preview`, default http://127.0.0.1:4173]
+// Needs dist/ (npm run build) and target/release/memplan (the CLI the page is compared with).
+// Prints one line per test, the measured figures, and "N passed, M failed" last.
+import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startStaticServer } from './static-server.mjs';
+
+const root = new URL('..', import.meta.url).pathname;
+const base = (process.argv[2] ?? 'http://127.0.0.1:4173').replace(/\/$/, '');
+const only = process.env.ONLY ? new RegExp(process.env.ONLY) : null;
+const cli = join(root, 'target/release/memplan');
+const examplesDir = join(root, 'public/examples');
+const screenshots = join(root, 'tests/screenshots');
+mkdirSync(screenshots, { recursive: true });
+
+const chromiumPath = process.env.CHROMIUM ?? (() => {
+  try {
+    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
+  } catch {
+    return '/usr/bin/chromium';
+  }
+})();
+
+const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: chromiumPath,
+  headless: true,
+  viewport: { width: 1400, height: 860 },
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'],
+});
+// Long tasks on the main thread, for the responsiveness figures.
+await context.addInitScript(() => {
+  window.__longtasks = [];
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longtasks.push({ start: e.startTime, duration: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+  } catch { /* no longtask support */ }
+});
+
+let passed = 0, failed = 0;
+const figures = [];
+function assert(condition, message) {
+  if (!condition) throw new Error(message);
+}
+async function test(name, body) {
+  if (only && !only.test(name)) return;
+  const began = Date.now();
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await body(page);
+    assert(errors.length === 0, `page errors: ${errors.join('; ')}`);
+    passed++;
+    console.log(`ok   ${name} (${((Date.now() - began) / 1000).toFixed(1)} s)`);
+  } catch (error) {
+    failed++;
+    console.log(`FAIL ${name}: ${error?.message ?? error}`);
+    try {
+      await page.screenshot({ path: join(screenshots, `failed-${name.replace(/\W+/g, '-')}.png`) });
+    } catch { /* page gone */ }
+  } finally {
+    await page.close();
+  }
+}
+
+// ---- helpers --------------------------------------------------------------------------------------
+const T = (id) => `[data-testid=${id}]`;
+const status = (page) => page.textContent(T('status'));
+
+async function idle(page, timeout = 60_000) {
+  await page.waitForFunction(() => {
+    const s = document.querySelector('[data-testid=status]');
+    return s && s.dataset.state && s.dataset.state !== 'busy';
+  }, null, { timeout });
+}
+
+async function open(page, query = '', url = base) {
+  await page.goto(`${url}/${query}`);
+  await page.waitForFunction(() => window.__memplan !== undefined, null, { timeout: 30_000 });
+  await idle(page);
+}
+
+async function paste(page, text) {
+  await page.fill(T('instance-input'), text);
+  await page.waitForFunction(() => document.querySelector('[data-testid=status]').dataset.state === 'busy' ||
+    document.querySelector('[data-testid=instance-input]').dataset.loaded !== undefined, null, { timeout: 5000 });
+  await page.waitForTimeout(600); // the editor waits 450 ms after the last keystroke
+  await idle(page);
+}
+
+async function run(page, solver, { timeLimit = '', seed = '0', capacity } = {}) {
+  if (solver) await page.selectOption(T('solver-select'), solver);
+  await page.fill('#time-limit', timeLimit);
+  await page.fill('#seed-input', seed);
+  if (capacity !== undefined) await page.fill(T('capacity-input'), capacity);
+  await page.click(T('run-button'));
+  await idle(page, 120_000);
+  return page.getAttribute(T('makespan'), 'data-value');
+}
+
+function cliSolve(file, solver, seed, timeLimit, out) {
+  const args = ['solve', file, '--solver', solver, '--seed', seed];
+  if (timeLimit) args.push('--time-limit', timeLimit);
+  if (out) args.push('--out', out);
+  let text;
+  try {
+    text = execFileSync(cli, args, { encoding: 'utf8' });
+  } catch (error) {
+    text = error.stdout; // exit 1: infeasible for the capacity, still a plan
+  }
+  return JSON.parse(text.trim().split('\n').pop());
+}
+
+const maxLongTask = (page, since = 0) => page.evaluate((t) => Math.max(0, ...window.__longtasks.filter((e) => e.start >= t).map((e) => e.duration)), since);
+const now = (page) => page.evaluate(() => performance.now());
+
+const index = JSON.parse(readFileSync(join(examplesDir, 'index.json'), 'utf8')).examples;
+const small = join(examplesDir, 'handmade/small.csv');
+const smallText = readFileSync(small, 'utf8');
+
+// ---- tests ----------------------------------------------------------------------------------------
+await test('cross-origin isolated, threaded build with more than one thread', async (page) => {
+  await open(page);
+  assert(await page.evaluate(() => crossOriginIsolated), 'page is not cross-origin isolated');
+  const badge = page.locator(T('threads'));
+  assert((await badge.getAttribute('data-build')) === 'threads', `build is ${await badge.getAttribute('data-build')}`);
+  const threads = Number(await badge.getAttribute('data-threads'));
+  assert(threads > 1, `${threads} thread(s)`);
+  assert(/threaded wasm · \d+ threads/.test(await badge.textContent()), 'badge does not say which build runs');
+});
+
+await test('every example of the gallery loads', async (page) => {
+  await open(page);
+  for (const example of index) {
+    await page.selectOption(T('example-select'), example.id);
+    await idle(page);
+    const loaded = await page.getAttribute(T('instance-input'), 'data-loaded');
+    assert(Number(loaded) === example.buffers, `${example.id}: ${loaded} buffers loaded, expected ${example.buffers} (${await status(page)})`);
+  }
+});
+
+await test('each solver gives the CLI makespan and plan on a pasted CSV (same seed)', async (page) => {
+  await open(page);
+  await paste(page, smallText);
+  const solvers = await page.evaluate(() => window.__memplan.engine.info.catalogue.solvers.map((s) => s.name));
+  assert(solvers.length >= 10, `only ${solvers.length} solvers listed`);
+  const out = join(tmpdir(), `memplan-e2e-${process.pid}.csv`);
+  const mismatches = [];
+  for (const solver of [...solvers, 'greedy-contention-best']) {
+    if (solver.startsWith('greedy-')) {
+      await page.selectOption(T('solver-select'), 'greedy-…');
+      await page.selectOption('#order-select', 'contention');
+      await page.selectOption('#fit-select', 'best');
+    }
+    const web = await run(page, solver.startsWith('greedy-') ? null : solver, { timeLimit: '20', seed: '7' });
+    const native = cliSolve(small, solver, '7', '20', out);
+    if (String(native.makespan) !== web) mismatches.push(`${solver}: page ${web}, CLI ${native.makespan}`);
+    const exported = await page.evaluate(async () => {
+      const { engine, state } = window.__memplan;
+      return engine.exportPlan(state().result.offsets, 'csv');
+    });
+    if (exported.trim() !== readFileSync(out, 'utf8').trim()) mismatches.push(`${solver}: the plans differ`);
+  }
+  rmSync(out, { force: true });
+  assert(mismatches.length === 0, mismatches.join('; '));
+  figures.push(`same plan in wasm and natively: ${solvers.length + 1} solvers on handmade/small.csv, seed 7 — identical makespans and offsets`);
+});
+
+await test('dropping a file loads it', async (page) => {
+  await open(page);
+  const text = readFileSync(join(examplesDir, 'minimalloc/challenging/A.1048576.csv'), 'utf8');
+  const transfer = await page.evaluateHandle((content) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([content], 'A.1048576.csv', { type: 'text/csv' }));
+    return dt;
+  }, text);
+  await page.dispatchEvent(T('file-drop'), 'dragenter', { dataTransfer: transfer });
+  await page.dispatchEvent(T('file-drop'), 'drop', { dataTransfer: transfer });
+  await page.waitForFunction(() => document.querySelector('[data-testid=instance-input]').dataset.loaded === '154', null, { timeout: 15_000 });
+  assert((await status(page)).includes('A.1048576.csv'), `status: ${await status(page)}`);
+  const makespan = await run(page, 'slff');
+  assert(makespan === String(cliSolve(join(examplesDir, 'minimalloc/challenging/A.1048576.csv'), 'slff', '0').makespan), 'dropped file plans differently');
+});
+
+await test('a bad line shows its error and line number, and nothing loads', async (page) => {
+  await open(page);
+  await paste(page, 'id,lower,upper,size\na,0,4,16\nb,5,2,8\nc,1,3,x\n');
+  const errors = await page.textContent(T('errors'));
+  assert(/line 3\b/.test(errors) && /line 4\b/.test(errors), `errors: ${errors}`);
+  assert((await status(page)).includes('line 3'), `status: ${await status(page)}`);
+  assert(await page.isDisabled(T('run-button')), 'run is enabled without an instance');
+  assert((await page.getAttribute(T('instance-input'), 'data-loaded')) === '0', 'something half-loaded');
+  const marks = await page.locator('#editor-marks div').count();
+  assert(marks === 2, `${marks} lines marked in the editor`);
+});
+
+await test('cancel stops a long solve and the page stays responsive', async (page) => {
+  await open(page);
+  await page.fill('#gen-buffers', '200000');
+  await page.fill('#gen-seed', '3');
+  await page.click('#gen-button');
+  await idle(page, 120_000);
+  await page.selectOption(T('solver-select'), 'auto');
+  await page.selectOption('#effort-select', 'high');
+  await page.fill(T('capacity-input'), '');
+  await page.click(T('run-button'));
+  await page.waitForTimeout(1500);
+  assert((await page.getAttribute(T('status'), 'data-state')) === 'busy', `not solving: ${await status(page)}`);
+  const before = Date.now();
+  await page.click(T('cancel-button'));
+  await idle(page, 30_000);
+  const stopped = Date.now() - before;
+  assert(/cancel/i.test(await status(page)), `status after cancel: ${await status(page)}`);
+  const t0 = Date.now();
+  await page.evaluate(() => 1 + 1);
+  const answer = Date.now() - t0;
+  assert(answer < 1000, `page took ${answer} ms to answer`);
+  assert(!(await page.isDisabled(T('run-button'))), 'run stays disabled after cancel');
+  // It can solve again after the cancel.
+  const makespan = await run(page, 'slff');
+  assert(makespan, 'no result after cancel');
+  figures.push(`cancel: auto (effort high, 200k buffers) stopped ${stopped} ms after the click`);
+});
+
+await test('a share link round-trips (example and settings; pasted text)', async (page) => {
+  await open(page, '?ex=minimalloc/challenging/D');
+  const makespan = await run(page, 'xla', { seed: '5', capacity: '1MiB', timeLimit: '3' });
+  await page.click('#share-button');
+  const link = await page.inputValue(T('share-link'));
+  assert(link.includes('ex=minimalloc%2Fchallenging%2FD') && link.includes('solver=xla') && link.includes('seed=5'), `link: ${link}`);
+  const other = await context.newPage();
+  await open(other, link.slice(link.indexOf('?')));
+  await other.waitForFunction(() => document.querySelector('[data-testid=makespan]').dataset.value, null, { timeout: 30_000 });
+  assert((await other.getAttribute(T('makespan'), 'data-value')) === makespan, 'shared page plans differently');
+  assert((await other.inputValue(T('solver-select'))) === 'xla', 'solver not restored');
+  assert((await other.inputValue(T('capacity-input'))) === '1MiB', 'capacity not restored');
+  assert((await other.inputValue('#seed-input')) === '5', 'seed not restored');
+  assert((await other.inputValue('#time-limit')) === '3', 'time limit not restored');
+  await other.close();
+  // A pasted instance travels compressed in the link.
+  await paste(page, smallText);
+  await page.click('#share-button');
+  const inline = await page.inputValue(T('share-link'));
+  assert(inline.includes('src='), `no instance in ${inline}`);
+  const third = await context.newPage();
+  await open(third, inline.slice(inline.indexOf('?')));
+  await idle(third);
+  assert((await third.inputValue(T('instance-input'))) === smallText, 'pasted text did not survive the link');
+  await third.close();
+});
+
+await test('compare fills its table and marks the best', async (page) => {
+  await open(page, '?ex=minimalloc/challenging/B');
+  await page.click('#tab-compare');
+  const checked = await page.evaluate(() => window.__memplan.compare.checked);
+  assert(checked.length >= 3, `${checked.length} solvers checked`);
+  await page.click(T('compare-run'));
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=compare-table] tbody td[data-value]').length === n, checked.length, { timeout: 60_000 });
+  await idle(page);
+  const rows = await page.locator(`${T('compare-table')} tbody tr`).count();
+  assert(rows === checked.length, `${rows} rows for ${checked.length} solvers`);
+  assert((await page.locator(`${T('compare-table')} tr.best`).count()) === 1, 'no best row');
+  const views = await page.locator('#compare-grid canvas').count();
+  assert(views === checked.length, `${views} plan views`);
+  // The best row has the smallest makespan.
+  const values = await page.$$eval(`${T('compare-table')} tbody td[data-value]`, (cells) => cells.map((c) => BigInt(c.dataset.value)));
+  const best = await page.getAttribute(`${T('compare-table')} tr.best td[data-value]`, 'data-value');
+  assert(values.every((v) => v >= BigInt(best)), 'best is not the smallest makespan');
+  // Sorting by solver name.
+  await page.click(`${T('compare-table')} th[data-key=solver]`);
+  const names = await page.$$eval(`${T('compare-table')} tbody tr`, (trs) => trs.map((tr) => tr.dataset.solver));
+  assert(names.join() === [...names].sort().join(), `not sorted: ${names}`);
+  await page.screenshot({ path: join(screenshots, 'compare.png') });
+});
+
+await test('plan view: hover, select with conflicts, zoom to peak, replay, PNG; screenshot', async (page) => {
+  await open(page, '?ex=minimalloc/challenging/C');
+  await run(page, 'auto');
+  const box = await page.locator(T('plan-canvas')).boundingBox();
+  // Find a buffer by scanning the canvas.
+  let hit = false;
+  for (let k = 0; k < 40 && !hit; k++) {
+    await page.mouse.move(box.x + 100 + (k * 37) % (box.width - 120), box.y + box.height - 40 - (k * 53) % (box.height - 80));
+    await page.waitForTimeout(60);
+    hit = await page.locator('.tooltip:not([hidden])').count() > 0;
+  }
+  assert(hit, 'no tooltip over the plan');
+  const tip = await page.textContent('.tooltip');
+  assert(/lifetime.*size.*offset.*alignment.*placement step/s.test(tip), `tooltip: ${tip}`);
+  await page.mouse.down();
+  await page.mouse.up();
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(screenshots, 'plan-selected.png') });
+  await page.keyboard.press('Escape');
+  await page.click('#zoom-peak');
+  await page.waitForTimeout(100);
+  const zoomed = await page.evaluate(() => { const v = window.__memplan.viewport; return v.x1 - v.x0; });
+  assert(zoomed < 1048576, `zoom to peak kept the width ${zoomed}`);
+  await page.click('#zoom-reset');
+  await page.click('#replay-step');
+  assert((await page.textContent('#replay-label')).startsWith('1 /'), 'replay did not step');
+  await page.click('#replay-step');
+  await page.click('#replay-step');
+  assert((await page.textContent('#replay-label')).startsWith('3 /'), 'replay did not step');
+  await page.click('#replay-play');
+  await page.waitForTimeout(400);
+  assert(!(await page.textContent('#replay-label')).startsWith('3 /'), 'replay does not play');
+  await page.click('#replay-play');
+  await page.evaluate(() => window.__memplan.view.setReplay(null));
+  const download = page.waitForEvent('download');
+  await page.click('#export-png');
+  const png = await (await download).path();
+  assert(readFileSync(png).subarray(1, 4).toString() === 'PNG', 'export is not a PNG');
+  const csvDownload = page.waitForEvent('download');
+  await page.click('#export-csv');
+  const csv = readFileSync(await (await csvDownload).path(), 'utf8');
+  assert(csv.startsWith('id,lower,upper,size,offset'), `CSV export: ${csv.slice(0, 40)}`);
+  await page.mouse.move(0, 0);
+  await page.waitForTimeout(100);
+  await page.screenshot({ path: join(screenshots, 'plan.png') });
+});
+
+await test('main thread stays responsive: Y_1 (62k buffers) and a 500k-buffer trace load and draw', async (page) => {
+  await open(page);
+  let t = await now(page);
+  await page.selectOption(T('example-select'), 'idealloc/iopddl/Y_1');
+  await idle(page, 60_000);
+  assert((await page.getAttribute(T('instance-input'), 'data-loaded')) === '62185', 'Y_1 did not load');
+  await page.waitForTimeout(300);
+  const y1Load = await maxLongTask(page, t);
+  t = await now(page);
+  await run(page, 'xla');
+  await page.waitForTimeout(300);
+  const y1Solve = await maxLongTask(page, t);
+  assert(await page.getAttribute(T('makespan'), 'data-value'), 'no plan for Y_1');
+  const drawY1 = await page.evaluate(() => window.__memplan.view.lastDrawMs);
+  await page.screenshot({ path: join(screenshots, 'y1.png') });
+  t = await now(page);
+  await page.fill('#gen-buffers', '500000');
+  await page.fill('#gen-seed', '1');
+  await page.click('#gen-button');
+  await idle(page, 180_000);
+  assert((await page.getAttribute(T('instance-input'), 'data-loaded')) === '500000', 'the 500k trace did not load');
+  await page.waitForTimeout(300);
+  const bigLoad = await maxLongTask(page, t);
+  t = await now(page);
+  await run(page, 'slff');
+  const bigSolve = await maxLongTask(page, t);
+  const draws = await page.evaluate(async () => {
+    const { view, viewport } = window.__memplan;
+    const out = [];
+    for (let i = 0; i < 5; i++) {
+      viewport.zoom(0.7, (viewport.x0 + viewport.x1) / 2, 0, { x: true, y: false });
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      out.push(`${view.lastMode} ${view.lastDrawMs.toFixed(0)} ms`);
+    }
+    return out;
+  });
+  await page.screenshot({ path: join(screenshots, 'trace-500k.png') });
+  figures.push(`longest main-thread task: Y_1 load ${y1Load.toFixed(0)} ms, Y_1 solve (xla) ${y1Solve.toFixed(0)} ms, 500k trace generate+load ${bigLoad.toFixed(0)} ms, 500k solve (slff) ${bigSolve.toFixed(0)} ms`);
+  figures.push(`frame times: Y_1 ${drawY1.toFixed(0)} ms; 500k while zooming in: ${draws.join(', ')}`);
+});
+
+await test('auto with 2 threads vs 1 (figure only)', async (page) => {
+  const file = 'idealloc/somas_tensors/resnet50.csv';
+  const times = {};
+  for (const threads of [1, 2]) {
+    await open(page, `?ex=idealloc/resnet50&threads=${threads}`);
+    assert(Number(await page.getAttribute(T('threads'), 'data-threads')) === threads, `pool has not ${threads} threads`);
+    await page.selectOption('#effort-select', 'high');
+    const samples = [];
+    let makespan;
+    for (let k = 0; k < 5; k++) {
+      makespan = await run(page, 'auto', { seed: '0' });
+      samples.push(Number(await page.getAttribute(T('elapsed'), 'data-value')));
+    }
+    times[threads] = { ms: samples.sort((a, b) => a - b)[2], makespan };
+  }
+  assert(times[1].makespan === times[2].makespan, 'auto plans differently with 1 and 2 threads');
+  figures.push(`auto (effort high) on ${file}: 1 thread ${times[1].ms.toFixed(0)} ms, 2 threads ${times[2].ms.toFixed(0)} ms, ratio ${(times[1].ms / times[2].ms).toFixed(2)}x`);
+});
+
+// The page served WITHOUT the isolation headers (as an embed in someone's docs would be).
+const server = await startStaticServer(join(root, 'dist'));
+await test('embed mode works without isolation on the single-threaded build', async (page) => {
+  await open(page, '?embed&ex=handmade/small&solver=slff&run=1', server.url);
+  assert(!(await page.evaluate(() => crossOriginIsolated)), 'unexpectedly isolated');
+  await page.waitForFunction(() => document.querySelector('[data-testid=makespan]').dataset.value, null, { timeout: 30_000 });
+  const badge = page.locator(T('threads'));
+  assert((await badge.getAttribute('data-build')) === 'single', 'not the single-threaded build');
+  assert((await badge.getAttribute('data-threads')) === '1', 'more than one thread');
+  assert(await page.evaluate(() => document.body.classList.contains('embed')), 'no embed layout');
+  assert(!(await page.isVisible('#input-panel')), 'embed shows the input panel');
+  const makespan = await page.getAttribute(T('makespan'), 'data-value');
+  assert(makespan === String(cliSolve(small, 'slff', '0').makespan), `embed makespan ${makespan}`);
+  await page.screenshot({ path: join(screenshots, 'embed.png') });
+  // Cancel in the single-threaded build ends the busy worker and starts a new one with the same
+  // instance; the page answers meanwhile and solves again after.
+  await open(page, '?embed&gen=150000:3&solver=auto&effort=high', server.url);
+  await page.click(T('run-button'));
+  await page.waitForTimeout(1000);
+  assert((await page.getAttribute(T('status'), 'data-state')) === 'busy', `not solving: ${await status(page)}`);
+  await page.click(T('cancel-button'));
+  const t0 = Date.now();
+  await page.evaluate(() => 1 + 1);
+  assert(Date.now() - t0 < 1000, 'page did not answer during the cancel');
+  await idle(page);
+  assert(/cancel/i.test(await status(page)), `status after cancel: ${await status(page)}`);
+  await page.selectOption(T('solver-select'), 'slff');
+  await page.click(T('run-button'));
+  await idle(page, 60_000);
+  assert(await page.getAttribute(T('makespan'), 'data-value'), 'no result after a cancel in the single-threaded build');
+});
+await server.close();
+
+await context.close();
+rmSync(profile, { recursive: true, force: true });
+if (figures.length) {
+  console.log('\nmeasured:');
+  for (const f of figures) console.log(`  ${f}`);
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

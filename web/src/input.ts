@@ -1,0 +1,223 @@
+// The input panel: the editor (paste), drag and drop anywhere, the file picker, the example
+// gallery, the generator, and the format and lifetime selectors. It only says what to load; the
+// page parses it in the worker and hands back either the instance or its errors to show here.
+import type { InputError, Source } from './protocol';
+import { bytes, esc, grouped } from './format';
+
+export interface Example {
+  id: string;
+  name: string;
+  group: string;
+  path: string;
+  semantics: string;
+  capacity: string | null;
+  buffers: number;
+  bytes: number;
+}
+
+/** Files up to this size are read here and shown in the editor; larger ones go to the worker as they are. */
+export const EDITOR_LIMIT = 512 * 1024;
+const LINE_HEIGHT = 16;
+const PAD_TOP = 4;
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+export type LoadRequest = { source: Source; example?: Example; text?: string; gen?: { buffers: number; seed: string } };
+
+export class InputPanel {
+  examples: Example[] = [];
+  readonly editor = $<HTMLTextAreaElement>('instance-input');
+  private marks = $<HTMLDivElement>('editor-marks');
+  private large = $<HTMLDivElement>('editor-large');
+  private errorList = $<HTMLUListElement>('errors');
+  readonly exampleSelect = $<HTMLSelectElement>('example-select');
+  readonly formatSelect = $<HTMLSelectElement>('format-select');
+  readonly semanticsSelect = $<HTMLSelectElement>('semantics-select');
+  readonly genBuffers = $<HTMLInputElement>('gen-buffers');
+  readonly genSeed = $<HTMLInputElement>('gen-seed');
+  private typing: number | undefined;
+  /** The last load, so that a change of format or semantics can read it again. */
+  last: LoadRequest | null = null;
+
+  constructor(semantics: string[], private onLoad: (request: LoadRequest) => void) {
+    this.semanticsSelect.innerHTML = semantics.map((s) => `<option value="${s}">${s === 'half-open' ? '[start, end) half-open' : s === 'inclusive' ? '[start, end] inclusive' : '(start, end) exclusive'}</option>`).join('');
+    this.editor.addEventListener('input', () => {
+      clearTimeout(this.typing);
+      this.typing = window.setTimeout(() => this.loadText(this.editor.value, 'pasted text'), 450);
+    });
+    this.editor.addEventListener('scroll', () => {
+      this.marks.style.transform = `translateY(${-this.editor.scrollTop}px)`;
+    });
+    this.exampleSelect.addEventListener('change', () => {
+      const example = this.examples.find((e) => e.id === this.exampleSelect.value);
+      if (example) this.loadExample(example);
+    });
+    $('gen-button').addEventListener('click', () => this.generate());
+    const reload = () => this.last && this.onLoad(this.last);
+    this.formatSelect.addEventListener('change', reload);
+    this.semanticsSelect.addEventListener('change', reload);
+    this.attachDrop();
+  }
+
+  async loadIndex(): Promise<Example[]> {
+    const response = await fetch(new URL('examples/index.json', document.baseURI));
+    const index = (await response.json()) as { examples: Example[] };
+    this.examples = index.examples;
+    const groups = new Map<string, Example[]>();
+    for (const e of this.examples) groups.set(e.group, [...(groups.get(e.group) ?? []), e]);
+    for (const [group, list] of groups) {
+      const g = document.createElement('optgroup');
+      g.label = group;
+      for (const e of list) g.append(new Option(`${e.name} · ${bytes(e.bytes)}`, e.id));
+      this.exampleSelect.append(g);
+    }
+    return this.examples;
+  }
+
+  loadExample(example: Example) {
+    this.exampleSelect.value = example.id;
+    this.semanticsSelect.value = example.semantics;
+    this.formatSelect.value = '';
+    const url = new URL(`examples/${example.path}`, document.baseURI).href;
+    this.request({ source: { kind: 'url', url, name: example.path.split('/').pop()! }, example });
+  }
+
+  loadText(text: string, name: string) {
+    this.exampleSelect.value = '';
+    this.request({ source: { kind: 'text', text, name }, text });
+  }
+
+  async loadFile(file: File) {
+    this.exampleSelect.value = '';
+    if (/\.json$/i.test(file.name)) this.formatSelect.value = 'json';
+    else if (/\.csv$/i.test(file.name)) this.formatSelect.value = 'csv';
+    if (file.size <= EDITOR_LIMIT) {
+      const text = await file.text();
+      this.request({ source: { kind: 'text', text, name: file.name }, text });
+    } else {
+      this.request({ source: { kind: 'file', file } });
+    }
+  }
+
+  generate(buffers = Number(this.genBuffers.value), seed = this.genSeed.value.trim() || '0') {
+    this.genBuffers.value = String(buffers);
+    this.genSeed.value = seed;
+    this.exampleSelect.value = '';
+    this.semanticsSelect.value = 'half-open';
+    this.formatSelect.value = 'csv';
+    this.request({ source: { kind: 'generate', buffers: Math.max(1, Math.min(2_000_000, Math.floor(buffers) || 1)), seed }, gen: { buffers, seed } });
+  }
+
+  private request(request: LoadRequest) {
+    this.last = request;
+    this.onLoad(request);
+  }
+
+  get format(): string {
+    return this.formatSelect.value;
+  }
+
+  get semantics(): string {
+    return this.semanticsSelect.value;
+  }
+
+  /** Shows the loaded text, or a note when it is too large to edit comfortably. */
+  showText(text: string | null, name: string, size: number) {
+    if (text !== null) {
+      if (this.editor.value !== text) this.editor.value = text;
+      this.large.hidden = true;
+      return;
+    }
+    this.editor.value = '';
+    this.large.hidden = false;
+    this.large.innerHTML = `<div><b>${esc(name)}</b></div><div>${bytes(size)} — too large for the editor; it is parsed and kept in the worker.</div>`;
+    const edit = document.createElement('button');
+    edit.textContent = 'Clear and paste instead';
+    edit.addEventListener('click', () => {
+      this.large.hidden = true;
+      this.editor.focus();
+    });
+    this.large.append(edit);
+  }
+
+  /** Lists the errors with their lines, and marks the lines in the editor. */
+  showErrors(errors: InputError[]) {
+    this.errorList.hidden = errors.length === 0;
+    this.errorList.innerHTML = '';
+    this.marks.innerHTML = '';
+    const shown = errors.slice(0, 200);
+    for (const error of shown) {
+      const li = document.createElement('li');
+      const where = error.line ? `line ${error.line}${error.column ? `, column ${error.column}` : ''}: ` : '';
+      li.textContent = `${where}${error.message}`;
+      if (error.line) {
+        li.dataset.line = String(error.line);
+        li.addEventListener('click', () => this.revealLine(error.line!));
+        const mark = document.createElement('div');
+        mark.style.top = `${PAD_TOP + (error.line - 1) * LINE_HEIGHT}px`;
+        mark.title = li.textContent;
+        this.marks.append(mark);
+      }
+      this.errorList.append(li);
+    }
+    if (errors.length > shown.length) {
+      const li = document.createElement('li');
+      li.textContent = `… and ${grouped(errors.length - shown.length)} more`;
+      this.errorList.append(li);
+    }
+    const first = errors.find((e) => e.line);
+    if (first?.line && this.large.hidden) this.revealLine(first.line, false);
+  }
+
+  /** Scrolls the editor to a line and selects it. */
+  revealLine(line: number, focus = true) {
+    const text = this.editor.value;
+    let start = 0;
+    for (let l = 1; l < line && start !== -1; l++) start = text.indexOf('\n', start) + 1 || -1;
+    if (start < 0) return;
+    const end = text.indexOf('\n', start);
+    this.editor.scrollTop = Math.max(0, (line - 3) * LINE_HEIGHT);
+    if (focus) {
+      this.editor.focus({ preventScroll: true });
+      this.editor.setSelectionRange(start, end < 0 ? text.length : end);
+      this.editor.scrollTop = Math.max(0, (line - 3) * LINE_HEIGHT);
+    }
+  }
+
+  /** A file dropped anywhere on the page loads; the panel's drop zone and the picker do too. */
+  private attachDrop() {
+    const overlay = $('drop-overlay');
+    const zone = $('file-drop');
+    let depth = 0;
+    const hasFiles = (ev: DragEvent) => Array.from(ev.dataTransfer?.types ?? []).includes('Files');
+    document.addEventListener('dragenter', (ev) => {
+      if (!hasFiles(ev)) return;
+      depth++;
+      overlay.hidden = false;
+    });
+    document.addEventListener('dragleave', () => {
+      depth = Math.max(0, depth - 1);
+      if (depth === 0) overlay.hidden = true;
+    });
+    document.addEventListener('dragover', (ev) => {
+      if (hasFiles(ev)) ev.preventDefault();
+    });
+    document.addEventListener('drop', (ev) => {
+      depth = 0;
+      overlay.hidden = true;
+      const file = ev.dataTransfer?.files?.[0];
+      if (!file) return;
+      ev.preventDefault();
+      void this.loadFile(file);
+    });
+    zone.addEventListener('dragover', () => zone.classList.add('over'));
+    zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+    zone.addEventListener('drop', () => zone.classList.remove('over'));
+    const picker = $<HTMLInputElement>('file-input');
+    picker.addEventListener('change', () => {
+      const file = picker.files?.[0];
+      if (file) void this.loadFile(file);
+      picker.value = '';
+    });
+  }
+}

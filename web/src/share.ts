@@ -1,0 +1,109 @@
+// Share links: the page state in the URL's query. A small instance travels compressed (deflate,
+// base64url) in `src`; a gallery example by its id (`ex`); a generated trace by size and seed
+// (`gen`). A pasted instance too large for a link is left out, and the page says so.
+import { deflateSync, inflateSync, strFromU8, strToU8 } from 'fflate';
+import type { ControlState } from './controls';
+
+/** Longest compressed instance put in a link (characters); browsers and servers take far more. */
+export const MAX_INLINE = 12_000;
+
+export interface PageState {
+  example?: string;
+  text?: string;
+  gen?: { buffers: number; seed: string };
+  format?: string;
+  semantics?: string;
+  controls: Partial<ControlState>;
+  compare?: string[];
+  tab?: 'plan' | 'compare';
+  /** Run the solver once the instance is loaded. */
+  run?: boolean;
+  embed?: boolean;
+}
+
+function toBase64Url(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromBase64Url(text: string): Uint8Array {
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+export function compressText(text: string): string {
+  return toBase64Url(deflateSync(strToU8(text), { level: 9 }));
+}
+
+export function decompressText(encoded: string): string {
+  return strFromU8(inflateSync(fromBase64Url(encoded)));
+}
+
+/** The query string for a state, and whether the instance had to be left out. */
+export function encode(state: PageState): { query: string; omitted: boolean } {
+  const q = new URLSearchParams();
+  let omitted = false;
+  if (state.example) q.set('ex', state.example);
+  else if (state.gen) q.set('gen', `${state.gen.buffers}:${state.gen.seed}`);
+  else if (state.text !== undefined) {
+    const packed = compressText(state.text);
+    if (packed.length <= MAX_INLINE) q.set('src', packed);
+    else omitted = true;
+  }
+  if (state.format) q.set('fmt', state.format);
+  if (state.semantics && state.semantics !== 'half-open') q.set('sem', state.semantics);
+  const c = state.controls;
+  if (c.solver) q.set('solver', c.solver);
+  for (const [name, value] of Object.entries(c.params ?? {})) q.set(`p.${name}`, value);
+  if (c.capacity) q.set('cap', c.capacity);
+  if (c.timeLimit) q.set('tl', c.timeLimit);
+  if (c.seed && c.seed !== '0') q.set('seed', c.seed);
+  if (c.effort && c.effort !== 'normal') q.set('effort', c.effort);
+  if (c.threads) q.set('threads', String(c.threads));
+  if (state.compare?.length) q.set('cmp', state.compare.join(','));
+  if (state.tab === 'compare') q.set('tab', 'compare');
+  if (state.run) q.set('run', '1');
+  if (state.embed) q.set('embed', '');
+  return { query: q.toString().replace(/embed=(&|$)/, 'embed$1'), omitted };
+}
+
+export function decode(search: string): PageState {
+  const q = new URLSearchParams(search);
+  const params: Record<string, string> = {};
+  for (const [key, value] of q) if (key.startsWith('p.')) params[key.slice(2)] = value;
+  const state: PageState = { controls: { params } };
+  const ex = q.get('ex') ?? q.get('example');
+  if (ex) state.example = ex.replace(/\.csv$/, '').replace(/\.1048576$/, '');
+  const gen = q.get('gen');
+  if (gen) {
+    const [buffers, seed = '0'] = gen.split(':');
+    state.gen = { buffers: Number(buffers), seed };
+  }
+  const src = q.get('src');
+  if (src) {
+    try {
+      state.text = decompressText(src);
+    } catch {
+      state.text = undefined;
+    }
+  }
+  state.format = q.get('fmt') ?? undefined;
+  state.semantics = q.get('sem') ?? undefined;
+  const c = state.controls;
+  c.solver = q.get('solver') ?? undefined;
+  c.capacity = q.get('cap') ?? undefined;
+  c.timeLimit = q.get('tl') ?? undefined;
+  c.seed = q.get('seed') ?? undefined;
+  c.effort = q.get('effort') ?? undefined;
+  const threads = Number(q.get('threads'));
+  if (threads > 0) c.threads = threads;
+  const cmp = q.get('cmp');
+  if (cmp) state.compare = cmp.split(',').filter(Boolean);
+  if (q.get('tab') === 'compare') state.tab = 'compare';
+  state.run = q.get('run') === '1';
+  state.embed = q.has('embed');
+  return state;
+}

@@ -1,0 +1,91 @@
+// Colour per buffer, as packed RGBA for ImageData (little-endian: 0xAABBGGRR), computed once per
+// plan and colour mode so that drawing reads one typed array.
+import { interpolateCividis, interpolateTurbo, interpolateViridis, interpolateRainbow } from 'd3-scale-chromatic';
+import { color } from 'd3-color';
+import type { InstanceData } from '../protocol';
+
+export type ColorBy = 'size' | 'lifetime' | 'order' | 'id';
+
+export const COLOR_MODES: [ColorBy, string][] = [
+  ['size', 'size'],
+  ['lifetime', 'lifetime'],
+  ['order', 'placement order'],
+  ['id', 'id'],
+];
+
+const LUT_SIZE = 256;
+
+function lut(interpolate: (t: number) => string): Uint32Array {
+  const out = new Uint32Array(LUT_SIZE);
+  for (let i = 0; i < LUT_SIZE; i++) out[i] = pack(interpolate(0.08 + (0.86 * i) / (LUT_SIZE - 1)));
+  return out;
+}
+
+export function pack(css: string, alpha = 255): number {
+  const c = color(css)?.rgb() ?? { r: 128, g: 128, b: 128 };
+  return ((alpha << 24) | (Math.round(c.b) << 16) | (Math.round(c.g) << 8) | Math.round(c.r)) >>> 0;
+}
+
+export function unpack(rgba: number): string {
+  return `rgb(${rgba & 255},${(rgba >>> 8) & 255},${(rgba >>> 16) & 255})`;
+}
+
+/** A darker shade of a packed colour, for outlines. */
+export function darker(rgba: number, f = 0.62): number {
+  const r = (rgba & 255) * f, g = ((rgba >>> 8) & 255) * f, b = ((rgba >>> 16) & 255) * f;
+  return ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
+}
+
+const LUTS = {
+  size: lut(interpolateViridis),
+  lifetime: lut(interpolateCividis),
+  order: lut(interpolateTurbo),
+};
+
+/** Position of each value between min and max on a log scale, 0..LUT_SIZE-1. */
+function logIndex(values: ArrayLike<number>, n: number, out: Uint32Array, table: Uint32Array) {
+  let min = Infinity, max = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  const lo = Math.log(Math.max(min, 1)), span = Math.log(Math.max(max, 1)) - lo || 1;
+  for (let i = 0; i < n; i++) {
+    const t = (Math.log(Math.max(values[i], 1)) - lo) / span;
+    out[i] = table[Math.min(LUT_SIZE - 1, Math.max(0, Math.round(t * (LUT_SIZE - 1))))];
+  }
+}
+
+/** One packed colour per buffer. `rank[i]` is buffer i's position in the placement order. */
+export function colours(mode: ColorBy, inst: InstanceData, rank: Uint32Array | null): Uint32Array {
+  const n = inst.n;
+  const out = new Uint32Array(n);
+  if (mode === 'size') {
+    logIndex(inst.sizesF, n, out, LUTS.size);
+  } else if (mode === 'lifetime') {
+    const life = new Float64Array(n);
+    for (let i = 0; i < n; i++) life[i] = inst.endsF[i] - inst.startsF[i];
+    logIndex(life, n, out, LUTS.lifetime);
+  } else if (mode === 'order' && rank) {
+    for (let i = 0; i < n; i++) out[i] = LUTS.order[Math.floor((rank[i] * (LUT_SIZE - 1)) / Math.max(1, n - 1))];
+  } else {
+    const palette = new Uint32Array(64);
+    for (let k = 0; k < 64; k++) palette[k] = pack(interpolateRainbow(k / 64));
+    for (let i = 0; i < n; i++) out[i] = palette[(i * 37) % 64];
+  }
+  return out;
+}
+
+/** CSS gradient for the legend of a mode. */
+export function legendGradient(mode: ColorBy): string {
+  const f = mode === 'size' ? interpolateViridis : mode === 'lifetime' ? interpolateCividis : mode === 'order' ? interpolateTurbo : interpolateRainbow;
+  const stops = [0, 0.25, 0.5, 0.75, 1].map((t) => f(mode === 'id' ? t : 0.08 + 0.86 * t));
+  return `linear-gradient(90deg, ${stops.join(', ')})`;
+}
+
+/** `a` over `b` with weight `t` (0..1), packed. */
+export function blend(a: number, b: number, t: number): number {
+  const ch = (shift: number) => Math.round(((a >>> shift) & 255) * t + ((b >>> shift) & 255) * (1 - t));
+  return ((255 << 24) | (ch(16) << 16) | (ch(8) << 8) | ch(0)) >>> 0;
+}

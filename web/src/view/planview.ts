@@ -1,0 +1,738 @@
+// The plan view: time on x, address on y, one rectangle per buffer, drawn on a Canvas 2D.
+//
+// Level of detail: rectangles are rasterised into one ImageData from the typed arrays (a valid
+// plan's rectangles never overlap, so the work is O(buffers + pixels)); whatever is smaller than a
+// pixel merges into the pixel it falls in, and rectangles a few pixels wide get an outline. When
+// more than OVERVIEW_LIMIT buffers are in view (or the user asks for it), the view draws the load
+// curve and the plan's top edge per pixel column instead: the gap between them is the
+// fragmentation at that time. Never a DOM node per buffer.
+import { ticks } from 'd3-array';
+import type { InstanceData, SolveResult } from '../protocol';
+import { bytes, compact, grouped } from '../format';
+import { blend, colours, darker, pack, type ColorBy } from './colors';
+import type { Viewport } from './viewport';
+
+export const OVERVIEW_LIMIT = 200_000;
+
+export type Detail = 'auto' | 'rectangles' | 'load';
+
+export interface PlanData {
+  inst: InstanceData;
+  result: SolveResult | null;
+  /** The capacity to draw (bytes), if any. */
+  capacity: number | null;
+}
+
+const MARGIN = { left: 74, right: 12, top: 12, bottom: 26 };
+
+interface Theme {
+  bg: string;
+  plotBg: string;
+  fg: string;
+  muted: string;
+  grid: string;
+  accent: string;
+  load: string;
+  maxLoad: string;
+  makespan: string;
+  capacity: string;
+  frag: string;
+  select: string;
+  conflict: string;
+  font: string;
+}
+
+function theme(element: Element): Theme {
+  const s = getComputedStyle(element);
+  const v = (name: string) => s.getPropertyValue(name).trim();
+  return {
+    bg: v('--bg'),
+    plotBg: v('--plot-bg'),
+    fg: v('--fg'),
+    muted: v('--muted'),
+    grid: v('--grid'),
+    accent: v('--accent'),
+    load: v('--load'),
+    maxLoad: v('--max-load'),
+    makespan: v('--makespan'),
+    capacity: v('--capacity'),
+    frag: v('--frag'),
+    select: v('--select'),
+    conflict: v('--conflict'),
+    font: `11px ${v('--mono')}`,
+  };
+}
+
+export interface HoverInfo {
+  index: number;
+  x: number;
+  y: number;
+}
+
+export class PlanView {
+  readonly canvas: HTMLCanvasElement;
+  readonly element: HTMLElement;
+  private tooltip: HTMLElement;
+  private ctx: CanvasRenderingContext2D;
+  private data: PlanData | null = null;
+  private colorBy: ColorBy = 'size';
+  private colors: Uint32Array | null = null;
+  private rank: Uint32Array | null = null;
+  private visible = new Uint32Array(0);
+  private visibleCount = 0;
+  private image: ImageData | null = null;
+  private scheduled = false;
+  private hover: HoverInfo | null = null;
+  /** Replay: only buffers with rank < this are drawn (null = all). */
+  private replayCount: number | null = null;
+  private selected: number | null = null;
+  private conflicts: Uint32Array | null = null;
+  detail: Detail = 'auto';
+  /** What the last frame drew: 'rectangles', 'load', or 'empty'. */
+  lastMode = 'empty';
+  lastDrawMs = 0;
+  onSelect: ((index: number | null) => void) | null = null;
+  onModeChange: ((mode: string, visible: number) => void) | null = null;
+
+  constructor(
+    parent: HTMLElement,
+    readonly viewport: Viewport,
+    options: { testid?: string; title?: string; height?: number } = {},
+  ) {
+    this.element = document.createElement('div');
+    this.element.className = 'planview';
+    if (options.height) this.element.style.height = `${options.height}px`;
+    if (options.title) {
+      const title = document.createElement('div');
+      title.className = 'planview-title';
+      title.textContent = options.title;
+      this.element.append(title);
+    }
+    this.canvas = document.createElement('canvas');
+    this.canvas.tabIndex = 0;
+    if (options.testid) this.canvas.dataset.testid = options.testid;
+    this.canvas.setAttribute('aria-label', 'memory plan: time on x, address on y');
+    this.tooltip = document.createElement('div');
+    this.tooltip.className = 'tooltip';
+    this.tooltip.hidden = true;
+    this.element.append(this.canvas, this.tooltip);
+    parent.append(this.element);
+    this.ctx = this.canvas.getContext('2d')!;
+    this.unsubscribe = viewport.subscribe(() => this.draw());
+    this.resize = new ResizeObserver(() => this.draw());
+    this.resize.observe(this.element);
+    this.attachInteractions();
+  }
+
+  private unsubscribe: () => void;
+  private resize: ResizeObserver;
+
+  /** Detaches the view from its viewport and the page. */
+  dispose() {
+    this.unsubscribe();
+    this.resize.disconnect();
+    this.element.remove();
+  }
+
+  setData(data: PlanData | null) {
+    this.data = data;
+    this.rank = null;
+    if (data?.result && data.result.order.length === data.inst.n) {
+      this.rank = new Uint32Array(data.inst.n);
+      data.result.order.forEach((buffer, step) => (this.rank![buffer] = step));
+    }
+    this.selected = null;
+    this.conflicts = null;
+    this.replayCount = null;
+    this.recolour();
+  }
+
+  get plan(): PlanData | null {
+    return this.data;
+  }
+
+  get placementRank(): Uint32Array | null {
+    return this.rank;
+  }
+
+  setColorBy(mode: ColorBy) {
+    this.colorBy = mode;
+    this.recolour();
+  }
+
+  setDetail(detail: Detail) {
+    this.detail = detail;
+    this.draw();
+  }
+
+  setReplay(count: number | null) {
+    this.replayCount = count;
+    this.draw();
+  }
+
+  setSelection(index: number | null, conflicts: Uint32Array | null) {
+    this.selected = index;
+    this.conflicts = conflicts;
+    this.draw();
+  }
+
+  private recolour() {
+    this.colors = this.data ? colours(this.colorBy, this.data.inst, this.rank) : null;
+    this.draw();
+  }
+
+  /** Schedules a frame. */
+  draw() {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    requestAnimationFrame(() => {
+      this.scheduled = false;
+      const began = performance.now();
+      this.render();
+      this.lastDrawMs = performance.now() - began;
+    });
+  }
+
+  /** Draws now (for PNG export and tests). */
+  renderNow() {
+    this.render();
+  }
+
+  private layout() {
+    const dpr = window.devicePixelRatio || 1;
+    const cssW = Math.max(120, this.element.clientWidth);
+    const cssH = Math.max(80, this.element.clientHeight - (this.element.querySelector('.planview-title')?.clientHeight ?? 0));
+    const w = Math.round(cssW * dpr), h = Math.round(cssH * dpr);
+    if (this.canvas.width !== w || this.canvas.height !== h) {
+      this.canvas.width = w;
+      this.canvas.height = h;
+      this.canvas.style.width = `${cssW}px`;
+      this.canvas.style.height = `${cssH}px`;
+    }
+    const left = Math.round(MARGIN.left * dpr), top = Math.round(MARGIN.top * dpr);
+    const pw = Math.max(1, w - left - Math.round(MARGIN.right * dpr));
+    const ph = Math.max(1, h - top - Math.round(MARGIN.bottom * dpr));
+    return { dpr, w, h, left, top, pw, ph, cssW, cssH };
+  }
+
+  private render() {
+    const { ctx } = this;
+    const L = this.layout();
+    const t = theme(this.element);
+    const vp = this.viewport;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.fillStyle = t.bg;
+    ctx.fillRect(0, 0, L.w, L.h);
+    ctx.fillStyle = t.plotBg;
+    ctx.fillRect(L.left, L.top, L.pw, L.ph);
+    const sx = L.pw / (vp.x1 - vp.x0), sy = L.ph / (vp.y1 - vp.y0);
+    const X = (x: number) => L.left + (x - vp.x0) * sx;
+    const Y = (y: number) => L.top + L.ph - (y - vp.y0) * sy;
+    const data = this.data;
+    let mode = 'empty';
+    if (data) {
+      const result = data.result;
+      if (result && result.described.valid) {
+        this.collectVisible(data, result);
+        const overview = this.detail === 'load' || (this.detail === 'auto' && this.visibleCount > OVERVIEW_LIMIT);
+        if (overview) {
+          mode = 'load';
+          this.drawEnvelope(data, result, L, t);
+        } else {
+          mode = 'rectangles';
+          this.rasterise(data, result, L, t);
+        }
+      }
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(L.left, L.top, L.pw, L.ph);
+      ctx.clip();
+      this.drawGrid(L, t, X, Y);
+      this.drawLoadCurve(data, L, t, X, Y, mode !== 'rectangles');
+      this.drawLines(data, L, t, Y);
+      if (result && result.described.valid && mode === 'rectangles') this.drawHighlights(data, result, t, X, Y, L.dpr);
+      ctx.restore();
+      this.drawAxes(L, t, X, Y);
+    }
+    ctx.strokeStyle = t.grid;
+    ctx.lineWidth = 1;
+    ctx.strokeRect(L.left + 0.5, L.top + 0.5, L.pw - 1, L.ph - 1);
+    if (mode !== this.lastMode) this.onModeChange?.(mode, this.visibleCount);
+    this.lastMode = mode;
+  }
+
+  /** Indices of the buffers in the window (and placed so far, during a replay). */
+  private collectVisible(data: PlanData, result: SolveResult) {
+    const { inst } = data;
+    const n = inst.n;
+    if (this.visible.length < n) this.visible = new Uint32Array(n);
+    const { x0, x1, y0, y1 } = this.viewport;
+    const s = inst.startsF, e = inst.endsF, z = inst.sizesF, o = result.offsetsF;
+    const rank = this.rank, limit = this.replayCount;
+    let count = 0;
+    for (let i = 0; i < n; i++) {
+      if (e[i] <= x0 || s[i] >= x1) continue;
+      const off = o[i];
+      if (off + z[i] <= y0 || off >= y1) continue;
+      if (limit !== null && rank && rank[i] >= limit) continue;
+      this.visible[count++] = i;
+    }
+    this.visibleCount = count;
+  }
+
+  private plotImage(L: { pw: number; ph: number }): ImageData {
+    if (!this.image || this.image.width !== L.pw || this.image.height !== L.ph) this.image = new ImageData(L.pw, L.ph);
+    return this.image;
+  }
+
+  /** Rectangles into one ImageData: sub-pixel ones merge into their pixel, big ones get an edge. */
+  private rasterise(data: PlanData, result: SolveResult, L: ReturnType<PlanView['layout']>, t: Theme) {
+    const image = this.plotImage(L);
+    const pixels = new Uint32Array(image.data.buffer);
+    const bg = pack(t.plotBg);
+    pixels.fill(bg);
+    const { inst } = data;
+    const { x0, x1, y0, y1 } = this.viewport;
+    const W = L.pw, H = L.ph;
+    const sx = W / (x1 - x0), sy = H / (y1 - y0);
+    // Fragmentation: the rows between max load L and the makespan, tinted and hatched under the
+    // rectangles, so that what stays visible of them is the space the plan wastes at its peak.
+    const bandTop = Math.max(0, Math.floor((y1 - Number(result.described.makespan)) * sy));
+    const bandBottom = Math.min(H, Math.floor((y1 - Number(inst.summary.max_load)) * sy));
+    if (bandBottom > bandTop) {
+      const frag = pack(t.frag), tint = blend(frag, bg, 0.1), hatch = blend(frag, bg, 0.4);
+      const period = 9 * Math.max(1, Math.round(L.dpr));
+      for (let y = bandTop; y < bandBottom; y++) {
+        pixels.fill(tint, y * W, (y + 1) * W);
+        for (let x = (period - (y % period)) % period; x < W; x += period) pixels[y * W + x] = hatch;
+      }
+    }
+    const s = inst.startsF, e = inst.endsF, z = inst.sizesF, o = result.offsetsF;
+    const colors = this.colors!;
+    const edge = Math.max(1, Math.round(L.dpr));
+    for (let k = 0; k < this.visibleCount; k++) {
+      const i = this.visible[k];
+      let a = Math.floor((s[i] - x0) * sx), b = Math.floor((e[i] - x0) * sx);
+      let top = Math.floor((y1 - (o[i] + z[i])) * sy), bottom = Math.floor((y1 - o[i]) * sy);
+      if (b <= a) b = a + 1;
+      if (bottom <= top) bottom = top + 1;
+      const outline = b - a >= 4 * edge && bottom - top >= 4 * edge;
+      const ra = a, rb = b, rt = top, rbot = bottom;
+      if (a < 0) a = 0;
+      if (b > W) b = W;
+      if (top < 0) top = 0;
+      if (bottom > H) bottom = H;
+      if (a >= b || top >= bottom) continue;
+      const c = colors[i];
+      for (let y = top; y < bottom; y++) pixels.fill(c, y * W + a, y * W + b);
+      if (outline) {
+        const d = darker(c);
+        for (let y = top; y < bottom; y++) {
+          if (y < rt + edge || y >= rbot - edge) pixels.fill(d, y * W + a, y * W + b);
+          else {
+            if (ra >= 0) pixels.fill(d, y * W + ra, y * W + Math.min(b, ra + edge));
+            if (rb <= W) pixels.fill(d, y * W + Math.max(a, rb - edge), y * W + rb);
+          }
+        }
+      }
+    }
+    this.ctx.putImageData(image, L.left, L.top);
+  }
+
+  /** Overview: the plan's top edge per pixel column, filled, with the load curve drawn over it. */
+  private drawEnvelope(data: PlanData, result: SolveResult, L: ReturnType<PlanView['layout']>, t: Theme) {
+    const { inst } = data;
+    const { x0, x1, y0, y1 } = this.viewport;
+    const W = L.pw, H = L.ph;
+    const sx = W / (x1 - x0), sy = H / (y1 - y0);
+    const top = new Float64Array(W);
+    const s = inst.startsF, e = inst.endsF, z = inst.sizesF, o = result.offsetsF;
+    for (let k = 0; k < this.visibleCount; k++) {
+      const i = this.visible[k];
+      const a = Math.max(0, Math.floor((s[i] - x0) * sx));
+      const b = Math.min(W, Math.max(a + 1, Math.ceil((e[i] - x0) * sx)));
+      const up = o[i] + z[i];
+      for (let x = a; x < b; x++) if (top[x] < up) top[x] = up;
+    }
+    const image = this.plotImage(L);
+    const pixels = new Uint32Array(image.data.buffer);
+    pixels.fill(pack(t.plotBg));
+    const fill = pack(t.frag, 255);
+    for (let x = 0; x < W; x++) {
+      if (top[x] <= y0) continue;
+      const from = Math.max(0, Math.floor((y1 - top[x]) * sy));
+      for (let y = from; y < H; y++) pixels[y * W + x] = fill;
+    }
+    this.ctx.putImageData(image, L.left, L.top);
+  }
+
+  private drawGrid(L: ReturnType<PlanView['layout']>, t: Theme, X: (x: number) => number, Y: (y: number) => number) {
+    const { ctx } = this;
+    const vp = this.viewport;
+    ctx.strokeStyle = t.grid;
+    ctx.globalAlpha = 0.5;
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (const v of ticks(vp.x0, vp.x1, Math.max(2, L.pw / (110 * L.dpr)))) {
+      const x = Math.round(X(v)) + 0.5;
+      ctx.moveTo(x, L.top);
+      ctx.lineTo(x, L.top + L.ph);
+    }
+    for (const v of ticks(vp.y0, vp.y1, Math.max(2, L.ph / (48 * L.dpr)))) {
+      const y = Math.round(Y(v)) + 0.5;
+      ctx.moveTo(L.left, y);
+      ctx.lineTo(L.left + L.pw, y);
+    }
+    ctx.stroke();
+    ctx.globalAlpha = 1;
+  }
+
+  /** The load over time (a step function), the max per pixel column when steps are denser. */
+  private drawLoadCurve(data: PlanData, L: ReturnType<PlanView['layout']>, t: Theme, X: (x: number) => number, Y: (y: number) => number, filled: boolean) {
+    const { ctx } = this;
+    const times = data.inst.profileTimes, loads = data.inst.profileLoads;
+    const m = times.length;
+    if (m === 0) return;
+    const vp = this.viewport;
+    // First step that may be visible.
+    let lo = 0, hi = m;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (times[mid] <= vp.x0) lo = mid + 1;
+      else hi = mid;
+    }
+    const first = Math.max(0, lo - 1);
+    ctx.save();
+    ctx.beginPath();
+    let started = false;
+    let lastX = -Infinity, columnMax = 0, columnY = 0;
+    const flush = () => {
+      if (lastX === -Infinity) return;
+      ctx.lineTo(lastX, Y(columnMax));
+    };
+    for (let i = first; i < m; i++) {
+      const x = Math.max(L.left - 1, X(times[i]));
+      if (x > L.left + L.pw + 1) break;
+      const y = loads[i];
+      if (!started) {
+        ctx.moveTo(x, Y(0));
+        ctx.lineTo(x, Y(y));
+        started = true;
+        lastX = x;
+        columnMax = y;
+        columnY = y;
+        continue;
+      }
+      if (Math.floor(x) === Math.floor(lastX)) {
+        // Same pixel column: keep the highest load seen in it.
+        if (y > columnMax) columnMax = y;
+        columnY = y;
+        continue;
+      }
+      flush();
+      ctx.lineTo(x, Y(columnMax));
+      ctx.lineTo(x, Y(columnY));
+      ctx.lineTo(x, Y(y));
+      lastX = x;
+      columnMax = y;
+      columnY = y;
+    }
+    flush();
+    const end = Math.min(L.left + L.pw + 1, X(times[m - 1]));
+    ctx.lineTo(end, Y(columnY));
+    ctx.lineTo(end, Y(0));
+    if (filled) {
+      ctx.fillStyle = t.load;
+      ctx.globalAlpha = 0.8;
+      ctx.fill();
+      ctx.globalAlpha = 1;
+    }
+    ctx.strokeStyle = t.load;
+    ctx.lineWidth = 1.25 * L.dpr;
+    ctx.stroke();
+    ctx.restore();
+  }
+
+  private hline(y: number, L: ReturnType<PlanView['layout']>, colour: string, label: string, dash: number[]) {
+    const { ctx } = this;
+    if (y < L.top - 1 || y > L.top + L.ph + 1) return;
+    ctx.save();
+    ctx.strokeStyle = colour;
+    ctx.lineWidth = 1.5 * L.dpr;
+    ctx.setLineDash(dash.map((d) => d * L.dpr));
+    ctx.beginPath();
+    ctx.moveTo(L.left, Math.round(y) + 0.5);
+    ctx.lineTo(L.left + L.pw, Math.round(y) + 0.5);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.font = this.font(L.dpr);
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'bottom';
+    const width = ctx.measureText(label).width;
+    ctx.fillStyle = this.theme().bg;
+    ctx.globalAlpha = 0.8;
+    ctx.fillRect(L.left + L.pw - width - 8 * L.dpr, y - 13 * L.dpr, width + 6 * L.dpr, 12 * L.dpr);
+    ctx.globalAlpha = 1;
+    ctx.fillStyle = colour;
+    ctx.fillText(label, L.left + L.pw - 5 * L.dpr, y - 2 * L.dpr);
+    ctx.restore();
+  }
+
+  private drawLines(data: PlanData, L: ReturnType<PlanView['layout']>, t: Theme, Y: (y: number) => number) {
+    const maxLoad = data.inst.summary.max_load;
+    this.hline(Y(Number(maxLoad)), L, t.maxLoad, `L ${bytes(maxLoad)}`, [6, 4]);
+    const r = data.result;
+    if (r && r.described.valid) this.hline(Y(Number(r.described.makespan)), L, t.makespan, `makespan ${bytes(r.described.makespan)}`, []);
+    if (data.capacity !== null) this.hline(Y(data.capacity), L, t.capacity, `capacity ${bytes(data.capacity)}`, [2, 3]);
+  }
+
+  private rectOf(i: number, data: PlanData, result: SolveResult, X: (x: number) => number, Y: (y: number) => number) {
+    const { inst } = data;
+    const x = X(inst.startsF[i]), x2 = X(inst.endsF[i]);
+    const y = Y(result.offsetsF[i] + inst.sizesF[i]), y2 = Y(result.offsetsF[i]);
+    return { x, y, w: Math.max(1, x2 - x), h: Math.max(1, y2 - y) };
+  }
+
+  /** The selected buffer and its conflicts over a veil; the buffer being placed in a replay. */
+  private drawHighlights(data: PlanData, result: SolveResult, t: Theme, X: (x: number) => number, Y: (y: number) => number, dpr: number) {
+    const { ctx } = this;
+    if (this.selected !== null) {
+      ctx.fillStyle = t.plotBg;
+      ctx.globalAlpha = 0.72;
+      ctx.fillRect(0, 0, this.canvas.width, this.canvas.height);
+      ctx.globalAlpha = 1;
+      const colors = this.colors!;
+      const limit = this.conflicts ? Math.min(this.conflicts.length, 50_000) : 0;
+      ctx.lineWidth = dpr;
+      for (let k = 0; k < limit; k++) {
+        const j = this.conflicts![k];
+        if (this.replayCount !== null && this.rank && this.rank[j] >= this.replayCount) continue;
+        const r = this.rectOf(j, data, result, X, Y);
+        ctx.fillStyle = `rgb(${colors[j] & 255},${(colors[j] >>> 8) & 255},${(colors[j] >>> 16) & 255})`;
+        ctx.fillRect(r.x, r.y, r.w, r.h);
+        ctx.strokeStyle = t.conflict;
+        ctx.strokeRect(r.x + 0.5, r.y + 0.5, r.w - 1, r.h - 1);
+      }
+      const r = this.rectOf(this.selected, data, result, X, Y);
+      ctx.fillStyle = t.select;
+      ctx.globalAlpha = 0.35;
+      ctx.fillRect(r.x, r.y, r.w, r.h);
+      ctx.globalAlpha = 1;
+      ctx.strokeStyle = t.select;
+      ctx.lineWidth = 2.5 * dpr;
+      ctx.strokeRect(r.x, r.y, r.w, r.h);
+    }
+    if (this.replayCount !== null && this.replayCount > 0 && result.order.length) {
+      const current = result.order[Math.min(this.replayCount, result.order.length) - 1];
+      const r = this.rectOf(current, data, result, X, Y);
+      ctx.strokeStyle = t.accent;
+      ctx.lineWidth = 2.5 * dpr;
+      ctx.strokeRect(r.x - 2 * dpr, r.y - 2 * dpr, r.w + 4 * dpr, r.h + 4 * dpr);
+    }
+    if (this.hover && this.hover.index !== this.selected) {
+      const r = this.rectOf(this.hover.index, data, result, X, Y);
+      ctx.strokeStyle = t.fg;
+      ctx.lineWidth = 1.5 * dpr;
+      ctx.strokeRect(r.x, r.y, r.w, r.h);
+    }
+  }
+
+  private font(dpr: number) {
+    const t = this.theme();
+    return t.font.replace(/^(\d+)px/, (_, px) => `${Number(px) * dpr}px`);
+  }
+
+  private cachedTheme: Theme | null = null;
+  private theme(): Theme {
+    return (this.cachedTheme ??= theme(this.element));
+  }
+
+  private drawAxes(L: ReturnType<PlanView['layout']>, t: Theme, X: (x: number) => number, Y: (y: number) => number) {
+    const { ctx } = this;
+    const vp = this.viewport;
+    ctx.fillStyle = t.muted;
+    ctx.font = this.font(L.dpr);
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'top';
+    for (const v of ticks(vp.x0, vp.x1, Math.max(2, L.pw / (110 * L.dpr)))) {
+      const x = X(v);
+      if (x < L.left - 1 || x > L.left + L.pw + 1) continue;
+      ctx.fillText(compact(v), x, L.top + L.ph + 5 * L.dpr);
+    }
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'middle';
+    for (const v of ticks(vp.y0, vp.y1, Math.max(2, L.ph / (48 * L.dpr)))) {
+      const y = Y(v);
+      if (y < L.top - 1 || y > L.top + L.ph + 1) continue;
+      ctx.fillText(bytes(v), L.left - 6 * L.dpr, y);
+    }
+  }
+
+  /** The buffer under a canvas point (CSS pixels), among those drawn. */
+  bufferAt(cssX: number, cssY: number): number | null {
+    const data = this.data, result = data?.result;
+    if (!data || !result || !result.described.valid || this.lastMode !== 'rectangles') return null;
+    const { x, y } = this.toData(cssX, cssY);
+    const { inst } = data;
+    const s = inst.startsF, e = inst.endsF, z = inst.sizesF, o = result.offsetsF;
+    // Pixel tolerance so that thin buffers can be picked.
+    const L = this.layout();
+    const tx = ((this.viewport.x1 - this.viewport.x0) / L.pw) * L.dpr * 1.5;
+    const ty = ((this.viewport.y1 - this.viewport.y0) / L.ph) * L.dpr * 1.5;
+    let best: number | null = null, bestArea = Infinity;
+    for (let k = 0; k < this.visibleCount; k++) {
+      const i = this.visible[k];
+      if (s[i] - tx <= x && x < e[i] + tx && o[i] - ty <= y && y < o[i] + z[i] + ty) {
+        // Exact hits win over near ones; then the smallest.
+        const exact = s[i] <= x && x < e[i] && o[i] <= y && y < o[i] + z[i];
+        const area = exact ? 0 : (e[i] - s[i]) * z[i];
+        if (area < bestArea || (exact && bestArea > 0)) {
+          best = i;
+          bestArea = area;
+          if (exact) break;
+        }
+      }
+    }
+    return best;
+  }
+
+  toData(cssX: number, cssY: number) {
+    const L = this.layout();
+    const px = cssX * L.dpr - L.left, py = cssY * L.dpr - L.top;
+    const vp = this.viewport;
+    return {
+      x: vp.x0 + (px / L.pw) * (vp.x1 - vp.x0),
+      y: vp.y1 - (py / L.ph) * (vp.y1 - vp.y0),
+      inside: px >= 0 && py >= 0 && px <= L.pw && py <= L.ph,
+    };
+  }
+
+  /** Tooltip text for buffer i: exact values from the u64 columns. */
+  describe(i: number): string {
+    const data = this.data!;
+    const { inst } = data;
+    const id = inst.idText.slice(inst.idOffsets[i], inst.idOffsets[i + 1]);
+    const rows: [string, string][] = [
+      ['id', id],
+      ['lifetime', `[${grouped(inst.starts[i])}, ${grouped(inst.ends[i])})`],
+      ['size', `${grouped(inst.sizes[i])} B (${bytes(inst.sizes[i])})`],
+    ];
+    if (data.result) {
+      rows.push(['offset', grouped(data.result.offsets[i])]);
+      rows.push(['end address', grouped(data.result.offsets[i] + inst.sizes[i])]);
+    }
+    rows.push(['alignment', grouped(inst.alignments[i])]);
+    if (this.rank) rows.push(['placement step', `${grouped(this.rank[i] + 1)} of ${grouped(inst.n)}`]);
+    if (inst.lines[i]) rows.push(['input line', String(inst.lines[i])]);
+    return rows.map(([k, v]) => `<span>${k}</span><b>${v.replace(/</g, '&lt;')}</b>`).join('');
+  }
+
+  private showTooltip(index: number | null, cssX: number, cssY: number) {
+    if (index === null) {
+      this.tooltip.hidden = true;
+      return;
+    }
+    this.tooltip.innerHTML = this.describe(index);
+    this.tooltip.hidden = false;
+    const box = this.element.getBoundingClientRect();
+    const offsetTop = this.canvas.offsetTop;
+    const tw = this.tooltip.offsetWidth, th = this.tooltip.offsetHeight;
+    let x = cssX + 14, y = cssY + offsetTop + 14;
+    if (x + tw > box.width) x = cssX - tw - 10;
+    if (y + th > box.height) y = Math.max(0, cssY + offsetTop - th - 10);
+    this.tooltip.style.transform = `translate(${x}px, ${y}px)`;
+  }
+
+  private attachInteractions() {
+    const c = this.canvas;
+    let drag: { x: number; y: number; moved: boolean; id: number } | null = null;
+    let pendingHover: { x: number; y: number } | null = null;
+    const local = (ev: MouseEvent) => {
+      const r = c.getBoundingClientRect();
+      return { x: ev.clientX - r.left, y: ev.clientY - r.top };
+    };
+    c.addEventListener(
+      'wheel',
+      (ev) => {
+        ev.preventDefault();
+        const p = local(ev);
+        const d = this.toData(p.x, p.y);
+        const factor = Math.exp(Math.max(-300, Math.min(300, ev.deltaY)) * 0.0018);
+        const both = ev.ctrlKey || ev.altKey || ev.metaKey;
+        this.viewport.zoom(factor, d.x, d.y, { x: both || !ev.shiftKey, y: both || ev.shiftKey });
+      },
+      { passive: false },
+    );
+    c.addEventListener('pointerdown', (ev) => {
+      if (ev.button !== 0) return;
+      const p = local(ev);
+      drag = { ...p, moved: false, id: ev.pointerId };
+      c.setPointerCapture(ev.pointerId);
+    });
+    c.addEventListener('pointermove', (ev) => {
+      const p = local(ev);
+      if (drag) {
+        const dx = p.x - drag.x, dy = p.y - drag.y;
+        if (!drag.moved && Math.hypot(dx, dy) < 3) return;
+        drag.moved = true;
+        const a = this.toData(drag.x, drag.y), b = this.toData(p.x, p.y);
+        this.viewport.pan(a.x - b.x, a.y - b.y);
+        drag.x = p.x;
+        drag.y = p.y;
+        this.tooltip.hidden = true;
+        return;
+      }
+      if (pendingHover === null) {
+        requestAnimationFrame(() => {
+          const q = pendingHover!;
+          pendingHover = null;
+          const index = this.bufferAt(q.x, q.y);
+          const changed = (this.hover?.index ?? null) !== index;
+          this.hover = index === null ? null : { index, x: q.x, y: q.y };
+          this.showTooltip(index, q.x, q.y);
+          if (changed) this.draw();
+        });
+      }
+      pendingHover = p;
+    });
+    c.addEventListener('pointerleave', () => {
+      this.tooltip.hidden = true;
+      if (this.hover) {
+        this.hover = null;
+        this.draw();
+      }
+    });
+    c.addEventListener('pointerup', (ev) => {
+      if (!drag) return;
+      const wasClick = !drag.moved;
+      c.releasePointerCapture(drag.id);
+      drag = null;
+      if (wasClick) {
+        const p = local(ev);
+        this.onSelect?.(this.bufferAt(p.x, p.y));
+      }
+    });
+    c.addEventListener('dblclick', () => this.viewport.reset());
+    c.addEventListener('keydown', (ev) => {
+      const vp = this.viewport;
+      const cx = (vp.x0 + vp.x1) / 2, cy = (vp.y0 + vp.y1) / 2;
+      const w = vp.x1 - vp.x0, h = vp.y1 - vp.y0;
+      const actions: Record<string, () => void> = {
+        ArrowLeft: () => vp.pan(-w * 0.1, 0),
+        ArrowRight: () => vp.pan(w * 0.1, 0),
+        ArrowUp: () => vp.pan(0, h * 0.1),
+        ArrowDown: () => vp.pan(0, -h * 0.1),
+        '+': () => vp.zoom(0.8, cx, cy, { x: true, y: !ev.shiftKey ? false : true }),
+        '=': () => vp.zoom(0.8, cx, cy, { x: true, y: false }),
+        '-': () => vp.zoom(1.25, cx, cy, { x: true, y: false }),
+        '0': () => vp.reset(),
+        Escape: () => this.onSelect?.(null),
+      };
+      const action = actions[ev.key];
+      if (action) {
+        ev.preventDefault();
+        action();
+      }
+    });
+  }
+}

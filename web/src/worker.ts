@@ -1,0 +1,196 @@
+/// <reference lib="webworker" />
+// The solver worker: owns the wasm core and (in the threaded build) its rayon thread pool. It picks
+// the threaded build only when the page is cross-origin isolated (SharedArrayBuffer available);
+// otherwise the single-threaded one. All parsing, solving and exporting happens here.
+import type { Catalogue, InputError, InstanceData, Reply, Request, SolveOptions, SolveResult, Source } from './protocol';
+
+type Wasm = typeof import('./pkg-st/index.js');
+type Instance = InstanceType<Wasm['Instance']>;
+
+declare const self: DedicatedWorkerGlobalScope;
+
+/** Texts up to this size go back to the page's editor; larger ones stay here. */
+const EDITOR_LIMIT = 512 * 1024;
+/** How often a running threaded job is polled, ms. */
+const POLL_MS = 25;
+
+let wasm: Wasm | null = null;
+let instance: Instance | null = null;
+let running: { id: number; cancel: () => void } | null = null;
+
+const post = (reply: Reply, transfer: Transferable[] = []) => self.postMessage(reply, transfer);
+
+const canThreads = () => self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
+
+async function init(id: number, threads: number) {
+  const threaded = canThreads();
+  // Both builds export the same API; only their low-level init signatures differ.
+  const module = (threaded ? await import('./pkg-threads/index.js') : await import('./pkg-st/index.js')) as unknown as Wasm;
+  await module.default();
+  if (threaded) await module.initThreadPool(Math.max(1, threads));
+  wasm = module;
+  post({
+    type: 'ready',
+    id,
+    build: module.buildKind() === 'threads' ? 'threads' : 'single',
+    threads: module.numThreads(),
+    isolated: self.crossOriginIsolated === true,
+    catalogue: module.listSolvers() as Catalogue,
+  });
+}
+
+async function readSource(source: Source): Promise<{ text: string; name: string }> {
+  switch (source.kind) {
+    case 'text':
+      return { text: source.text, name: source.name };
+    case 'url': {
+      const response = await fetch(source.url);
+      if (!response.ok) throw new Error(`${source.url}: ${response.status} ${response.statusText}`);
+      return { text: await response.text(), name: source.name };
+    }
+    case 'file':
+      return { text: await source.file.text(), name: source.file.name };
+    case 'generate':
+      return {
+        text: wasm!.generateTrace(source.buffers, BigInt(source.seed || '0')),
+        name: `generated ${source.buffers} buffers, seed ${source.seed || '0'}`,
+      };
+  }
+}
+
+const toFloat = (values: BigUint64Array) => {
+  const out = new Float64Array(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = Number(values[i]);
+  return out;
+};
+
+async function parse(id: number, source: Source, format: string, semantics: string) {
+  const { text, name } = await readSource(source);
+  let parsed: Instance;
+  try {
+    parsed = new wasm!.Instance(text, format, semantics);
+  } catch (thrown) {
+    const errors = (thrown as { errors?: InputError[] } | null)?.errors;
+    post({
+      type: 'error',
+      id,
+      kind: 'input',
+      message: errors ? `${errors.length} error${errors.length === 1 ? '' : 's'} in ${name}` : String(thrown),
+      errors: errors ?? [{ line: null, column: null, message: String(thrown) }],
+    });
+    return;
+  }
+  instance?.free();
+  instance = parsed;
+  const ids = parsed.ids();
+  const idOffsets = new Uint32Array(ids.length + 1);
+  for (let i = 0; i < ids.length; i++) idOffsets[i + 1] = idOffsets[i] + ids[i].length;
+  const starts = parsed.starts();
+  const ends = parsed.ends();
+  const sizes = parsed.sizes();
+  const profile = parsed.loadProfile() as { times: BigUint64Array; loads: BigUint64Array };
+  const data: InstanceData = {
+    name,
+    n: parsed.length,
+    summary: parsed.summary(),
+    idText: ids.join(''),
+    idOffsets,
+    starts,
+    ends,
+    sizes,
+    alignments: parsed.alignments(),
+    lines: parsed.lines(),
+    startsF: toFloat(starts),
+    endsF: toFloat(ends),
+    sizesF: toFloat(sizes),
+    profileTimes: toFloat(profile.times),
+    profileLoads: toFloat(profile.loads),
+    text: text.length <= EDITOR_LIMIT ? text : null,
+    bytes: text.length,
+  };
+  const transfer = [
+    data.idOffsets, data.starts, data.ends, data.sizes, data.alignments, data.lines,
+    data.startsF, data.endsF, data.sizesF, data.profileTimes, data.profileLoads,
+  ].map((a) => a.buffer as ArrayBuffer);
+  post({ type: 'parsed', id, instance: data }, transfer);
+}
+
+function solve(id: number, options: SolveOptions) {
+  if (!wasm || !instance) {
+    post({ type: 'error', id, kind: 'solve', message: 'no instance loaded' });
+    return;
+  }
+  const began = performance.now();
+  const job = wasm.Job.start(instance, options);
+  let cancelled = false;
+  running = { id, cancel: () => { cancelled = true; job.cancel(); } };
+  const finish = () => {
+    const state = job.poll() as { state: string; result?: any; message?: string; progress?: any };
+    if (state.state === 'running') {
+      post({ type: 'progress', id, progress: state.progress ?? null, elapsedMs: performance.now() - began });
+      setTimeout(finish, POLL_MS);
+      return;
+    }
+    running = null;
+    if (state.state === 'error') {
+      const message = state.message ?? 'solve failed';
+      post({ type: 'error', id, kind: cancelled || /cancel/i.test(message) ? 'cancelled' : 'solve', message });
+    } else {
+      const offsets = job.offsets();
+      const result: SolveResult = {
+        described: state.result,
+        offsets,
+        offsetsF: toFloat(offsets),
+        order: job.placementOrder(),
+        cancelled,
+        wallMs: performance.now() - began,
+      };
+      post({ type: 'result', id, result }, [result.offsets.buffer, result.offsetsF.buffer, result.order.buffer] as ArrayBuffer[]);
+    }
+    job.free();
+  };
+  // The single-threaded build has solved inside `start`; the threaded one solves on the pool.
+  finish();
+}
+
+async function handle(request: Request) {
+  switch (request.type) {
+    case 'init':
+      return init(request.id, request.threads);
+    case 'parse':
+      return parse(request.id, request.source, request.format, request.semantics);
+    case 'solve':
+      return solve(request.id, request.options);
+    case 'cancel':
+      return;
+    case 'conflicts': {
+      const indices = instance ? instance.conflictsOf(request.index) : new Uint32Array();
+      post({ type: 'conflicts', id: request.id, indices }, [indices.buffer as ArrayBuffer]);
+      return;
+    }
+    case 'export':
+      post({ type: 'exported', id: request.id, text: instance!.export(request.offsets, request.format) });
+      return;
+    case 'size':
+      post({ type: 'size', id: request.id, value: wasm!.parseSize(request.text) });
+      return;
+  }
+}
+
+// Requests run one after another (a parse never overlaps the init it follows); a cancel acts at
+// once. A threaded solve returns as soon as its job is started and polls it from timers, so a
+// cancel reaches it while it runs.
+let queue: Promise<void> = Promise.resolve();
+self.onmessage = (event: MessageEvent<Request>) => {
+  const request = event.data;
+  if (request.type === 'cancel') {
+    running?.cancel();
+    return;
+  }
+  queue = queue.then(() =>
+    handle(request).catch((thrown: unknown) => {
+      const message = thrown instanceof Error ? thrown.message : String(thrown);
+      post({ type: 'error', id: request.id, kind: request.type === 'parse' ? 'input' : 'internal', message });
+    }),
+  );
+};
