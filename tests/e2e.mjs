@@ -201,6 +201,27 @@ await test('a bad line shows its error and line number, and nothing loads', asyn
   assert(marks === 2, `${marks} lines marked in the editor`);
 });
 
+await test('an invalid plan is shown as an error and never drawn; a valid one is drawn', async (page) => {
+  await open(page);
+  // A plan file whose offsets overlap (b sits inside a while both are alive).
+  await paste(page, 'id,lower,upper,size,offset\na,0,4,16,0\nb,1,3,8,8\nc,4,6,8,0\n');
+  assert(/INVALID/.test(await status(page)), `status: ${await status(page)}`);
+  assert(await page.isVisible('#violations'), 'violations not shown');
+  assert(/overlaps/.test(await page.textContent('#violations')), 'the violation is not described');
+  assert((await page.textContent(T('makespan'))) === 'invalid', 'makespan shown for an invalid plan');
+  await page.waitForTimeout(100);
+  assert((await page.evaluate(() => window.__memplan.view.lastMode)) !== 'rectangles', 'the invalid plan was drawn');
+  assert(await page.isDisabled('#export-csv'), 'an invalid plan can be exported');
+  // The CLI's output for a valid plan is shown as it is, and checked.
+  const out = join(tmpdir(), `memplan-e2e-plan-${process.pid}.csv`);
+  const native = cliSolve(small, 'tvm', '0', '', out);
+  await paste(page, readFileSync(out, 'utf8'));
+  rmSync(out, { force: true });
+  assert((await page.getAttribute(T('makespan'), 'data-value')) === String(native.makespan), 'input plan makespan differs');
+  await page.waitForTimeout(100);
+  assert((await page.evaluate(() => window.__memplan.view.lastMode)) === 'rectangles', 'the valid plan was not drawn');
+});
+
 await test('cancel stops a long solve and the page stays responsive', async (page) => {
   await open(page);
   await page.fill('#gen-buffers', '200000');

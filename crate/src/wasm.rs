@@ -162,6 +162,13 @@ impl Instance {
         self.problem().buffers().iter().map(|b| b.line.unwrap_or(0) as u32).collect()
     }
 
+    /// The offsets written in the input when every buffer has one (the input is a plan to show and
+    /// check, e.g. a solver's output), else empty.
+    #[wasm_bindgen(js_name = inputPlan)]
+    pub fn input_plan(&self) -> Vec<u64> {
+        self.problem().buffers().iter().map(|b| b.pinned).collect::<Option<Vec<u64>>>().unwrap_or_default()
+    }
+
     /// The load over time as steps: `times[i]` starts a step of `loads[i]` bytes.
     #[wasm_bindgen(js_name = loadProfile)]
     pub fn load_profile(&self) -> JsValue {

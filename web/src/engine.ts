@@ -127,6 +127,13 @@ export class Engine {
     }
   }
 
+  /** The input's own offsets as a plan, checked by the core's validator. */
+  async checkInputPlan(capacity: string | null): Promise<SolveResult> {
+    const reply = await this.request({ type: 'check', id: 0, capacity });
+    if (reply.type !== 'result') throw new EngineError('internal', 'unexpected reply');
+    return reply.result;
+  }
+
   async conflicts(index: number): Promise<Uint32Array> {
     const reply = await this.request({ type: 'conflicts', id: 0, index });
     return reply.type === 'conflicts' ? reply.indices : new Uint32Array();

@@ -139,6 +139,7 @@ async function load(request: LoadRequest): Promise<boolean> {
     fitViewport(true);
     setStatus(`loaded ${parsed.name}: ${grouped(parsed.n)} buffers in ${duration(performance.now() - began)}`);
     $('instance-input').dataset.loaded = String(parsed.n);
+    if (parsed.n > 0 && parsed.summary.pinned === parsed.n) await showInputPlan();
     return true;
   } catch (error) {
     if (serial !== loadSerial) return false;
@@ -161,6 +162,16 @@ async function load(request: LoadRequest): Promise<boolean> {
   } finally {
     setBusy(false);
   }
+}
+
+/** Every buffer of the input has an offset: show that plan, checked by the core's validator. */
+async function showInputPlan() {
+  result = await engine.checkInputPlan(controls.capacityBytes);
+  showResult();
+  fitViewport(false);
+  const d = result.described;
+  if (d.valid) setStatus(`the input is a plan (every buffer has an offset): valid, makespan ${grouped(d.makespan)}; Run re-plans it with the offsets pinned`);
+  else setStatus(`the input's offsets are an INVALID plan (${d.violations.length} violation${d.violations.length === 1 ? '' : 's'}): not drawn`, 'error');
 }
 
 // ---- solving ----------------------------------------------------------------------------------

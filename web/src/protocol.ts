@@ -144,7 +144,9 @@ export type Request =
   | { type: 'cancel' }
   | { type: 'conflicts'; id: number; index: number }
   | { type: 'export'; id: number; offsets: BigUint64Array; format: 'csv' | 'json' }
-  | { type: 'size'; id: number; text: string };
+  | { type: 'size'; id: number; text: string }
+  /** Checks the offsets written in the input (when every buffer has one) as a plan. */
+  | { type: 'check'; id: number; capacity: string | null };
 
 export type ErrorKind = 'input' | 'solve' | 'cancelled' | 'internal';
 

@@ -153,6 +153,49 @@ function solve(id: number, options: SolveOptions) {
   finish();
 }
 
+/** The input's own offsets as a plan, validated by the core like any solver's. */
+function check(id: number, capacity: string | null) {
+  if (!instance) {
+    post({ type: 'error', id, kind: 'solve', message: 'no instance loaded' });
+    return;
+  }
+  const began = performance.now();
+  const offsets = instance.inputPlan();
+  if (offsets.length !== instance.length) {
+    post({ type: 'error', id, kind: 'solve', message: 'the input has no offset for every buffer' });
+    return;
+  }
+  const report = instance.validate(offsets, capacity) as { valid: boolean; makespan: string; violations: string[] };
+  const summary = instance.summary() as InstanceData['summary'];
+  const makespan = BigInt(report.makespan), load = BigInt(summary.max_load);
+  const cap = capacity ?? summary.capacity ?? null;
+  const result: SolveResult = {
+    described: {
+      solver: 'input plan',
+      winner: null,
+      makespan: report.makespan,
+      max_load: summary.max_load,
+      lower_bound: summary.max_load,
+      fragmentation: String(makespan - load),
+      fragmentation_pct: load > 0n ? (Number(makespan - load) / Number(load)) * 100 : 0,
+      optimal: makespan <= load,
+      feasible: cap === null || makespan <= BigInt(cap),
+      capacity: cap,
+      elapsed_ms: performance.now() - began,
+      seed: '0',
+      stats: {},
+      valid: report.valid,
+      violations: report.violations,
+    },
+    offsets,
+    offsetsF: toFloat(offsets),
+    order: new Uint32Array(),
+    cancelled: false,
+    wallMs: performance.now() - began,
+  };
+  post({ type: 'result', id, result }, [result.offsets.buffer, result.offsetsF.buffer] as ArrayBuffer[]);
+}
+
 async function handle(request: Request) {
   switch (request.type) {
     case 'init':
@@ -171,6 +214,8 @@ async function handle(request: Request) {
     case 'export':
       post({ type: 'exported', id: request.id, text: instance!.export(request.offsets, request.format) });
       return;
+    case 'check':
+      return check(request.id, request.capacity);
     case 'size':
       post({ type: 'size', id: request.id, value: wasm!.parseSize(request.text) });
       return;

@@ -1,0 +1,17 @@
+import { chromium } from 'playwright-core';
+const b = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox','--disable-gpu'] });
+const page = await b.newPage({ viewport: { width: 1400, height: 860 } });
+await page.addInitScript(() => { window.__lt = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__lt.push([Math.round(e.startTime), Math.round(e.duration)]); }).observe({ type: 'longtask', buffered: true }); });
+await page.goto('http://127.0.0.1:4173/?ex=idealloc/iopddl/Y_1&solver=slff');
+await page.waitForFunction(() => document.querySelector('[data-testid=instance-input]').dataset.loaded === '62185', null, {timeout: 60000});
+console.log('after load', await page.evaluate(() => JSON.stringify(window.__lt)));
+await page.evaluate(() => { const e = window.__memplan.engine; const orig = e.receive.bind(e); window.__recv = []; e.receive = (r) => { const t = performance.now(); orig(r); window.__recv.push([r.type, Math.round(t), +(performance.now() - t).toFixed(1)]); }; 
+  const origRaf = window.requestAnimationFrame; window.__raf = []; window.requestAnimationFrame = (cb) => origRaf((ts) => { const t = performance.now(); cb(ts); const d = performance.now() - t; if (d > 5) window.__raf.push([Math.round(t), +d.toFixed(1)]); }); });
+const t0 = await page.evaluate(() => performance.now());
+await page.click('[data-testid=run-button]');
+await page.waitForFunction(() => document.querySelector('[data-testid=makespan]').dataset.value, null, {timeout: 60000});
+await page.waitForTimeout(500);
+console.log(await page.evaluate(() => JSON.stringify([window.__recv.filter(r=>r[0]!=='progress'), window.__raf])));
+console.log('run started at', Math.round(t0), await page.evaluate(() => JSON.stringify(window.__lt)));
+console.log(await page.evaluate(() => { const {view, state} = window.__memplan; const s = state(); let t=performance.now(); view.setData({inst:s.inst, result:s.result, capacity:null}); const a=performance.now()-t; t=performance.now(); view.renderNow(); const b2 = performance.now()-t; t=performance.now(); view.renderNow(); const c = performance.now()-t; return [a,b2,c]; }));
+await b.close();
