@@ -16,6 +16,12 @@ if ! rustup target list --installed --toolchain stable | grep -qx wasm32-unknown
   echo "== setup: wasm32 target for stable"
   rustup target add wasm32-unknown-unknown --toolchain stable
 fi
+for component in clippy rustfmt; do
+  if ! rustup component list --installed --toolchain stable 2>/dev/null | grep -q "^$component"; then
+    echo "== setup: $component for stable (the tests lint the code)"
+    rustup component add "$component" --toolchain stable
+  fi
+done
 if ! rustup run "$NIGHTLY" rustc --version >/dev/null 2>&1 \
    || ! rustup target list --installed --toolchain "$NIGHTLY" | grep -qx wasm32-unknown-unknown \
    || ! rustup component list --installed --toolchain "$NIGHTLY" | grep -q '^rust-src'; then

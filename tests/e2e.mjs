@@ -159,6 +159,13 @@ await test('each solver gives the CLI makespan and plan on a pasted CSV (same se
       await page.selectOption('#order-select', 'contention');
       await page.selectOption('#fit-select', 'best');
     }
+    if (!solver.startsWith('greedy-')) {
+      // The solver's declared parameters get a control each, from the core's list.
+      await page.selectOption(T('solver-select'), solver);
+      const declared = await page.evaluate((name) => window.__memplan.engine.info.catalogue.solvers.find((s) => s.name === name).parameters.length, solver);
+      const shown = await page.locator('#params input[data-param]').count();
+      if (shown !== declared) mismatches.push(`${solver}: ${shown} parameter controls for ${declared} parameters`);
+    }
     const web = await run(page, solver.startsWith('greedy-') ? null : solver, { timeLimit: '20', seed: '7' });
     const native = cliSolve(small, solver, '7', '20', out);
     if (String(native.makespan) !== web) mismatches.push(`${solver}: page ${web}, CLI ${native.makespan}`);
@@ -343,9 +350,19 @@ await test('plan view: hover, select with conflicts, zoom to peak, replay, PNG; 
   await page.click('#export-csv');
   const csv = readFileSync(await (await csvDownload).path(), 'utf8');
   assert(csv.startsWith('id,lower,upper,size,offset'), `CSV export: ${csv.slice(0, 40)}`);
+  // Colour modes, and Ctrl+Enter runs.
+  for (const mode of ['lifetime', 'order', 'id', 'size']) await page.selectOption('#color-select', mode);
+  await page.selectOption(T('solver-select'), 'tvm');
+  await page.focus('#seed-input');
+  await page.keyboard.press('Control+Enter');
+  await idle(page);
+  assert((await page.textContent('#result-solver')).startsWith('tvm'), 'Ctrl+Enter did not run');
   await page.mouse.move(0, 0);
   await page.waitForTimeout(100);
   await page.screenshot({ path: join(screenshots, 'plan.png') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.waitForTimeout(200);
+  await page.screenshot({ path: join(screenshots, 'plan-dark.png') });
 });
 
 await test('main thread stays responsive: Y_1 (62k buffers) and a 500k-buffer trace load and draw', async (page) => {

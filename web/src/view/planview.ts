@@ -121,16 +121,26 @@ export class PlanView {
     this.unsubscribe = viewport.subscribe(() => this.draw());
     this.resize = new ResizeObserver(() => this.draw());
     this.resize.observe(this.element);
+    // Light or dark follows the system; colours are read from CSS variables again on a change.
+    this.scheme = matchMedia('(prefers-color-scheme: dark)');
+    this.onScheme = () => {
+      this.cachedTheme = null;
+      this.draw();
+    };
+    this.scheme.addEventListener('change', this.onScheme);
     this.attachInteractions();
   }
 
   private unsubscribe: () => void;
   private resize: ResizeObserver;
+  private scheme: MediaQueryList;
+  private onScheme: () => void;
 
   /** Detaches the view from its viewport and the page. */
   dispose() {
     this.unsubscribe();
     this.resize.disconnect();
+    this.scheme.removeEventListener('change', this.onScheme);
     this.element.remove();
   }
 
