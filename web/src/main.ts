@@ -21,7 +21,11 @@ if (initial.embed) {
   document.body.classList.add('embed');
   const strip = document.createElement('span');
   strip.className = 'embed-strip';
-  strip.append($('solver-select'), $('run-button'), $('cancel-button'));
+  const full = document.createElement('a');
+  full.textContent = 'open in the playground ↗';
+  full.target = '_blank';
+  full.href = `${location.pathname}?${new URLSearchParams(Array.from(new URLSearchParams(location.search)).filter(([k]) => k !== 'embed'))}`;
+  strip.append($('solver-select'), $('run-button'), $('cancel-button'), full);
   $('status').before(strip);
 }
 
@@ -321,7 +325,7 @@ function pageState(): PageState {
     text: l?.example || l?.gen ? undefined : l?.text,
     format: input.format || undefined,
     semantics: input.semantics,
-    controls: controls.state(),
+    controls: { ...controls.state(), threads: controls.state().threads === maxThreads ? undefined : controls.state().threads },
     compare: compare.checked,
     tab: $('compare-pane').hidden ? 'plan' : 'compare',
     run: result !== null,

@@ -23,11 +23,22 @@ const post = (reply: Reply, transfer: Transferable[] = []) => self.postMessage(r
 const canThreads = () => self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
 
 async function init(id: number, threads: number) {
-  const threaded = canThreads();
-  // Both builds export the same API; only their low-level init signatures differ.
-  const module = (threaded ? await import('./pkg-threads/index.js') : await import('./pkg-st/index.js')) as unknown as Wasm;
-  await module.default();
-  if (threaded) await module.initThreadPool(Math.max(1, threads));
+  let module: Wasm | null = null;
+  if (canThreads()) {
+    try {
+      // Both builds export the same API; only their low-level init signatures differ.
+      module = (await import('./pkg-threads/index.js')) as unknown as Wasm;
+      await module.default();
+      await module.initThreadPool(Math.max(1, threads));
+    } catch (error) {
+      console.warn('memplan: the threaded build failed to start, using the single-threaded one', error);
+      module = null;
+    }
+  }
+  if (!module) {
+    module = (await import('./pkg-st/index.js')) as Wasm;
+    await module.default();
+  }
   wasm = module;
   post({
     type: 'ready',

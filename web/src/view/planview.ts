@@ -732,9 +732,11 @@ export class PlanView {
         ArrowRight: () => vp.pan(w * 0.1, 0),
         ArrowUp: () => vp.pan(0, h * 0.1),
         ArrowDown: () => vp.pan(0, -h * 0.1),
-        '+': () => vp.zoom(0.8, cx, cy, { x: true, y: !ev.shiftKey ? false : true }),
+        '+': () => vp.zoom(0.8, cx, cy, { x: true, y: false }),
         '=': () => vp.zoom(0.8, cx, cy, { x: true, y: false }),
         '-': () => vp.zoom(1.25, cx, cy, { x: true, y: false }),
+        '*': () => vp.zoom(0.8, cx, cy, { x: false, y: true }),
+        '/': () => vp.zoom(1.25, cx, cy, { x: false, y: true }),
         '0': () => vp.reset(),
         Escape: () => this.onSelect?.(null),
       };
