@@ -54,7 +54,10 @@ fi
 browser=yes
 stage "wasm builds (threaded with shared memory, and single-threaded)" bash scripts/build-wasm.sh || browser=no
 stage "page: type check and build" npm run --silent build || browser=no
-stage "CLI release build (the browser tests compare with it)" cargo build --release --quiet || browser=no
+# The browser tests compare the page with the CLI: the one `cargo test` just built (its CLI tests
+# run it) serves, so no release build is needed here.
+cli=target/debug/memplan
+[ -x "$cli" ] || stage "CLI build (the browser tests compare with it)" cargo build --quiet || browser=no
 
 if [ "$browser" = yes ]; then
   echo "== browser tests"
@@ -64,7 +67,7 @@ if [ "$browser" = yes ]; then
     (exec 3<>/dev/tcp/127.0.0.1/4173) 2>/dev/null && break
     sleep 0.5
   done
-  node tests/e2e.mjs http://127.0.0.1:4173 2>&1 | tee -a "$log"
+  MEMPLAN_CLI="$cli" node tests/e2e.mjs http://127.0.0.1:4173 2>&1 | tee -a "$log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || grep -q '^[0-9]* passed, [1-9][0-9]* failed$' "$log" || stage_failures=$((stage_failures + 1))
 else
   echo "== browser tests skipped: a build failed"

@@ -1,10 +1,11 @@
 // Browser tests of the playground: playwright-core driving Debian's Chromium against the built
 // page. Usage: node tests/e2e.mjs [URL of `vite preview`, default http://127.0.0.1:4173]
-// Needs dist/ (npm run build) and target/release/memplan (the CLI the page is compared with).
+// Needs dist/ (npm run build) and the memplan CLI the page is compared with: $MEMPLAN_CLI, else
+// target/release/memplan, else target/debug/memplan.
 // Prints one line per test, the measured figures, and "N passed, M failed" last.
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStaticServer } from './static-server.mjs';
@@ -12,7 +13,7 @@ import { startStaticServer } from './static-server.mjs';
 const root = new URL('..', import.meta.url).pathname;
 const base = (process.argv[2] ?? 'http://127.0.0.1:4173').replace(/\/$/, '');
 const only = process.env.ONLY ? new RegExp(process.env.ONLY) : null;
-const cli = join(root, 'target/release/memplan');
+const cli = process.env.MEMPLAN_CLI ?? [join(root, 'target/release/memplan'), join(root, 'target/debug/memplan')].find((p) => existsSync(p));
 const examplesDir = join(root, 'public/examples');
 const screenshots = join(root, 'tests/screenshots');
 mkdirSync(screenshots, { recursive: true });
