@@ -16,6 +16,7 @@ mod feasibility;
 mod orderings;
 mod search;
 mod sections;
+mod transpositions;
 
 use web_time::Instant;
 
@@ -46,6 +47,8 @@ impl MiniMalloc {
             dominance: params.get_or("dominance", defaults.rules.dominance)?,
             inference: params.get_or("inference", defaults.rules.inference)?,
             decompose: params.get_or("decompose", defaults.rules.decompose)?,
+            memo: params.get_or("memo", defaults.rules.memo)?,
+            symmetry: params.get_or("symmetry", defaults.rules.symmetry)?,
         };
         Ok(Settings {
             rules,
@@ -66,6 +69,8 @@ fn search_stats(stats: &mut Stats, report: &Report) {
     stats.insert("pruned_inference".into(), StatValue::Count(c.pruned_inference));
     stats.insert("pruned_capacity".into(), StatValue::Count(c.pruned_capacity));
     stats.insert("decompositions".into(), StatValue::Count(c.decompositions));
+    stats.insert("pruned_memo".into(), StatValue::Count(c.pruned_memo));
+    stats.insert("pruned_symmetry".into(), StatValue::Count(c.pruned_symmetry));
     stats.insert("rounds".into(), StatValue::Count(report.rounds));
     if let Some(ordering) = &report.ordering {
         stats.insert("ordering".into(), StatValue::Text(ordering.clone()));
@@ -130,6 +135,8 @@ impl Solver for MiniMalloc {
             flag("dominance", d.rules.dominance, "never place a buffer at or above h_min"),
             flag("inference", d.rules.inference, "cross-section inference (eq. 3, effective heights)"),
             flag("decompose", d.rules.decompose, "solve temporally independent parts separately"),
+            flag("memo", d.rules.memo, "remember refuted states and cut them when they recur"),
+            flag("symmetry", d.rules.symmetry, "stack buffers of the same lifetime smaller first"),
         ]
     }
 

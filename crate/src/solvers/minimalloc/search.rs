@@ -13,6 +13,7 @@
 //! extends. Hence a search that runs out of nodes without a solution proves there is none.
 
 use super::sections::Instance;
+use super::transpositions::{self, Refuted};
 use crate::options::Deadline;
 
 /// The pruning rules, each of which can be switched off (for tests and for the curious): with any
@@ -27,11 +28,16 @@ pub struct Rules {
     pub inference: bool,
     /// Dynamic temporal decomposition (§7): solve independent parts separately.
     pub decompose: bool,
+    /// Remember refuted nodes by their state and cut them when they recur.
+    pub memo: bool,
+    /// Of two buffers with the same lifetime stacked directly on each other, the larger (then
+    /// the lower rank) goes below: swapping them gives the same plan otherwise.
+    pub symmetry: bool,
 }
 
 impl Default for Rules {
     fn default() -> Self {
-        Rules { canonical: true, dominance: true, inference: true, decompose: true }
+        Rules { canonical: true, dominance: true, inference: true, decompose: true, memo: true, symmetry: true }
     }
 }
 
@@ -61,6 +67,10 @@ pub struct Counters {
     pub pruned_capacity: u64,
     /// Times the unplaced buffers fell apart into independent parts.
     pub decompositions: u64,
+    /// Nodes cut because the same state was refuted before.
+    pub pruned_memo: u64,
+    /// Candidates skipped by the same-lifetime symmetry.
+    pub pruned_symmetry: u64,
 }
 
 impl Counters {
@@ -72,6 +82,8 @@ impl Counters {
         self.pruned_inference += other.pruned_inference;
         self.pruned_capacity += other.pruned_capacity;
         self.decompositions += other.decompositions;
+        self.pruned_memo += other.pruned_memo;
+        self.pruned_symmetry += other.pruned_symmetry;
     }
 }
 
@@ -90,6 +102,8 @@ struct Frame {
     from: usize,
     to: usize,
     next: usize,
+    /// The node's state, remembered when it is refuted.
+    key: u128,
     /// The candidate placed below this node, and the placement-stack length before it.
     trying: Option<(Candidate, usize)>,
 }
@@ -99,6 +113,8 @@ const MAX_PART_DEPTH: u32 = 64;
 /// How often (in nodes) the deadline is polled.
 const POLL_EVERY: u64 = 256;
 const NO_RANK: u32 = u32::MAX;
+/// Refuted states remembered at most (about 32 bytes each), then forgotten.
+const MEMO_LIMIT: usize = 1 << 21;
 
 pub struct Search<'a> {
     instance: &'a Instance,
@@ -125,6 +141,9 @@ pub struct Search<'a> {
     /// Scratch: the lowest fit of each buffer at the current node, and per section the effective height.
     lowest: Vec<u64>,
     effective: Vec<u64>,
+    /// XOR of [`transpositions::key`] over the unplaced buffers and their floors.
+    floors_hash: u128,
+    refuted: Refuted,
 }
 
 impl<'a> Search<'a> {
@@ -172,6 +191,8 @@ impl<'a> Search<'a> {
             candidates: Vec::new(),
             lowest: vec![0; n],
             effective: vec![u64::MAX; sections],
+            floors_hash: (0..n as u32).fold(0, |hash, rank| hash ^ transpositions::key(rank, 0)),
+            refuted: Refuted::new(MEMO_LIMIT),
         }
     }
 
@@ -201,7 +222,16 @@ impl<'a> Search<'a> {
     fn solve_group(&mut self, mut list: Vec<u32>, max_offset: u64, last_rank: u32, depth: u32) -> Outcome {
         let mut stack: Vec<Frame> = Vec::new();
         let base = self.candidates.len();
-        match self.expand(&list, max_offset, last_rank) {
+        // Keys of this group's nodes hash only its own buffers: the others keep their floors while
+        // it is searched, so the same part met again under another parent is recognised.
+        let outside =
+            self.floors_hash ^ list.iter().fold(0, |hash, &r| hash ^ transpositions::key(r, self.floor[r as usize]));
+        let key = self.node_key(outside, max_offset, last_rank);
+        if self.rules.memo && self.refuted.contains(key) {
+            self.counters.pruned_memo += 1;
+            return Outcome::Exhausted;
+        }
+        match self.expand(&list, max_offset, last_rank, key) {
             Some(frame) => stack.push(frame),
             None => return Outcome::Exhausted,
         }
@@ -213,6 +243,9 @@ impl<'a> Search<'a> {
             }
             if frame.next == frame.to {
                 self.candidates.truncate(frame.from);
+                if self.rules.memo {
+                    self.refuted.insert(frame.key);
+                }
                 stack.pop();
                 self.counters.backtracks += 1;
                 continue;
@@ -237,6 +270,11 @@ impl<'a> Search<'a> {
                 return Outcome::Solved;
             }
             let child_max = if self.rules.canonical { candidate.offset } else { 0 };
+            let child_key = self.node_key(outside, child_max, candidate.rank);
+            if self.rules.memo && self.refuted.contains(child_key) {
+                self.counters.pruned_memo += 1;
+                continue;
+            }
             if self.rules.decompose
                 && depth < MAX_PART_DEPTH
                 && let Some(cuts) = self.cuts(candidate.rank as usize, &list, low, high)
@@ -251,10 +289,15 @@ impl<'a> Search<'a> {
                         self.candidates.truncate(base);
                         return Outcome::Stopped;
                     }
-                    Outcome::Exhausted => continue, // undone at the top of the loop
+                    Outcome::Exhausted => {
+                        if self.rules.memo {
+                            self.refuted.insert(child_key);
+                        }
+                        continue; // undone at the top of the loop
+                    }
                 }
             }
-            if let Some(child) = self.expand(&list, child_max, candidate.rank) {
+            if let Some(child) = self.expand(&list, child_max, candidate.rank, child_key) {
                 stack.push(child);
             }
         }
@@ -279,6 +322,11 @@ impl<'a> Search<'a> {
             }
         }
         Outcome::Solved
+    }
+
+    /// The state of the node reached (see [`transpositions`]).
+    fn node_key(&self, outside: u128, max_offset: u64, last_rank: u32) -> u128 {
+        transpositions::node_key(self.floors_hash ^ outside, max_offset, last_rank)
     }
 
     fn must_stop(&self) -> bool {
@@ -316,7 +364,7 @@ impl<'a> Search<'a> {
     /// Computes a node's candidates (sorted by offset, then rank) and pushes its frame, or returns
     /// `None` when the node is cut: a buffer no longer fits, or a section cannot hold its
     /// unplaced buffers (eq. 3).
-    fn expand(&mut self, list: &[u32], max_offset: u64, last_rank: u32) -> Option<Frame> {
+    fn expand(&mut self, list: &[u32], max_offset: u64, last_rank: u32, key: u128) -> Option<Frame> {
         let instance = self.instance;
         let mut lowest_top = u64::MAX;
         for &rank in list {
@@ -365,7 +413,7 @@ impl<'a> Search<'a> {
         }
         let to = self.candidates.len();
         self.candidates[from..to].sort_unstable_by_key(|c| (c.offset, c.rank));
-        Some(Frame { from, to, next: from, trying: None })
+        Some(Frame { from, to, next: from, key, trying: None })
     }
 
     /// Adds the candidate unless a rule rejects it.
@@ -381,7 +429,30 @@ impl<'a> Search<'a> {
             self.counters.pruned_dominance += 1;
             return;
         }
+        if self.rules.symmetry && self.on_smaller_twin(candidate) {
+            self.counters.pruned_symmetry += 1;
+            return;
+        }
         self.candidates.push(candidate);
+    }
+
+    /// Whether the candidate would sit directly on a placed buffer of the same lifetime that is
+    /// smaller (or as large with a higher rank): the swapped pair is searched instead.
+    ///
+    /// Why this keeps a solution: among all solutions take one minimising Σ size² × offset (then
+    /// offsets by rank, lexicographically). Lowering any buffer lowers that sum, so the
+    /// completeness argument of the other rules holds for it; and swapping a smaller buffer below
+    /// with a larger one directly above lowers it too (by s·l·(l − s)), so that solution never
+    /// has one.
+    fn on_smaller_twin(&self, candidate: Candidate) -> bool {
+        let r = candidate.rank as usize;
+        let key = (std::cmp::Reverse(self.instance.size[r]), candidate.rank);
+        self.instance.twins(r).iter().any(|&t| {
+            let t = t as usize;
+            self.placed[t]
+                && self.offset[t] + self.instance.size[t] == candidate.offset
+                && (std::cmp::Reverse(self.instance.size[t]), t as u32) > key
+        })
     }
 
     /// Eq. (3) with both strengthenings: in every section, the unplaced buffers stack above the
@@ -416,12 +487,14 @@ impl<'a> Search<'a> {
         self.placements.push((rank as u32, self.trail.len()));
         self.placed[rank] = true;
         self.offset[rank] = offset;
+        self.floors_hash ^= transpositions::key(rank as u32, self.floor[rank]);
         let size = instance.size[rank];
         let top = offset + size; // no overflow: candidates fit under the capacity
         for &other in instance.neighbours(rank) {
             let o = other as usize;
             if !self.placed[o] && self.floor[o] < top {
                 self.trail.push((other, self.floor[o]));
+                self.floors_hash ^= transpositions::key(other, self.floor[o]) ^ transpositions::key(other, top);
                 self.floor[o] = top;
             }
         }
@@ -444,9 +517,11 @@ impl<'a> Search<'a> {
             let rank = rank as usize;
             while self.trail.len() > trail_mark {
                 let Some((other, floor)) = self.trail.pop() else { break };
-                self.floor[other as usize] = floor;
+                let current = std::mem::replace(&mut self.floor[other as usize], floor);
+                self.floors_hash ^= transpositions::key(other, current) ^ transpositions::key(other, floor);
             }
             self.placed[rank] = false;
+            self.floors_hash ^= transpositions::key(rank as u32, self.floor[rank]);
             let size = instance.size[rank];
             let (first, last) = (instance.first[rank] as usize, instance.last[rank] as usize);
             for total in &mut self.total[first..last] {

@@ -33,6 +33,10 @@ pub struct Instance {
     pub obstacles: Vec<Obstacle>,
     /// The total size of the searched buffers alive in each section.
     pub section_total: Vec<u64>,
+    /// Other unaligned buffers with exactly the same lifetime as `r` (for symmetry breaking):
+    /// `twins[twin_start[r]..twin_start[r + 1]]`.
+    pub twin_start: Vec<u32>,
+    pub twins: Vec<u32>,
 }
 
 /// The per-buffer keys the static pre-orderings sort by (MiniMalloc's heuristics).
@@ -175,6 +179,7 @@ impl Layout {
         }
         obstacle_start.push(obstacles.len() as u32);
         debug_assert!(order.iter().all(|&i| rank_of[i] != u32::MAX));
+        let (twin_start, twins) = twins(buffers, order);
         Instance {
             original: order.to_vec(),
             size: order.iter().map(|&i| buffers[i].size).collect(),
@@ -186,8 +191,34 @@ impl Layout {
             obstacle_start,
             obstacles,
             section_total: self.section_total.clone(),
+            twin_start,
+            twins,
         }
     }
+}
+
+/// Groups of unaligned buffers with the same lifetime, as lists per rank.
+fn twins(buffers: &[crate::Buffer], order: &[usize]) -> (Vec<u32>, Vec<u32>) {
+    let mut by_lifetime: Vec<u32> =
+        (0..order.len() as u32).filter(|&r| buffers[order[r as usize]].alignment == 1).collect();
+    by_lifetime.sort_unstable_by_key(|&r| (buffers[order[r as usize]].start, buffers[order[r as usize]].end, r));
+    let mut lists: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
+    for group in by_lifetime.chunk_by(|&a, &b| {
+        let (x, y) = (&buffers[order[a as usize]], &buffers[order[b as usize]]);
+        (x.start, x.end) == (y.start, y.end)
+    }) {
+        for &r in group {
+            lists[r as usize] = group.iter().copied().filter(|&t| t != r).collect();
+        }
+    }
+    let mut start = Vec::with_capacity(order.len() + 1);
+    let mut flat = Vec::new();
+    for list in lists {
+        start.push(flat.len() as u32);
+        flat.extend(list);
+    }
+    start.push(flat.len() as u32);
+    (start, flat)
 }
 
 impl Instance {
@@ -197,6 +228,10 @@ impl Instance {
 
     pub fn neighbours(&self, rank: usize) -> &[u32] {
         &self.neighbours[self.neighbour_start[rank] as usize..self.neighbour_start[rank + 1] as usize]
+    }
+
+    pub fn twins(&self, rank: usize) -> &[u32] {
+        &self.twins[self.twin_start[rank] as usize..self.twin_start[rank + 1] as usize]
     }
 
     pub fn obstacles(&self, rank: usize) -> &[Obstacle] {
