@@ -31,7 +31,7 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { rules: Rules::default(), first_limit: 2048, orderings: 4, budget: u64::MAX }
+        Settings { rules: Rules::default(), first_limit: 2048, orderings: 3, budget: u64::MAX }
     }
 }
 
@@ -114,6 +114,33 @@ fn low_of(problem: &Problem, i: usize) -> u64 {
 /// One ordering's outcome in a round, with the plan when it solved.
 type OrderingResult = (Outcome, Counters, Option<(Vec<u64>, Vec<usize>)>);
 
+/// The search's view of a problem under each pre-ordering, built once and reused by every probe
+/// of a minimisation.
+pub struct Prepared {
+    instances: Vec<(String, Instance)>,
+}
+
+impl Prepared {
+    /// Refuses problems with too many overlapping pairs (see [`MAX_PAIRS`]).
+    pub fn new(problem: &Problem, settings: &Settings) -> Result<Prepared, SolveError> {
+        let layout = Layout::new(problem);
+        if layout.overlapping_pairs() > MAX_PAIRS {
+            return Err(SolveError::Unsupported(format!(
+                "more than {MAX_PAIRS} pairs of buffers overlap in time: too large for the exact search"
+            )));
+        }
+        let keys = layout.keys(problem);
+        let count = settings.orderings.clamp(1, ORDERINGS.len());
+        let instances = ORDERINGS[..count]
+            .iter()
+            .map(|ordering| {
+                (orderings::name(ordering), layout.instance(problem, &orderings::arrange(&layout, &keys, ordering)))
+            })
+            .collect();
+        Ok(Prepared { instances })
+    }
+}
+
 /// Decides whether `problem` fits `capacity`.
 pub fn decide(
     problem: &Problem,
@@ -121,31 +148,35 @@ pub fn decide(
     settings: &Settings,
     deadline: &Deadline,
 ) -> Result<Report, SolveError> {
-    let mut report = Report { decision: Decision::Unknown, counters: Counters::default(), rounds: 0, ordering: None };
     if let Some(reason) = quick_refutation(problem, Some(capacity)) {
+        let mut report =
+            Report { decision: Decision::Unknown, counters: Counters::default(), rounds: 0, ordering: None };
         report.decision = Decision::Infeasible(reason);
         return Ok(report);
     }
-    let layout = Layout::new(problem);
-    if layout.overlapping_pairs() > MAX_PAIRS {
-        return Err(SolveError::Unsupported(format!(
-            "more than {MAX_PAIRS} pairs of buffers overlap in time: too large for the exact search"
-        )));
+    let prepared = Prepared::new(problem, settings)?;
+    Ok(decide_prepared(problem, &prepared, capacity, settings, deadline))
+}
+
+/// [`decide`] on a prepared problem.
+pub fn decide_prepared(
+    problem: &Problem,
+    prepared: &Prepared,
+    capacity: u64,
+    settings: &Settings,
+    deadline: &Deadline,
+) -> Report {
+    let mut report = Report { decision: Decision::Unknown, counters: Counters::default(), rounds: 0, ordering: None };
+    if let Some(reason) = quick_refutation(problem, Some(capacity)) {
+        report.decision = Decision::Infeasible(reason);
+        return report;
     }
-    let keys = layout.keys(problem);
-    let count = settings.orderings.clamp(1, ORDERINGS.len());
-    let skip: usize = std::env::var("MM_SKIP").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
-    let instances: Vec<(String, Instance)> = ORDERINGS[skip..skip + count]
-        .iter()
-        .map(|ordering| {
-            (orderings::name(ordering), layout.instance(problem, &orderings::arrange(&layout, &keys, ordering)))
-        })
-        .collect();
+    let instances = &prepared.instances;
     let mut limit = settings.first_limit.max(1);
     let mut spent = 0u64;
     loop {
         if deadline.expired().is_some() || spent >= settings.budget {
-            return Ok(report);
+            return report;
         }
         report.rounds += 1;
         let decided = AtomicUsize::new(usize::MAX);
@@ -178,12 +209,13 @@ pub fn decide(
                 (Outcome::Solved, Some((offsets, placement_order))) => {
                     Decision::Feasible { offsets: offsets.clone(), placement_order: placement_order.clone() }
                 }
-                _ => Decision::Infeasible(format!(
+                // The decisive ordering's own count: the others' depend on when they were stopped.
+                (_, _) => Decision::Infeasible(format!(
                     "the exact search proved that no placement fits in {capacity} bytes ({} nodes)",
-                    report.counters.nodes
+                    results[k].1.nodes
                 )),
             };
-            return Ok(report);
+            return report;
         }
         limit = limit.saturating_mul(2);
     }

@@ -20,13 +20,17 @@ mod transpositions;
 
 use web_time::Instant;
 
-pub use feasibility::{Decision, Report, Settings, decide, quick_refutation};
+pub use feasibility::{Decision, Prepared, Report, Settings, decide, decide_prepared, quick_refutation};
 pub use search::{Counters, Rules};
 
 use super::minimise::{self, Probe};
 use super::{Capabilities, Solver, portfolio};
 use crate::model::{Problem, Solution, StatValue, Stats};
-use crate::options::{Deadline, Effort, Parameter, SolveError, SolveOptions};
+use crate::options::{CancelFlag, Deadline, Effort, Parameter, SolveError, SolveOptions};
+
+/// Above this many buffers minimisation keeps the greedy plan: every probe costs time linear in
+/// the buffers per node and the search would not settle such instances anyway.
+const MAX_MINIMISE_BUFFERS: usize = 4096;
 
 /// The exact solver. `settings` are the defaults that `--param` values override.
 #[derive(Clone, Debug, Default)]
@@ -201,29 +205,57 @@ impl MiniMalloc {
             return Err(SolveError::Infeasible(reason));
         }
         let start = greedy_start(problem, options)?;
+        if problem.len() > MAX_MINIMISE_BUFFERS {
+            let mut start = start;
+            start
+                .stats
+                .insert("search".into(), StatValue::Text(format!("skipped: more than {MAX_MINIMISE_BUFFERS} buffers")));
+            start.elapsed = started.elapsed();
+            return Ok(start);
+        }
         let mut total = Counters::default();
         let mut rounds = 0;
         let mut failure = None;
-        let mut solution =
-            minimise::minimise(problem, options, deadline, start, |capacity, probe_deadline| {
-                match decide(problem, capacity, settings, probe_deadline) {
-                    Ok(report) => {
-                        total.add(&report.counters);
-                        rounds += report.rounds;
-                        match report.decision {
-                            Decision::Feasible { offsets, placement_order } => {
-                                Probe::Feasible { offsets, placement_order }
-                            }
-                            Decision::Infeasible(_) => Probe::Infeasible,
-                            Decision::Unknown => Probe::Unknown,
-                        }
-                    }
+        // The driver stops on its deadline only: it gets one with a flag of its own, raised here
+        // when the caller's deadline passes, the caller cancels, the node budget is spent or the
+        // search cannot run at all.
+        let stop = CancelFlag::new();
+        let driver_options = SolveOptions { cancel: stop.clone(), ..options.clone() };
+        let driver_deadline = driver_options.deadline(started);
+        let budgeted = settings.budget != u64::MAX;
+        let mut prepared: Option<Prepared> = None;
+        let mut solution = minimise::minimise(problem, &driver_options, &driver_deadline, start, |capacity, slice| {
+            let spent = total.nodes;
+            if deadline.expired().is_some() || spent >= settings.budget || failure.is_some() {
+                stop.cancel();
+                return Probe::Unknown;
+            }
+            // Without a time limit a node budget keeps every probe reproducible: no time slices.
+            let probe_deadline = match slice.remaining() {
+                Some(left) if !(budgeted && options.time_limit.is_none()) => deadline.within(left),
+                _ => deadline.clone(),
+            };
+            let probe_settings = Settings { budget: settings.budget.saturating_sub(spent), ..*settings };
+            if prepared.is_none() {
+                match Prepared::new(problem, settings) {
+                    Ok(ready) => prepared = Some(ready),
                     Err(error) => {
-                        failure.get_or_insert(error);
-                        Probe::Unknown
+                        failure = Some(error);
+                        stop.cancel();
+                        return Probe::Unknown;
                     }
                 }
-            });
+            }
+            let Some(ready) = prepared.as_ref() else { return Probe::Unknown };
+            let report = decide_prepared(problem, ready, capacity, &probe_settings, &probe_deadline);
+            total.add(&report.counters);
+            rounds += report.rounds;
+            match report.decision {
+                Decision::Feasible { offsets, placement_order } => Probe::Feasible { offsets, placement_order },
+                Decision::Infeasible(_) => Probe::Infeasible,
+                Decision::Unknown => Probe::Unknown,
+            }
+        });
         let report = Report { decision: Decision::Unknown, counters: total, rounds, ordering: None };
         search_stats(&mut solution.stats, &report);
         if let Some(error) = failure {

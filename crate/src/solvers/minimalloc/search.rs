@@ -131,6 +131,8 @@ pub struct Search<'a> {
     floor: Vec<u64>,
     /// Per section: the total size of its unplaced buffers.
     total: Vec<u64>,
+    /// For each buffer: how many of its neighbours are unplaced.
+    open: Vec<u32>,
     /// Per section boundary `x` (between sections x-1 and x): unplaced buffers alive on both sides.
     crossing: Vec<u32>,
     /// Old floors to restore, newest last.
@@ -185,6 +187,7 @@ impl<'a> Search<'a> {
             offset: vec![0; n],
             floor: vec![0; n],
             total: instance.section_total.clone(),
+            open: (0..n).map(|r| instance.neighbours(r).len() as u32).collect(),
             crossing,
             trail: Vec::new(),
             placements: Vec::with_capacity(n),
@@ -370,7 +373,12 @@ impl<'a> Search<'a> {
         for &rank in list {
             let r = rank as usize;
             let fit = if instance.obstacle_start[r] == instance.obstacle_start[r + 1] {
-                crate::solvers::greedy::align_up(self.floor[r], instance.alignment[r])
+                let alignment = instance.alignment[r];
+                if alignment == 1 {
+                    Some(self.floor[r])
+                } else {
+                    crate::solvers::greedy::align_up(self.floor[r], alignment)
+                }
             } else {
                 instance.lowest_fit(r, self.floor[r])
             };
@@ -467,7 +475,17 @@ impl<'a> Search<'a> {
             let (first, last) = (instance.first[r], instance.last[r]);
             low = low.min(first);
             high = high.max(last);
-            let height = self.lowest[r].max(base);
+            let mut height = self.lowest[r].max(base);
+            if self.lowest[r] < base && instance.obstacle_start[r] == instance.obstacle_start[r + 1] {
+                // Stuck below the maximum offset: only a neighbour placed later (at or above it)
+                // can lift this buffer to a canonical offset, so it ends at least that much higher;
+                // with no unplaced neighbour left it never can.
+                if self.open[r] == 0 {
+                    self.reset_effective(low, high);
+                    return false;
+                }
+                height = height.max(base.saturating_add(instance.smallest_neighbour[r]));
+            }
             for slot in &mut self.effective[first as usize..last as usize] {
                 *slot = (*slot).min(height);
             }
@@ -482,6 +500,12 @@ impl<'a> Search<'a> {
         holds
     }
 
+    fn reset_effective(&mut self, low: u32, high: u32) {
+        if low < high {
+            self.effective[low as usize..high as usize].fill(u64::MAX);
+        }
+    }
+
     fn place(&mut self, rank: usize, offset: u64) {
         let instance = self.instance;
         self.placements.push((rank as u32, self.trail.len()));
@@ -492,6 +516,7 @@ impl<'a> Search<'a> {
         let top = offset + size; // no overflow: candidates fit under the capacity
         for &other in instance.neighbours(rank) {
             let o = other as usize;
+            self.open[o] -= 1;
             if !self.placed[o] && self.floor[o] < top {
                 self.trail.push((other, self.floor[o]));
                 self.floors_hash ^= transpositions::key(other, self.floor[o]) ^ transpositions::key(other, top);
@@ -521,6 +546,9 @@ impl<'a> Search<'a> {
                 self.floors_hash ^= transpositions::key(other, current) ^ transpositions::key(other, floor);
             }
             self.placed[rank] = false;
+            for &other in instance.neighbours(rank) {
+                self.open[other as usize] += 1;
+            }
             self.floors_hash ^= transpositions::key(rank as u32, self.floor[rank]);
             let size = instance.size[rank];
             let (first, last) = (instance.first[rank] as usize, instance.last[rank] as usize);

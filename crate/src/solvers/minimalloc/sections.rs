@@ -33,6 +33,8 @@ pub struct Instance {
     pub obstacles: Vec<Obstacle>,
     /// The total size of the searched buffers alive in each section.
     pub section_total: Vec<u64>,
+    /// The smallest size among the buffers overlapping `r` in time (`u64::MAX` for none).
+    pub smallest_neighbour: Vec<u64>,
     /// Other unaligned buffers with exactly the same lifetime as `r` (for symmetry breaking):
     /// `twins[twin_start[r]..twin_start[r + 1]]`.
     pub twin_start: Vec<u32>,
@@ -180,6 +182,15 @@ impl Layout {
         obstacle_start.push(obstacles.len() as u32);
         debug_assert!(order.iter().all(|&i| rank_of[i] != u32::MAX));
         let (twin_start, twins) = twins(buffers, order);
+        let smallest_neighbour = (0..n)
+            .map(|r| {
+                neighbours[neighbour_start[r] as usize..neighbour_start[r + 1] as usize]
+                    .iter()
+                    .map(|&o| buffers[order[o as usize]].size)
+                    .min()
+                    .unwrap_or(u64::MAX)
+            })
+            .collect();
         Instance {
             original: order.to_vec(),
             size: order.iter().map(|&i| buffers[i].size).collect(),
@@ -191,6 +202,7 @@ impl Layout {
             obstacle_start,
             obstacles,
             section_total: self.section_total.clone(),
+            smallest_neighbour,
             twin_start,
             twins,
         }
