@@ -1,0 +1,235 @@
+//! Deciding whether a problem fits a capacity: the quick refutations first, then the canonical
+//! search under each pre-ordering in turn with a node limit that doubles every round.
+//!
+//! The orderings of one round run in parallel (rayon) and the answer is the one of the first
+//! ordering, by position, that decided. An ordering is told to give up only once an ordering
+//! before it has decided, so the answer does not depend on the thread count or on timing.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+
+use super::orderings::{self, ORDERINGS};
+use super::search::{Counters, Outcome, Rules, Search};
+use super::sections::{Instance, Layout, MAX_PAIRS};
+use crate::metrics;
+use crate::model::Problem;
+use crate::options::{Deadline, SolveError};
+
+/// How the search runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    pub rules: Rules,
+    /// The node limit of each ordering in the first round; it doubles every round.
+    pub first_limit: u64,
+    /// How many pre-orderings rotate (1..=6).
+    pub orderings: usize,
+    /// A total node budget over all rounds and orderings (`u64::MAX`: none). Unlike a time limit
+    /// it keeps the answer reproducible.
+    pub budget: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { rules: Rules::default(), first_limit: 2048, orderings: 3, budget: u64::MAX }
+    }
+}
+
+/// What a feasibility search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Feasible {
+        offsets: Vec<u64>,
+        placement_order: Vec<usize>,
+    },
+    Infeasible(String),
+    /// Stopped by the deadline, the cancel flag or the node budget.
+    Unknown,
+}
+
+/// The decision with what it cost.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub decision: Decision,
+    pub counters: Counters,
+    pub rounds: u64,
+    /// The name of the ordering that decided, if one did.
+    pub ordering: Option<String>,
+}
+
+/// A reason why no plan fits `capacity`, found without searching: a buffer or a pinned buffer
+/// above it, pinned buffers on top of each other, or more bytes alive at once than it holds.
+pub fn quick_refutation(problem: &Problem, capacity: Option<u64>) -> Option<String> {
+    let buffers = problem.buffers();
+    if let Some(reason) = pinned_overlap(problem) {
+        return Some(reason);
+    }
+    let capacity = capacity?;
+    if let Some(b) = buffers.iter().find(|b| b.size > capacity) {
+        return Some(format!("buffer {} needs {} bytes, more than the capacity {capacity}", b.id, b.size));
+    }
+    if let Some(b) = buffers.iter().find(|b| b.pinned.is_some_and(|offset| offset + b.size > capacity)) {
+        let offset = b.pinned.unwrap_or(0); // found by is_some_and
+        return Some(format!(
+            "pinned buffer {} ends at {}, above the capacity {capacity}",
+            b.id,
+            offset + b.size // no overflow: checked by Problem::new
+        ));
+    }
+    if problem.max_load() > capacity {
+        let when = metrics::peak_time(buffers).map(|t| format!(" at time {t}")).unwrap_or_default();
+        return Some(format!(
+            "{} bytes are alive at once{when}, more than the capacity {capacity}",
+            problem.max_load()
+        ));
+    }
+    None
+}
+
+/// Two pinned buffers alive together whose address ranges meet.
+fn pinned_overlap(problem: &Problem) -> Option<String> {
+    let buffers = problem.buffers();
+    let mut pinned: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
+    pinned.sort_unstable_by_key(|&i| buffers[i].start);
+    let mut alive: Vec<usize> = Vec::new();
+    for &i in &pinned {
+        let b = &buffers[i];
+        alive.retain(|&j| buffers[j].end > b.start);
+        let low = b.pinned.unwrap_or(0); // filtered above
+        for &j in &alive {
+            let other = low_of(problem, j);
+            if other < low + b.size && low < other + buffers[j].size {
+                return Some(format!("pinned buffers {} and {} overlap", buffers[j].id, b.id));
+            }
+        }
+        alive.push(i);
+    }
+    None
+}
+
+fn low_of(problem: &Problem, i: usize) -> u64 {
+    problem.buffers()[i].pinned.unwrap_or(0)
+}
+
+/// One ordering's outcome in a round, with the plan when it solved.
+type OrderingResult = (Outcome, Counters, Option<(Vec<u64>, Vec<usize>)>);
+
+/// The search's view of a problem under each pre-ordering, built once and reused by every probe
+/// of a minimisation.
+pub struct Prepared {
+    instances: Vec<(String, Instance)>,
+}
+
+impl Prepared {
+    /// Refuses problems with too many overlapping pairs (see [`MAX_PAIRS`]).
+    pub fn new(problem: &Problem, settings: &Settings) -> Result<Prepared, SolveError> {
+        let layout = Layout::new(problem);
+        if layout.overlapping_pairs() > MAX_PAIRS {
+            return Err(SolveError::Unsupported(format!(
+                "more than {MAX_PAIRS} pairs of buffers overlap in time: too large for the exact search"
+            )));
+        }
+        let keys = layout.keys(problem);
+        let count = settings.orderings.clamp(1, ORDERINGS.len());
+        let instances = ORDERINGS[..count]
+            .iter()
+            .map(|ordering| {
+                (orderings::name(ordering), layout.instance(problem, &orderings::arrange(&layout, &keys, ordering)))
+            })
+            .collect();
+        Ok(Prepared { instances })
+    }
+}
+
+/// Decides whether `problem` fits `capacity`.
+pub fn decide(
+    problem: &Problem,
+    capacity: u64,
+    settings: &Settings,
+    deadline: &Deadline,
+) -> Result<Report, SolveError> {
+    if let Some(reason) = quick_refutation(problem, Some(capacity)) {
+        let mut report =
+            Report { decision: Decision::Unknown, counters: Counters::default(), rounds: 0, ordering: None };
+        report.decision = Decision::Infeasible(reason);
+        return Ok(report);
+    }
+    let prepared = Prepared::new(problem, settings)?;
+    Ok(decide_prepared(problem, &prepared, capacity, settings, deadline))
+}
+
+/// [`decide`] on a prepared problem.
+pub fn decide_prepared(
+    problem: &Problem,
+    prepared: &Prepared,
+    capacity: u64,
+    settings: &Settings,
+    deadline: &Deadline,
+) -> Report {
+    let mut report = Report { decision: Decision::Unknown, counters: Counters::default(), rounds: 0, ordering: None };
+    if let Some(reason) = quick_refutation(problem, Some(capacity)) {
+        report.decision = Decision::Infeasible(reason);
+        return report;
+    }
+    let instances = &prepared.instances;
+    let mut limit = settings.first_limit.max(1);
+    let mut spent = 0u64;
+    loop {
+        if deadline.expired().is_some() || spent >= settings.budget {
+            return report;
+        }
+        report.rounds += 1;
+        let decided = AtomicUsize::new(usize::MAX);
+        let round_limit = limit.min(settings.budget - spent);
+        let results: Vec<OrderingResult> = instances
+            .par_iter()
+            .enumerate()
+            .map(|(k, (_, instance))| {
+                let abandon = || decided.load(Ordering::Relaxed) < k;
+                if abandon() {
+                    return (Outcome::Stopped, Counters::default(), None);
+                }
+                let mut search = Search::new(instance, capacity, settings.rules, deadline, round_limit, &abandon);
+                let outcome = search.run();
+                let plan = (outcome == Outcome::Solved).then(|| plan_of(problem, instance, &search));
+                if outcome != Outcome::Stopped {
+                    decided.fetch_min(k, Ordering::Relaxed);
+                }
+                (outcome, search.counters, plan)
+            })
+            .collect();
+        for (_, counters, _) in &results {
+            report.counters.add(counters);
+            spent = spent.saturating_add(counters.nodes);
+        }
+        if let Some(k) = results.iter().position(|(outcome, _, _)| *outcome != Outcome::Stopped) {
+            report.ordering = Some(instances[k].0.clone());
+            let (outcome, _, plan) = &results[k];
+            report.decision = match (outcome, plan) {
+                (Outcome::Solved, Some((offsets, placement_order))) => {
+                    Decision::Feasible { offsets: offsets.clone(), placement_order: placement_order.clone() }
+                }
+                // The decisive ordering's own count: the others' depend on when they were stopped.
+                (_, _) => Decision::Infeasible(format!(
+                    "the exact search proved that no placement fits in {capacity} bytes ({} nodes)",
+                    results[k].1.nodes
+                )),
+            };
+            return report;
+        }
+        limit = limit.saturating_mul(2);
+    }
+}
+
+/// The offsets of a solved search, by problem index (pinned buffers at their offsets), and the
+/// placement order (pinned first).
+fn plan_of(problem: &Problem, instance: &Instance, search: &Search) -> (Vec<u64>, Vec<usize>) {
+    let buffers = problem.buffers();
+    let mut offsets: Vec<u64> = buffers.iter().map(|b| b.pinned.unwrap_or(0)).collect();
+    for (rank, &i) in instance.original.iter().enumerate() {
+        offsets[i] = search.offset[rank];
+    }
+    let mut order: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
+    order.extend(search.placement_order().into_iter().map(|rank| instance.original[rank as usize]));
+    (offsets, order)
+}

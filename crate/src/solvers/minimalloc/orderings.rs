@@ -1,0 +1,63 @@
+//! Static pre-orderings (MiniMalloc §7): the rank of each buffer, which breaks ties of the dynamic
+//! "lowest offset first" ordering. Different pre-orderings lead the search down different first
+//! paths; the driver rotates among them with a doubling node limit so that one unlucky ordering
+//! cannot stall the search.
+
+use super::sections::{Keys, Layout};
+
+/// One criterion, largest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// The largest section total over the buffer's lifetime.
+    Total,
+    /// The lifetime's length.
+    Width,
+    /// Size × lifetime.
+    Area,
+    Size,
+}
+
+/// The pre-orderings tried, in turn: lexicographic on their keys, larger first.
+pub const ORDERINGS: [[Key; 3]; 6] = [
+    [Key::Width, Key::Area, Key::Total],
+    [Key::Total, Key::Area, Key::Width],
+    [Key::Total, Key::Width, Key::Area],
+    [Key::Area, Key::Total, Key::Width],
+    [Key::Size, Key::Width, Key::Total],
+    [Key::Width, Key::Total, Key::Size],
+];
+
+pub fn name(ordering: &[Key; 3]) -> String {
+    ordering
+        .iter()
+        .map(|key| match key {
+            Key::Total => "total",
+            Key::Width => "width",
+            Key::Area => "area",
+            Key::Size => "size",
+        })
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// The searched buffers' problem indices, by rank, for one pre-ordering (ties: problem index).
+pub fn arrange(layout: &Layout, keys: &Keys, ordering: &[Key; 3]) -> Vec<usize> {
+    let value = |key: Key, i: usize| -> u128 {
+        match key {
+            Key::Total => keys.total[i] as u128,
+            Key::Width => keys.width[i] as u128,
+            Key::Area => keys.area[i],
+            Key::Size => keys.size[i] as u128,
+        }
+    };
+    let mut order = layout.searched.clone();
+    order.sort_by(|&a, &b| {
+        ordering
+            .iter()
+            .map(|&key| value(key, b).cmp(&value(key, a)))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.cmp(&b))
+    });
+    order
+}

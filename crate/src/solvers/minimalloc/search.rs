@@ -1,0 +1,576 @@
+//! The canonical depth-first search (MiniMalloc §6, Algorithm MINI-MALLOC) with incremental state.
+//!
+//! Every node extends a partial solution by one buffer placed directly on the highest placed buffer
+//! it overlaps (so only "gravity-packed" solutions are built). The search keeps, per buffer, that
+//! floor; per section, the total size still unplaced; per section boundary, how many unplaced
+//! buffers cross it. A placement updates these along its own span and its neighbours, and is undone
+//! in the reverse order from a trail, so nothing is recomputed from scratch.
+//!
+//! Completeness: among the feasible solutions take one with the smallest sum of offsets. Sorted by
+//! (offset, rank) it is a canonical sequence in which each buffer sits at its lowest fit, so none of
+//! its prefixes is cut by monotonicity; and none is cut by dominance, since a buffer that could be
+//! slipped below the next one would lower the sum. Section inference only cuts nodes no solution
+//! extends. Hence a search that runs out of nodes without a solution proves there is none.
+
+use super::sections::Instance;
+use super::transpositions::{self, Refuted};
+use crate::options::Deadline;
+
+/// The pruning rules, each of which can be switched off (for tests and for the curious): with any
+/// of them off the search explores more nodes but reaches the same answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rules {
+    /// Offset and index monotonicity (§5, §6.1): canonical partial solutions only.
+    pub canonical: bool,
+    /// Dominance (§6.3): never place a buffer at or above h_min.
+    pub dominance: bool,
+    /// Cross-section inference (§6.2, eq. 3, with the maximum offset and the effective height).
+    pub inference: bool,
+    /// Dynamic temporal decomposition (§7): solve independent parts separately.
+    pub decompose: bool,
+    /// Remember refuted nodes by their state and cut them when they recur.
+    pub memo: bool,
+    /// Of two buffers with the same lifetime stacked directly on each other, the larger (then
+    /// the lower rank) goes below: swapping them gives the same plan otherwise.
+    pub symmetry: bool,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules { canonical: true, dominance: true, inference: true, decompose: true, memo: true, symmetry: true }
+    }
+}
+
+/// How a search (or one part of it) ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every buffer is placed within the capacity.
+    Solved,
+    /// The whole tree was explored: no placement exists (a proof).
+    Exhausted,
+    /// The node limit, the deadline or a cancel stopped it.
+    Stopped,
+}
+
+/// Counters for the solution's statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub nodes: u64,
+    pub backtracks: u64,
+    /// Candidates skipped for offset or index monotonicity.
+    pub pruned_canonical: u64,
+    /// Candidates skipped at or above h_min.
+    pub pruned_dominance: u64,
+    /// Nodes cut by cross-section inference.
+    pub pruned_inference: u64,
+    /// Nodes cut because some buffer no longer fits under the capacity.
+    pub pruned_capacity: u64,
+    /// Times the unplaced buffers fell apart into independent parts.
+    pub decompositions: u64,
+    /// Nodes cut because the same state was refuted before.
+    pub pruned_memo: u64,
+    /// Candidates skipped by the same-lifetime symmetry.
+    pub pruned_symmetry: u64,
+}
+
+impl Counters {
+    pub fn add(&mut self, other: &Counters) {
+        self.nodes += other.nodes;
+        self.backtracks += other.backtracks;
+        self.pruned_canonical += other.pruned_canonical;
+        self.pruned_dominance += other.pruned_dominance;
+        self.pruned_inference += other.pruned_inference;
+        self.pruned_capacity += other.pruned_capacity;
+        self.decompositions += other.decompositions;
+        self.pruned_memo += other.pruned_memo;
+        self.pruned_symmetry += other.pruned_symmetry;
+    }
+}
+
+/// A candidate of a node: the offset, the buffer's rank, and its position in the group's list.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    offset: u64,
+    rank: u32,
+    position: u32,
+}
+
+/// One node of the depth-first search of a group, with the placement currently being tried.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    /// Its candidates are `candidates[from..to]`, tried from `next` on.
+    from: usize,
+    to: usize,
+    next: usize,
+    /// The node's state, remembered when it is refuted.
+    key: u128,
+    /// The candidate placed below this node, and the placement-stack length before it.
+    trying: Option<(Candidate, usize)>,
+}
+
+/// Nested decompositions deeper than this are searched as one (the recursion stays shallow).
+const MAX_PART_DEPTH: u32 = 64;
+/// How often (in nodes) the deadline is polled.
+const POLL_EVERY: u64 = 256;
+const NO_RANK: u32 = u32::MAX;
+/// Refuted states remembered at most (about 32 bytes each), then forgotten.
+const MEMO_LIMIT: usize = 1 << 21;
+
+pub struct Search<'a> {
+    instance: &'a Instance,
+    capacity: u64,
+    rules: Rules,
+    deadline: &'a Deadline,
+    node_limit: u64,
+    /// Set when another search has already decided (parallel orderings): stop at the next poll.
+    abandon: &'a dyn Fn() -> bool,
+    pub counters: Counters,
+    placed: Vec<bool>,
+    pub offset: Vec<u64>,
+    /// For an unplaced buffer: the highest top among its placed neighbours.
+    floor: Vec<u64>,
+    /// Per section: the total size of its unplaced buffers.
+    total: Vec<u64>,
+    /// For each buffer: how many of its neighbours are unplaced.
+    open: Vec<u32>,
+    /// Per section boundary `x` (between sections x-1 and x): unplaced buffers alive on both sides.
+    crossing: Vec<u32>,
+    /// Old floors to restore, newest last.
+    trail: Vec<(u32, u64)>,
+    /// Placed ranks with the trail length before each, newest last.
+    placements: Vec<(u32, usize)>,
+    candidates: Vec<Candidate>,
+    /// Scratch: the lowest fit of each buffer at the current node, and per section the effective height.
+    lowest: Vec<u64>,
+    effective: Vec<u64>,
+    /// XOR of [`transpositions::key`] over the unplaced buffers and their floors.
+    floors_hash: u128,
+    refuted: Refuted,
+}
+
+impl<'a> Search<'a> {
+    pub fn new(
+        instance: &'a Instance,
+        capacity: u64,
+        rules: Rules,
+        deadline: &'a Deadline,
+        node_limit: u64,
+        abandon: &'a dyn Fn() -> bool,
+    ) -> Self {
+        let n = instance.len();
+        let sections = instance.section_total.len();
+        let mut crossing = vec![0u32; sections + 1];
+        if rules.decompose {
+            let mut delta = vec![0i64; sections + 2];
+            for r in 0..n {
+                let (first, last) = (instance.first[r] as usize, instance.last[r] as usize);
+                if last > first + 1 {
+                    delta[first + 1] += 1;
+                    delta[last] -= 1;
+                }
+            }
+            let mut running = 0i64;
+            for x in 0..=sections {
+                running += delta[x];
+                crossing[x] = running as u32;
+            }
+        }
+        Search {
+            instance,
+            capacity,
+            rules,
+            deadline,
+            node_limit,
+            abandon,
+            counters: Counters::default(),
+            placed: vec![false; n],
+            offset: vec![0; n],
+            floor: vec![0; n],
+            total: instance.section_total.clone(),
+            open: (0..n).map(|r| instance.neighbours(r).len() as u32).collect(),
+            crossing,
+            trail: Vec::new(),
+            placements: Vec::with_capacity(n),
+            candidates: Vec::new(),
+            lowest: vec![0; n],
+            effective: vec![u64::MAX; sections],
+            floors_hash: (0..n as u32).fold(0, |hash, rank| hash ^ transpositions::key(rank, 0)),
+            refuted: Refuted::new(MEMO_LIMIT),
+        }
+    }
+
+    /// Searches for a placement of every buffer. On `Solved`, `offset` holds it and
+    /// [`Search::placement_order`] the ranks in the order they were placed.
+    pub fn run(&mut self) -> Outcome {
+        let list: Vec<u32> = (0..self.instance.len() as u32).collect();
+        if list.is_empty() {
+            return Outcome::Solved;
+        }
+        if self.rules.decompose
+            && let Some(cuts) = self.all_cuts(&list)
+        {
+            self.counters.decompositions += 1;
+            return self.solve_parts(&list, &cuts, 0, NO_RANK, 0);
+        }
+        self.solve_group(list, 0, NO_RANK, 0)
+    }
+
+    pub fn placement_order(&self) -> Vec<u32> {
+        self.placements.iter().map(|&(rank, _)| rank).collect()
+    }
+
+    /// The depth-first search over one group of unplaced buffers, which no other unplaced buffer
+    /// overlaps in time. Leaves its placements in place on `Solved`; on `Exhausted` every
+    /// placement it made is undone.
+    fn solve_group(&mut self, mut list: Vec<u32>, max_offset: u64, last_rank: u32, depth: u32) -> Outcome {
+        let mut stack: Vec<Frame> = Vec::new();
+        let base = self.candidates.len();
+        // Keys of this group's nodes hash only its own buffers: the others keep their floors while
+        // it is searched, so the same part met again under another parent is recognised.
+        let outside =
+            self.floors_hash ^ list.iter().fold(0, |hash, &r| hash ^ transpositions::key(r, self.floor[r as usize]));
+        let key = self.node_key(outside, max_offset, last_rank);
+        if self.rules.memo && self.refuted.contains(key) {
+            self.counters.pruned_memo += 1;
+            return Outcome::Exhausted;
+        }
+        match self.expand(&list, max_offset, last_rank, key) {
+            Some(frame) => stack.push(frame),
+            None => return Outcome::Exhausted,
+        }
+        let (low, high) = self.range(&list);
+        while let Some(frame) = stack.last_mut() {
+            if let Some((tried, mark)) = frame.trying.take() {
+                self.undo_to(mark);
+                restore(&mut list, tried.rank, tried.position as usize);
+            }
+            if frame.next == frame.to {
+                self.candidates.truncate(frame.from);
+                if self.rules.memo {
+                    self.refuted.insert(frame.key);
+                }
+                stack.pop();
+                self.counters.backtracks += 1;
+                continue;
+            }
+            let candidate = self.candidates[frame.next];
+            frame.next += 1;
+            let mark = self.placements.len();
+            frame.trying = Some((candidate, mark));
+            self.place(candidate.rank as usize, candidate.offset);
+            list.swap_remove(candidate.position as usize);
+            self.counters.nodes += 1;
+            if self.counters.nodes.is_multiple_of(POLL_EVERY) && self.must_stop() {
+                self.candidates.truncate(base);
+                return Outcome::Stopped;
+            }
+            if self.counters.nodes >= self.node_limit {
+                self.candidates.truncate(base);
+                return Outcome::Stopped;
+            }
+            if list.is_empty() {
+                self.candidates.truncate(base);
+                return Outcome::Solved;
+            }
+            let child_max = if self.rules.canonical { candidate.offset } else { 0 };
+            let child_key = self.node_key(outside, child_max, candidate.rank);
+            if self.rules.memo && self.refuted.contains(child_key) {
+                self.counters.pruned_memo += 1;
+                continue;
+            }
+            if self.rules.decompose
+                && depth < MAX_PART_DEPTH
+                && let Some(cuts) = self.cuts(candidate.rank as usize, &list, low, high)
+            {
+                self.counters.decompositions += 1;
+                match self.solve_parts(&list, &cuts, child_max, candidate.rank, depth) {
+                    Outcome::Solved => {
+                        self.candidates.truncate(base);
+                        return Outcome::Solved;
+                    }
+                    Outcome::Stopped => {
+                        self.candidates.truncate(base);
+                        return Outcome::Stopped;
+                    }
+                    Outcome::Exhausted => {
+                        if self.rules.memo {
+                            self.refuted.insert(child_key);
+                        }
+                        continue; // undone at the top of the loop
+                    }
+                }
+            }
+            if let Some(child) = self.expand(&list, child_max, candidate.rank, child_key) {
+                stack.push(child);
+            }
+        }
+        Outcome::Exhausted
+    }
+
+    /// Solves each independent part in turn; all must succeed. On failure, every placement made
+    /// by the parts is undone by the caller (it undoes down to its own mark).
+    fn solve_parts(&mut self, list: &[u32], cuts: &[u32], max_offset: u64, last_rank: u32, depth: u32) -> Outcome {
+        let mut parts: Vec<Vec<u32>> = vec![Vec::new(); cuts.len() + 1];
+        for &rank in list {
+            let first = self.instance.first[rank as usize];
+            parts[cuts.partition_point(|&x| x <= first)].push(rank);
+        }
+        parts.retain(|part| !part.is_empty());
+        // Small parts first: they are cheap, and one that fails spares the others.
+        parts.sort_by_key(|part| part.len());
+        for part in parts {
+            match self.solve_group(part, max_offset, last_rank, depth + 1) {
+                Outcome::Solved => {}
+                other => return other,
+            }
+        }
+        Outcome::Solved
+    }
+
+    /// The state of the node reached (see [`transpositions`]).
+    fn node_key(&self, outside: u128, max_offset: u64, last_rank: u32) -> u128 {
+        transpositions::node_key(self.floors_hash ^ outside, max_offset, last_rank)
+    }
+
+    fn must_stop(&self) -> bool {
+        self.deadline.expired().is_some() || (self.abandon)()
+    }
+
+    /// The section range `[low, high)` spanned by the buffers of `list`.
+    fn range(&self, list: &[u32]) -> (u32, u32) {
+        let low = list.iter().map(|&r| self.instance.first[r as usize]).min().unwrap_or(0);
+        let high = list.iter().map(|&r| self.instance.last[r as usize]).max().unwrap_or(0);
+        (low, high)
+    }
+
+    /// After placing `rank`: the section boundaries inside the group's range that no unplaced
+    /// buffer crosses any more, if any (then the group falls apart at them). Only boundaries inside
+    /// the placed buffer's span can have become free.
+    fn cuts(&self, rank: usize, list: &[u32], low: u32, high: u32) -> Option<Vec<u32>> {
+        let (first, last) = (self.instance.first[rank], self.instance.last[rank]);
+        let from = first.max(low) + 1;
+        let to = last.min(high);
+        if from >= to || !(from..to).any(|x| self.crossing[x as usize] == 0) {
+            return None;
+        }
+        self.all_cuts(list)
+    }
+
+    /// Every free boundary strictly inside the range of `list`: with unplaced buffers on both
+    /// sides, each is a real cut.
+    fn all_cuts(&self, list: &[u32]) -> Option<Vec<u32>> {
+        let (l, h) = self.range(list);
+        let cuts: Vec<u32> = (l + 1..h).filter(|&x| self.crossing[x as usize] == 0).collect();
+        (!cuts.is_empty()).then_some(cuts)
+    }
+
+    /// Computes a node's candidates (sorted by offset, then rank) and pushes its frame, or returns
+    /// `None` when the node is cut: a buffer no longer fits, or a section cannot hold its
+    /// unplaced buffers (eq. 3).
+    fn expand(&mut self, list: &[u32], max_offset: u64, last_rank: u32, key: u128) -> Option<Frame> {
+        let instance = self.instance;
+        let mut lowest_top = u64::MAX;
+        for &rank in list {
+            let r = rank as usize;
+            let fit = if instance.obstacle_start[r] == instance.obstacle_start[r + 1] {
+                let alignment = instance.alignment[r];
+                if alignment == 1 {
+                    Some(self.floor[r])
+                } else {
+                    crate::solvers::greedy::align_up(self.floor[r], alignment)
+                }
+            } else {
+                instance.lowest_fit(r, self.floor[r])
+            };
+            let top = fit.and_then(|o| o.checked_add(instance.size[r]));
+            match top {
+                Some(top) if top <= self.capacity => {
+                    self.lowest[r] = fit.unwrap_or(0); // Some: top is Some
+                    lowest_top = lowest_top.min(top);
+                }
+                _ => {
+                    self.counters.pruned_capacity += 1;
+                    return None;
+                }
+            }
+        }
+        if self.rules.inference && !self.sections_hold(list, max_offset) {
+            self.counters.pruned_inference += 1;
+            return None;
+        }
+        let from = self.candidates.len();
+        for (position, &rank) in list.iter().enumerate() {
+            let r = rank as usize;
+            let offset = self.lowest[r];
+            self.consider(Candidate { offset, rank, position: position as u32 }, max_offset, last_rank, lowest_top);
+            // Beside a pinned buffer a buffer may also rest on top of it (the gaps above).
+            for obstacle in instance.obstacles(r) {
+                if obstacle.top > offset
+                    && let Some(above) = instance.lowest_fit(r, obstacle.top.max(self.floor[r]))
+                    && above.checked_add(instance.size[r]).is_some_and(|top| top <= self.capacity)
+                    && self.candidates[from..].last().is_none_or(|c| c.rank != rank || c.offset != above)
+                {
+                    self.consider(
+                        Candidate { offset: above, rank, position: position as u32 },
+                        max_offset,
+                        last_rank,
+                        lowest_top,
+                    );
+                }
+            }
+        }
+        let to = self.candidates.len();
+        self.candidates[from..to].sort_unstable_by_key(|c| (c.offset, c.rank));
+        Some(Frame { from, to, next: from, key, trying: None })
+    }
+
+    /// Adds the candidate unless a rule rejects it.
+    fn consider(&mut self, candidate: Candidate, max_offset: u64, last_rank: u32, lowest_top: u64) {
+        if self.rules.canonical
+            && (candidate.offset < max_offset
+                || (candidate.offset == max_offset && last_rank != NO_RANK && candidate.rank < last_rank))
+        {
+            self.counters.pruned_canonical += 1;
+            return;
+        }
+        if self.rules.dominance && candidate.offset >= lowest_top {
+            self.counters.pruned_dominance += 1;
+            return;
+        }
+        if self.rules.symmetry && self.on_smaller_twin(candidate) {
+            self.counters.pruned_symmetry += 1;
+            return;
+        }
+        self.candidates.push(candidate);
+    }
+
+    /// Whether the candidate would sit directly on a placed buffer of the same lifetime that is
+    /// smaller (or as large with a higher rank): the swapped pair is searched instead.
+    ///
+    /// Why this keeps a solution: among all solutions take one minimising Σ size² × offset (then
+    /// offsets by rank, lexicographically). Lowering any buffer lowers that sum, so the
+    /// completeness argument of the other rules holds for it; and swapping a smaller buffer below
+    /// with a larger one directly above lowers it too (by s·l·(l − s)), so that solution never
+    /// has one.
+    fn on_smaller_twin(&self, candidate: Candidate) -> bool {
+        let r = candidate.rank as usize;
+        let key = (std::cmp::Reverse(self.instance.size[r]), candidate.rank);
+        self.instance.twins(r).iter().any(|&t| {
+            let t = t as usize;
+            self.placed[t]
+                && self.offset[t] + self.instance.size[t] == candidate.offset
+                && (std::cmp::Reverse(self.instance.size[t]), t as u32) > key
+        })
+    }
+
+    /// Eq. (3) with both strengthenings: in every section, the unplaced buffers stack above the
+    /// lowest offset any of them can still take (never below the maximum offset placed, when the
+    /// search is canonical), and must fit under the capacity.
+    fn sections_hold(&mut self, list: &[u32], max_offset: u64) -> bool {
+        let instance = self.instance;
+        let base = if self.rules.canonical { max_offset } else { 0 };
+        let (mut low, mut high) = (u32::MAX, 0u32);
+        for &rank in list {
+            let r = rank as usize;
+            let (first, last) = (instance.first[r], instance.last[r]);
+            low = low.min(first);
+            high = high.max(last);
+            let mut height = self.lowest[r].max(base);
+            if self.lowest[r] < base && instance.obstacle_start[r] == instance.obstacle_start[r + 1] {
+                // Stuck below the maximum offset: only a neighbour placed later (at or above it)
+                // can lift this buffer to a canonical offset, so it ends at least that much higher;
+                // with no unplaced neighbour left it never can.
+                if self.open[r] == 0 {
+                    self.reset_effective(low, high);
+                    return false;
+                }
+                height = height.max(base.saturating_add(instance.smallest_neighbour[r]));
+            }
+            for slot in &mut self.effective[first as usize..last as usize] {
+                *slot = (*slot).min(height);
+            }
+        }
+        let mut holds = true;
+        for s in low as usize..high as usize {
+            let effective = std::mem::replace(&mut self.effective[s], u64::MAX);
+            if effective != u64::MAX && effective.saturating_add(self.total[s]) > self.capacity {
+                holds = false;
+            }
+        }
+        holds
+    }
+
+    fn reset_effective(&mut self, low: u32, high: u32) {
+        if low < high {
+            self.effective[low as usize..high as usize].fill(u64::MAX);
+        }
+    }
+
+    fn place(&mut self, rank: usize, offset: u64) {
+        let instance = self.instance;
+        self.placements.push((rank as u32, self.trail.len()));
+        self.placed[rank] = true;
+        self.offset[rank] = offset;
+        self.floors_hash ^= transpositions::key(rank as u32, self.floor[rank]);
+        let size = instance.size[rank];
+        let top = offset + size; // no overflow: candidates fit under the capacity
+        for &other in instance.neighbours(rank) {
+            let o = other as usize;
+            self.open[o] -= 1;
+            if !self.placed[o] && self.floor[o] < top {
+                self.trail.push((other, self.floor[o]));
+                self.floors_hash ^= transpositions::key(other, self.floor[o]) ^ transpositions::key(other, top);
+                self.floor[o] = top;
+            }
+        }
+        let (first, last) = (instance.first[rank] as usize, instance.last[rank] as usize);
+        for total in &mut self.total[first..last] {
+            *total -= size;
+        }
+        if self.rules.decompose && last > first + 1 {
+            for crossing in &mut self.crossing[first + 1..last] {
+                *crossing -= 1;
+            }
+        }
+    }
+
+    /// Undoes placements, newest first, until `mark` remain.
+    fn undo_to(&mut self, mark: usize) {
+        let instance = self.instance;
+        while self.placements.len() > mark {
+            let Some((rank, trail_mark)) = self.placements.pop() else { break };
+            let rank = rank as usize;
+            while self.trail.len() > trail_mark {
+                let Some((other, floor)) = self.trail.pop() else { break };
+                let current = std::mem::replace(&mut self.floor[other as usize], floor);
+                self.floors_hash ^= transpositions::key(other, current) ^ transpositions::key(other, floor);
+            }
+            self.placed[rank] = false;
+            for &other in instance.neighbours(rank) {
+                self.open[other as usize] += 1;
+            }
+            self.floors_hash ^= transpositions::key(rank as u32, self.floor[rank]);
+            let size = instance.size[rank];
+            let (first, last) = (instance.first[rank] as usize, instance.last[rank] as usize);
+            for total in &mut self.total[first..last] {
+                *total += size;
+            }
+            if self.rules.decompose && last > first + 1 {
+                for crossing in &mut self.crossing[first + 1..last] {
+                    *crossing += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Puts `rank` back at `position` of a list it was swap-removed from (exactly undoing it).
+fn restore(list: &mut Vec<u32>, rank: u32, position: usize) {
+    if position == list.len() {
+        list.push(rank);
+    } else {
+        let moved = list[position];
+        list[position] = rank;
+        list.push(moved);
+    }
+}

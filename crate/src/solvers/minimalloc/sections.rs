@@ -1,0 +1,270 @@
+//! The problem as the search sees it: cross sections (MiniMalloc §6.2), each buffer's span of
+//! sections, who overlaps whom, and the pinned buffers as fixed obstacles.
+//!
+//! A cross section is one elementary time interval between two consecutive event times: every
+//! buffer alive in it is alive during all of it, so the buffers of one section are pairwise in
+//! conflict and must be stacked. That is what makes eq. (3) a valid bound.
+
+use crate::model::Problem;
+
+/// A pinned buffer, as an obstacle the searched buffers must avoid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Obstacle {
+    pub offset: u64,
+    pub top: u64,
+}
+
+/// The searched (unpinned) buffers, numbered by rank: rank 0 is the first of the static
+/// pre-ordering, and ranks break ties of the dynamic ordering and define index monotonicity (§5).
+#[derive(Clone, Debug)]
+pub struct Instance {
+    /// For each rank, the buffer's index in the problem.
+    pub original: Vec<usize>,
+    pub size: Vec<u64>,
+    pub alignment: Vec<u64>,
+    /// The buffer's sections are `first[r]..last[r]`.
+    pub first: Vec<u32>,
+    pub last: Vec<u32>,
+    /// Ranks of the buffers alive at the same time as `r`: `neighbours[neighbour_start[r]..neighbour_start[r + 1]]`.
+    pub neighbour_start: Vec<u32>,
+    pub neighbours: Vec<u32>,
+    /// Pinned buffers overlapping `r` in time, sorted by offset: `obstacles[obstacle_start[r]..obstacle_start[r + 1]]`.
+    pub obstacle_start: Vec<u32>,
+    pub obstacles: Vec<Obstacle>,
+    /// The total size of the searched buffers alive in each section.
+    pub section_total: Vec<u64>,
+    /// The smallest size among the buffers overlapping `r` in time (`u64::MAX` for none).
+    pub smallest_neighbour: Vec<u64>,
+    /// Other unaligned buffers with exactly the same lifetime as `r` (for symmetry breaking):
+    /// `twins[twin_start[r]..twin_start[r + 1]]`.
+    pub twin_start: Vec<u32>,
+    pub twins: Vec<u32>,
+}
+
+/// The per-buffer keys the static pre-orderings sort by (MiniMalloc's heuristics).
+#[derive(Clone, Debug)]
+pub struct Keys {
+    /// The largest section total over the buffer's lifetime: buffers in the most contended
+    /// sections first.
+    pub total: Vec<u64>,
+    /// The length of the lifetime.
+    pub width: Vec<u64>,
+    /// Size times lifetime.
+    pub area: Vec<u128>,
+    pub size: Vec<u64>,
+}
+
+/// More overlapping pairs than this and the exact search refuses the instance (the neighbour lists
+/// would take gigabytes, and such a search would not finish anyway).
+pub const MAX_PAIRS: usize = 1 << 26;
+
+/// The section layout of a problem, independent of any ordering.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// The unpinned buffers, by problem index.
+    pub searched: Vec<usize>,
+    /// Section span per problem index (meaningful for every buffer, pinned or not).
+    pub first: Vec<u32>,
+    pub last: Vec<u32>,
+    pub section_total: Vec<u64>,
+}
+
+impl Layout {
+    /// Sections are the intervals between consecutive distinct start/end times.
+    pub fn new(problem: &Problem) -> Layout {
+        let buffers = problem.buffers();
+        let mut times: Vec<u64> = buffers.iter().flat_map(|b| [b.start, b.end]).collect();
+        times.sort_unstable();
+        times.dedup();
+        let section_of = |time: u64| times.partition_point(|&t| t < time) as u32;
+        let first: Vec<u32> = buffers.iter().map(|b| section_of(b.start)).collect();
+        let last: Vec<u32> = buffers.iter().map(|b| section_of(b.end)).collect();
+        let section_count = times.len().saturating_sub(1);
+        let searched: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_none()).collect();
+        // Section totals by a difference array: one add at the first section, one subtract after the last.
+        let mut delta = vec![0i128; section_count + 1];
+        for &i in &searched {
+            delta[first[i] as usize] += buffers[i].size as i128;
+            delta[last[i] as usize] -= buffers[i].size as i128;
+        }
+        let mut running = 0i128;
+        let section_total = delta[..section_count]
+            .iter()
+            .map(|d| {
+                running += d;
+                running as u64 // no overflow: the max load fits in u64 (checked by Problem::new)
+            })
+            .collect();
+        Layout { searched, first, last, section_total }
+    }
+
+    /// The keys of the static pre-orderings, by problem index.
+    pub fn keys(&self, problem: &Problem) -> Keys {
+        let buffers = problem.buffers();
+        let total = (0..buffers.len())
+            .map(|i| {
+                let (a, b) = (self.first[i] as usize, self.last[i] as usize);
+                self.section_total[a..b].iter().copied().max().unwrap_or(0)
+            })
+            .collect();
+        Keys {
+            total,
+            width: buffers.iter().map(|b| b.lifetime()).collect(),
+            area: buffers.iter().map(|b| b.size as u128 * b.lifetime() as u128).collect(),
+            size: buffers.iter().map(|b| b.size).collect(),
+        }
+    }
+
+    /// Counts the overlapping pairs of searched buffers (by a sweep), to refuse hopeless inputs
+    /// before building the lists.
+    pub fn overlapping_pairs(&self) -> usize {
+        let mut events: Vec<(u32, bool)> =
+            self.searched.iter().flat_map(|&i| [(self.first[i], true), (self.last[i], false)]).collect();
+        // Ends before starts at one section boundary: half-open lifetimes that touch do not overlap.
+        events.sort_unstable_by_key(|&(section, is_start)| (section, is_start));
+        let (mut alive, mut pairs) = (0usize, 0usize);
+        for (_, is_start) in events {
+            if is_start {
+                pairs += alive;
+                alive += 1;
+            } else {
+                alive -= 1;
+            }
+        }
+        pairs
+    }
+
+    /// The instance for one ordering: `order` lists the searched buffers' problem indices by rank.
+    pub fn instance(&self, problem: &Problem, order: &[usize]) -> Instance {
+        let buffers = problem.buffers();
+        let n = order.len();
+        let mut rank_of = vec![u32::MAX; buffers.len()];
+        for (rank, &i) in order.iter().enumerate() {
+            rank_of[i] = rank as u32;
+        }
+        // Neighbours by a sweep over sections: each start meets every buffer still alive.
+        let mut by_start: Vec<u32> = (0..n as u32).collect();
+        by_start.sort_unstable_by_key(|&r| self.first[order[r as usize]]);
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut alive: Vec<u32> = Vec::new();
+        for &r in &by_start {
+            let start = self.first[order[r as usize]];
+            alive.retain(|&other| self.last[order[other as usize]] > start);
+            for &other in &alive {
+                lists[r as usize].push(other);
+                lists[other as usize].push(r);
+            }
+            alive.push(r);
+        }
+        let mut neighbour_start = Vec::with_capacity(n + 1);
+        let mut neighbours = Vec::new();
+        for list in &mut lists {
+            neighbour_start.push(neighbours.len() as u32);
+            list.sort_unstable();
+            neighbours.extend_from_slice(list);
+        }
+        neighbour_start.push(neighbours.len() as u32);
+        // Obstacles: pinned buffers overlapping in time (rare; a plain scan).
+        let pinned: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
+        let mut obstacle_start = Vec::with_capacity(n + 1);
+        let mut obstacles = Vec::new();
+        for &i in order {
+            obstacle_start.push(obstacles.len() as u32);
+            let from = obstacles.len();
+            for &p in &pinned {
+                if buffers[p].overlaps_in_time(&buffers[i]) {
+                    let offset = buffers[p].pinned.unwrap_or(0); // filtered above
+                    obstacles.push(Obstacle { offset, top: offset + buffers[p].size });
+                }
+            }
+            obstacles[from..].sort_unstable_by_key(|o| o.offset);
+        }
+        obstacle_start.push(obstacles.len() as u32);
+        debug_assert!(order.iter().all(|&i| rank_of[i] != u32::MAX));
+        let (twin_start, twins) = twins(buffers, order);
+        let smallest_neighbour = (0..n)
+            .map(|r| {
+                neighbours[neighbour_start[r] as usize..neighbour_start[r + 1] as usize]
+                    .iter()
+                    .map(|&o| buffers[order[o as usize]].size)
+                    .min()
+                    .unwrap_or(u64::MAX)
+            })
+            .collect();
+        Instance {
+            original: order.to_vec(),
+            size: order.iter().map(|&i| buffers[i].size).collect(),
+            alignment: order.iter().map(|&i| buffers[i].alignment).collect(),
+            first: order.iter().map(|&i| self.first[i]).collect(),
+            last: order.iter().map(|&i| self.last[i]).collect(),
+            neighbour_start,
+            neighbours,
+            obstacle_start,
+            obstacles,
+            section_total: self.section_total.clone(),
+            smallest_neighbour,
+            twin_start,
+            twins,
+        }
+    }
+}
+
+/// Groups of unaligned buffers with the same lifetime, as lists per rank.
+fn twins(buffers: &[crate::Buffer], order: &[usize]) -> (Vec<u32>, Vec<u32>) {
+    let mut by_lifetime: Vec<u32> =
+        (0..order.len() as u32).filter(|&r| buffers[order[r as usize]].alignment == 1).collect();
+    by_lifetime.sort_unstable_by_key(|&r| (buffers[order[r as usize]].start, buffers[order[r as usize]].end, r));
+    let mut lists: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
+    for group in by_lifetime.chunk_by(|&a, &b| {
+        let (x, y) = (&buffers[order[a as usize]], &buffers[order[b as usize]]);
+        (x.start, x.end) == (y.start, y.end)
+    }) {
+        for &r in group {
+            lists[r as usize] = group.iter().copied().filter(|&t| t != r).collect();
+        }
+    }
+    let mut start = Vec::with_capacity(order.len() + 1);
+    let mut flat = Vec::new();
+    for list in lists {
+        start.push(flat.len() as u32);
+        flat.extend(list);
+    }
+    start.push(flat.len() as u32);
+    (start, flat)
+}
+
+impl Instance {
+    pub fn len(&self) -> usize {
+        self.size.len()
+    }
+
+    pub fn neighbours(&self, rank: usize) -> &[u32] {
+        &self.neighbours[self.neighbour_start[rank] as usize..self.neighbour_start[rank + 1] as usize]
+    }
+
+    pub fn twins(&self, rank: usize) -> &[u32] {
+        &self.twins[self.twin_start[rank] as usize..self.twin_start[rank + 1] as usize]
+    }
+
+    pub fn obstacles(&self, rank: usize) -> &[Obstacle] {
+        &self.obstacles[self.obstacle_start[rank] as usize..self.obstacle_start[rank + 1] as usize]
+    }
+
+    /// The lowest aligned offset at or above `floor` where buffer `rank` does not cut through a
+    /// pinned buffer, or `None` past u64.
+    pub fn lowest_fit(&self, rank: usize, floor: u64) -> Option<u64> {
+        let alignment = self.alignment[rank];
+        let size = self.size[rank];
+        let mut offset = crate::solvers::greedy::align_up(floor, alignment)?;
+        // Obstacles are sorted by offset: one pass pushes the offset above each one it hits.
+        for obstacle in self.obstacles(rank) {
+            if obstacle.offset >= offset.checked_add(size)? {
+                break;
+            }
+            if obstacle.top > offset {
+                offset = crate::solvers::greedy::align_up(obstacle.top, alignment)?;
+            }
+        }
+        Some(offset)
+    }
+}
