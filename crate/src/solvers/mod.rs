@@ -4,6 +4,7 @@
 //! solver added here appears everywhere.
 
 pub mod greedy;
+pub mod idealloc;
 pub mod minimise;
 pub mod portfolio;
 pub mod zant;
@@ -57,6 +58,7 @@ pub fn all() -> Vec<Box<dyn Solver>> {
     let mut solvers: Vec<Box<dyn Solver>> = vec![Box::new(portfolio::Auto)];
     solvers.extend(greedy::presets());
     solvers.extend(zant::presets());
+    solvers.push(Box::new(idealloc::Idealloc));
     solvers
 }
 

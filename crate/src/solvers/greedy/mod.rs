@@ -4,7 +4,8 @@
 //! `greedy-<order>-<fit>`.
 
 mod fit;
-mod occupancy;
+/// Shared with idealloc's squeeze (first fit in loose-offset order).
+pub(crate) mod occupancy;
 mod order;
 
 use web_time::Instant;

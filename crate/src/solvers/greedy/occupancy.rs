@@ -145,6 +145,14 @@ impl Occupancy {
         &mut self.sets[index]
     }
 
+    /// Forgets every placement, keeping the allocated sets for the next round of placements (the
+    /// idealloc squeeze runs first fit many times over the same lifetimes).
+    pub fn clear(&mut self) {
+        for set in &mut self.sets {
+            set.intervals.clear();
+        }
+    }
+
     /// Records addresses `[low, high)` as taken during `[start, end)`.
     pub fn insert(&mut self, start: u64, end: u64, low: u64, high: u64) {
         let mut nodes = std::mem::take(&mut self.nodes);
