@@ -57,10 +57,7 @@ pub fn colour_rows<T>(items: &[T], lifetime: impl Fn(&T) -> (u64, u64)) -> (Vec<
     let mut by_start: Vec<usize> = (0..items.len()).collect();
     by_start.sort_by_key(|&i| lifetime(&items[i]).0);
     let mut row_of = vec![0usize; items.len()];
-    // All alive at one time (Lemma 1's jobs, the unresolved ones): one row each, by start.
-    let last_start = items.iter().map(|item| lifetime(item).0).max();
-    let first_end = items.iter().map(|item| lifetime(item).1).min();
-    if last_start < first_end {
+    if all_alive_at_once(items, &lifetime) {
         for (row, &i) in by_start.iter().enumerate() {
             row_of[i] = row;
         }
@@ -90,6 +87,14 @@ pub fn colour_rows<T>(items: &[T], lifetime: impl Fn(&T) -> (u64, u64)) -> (Vec<
         busy.push(Reverse((end, row)));
     }
     (row_of, rows)
+}
+
+/// True when some time lies in every lifetime (Lemma 1's jobs and the unresolved ones): then an
+/// optimal colouring gives each item a row of its own, in order of start.
+pub fn all_alive_at_once<T>(items: &[T], lifetime: impl Fn(&T) -> (u64, u64)) -> bool {
+    let last_start = items.iter().map(|item| lifetime(item).0).max();
+    let first_end = items.iter().map(|item| lifetime(item).1).min();
+    last_start < first_end
 }
 
 /// The items grouped by row, rows in order, items of a row in their given order.

@@ -3,7 +3,7 @@
 //! row. The result is a valid but sparse placement (heights were rounded up, boxes are rarely
 //! full): the loose offsets, which the squeeze uses as its order.
 
-use super::jobs::{Contents, Job, colour_rows};
+use super::jobs::{Contents, Job, all_alive_at_once, colour_rows};
 
 /// Loose offsets of every buffer inside `jobs`, written into `loose` (indexed by buffer), from
 /// offset 0. `sizes` are the buffers' real sizes: a row's watermark rises to the top of what it
@@ -37,6 +37,12 @@ fn unbox_all(jobs: &[&Job], watermark: u64, sizes: &[u64], loose: &mut [u64]) ->
 /// PlaceSameSizes: the rows of an optimal colouring, each placed at the watermark that the row
 /// below it reached.
 fn place_same_sizes(jobs: &[&Job], watermark: u64, sizes: &[u64], loose: &mut [u64]) -> u64 {
+    if all_alive_at_once(jobs, |job| (job.start, job.end)) {
+        // One row per job, by start, each on top of the one before.
+        let mut by_start = jobs.to_vec();
+        by_start.sort_by_key(|job| job.start);
+        return by_start.into_iter().fold(watermark, |watermark, job| place(job, watermark, sizes, loose));
+    }
     let (row_of, rows) = colour_rows(jobs, |job| (job.start, job.end));
     let mut by_row: Vec<Vec<&Job>> = vec![Vec::new(); rows];
     for (job, row) in jobs.iter().zip(row_of) {

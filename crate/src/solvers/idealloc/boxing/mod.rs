@@ -60,20 +60,20 @@ pub fn corollary15(
     let count = jobs.len();
     // A floor on ε keeps the number of classes and the float exponents sane.
     let base = 1.0 + epsilon.max(1e-6);
-    // Classes grow with height, so one class computation per distinct height suffices.
-    let mut jobs = jobs;
-    jobs.sort_by_key(|job| job.size);
+    // One class computation per distinct height; jobs keep their order within a class.
+    let mut heights: Vec<u64> = jobs.iter().map(|job| job.size).collect();
+    heights.sort_unstable();
+    heights.dedup();
+    let class_of: Vec<i64> = heights.iter().map(|&h| size_class(h, base)).collect();
+    let mut classed: Vec<(i64, Job)> =
+        jobs.into_iter().map(|job| (class_of[heights.partition_point(|&h| h < job.size)], job)).collect();
+    classed.sort_by_key(|&(class, _)| class);
     let mut classes: Vec<(i64, Vec<Job>)> = Vec::new();
-    let mut last_height = None;
-    for job in jobs {
-        if last_height != Some(job.size) {
-            last_height = Some(job.size);
-            let class = size_class(job.size, base);
-            if classes.last().is_none_or(|(last, _)| *last != class) {
-                classes.push((class, Vec::new()));
-            }
+    for (class, job) in classed {
+        match classes.last_mut() {
+            Some((last, members)) if *last == class => members.push(job),
+            _ => classes.push((class, vec![job])),
         }
-        classes.last_mut().expect("pushed above").1.push(job);
     }
     let box_class = |(class, mut members): (i64, Vec<Job>)| -> Result<Vec<Job>, SolveError> {
         let tallest = members.iter().map(|job| job.size).max().unwrap_or(1);

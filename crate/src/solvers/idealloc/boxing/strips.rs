@@ -1,7 +1,7 @@
 //! Lemma 1 (paper, Appendix A): boxing same-height jobs that are all alive at one time into strips,
 //! and the interval graph colouring that boxes the jobs Lemma 1 leaves unresolved (Theorem 2).
 
-use super::super::jobs::{Job, rows_of};
+use super::super::jobs::{Job, all_alive_at_once, rows_of};
 
 /// How the jobs of one critical point were boxed.
 #[derive(Debug, Default)]
@@ -61,8 +61,18 @@ pub fn lemma1(jobs: Vec<Job>, per_box: usize, box_height: u64, epsilon: f64) -> 
 
 /// Theorem 2's boxing of the unresolved jobs: an optimal packing by interval graph colouring, its
 /// rows `per_box` at a time into boxes of `box_height`.
-pub fn box_by_rows(jobs: Vec<Job>, per_box: usize, box_height: u64) -> Vec<Job> {
+pub fn box_by_rows(mut jobs: Vec<Job>, per_box: usize, box_height: u64) -> Vec<Job> {
     let per_box = per_box.max(1);
+    if all_alive_at_once(&jobs, |job| (job.start, job.end)) {
+        // One row per job, by start: the rows `per_box` at a time are the jobs `per_box` at a time.
+        jobs.sort_by_key(|job| job.start);
+        let mut boxes = Vec::with_capacity(jobs.len().div_ceil(per_box));
+        while !jobs.is_empty() {
+            let rest = jobs.split_off(per_box.min(jobs.len()));
+            boxes.push(Job::boxed(box_height, std::mem::replace(&mut jobs, rest)));
+        }
+        return boxes;
+    }
     let rows = rows_of(jobs, |job| (job.start, job.end));
     let mut boxes = Vec::with_capacity(rows.len().div_ceil(per_box));
     let mut rows = rows.into_iter().peekable();
