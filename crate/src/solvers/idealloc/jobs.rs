@@ -23,11 +23,19 @@ pub struct Job {
     pub start: u64,
     pub end: u64,
     pub contents: Contents,
+    /// The size of the largest input buffer inside (its own for a buffer, 0 for the dummy job):
+    /// unboxing stacks the rows holding the largest buffers first.
+    pub largest: u64,
 }
 
 impl Job {
     pub fn buffer(index: usize, size: u64, start: u64, end: u64) -> Job {
-        Job { size, start, end, contents: Contents::Buffer(index) }
+        Job { size, start, end, contents: Contents::Buffer(index), largest: size }
+    }
+
+    /// The dummy job of §5.6.
+    pub fn dummy(size: u64, start: u64, end: u64) -> Job {
+        Job { size, start, end, contents: Contents::Dummy, largest: 0 }
     }
 
     /// A box of height `size` around `contents`, alive from the first start to the last end among
@@ -36,7 +44,8 @@ impl Job {
         debug_assert!(!contents.is_empty(), "an empty box");
         let start = contents.iter().map(|j| j.start).min().unwrap_or(0);
         let end = contents.iter().map(|j| j.end).max().unwrap_or(0);
-        Job { size, start, end, contents: Contents::Boxed(contents) }
+        let largest = contents.iter().map(|j| j.largest).max().unwrap_or(0);
+        Job { size, start, end, contents: Contents::Boxed(contents), largest }
     }
 
     /// Calls `visit` with every input buffer inside this job, however deeply boxed.

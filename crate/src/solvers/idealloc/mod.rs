@@ -28,7 +28,7 @@ use super::{Capabilities, Solver, finish};
 use crate::model::{Problem, Solution, StatValue, Stats};
 use crate::options::{Deadline, Parameter, Params, Progress, SolveError, SolveOptions};
 use boxing::{MIN_RATIO, Schedule, epsilon_range, theorem16};
-use jobs::{Contents, Job};
+use jobs::Job;
 use prelude::Prelude;
 use squeeze::{Arena, Squeezed, loose_order};
 
@@ -210,7 +210,7 @@ impl<'a> Iterations<'a> {
         if (max_size as f64) < MIN_RATIO * min_size as f64 && !jobs.is_empty() {
             let size = (MIN_RATIO * min_size as f64).ceil() as u64;
             let (start, end) = (prelude.first_start, prelude.last_end);
-            jobs.push(Job { size, start, end, contents: Contents::Dummy });
+            jobs.push(Job::dummy(size, start, end));
             stats.insert("dummy_height".into(), size.into());
         }
         let mut heights: Vec<u64> = jobs.iter().map(|j| j.size).collect();

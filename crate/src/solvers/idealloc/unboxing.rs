@@ -39,15 +39,18 @@ fn unbox_all(jobs: &[&Job], watermark: u64, sizes: &[u64], loose: &mut [u64]) ->
 fn place_same_sizes(jobs: &[&Job], watermark: u64, sizes: &[u64], loose: &mut [u64]) -> u64 {
     if all_alive_at_once(jobs, |job| (job.start, job.end)) {
         // One row per job, by start, each on top of the one before.
-        let mut by_start = jobs.to_vec();
-        by_start.sort_by_key(|job| job.start);
-        return by_start.into_iter().fold(watermark, |watermark, job| place(job, watermark, sizes, loose));
+        let mut rows = jobs.to_vec();
+        rows.sort_by_key(|job| (std::cmp::Reverse(job.largest), job.start));
+        return rows.into_iter().fold(watermark, |watermark, job| place(job, watermark, sizes, loose));
     }
     let (row_of, rows) = colour_rows(jobs, |job| (job.start, job.end));
     let mut by_row: Vec<Vec<&Job>> = vec![Vec::new(); rows];
     for (job, row) in jobs.iter().zip(row_of) {
         by_row[row].push(job);
     }
+    // Any order of the rows is valid; the rows with the largest buffers go first ("big rocks
+    // first", §5.5), so the squeeze meets them early.
+    by_row.sort_by_key(|row| std::cmp::Reverse(row.iter().map(|job| job.largest).max().unwrap_or(0)));
     let mut watermark = watermark;
     for row in by_row {
         // The jobs of a row never overlap in time, so all of them go at the same watermark.
@@ -104,7 +107,7 @@ mod tests {
         let a = Job::boxed(6, vec![job(0, 3), job(1, 3), job(2, 3)]);
         let b = Job::boxed(6, vec![job(3, 4), job(4, 4)]);
         let c = Job::boxed(6, vec![job(5, 1)]);
-        let dummy = Job { size: 6, start: 0, end: 9, contents: Contents::Dummy };
+        let dummy = Job::dummy(6, 0, 9);
         let mut loose = vec![u64::MAX; buffers.len()];
         let top = unbox(&[a, b, c, dummy], &sizes, &mut loose);
         assert!(loose.iter().all(|&offset| offset != u64::MAX), "every buffer placed: {loose:?}");
