@@ -119,23 +119,9 @@ pub fn rows_of<T>(items: Vec<T>, lifetime: impl Fn(&T) -> (u64, u64)) -> Vec<Vec
 /// The highest total size of `jobs` alive at one time (their max load).
 #[cfg(test)]
 pub fn peak_load(jobs: &[Job]) -> u128 {
-    let mut events: Vec<(u64, bool, u64)> = Vec::with_capacity(2 * jobs.len());
-    for job in jobs {
-        events.push((job.start, true, job.size));
-        events.push((job.end, false, job.size));
-    }
-    // Ends before starts at one time: half-open lifetimes that touch do not overlap.
-    events.sort_unstable_by_key(|&(time, is_start, _)| (time, is_start));
-    let (mut load, mut peak) = (0u128, 0u128);
-    for (_, is_start, size) in events {
-        if is_start {
-            load += size as u128;
-            peak = peak.max(load);
-        } else {
-            load -= size as u128;
-        }
-    }
-    peak
+    let as_buffers: Vec<crate::Buffer> =
+        jobs.iter().map(|job| crate::Buffer::new("", job.start, job.end, job.size)).collect();
+    crate::metrics::max_load_wide(&as_buffers)
 }
 
 /// A 64-bit mix (SplitMix64's finaliser): cheap per-node randomness derived from a seeded

@@ -11,9 +11,7 @@ use std::sync::Mutex;
 use crate::model::Problem;
 use crate::options::{Deadline, SolveError};
 use crate::solvers::greedy::occupancy::{Occupancy, Query};
-
-/// How often (in buffers) the squeeze looks at the deadline.
-const POLL_EVERY: usize = 1024;
+use crate::solvers::greedy::{Fit, locate, poll};
 
 /// What one squeeze ended with.
 #[derive(Debug, PartialEq, Eq)]
@@ -115,15 +113,8 @@ impl<'a> Arena<'a> {
             if buffer.pinned.is_some() {
                 continue;
             }
-            if step % POLL_EVERY == POLL_EVERY - 1
-                && let Some(stop) = deadline.expired()
-            {
-                return Err(stop);
-            }
-            occupancy.query_into(buffer.start, buffer.end, &mut query);
-            let overflow = || SolveError::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
-            let offset = occupancy.lowest_fit(&query, buffer.size, buffer.alignment).ok_or_else(overflow)?;
-            let top = offset.checked_add(buffer.size).ok_or_else(overflow)?;
+            poll(step, deadline)?;
+            let (offset, top) = locate(occupancy, &mut query, buffer, Fit::First)?;
             if bound.is_some_and(|bound| top >= bound) {
                 return Ok(Squeezed::Exceeded);
             }
