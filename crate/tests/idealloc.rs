@@ -171,6 +171,10 @@ fn pinned_buffers_stay_put_and_colliding_pins_are_infeasible() {
     let solution = solve_checked(&problem, &with(&[("iterations", "20")]));
     let n = problem.len();
     assert_eq!(&solution.plan.offsets[n - 2..], &[5000, 0]);
+    // Nothing to move at all.
+    let pinned_only: Vec<Buffer> = buffers.iter().filter(|b| b.pinned.is_some()).cloned().collect();
+    let solution = solve_checked(&Problem::new(pinned_only, None).unwrap(), &SolveOptions::default());
+    assert_eq!(solution.plan.offsets, vec![5000, 0]);
     buffers.push(Buffer::new("p2", 50, 60, 64).pinned_at(32));
     let clash = Problem::new(buffers, None).unwrap();
     match idealloc().solve(&clash, &SolveOptions::default()) {

@@ -27,7 +27,7 @@ use super::greedy::Order;
 use super::{Capabilities, Solver, finish};
 use crate::model::{Problem, Solution, StatValue, Stats};
 use crate::options::{Deadline, Parameter, Params, Progress, SolveError, SolveOptions};
-use boxing::{MIN_RATIO, Schedule, epsilon_range, theorem16};
+use boxing::{MIN_RATIO, MU_MAX, Schedule, epsilon_range, theorem16};
 use jobs::Job;
 use prelude::Prelude;
 use squeeze::{Arena, Squeezed, loose_order};
@@ -217,8 +217,9 @@ impl<'a> Iterations<'a> {
         heights.sort_unstable();
         heights.dedup();
         let ratio = heights.last().copied().unwrap_or(1) as f64 / heights.first().copied().unwrap_or(1) as f64;
-        // The dummy guarantees a legal range; the fallback only guards float corner cases.
-        let range = epsilon_range(ratio).unwrap_or((schedule_fallback(), schedule_fallback()));
+        // The dummy guarantees a legal range; μ_max only stands in for float corner cases (and for
+        // the no-job case of an all-pinned input).
+        let range = epsilon_range(ratio).unwrap_or((MU_MAX, MU_MAX));
         let fixed = match settings.epsilon {
             EpsilonChoice::Calibrated => Some(Schedule::calibrated(&heights, range)),
             EpsilonChoice::Fixed(epsilon) => Some(Schedule::plan(&heights, epsilon)),
@@ -313,9 +314,4 @@ impl<'a> Iterations<'a> {
         }
         squeezed
     }
-}
-
-/// ε when the legal range is empty despite the dummy job (float corner cases only): μ_max.
-fn schedule_fallback() -> f64 {
-    boxing::MU_MAX
 }
