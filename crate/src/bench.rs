@@ -36,6 +36,7 @@ pub fn run_all(
     let mut rows = Vec::new();
     for (name, problem) in instances {
         for solver in solvers {
+            let options = &options_for(solver, options);
             let mut times = Vec::new();
             let mut last = None;
             for _ in 0..repeats.max(1) {
@@ -92,6 +93,21 @@ pub fn run_all(
         }
     }
     rows
+}
+
+/// A bench runs several solvers with one set of options: each gets the parameters it declares
+/// (an unknown solver keeps them all, and `run::solve` reports it).
+fn options_for(solver: &str, options: &SolveOptions) -> SolveOptions {
+    let Ok(declared) = crate::solvers::by_name(solver).map(|s| s.parameters()) else {
+        return options.clone();
+    };
+    let mut params = crate::options::Params::new();
+    for name in options.params.names().filter(|name| declared.iter().any(|p| p.name == *name)) {
+        if let Ok(Some(value)) = options.params.get::<String>(name) {
+            params.set(name, value);
+        }
+    }
+    SolveOptions { params, ..options.clone() }
 }
 
 fn cells(row: &Row) -> [String; 10] {

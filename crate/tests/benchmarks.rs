@@ -17,10 +17,15 @@ fn load(path: &str) -> Problem {
 fn every_plan_is_valid(path: &str) {
     let problem = load(path);
     for solver in every_planner() {
+        // Bounded and reproducible: exact minimisers get a node budget, iterating solvers two
+        // iterations. This test is about validity; `memplan bench` measures what more work buys.
         let mut options = SolveOptions::default();
-        if solver.capabilities().minimise {
-            // Exact minimisers are bounded by a node budget (reproducible, unlike a time limit).
-            options.params = memplan::Params::new().with("budget", "2000");
+        let declares = |name: &str| solver.parameters().iter().any(|p| p.name == name);
+        if declares("budget") {
+            options.params.set("budget", "2000");
+        }
+        if declares("iterations") {
+            options.params.set("iterations", "2");
         }
         let solution = solver.solve(&problem, &options).unwrap_or_else(|e| panic!("{}: {e}", solver.name()));
         let report = validate::validate_solution(&problem, &solution, None);

@@ -4,6 +4,7 @@
 //! solver added here appears everywhere.
 
 pub mod greedy;
+pub mod idealloc;
 pub mod minimalloc;
 pub mod minimise;
 pub mod portfolio;
@@ -59,6 +60,7 @@ pub fn all() -> Vec<Box<dyn Solver>> {
     solvers.extend(greedy::presets());
     solvers.extend(zant::presets());
     solvers.push(Box::new(minimalloc::MiniMalloc::default()));
+    solvers.push(Box::new(idealloc::Idealloc));
     solvers
 }
 

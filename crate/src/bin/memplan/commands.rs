@@ -28,9 +28,21 @@ fn options(args: &SolveArgs) -> Result<SolveOptions, Failure> {
         seed: args.seed,
         threads: args.threads,
         effort: args.effort,
-        params: args.params.iter().fold(memplan::Params::new(), |params, (name, value)| params.with(name, value)),
+        params: params(args),
         ..SolveOptions::default()
     })
+}
+
+/// `--param` assignments plus the sugar flags that stand for one.
+fn params(args: &SolveArgs) -> memplan::Params {
+    let mut params = args.params.iter().fold(memplan::Params::new(), |params, (name, value)| params.with(name, value));
+    if let Some(iterations) = args.iterations {
+        params.set("iterations", iterations.to_string());
+    }
+    if let Some(target) = args.target_frag {
+        params.set("target-frag", target.to_string());
+    }
+    params
 }
 
 fn solve_error(error: SolveError) -> Failure {
@@ -166,8 +178,13 @@ pub fn bench(
     repeat: usize,
 ) -> Result<ExitCode, Failure> {
     let options = options(args)?;
+    let mut declared = Vec::new();
     for name in solvers {
-        solvers::by_name(name).map_err(solve_error)?;
+        declared.extend(solvers::by_name(name).map_err(solve_error)?.parameters().into_iter().map(|p| p.name));
+    }
+    // Each solver of a bench gets the parameters it declares; one that none declares is a typo.
+    if let Some(unknown) = options.params.names().find(|name| !declared.contains(name)) {
+        return Err(Failure::bad_input(format!("none of the solvers has a parameter {unknown}")));
     }
     let mut instances = Vec::new();
     for file in files {

@@ -48,6 +48,13 @@ pub struct SolveArgs {
     /// A solver-specific setting, `name=value` (repeatable; `memplan solvers` lists them).
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = memplan::Params::parse_assignment)]
     pub params: Vec<(String, String)>,
+    /// Iterations of an iterating solver (idealloc): short for `--param iterations=N`.
+    #[arg(long, value_name = "N")]
+    pub iterations: Option<u64>,
+    /// Stop once fragmentation is at most this percentage of the max load (idealloc): short for
+    /// `--param target-frag=PCT`.
+    #[arg(long, value_name = "PCT")]
+    pub target_frag: Option<f64>,
 }
 
 #[derive(Subcommand, Debug)]

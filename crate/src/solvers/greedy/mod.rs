@@ -4,7 +4,8 @@
 //! `greedy-<order>-<fit>`.
 
 mod fit;
-mod occupancy;
+/// Shared with idealloc's squeeze (first fit in loose-offset order).
+pub(crate) mod occupancy;
 mod order;
 
 use web_time::Instant;
@@ -15,7 +16,7 @@ use occupancy::{Occupancy, Query};
 pub use order::Order;
 
 use super::{Capabilities, Solver, finish};
-use crate::model::{Problem, Solution, Stats};
+use crate::model::{Buffer, Problem, Solution, Stats};
 use crate::options::{Deadline, SolveError, SolveOptions};
 
 /// One pass of the engine: visit buffers in `order`, place each by `fit`.
@@ -200,18 +201,34 @@ pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) 
         if buffer.pinned.is_some() {
             continue;
         }
-        if step % POLL_EVERY == POLL_EVERY - 1
-            && let Some(stop) = deadline.expired()
-        {
-            return Err(stop);
-        }
-        occupancy.query_into(buffer.start, buffer.end, &mut query);
-        let overflow = || SolveError::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
-        let offset = fit.choose(&occupancy, &query, buffer.size, buffer.alignment).ok_or_else(overflow)?;
-        let top = offset.checked_add(buffer.size).ok_or_else(overflow)?;
+        poll(step, deadline)?;
+        let (offset, top) = locate(&occupancy, &mut query, buffer, fit)?;
         occupancy.insert(buffer.start, buffer.end, offset, top);
         offsets[i] = offset;
         placed_order.push(i);
     }
     Ok(Placement { offsets, order: placed_order })
+}
+
+/// Where `fit` puts `buffer` among the placements `occupancy` holds: its offset and top, or an
+/// overflow error when they would pass u64. Shared with idealloc's squeeze.
+pub(crate) fn locate(
+    occupancy: &Occupancy,
+    query: &mut Query,
+    buffer: &Buffer,
+    fit: Fit,
+) -> Result<(u64, u64), SolveError> {
+    occupancy.query_into(buffer.start, buffer.end, query);
+    let overflow = || SolveError::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
+    let offset = fit.choose(occupancy, query, buffer.size, buffer.alignment).ok_or_else(overflow)?;
+    let top = offset.checked_add(buffer.size).ok_or_else(overflow)?;
+    Ok((offset, top))
+}
+
+/// The deadline's verdict every [`POLL_EVERY`] buffers of a placement loop.
+pub(crate) fn poll(step: usize, deadline: &Deadline) -> Result<(), SolveError> {
+    if step % POLL_EVERY != POLL_EVERY - 1 {
+        return Ok(());
+    }
+    deadline.expired().map_or(Ok(()), Err)
 }

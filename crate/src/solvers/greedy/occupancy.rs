@@ -44,6 +44,16 @@ impl IntervalSet {
         }
     }
 
+    /// `Err(end)` of an interval meeting `[low, high)`, else `Ok` with the start of the first
+    /// interval at or above `high` (`u64::MAX` when there is none).
+    fn probe(&self, low: u64, high: u64) -> Result<u64, u64> {
+        let below = self.intervals.partition_point(|&(s, _)| s < high);
+        match below.checked_sub(1).map(|i| self.intervals[i]) {
+            Some((_, e)) if e > low => Err(e),
+            _ => Ok(self.intervals.get(below).map_or(u64::MAX, |&(s, _)| s)),
+        }
+    }
+
     fn highest(&self) -> u64 {
         self.intervals.last().map_or(0, |&(_, e)| e)
     }
@@ -145,6 +155,14 @@ impl Occupancy {
         &mut self.sets[index]
     }
 
+    /// Forgets every placement, keeping the allocated sets for the next round of placements (the
+    /// idealloc squeeze runs first fit many times over the same lifetimes).
+    pub fn clear(&mut self) {
+        for set in &mut self.sets {
+            set.intervals.clear();
+        }
+    }
+
     /// Records addresses `[low, high)` as taken during `[start, end)`.
     pub fn insert(&mut self, start: u64, end: u64, low: u64, high: u64) {
         let mut nodes = std::mem::take(&mut self.nodes);
@@ -179,28 +197,42 @@ impl Occupancy {
 
     /// The lowest `offset >= 0`, a multiple of `alignment`, with `[offset, offset + size)` free.
     /// `None` when it would pass u64.
+    ///
+    /// Each set that lets a candidate pass also says where its next interval starts; it cannot
+    /// block any higher candidate whose top stays below that, so after a jump only the sets whose
+    /// next interval is now in reach are searched again (not every set, as a plain round robin
+    /// would).
     pub fn lowest_fit(&self, query: &Query, size: u64, alignment: u64) -> Option<u64> {
         let sets = &query.sets;
         if sets.is_empty() {
             return Some(0);
         }
-        // Round robin: the offset is free once `sets.len()` sets in a row let it pass.
-        let (mut offset, mut passed, mut k) = (0u64, 0usize, 0usize);
-        while passed < sets.len() {
+        // Per set: addresses below this are free of it above the candidate (0: not asked yet).
+        let mut inline = [0u64; 64];
+        let mut spilled = Vec::new();
+        let free_until: &mut [u64] = if sets.len() <= inline.len() {
+            &mut inline[..sets.len()]
+        } else {
+            spilled.resize(sets.len(), 0);
+            &mut spilled
+        };
+        let mut offset = 0u64;
+        'candidate: loop {
             let top = offset.checked_add(size)?;
-            match self.sets[sets[k] as usize].blocking(offset, top) {
-                // The same set may block again above (its next interval), so it is asked again.
-                Some(end) => {
-                    offset = align_up(end, alignment)?;
-                    passed = 0;
+            for (k, &set) in sets.iter().enumerate() {
+                if free_until[k] >= top {
+                    continue;
                 }
-                None => {
-                    passed += 1;
-                    k = (k + 1) % sets.len();
+                match self.sets[set as usize].probe(offset, top) {
+                    Err(end) => {
+                        offset = align_up(end, alignment)?;
+                        continue 'candidate;
+                    }
+                    Ok(next_start) => free_until[k] = next_start,
                 }
             }
+            return Some(offset);
         }
-        Some(offset)
     }
 
     /// True when some address in `[low, high)` is taken during the lifetime.
@@ -245,6 +277,11 @@ enum SetSlot {
 
 /// The smallest multiple of `alignment` at or above `value`, or `None` past u64.
 pub fn align_up(value: u64, alignment: u64) -> Option<u64> {
+    // Alignments are powers of two in practice (1 most of all): a mask, not a division, in the
+    // first-fit loop.
+    if alignment.is_power_of_two() {
+        return value.checked_add(alignment - 1).map(|v| v & !(alignment - 1));
+    }
     match value % alignment {
         0 => Some(value),
         rest => value.checked_add(alignment - rest),

@@ -1,0 +1,317 @@
+//! idealloc (Lamprakos et al., "Futureproof Static Memory Planning", 2025): Buchsbaum et al.'s
+//! boxing with the paper's repairs, unboxing into loose offsets and a first-fit squeeze, iterated
+//! from an SLFF bootstrap. The planner for inputs far too large for exact search.
+//!
+//! Flow (Fig. 7): the prelude (§5.6) settles the elementary cases; otherwise SLFF gives the first
+//! plan and its makespan becomes the bound (§5.5); each iteration boxes the buffers (Theorem 16,
+//! `boxing`), unboxes them into loose offsets (`unboxing`) and squeezes them by first fit in that
+//! order (`squeeze`), stopping early once it cannot beat the bound. Iterations differ by their
+//! seed (critical points of Theorem 2) and, when sampled (§7.2.1), by ε. They run two at a time,
+//! each against the best makespan known when the pair started, so the plan depends only on the
+//! seed, never on the thread count or scheduling.
+
+mod boxing;
+mod jobs;
+mod prelude;
+mod squeeze;
+mod unboxing;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rand::{Rng, RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use web_time::Instant;
+
+use super::greedy::Order;
+use super::{Capabilities, Solver, finish};
+use crate::model::{Problem, Solution, StatValue, Stats};
+use crate::options::{Deadline, Parameter, Params, Progress, SolveError, SolveOptions};
+use boxing::{MIN_RATIO, MU_MAX, Schedule, epsilon_range, theorem16};
+use jobs::Job;
+use prelude::Prelude;
+use squeeze::{Arena, Squeezed, loose_order};
+
+/// Iterations when the `iterations` parameter is not set (the paper's setting for all but LevelDB).
+pub const DEFAULT_ITERATIONS: u64 = 100;
+/// Iterations that run side by side, each bounded by the best makespan known when they started.
+/// Fixed, not the thread count, so that the plan does not depend on the machine.
+const BATCH: usize = 2;
+
+pub struct Idealloc;
+
+/// How ε is chosen (§5.6, §7.2.1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum EpsilonChoice {
+    /// The calibration of §5.6, once per solve.
+    Calibrated,
+    /// Drawn uniformly from the legal range for every iteration (§7.2.1).
+    Sampled,
+    /// As given (clamped to nothing: the schedule's guards keep any positive ε sound).
+    Fixed(f64),
+}
+
+/// The parameters, read and checked.
+#[derive(Clone, Copy, Debug)]
+struct Settings {
+    iterations: u64,
+    /// Stop once makespan ≤ L × (1 + pct/100).
+    target_frag_pct: f64,
+    epsilon: EpsilonChoice,
+    start_address: u64,
+}
+
+impl Settings {
+    fn read(params: &Params) -> Result<Settings, SolveError> {
+        let invalid = |what: String| Err(SolveError::Unsupported(what));
+        let iterations = params.get_or("iterations", DEFAULT_ITERATIONS)?;
+        let target_frag_pct = params.get_or("target-frag", 0.0f64)?;
+        if !(target_frag_pct.is_finite() && target_frag_pct >= 0.0) {
+            return invalid(format!("parameter target-frag: {target_frag_pct} must be a percentage >= 0"));
+        }
+        let fixed = params.get_or("epsilon", 0.0f64)?;
+        if !(fixed.is_finite() && fixed >= 0.0) {
+            return invalid(format!("parameter epsilon: {fixed} must be > 0 (or 0 for automatic)"));
+        }
+        let epsilon = match (fixed > 0.0, params.get_or("sample-epsilon", false)?) {
+            (true, true) => return invalid("parameters epsilon and sample-epsilon exclude each other".into()),
+            (true, false) => EpsilonChoice::Fixed(fixed),
+            (false, true) => EpsilonChoice::Sampled,
+            (false, false) => EpsilonChoice::Calibrated,
+        };
+        let start_address = params.get_or("start-address", 0u64)?;
+        Ok(Settings { iterations, target_frag_pct, epsilon, start_address })
+    }
+}
+
+impl Solver for Idealloc {
+    fn name(&self) -> &str {
+        "idealloc"
+    }
+
+    fn description(&self) -> String {
+        "idealloc: Buchsbaum et al.'s boxing, unboxing and a first-fit squeeze, iterated from SLFF; for huge inputs"
+            .into()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { alignment: true, pinned: true, capacity: false, minimise: false, randomised: true }
+    }
+
+    fn parameters(&self) -> Vec<Parameter> {
+        vec![
+            Parameter {
+                name: "iterations",
+                kind: "int",
+                default: DEFAULT_ITERATIONS.to_string(),
+                description: "box-unbox-squeeze iterations after the SLFF bootstrap",
+            },
+            Parameter {
+                name: "target-frag",
+                kind: "float",
+                default: "0".into(),
+                description: "stop once fragmentation is at most this percentage of the max load",
+            },
+            Parameter {
+                name: "epsilon",
+                kind: "float",
+                default: "0".into(),
+                description: "Theorem 16's error parameter; 0 = calibrated in its legal range (5.6)",
+            },
+            Parameter {
+                name: "sample-epsilon",
+                kind: "bool",
+                default: "false".into(),
+                description: "draw epsilon at random in its legal range for every iteration (7.2.1)",
+            },
+            Parameter {
+                name: "start-address",
+                kind: "int",
+                default: "0".into(),
+                description: "lowest address for movable buffers; alignment applies to addresses",
+            },
+        ]
+    }
+
+    fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Solution, SolveError> {
+        let started = Instant::now();
+        let settings = Settings::read(&options.params)?;
+        let mut stats = Stats::new();
+        if problem.is_empty() {
+            return Ok(finish(self.name(), problem, options, Vec::new(), Vec::new(), stats, started));
+        }
+        let prelude = Prelude::analyse(problem);
+        if let Some(offsets) = prelude.elementary(problem, settings.start_address) {
+            let case = if prelude.overlapping { "one size" } else { "no overlap" };
+            stats.insert("case".into(), case.into());
+            return Ok(finish(self.name(), problem, options, offsets, (0..problem.len()).collect(), stats, started));
+        }
+        let arena = Arena::new(problem, settings.start_address);
+        // The bootstrap always finishes (only a cancel stops it), so that there is a plan to return.
+        let bootstrap_deadline = SolveOptions { time_limit: None, ..options.clone() }.deadline(started);
+        let slff = Order::Size.arrange(problem.buffers(), options.seed);
+        let Squeezed::Placed { offsets, order, makespan } = arena.squeeze(&slff, None, &bootstrap_deadline)? else {
+            unreachable!("an unbounded squeeze never exceeds its bound")
+        };
+        stats.insert("bootstrap_makespan".into(), makespan.into());
+        let mut best = Best { offsets, order, makespan, iteration: 0 };
+        let run = Iterations::new(problem, &prelude, &arena, settings, options, &mut stats);
+        run.improve(&mut best, &options.deadline(started), &mut stats);
+        stats.insert("best_iteration".into(), best.iteration.into());
+        Ok(finish(self.name(), problem, options, best.offsets, best.order, stats, started))
+    }
+}
+
+/// The best plan so far and the iteration that found it (0: the bootstrap).
+struct Best {
+    offsets: Vec<u64>,
+    order: Vec<usize>,
+    makespan: u64,
+    iteration: u64,
+}
+
+/// Everything the iterations share.
+struct Iterations<'a> {
+    problem: &'a Problem,
+    arena: &'a Arena<'a>,
+    options: &'a SolveOptions,
+    settings: Settings,
+    /// The movable buffers as jobs, plus the dummy job when one is needed.
+    jobs: Vec<Job>,
+    /// Distinct job heights, for planning schedules.
+    heights: Vec<u64>,
+    /// The legal range of ε (inequality 11) for these heights.
+    range: (f64, f64),
+    /// The schedule when ε does not change between iterations.
+    fixed: Option<Schedule>,
+    /// Stop once the makespan is at most this.
+    target: u64,
+    /// Nanoseconds spent boxing, unboxing and squeezing, summed over iterations.
+    phase_nanos: [AtomicU64; 3],
+}
+
+impl<'a> Iterations<'a> {
+    fn new(
+        problem: &'a Problem,
+        prelude: &Prelude,
+        arena: &'a Arena<'a>,
+        settings: Settings,
+        options: &'a SolveOptions,
+        stats: &mut Stats,
+    ) -> Self {
+        let buffers = problem.buffers();
+        let mut jobs: Vec<Job> = (0..buffers.len())
+            .filter(|&i| buffers[i].pinned.is_none())
+            .map(|i| Job::buffer(i, buffers[i].size, buffers[i].start, buffers[i].end))
+            .collect();
+        let min_size = jobs.iter().map(|j| j.size).min().unwrap_or(1);
+        let max_size = jobs.iter().map(|j| j.size).max().unwrap_or(1);
+        // §5.6: below inequality 12 a dummy job spanning the whole input raises h_max.
+        if (max_size as f64) < MIN_RATIO * min_size as f64 && !jobs.is_empty() {
+            let size = (MIN_RATIO * min_size as f64).ceil() as u64;
+            let (start, end) = (prelude.first_start, prelude.last_end);
+            jobs.push(Job::dummy(size, start, end));
+            stats.insert("dummy_height".into(), size.into());
+        }
+        let mut heights: Vec<u64> = jobs.iter().map(|j| j.size).collect();
+        heights.sort_unstable();
+        heights.dedup();
+        let ratio = heights.last().copied().unwrap_or(1) as f64 / heights.first().copied().unwrap_or(1) as f64;
+        // The dummy guarantees a legal range; μ_max only stands in for float corner cases (and for
+        // the no-job case of an all-pinned input).
+        let range = epsilon_range(ratio).unwrap_or((MU_MAX, MU_MAX));
+        let fixed = match settings.epsilon {
+            EpsilonChoice::Calibrated => Some(Schedule::calibrated(&heights, range)),
+            EpsilonChoice::Fixed(epsilon) => Some(Schedule::plan(&heights, epsilon)),
+            EpsilonChoice::Sampled => None,
+        };
+        if let Some(schedule) = &fixed {
+            stats.insert("epsilon".into(), StatValue::Ratio(schedule.epsilon));
+            stats.insert("rounds".into(), schedule.rounds.len().into());
+        }
+        let max_load = problem.max_load() as f64;
+        let target = (max_load * (1.0 + settings.target_frag_pct / 100.0)).floor() as u64;
+        let phase_nanos = Default::default();
+        Iterations { problem, arena, options, settings, jobs, heights, range, fixed, target, phase_nanos }
+    }
+
+    /// Runs the iterations, two at a time, and keeps the best plan in `best`.
+    fn improve(&self, best: &mut Best, deadline: &Deadline, stats: &mut Stats) {
+        let mut rng = ChaCha8Rng::seed_from_u64(self.options.seed);
+        let (mut done, mut exceeded, mut stopped) = (0u64, 0u64, false);
+        while done < self.settings.iterations && best.makespan > self.target && deadline.expired().is_none() {
+            let batch = (self.settings.iterations - done).min(BATCH as u64) as usize;
+            // Seeds and ε are drawn in iteration order, before the batch runs.
+            let plans: Vec<(u64, Option<Schedule>)> = (0..batch)
+                .map(|_| {
+                    let seed = rng.next_u64();
+                    let sampled = (self.settings.epsilon == EpsilonChoice::Sampled).then(|| {
+                        let epsilon = rng.random_range(self.range.0..=self.range.1);
+                        Schedule::plan(&self.heights, epsilon)
+                    });
+                    (seed, sampled)
+                })
+                .collect();
+            let bound = best.makespan;
+            let results: Vec<Result<Squeezed, SolveError>> = plans
+                .into_par_iter()
+                .map(|(seed, sampled)| {
+                    let schedule = sampled.as_ref().or(self.fixed.as_ref()).expect("one of the two is set");
+                    self.iterate(schedule, seed, bound, deadline)
+                })
+                .collect();
+            for result in results {
+                match result {
+                    Ok(Squeezed::Placed { offsets, order, makespan }) => {
+                        done += 1;
+                        if makespan < best.makespan {
+                            *best = Best { offsets, order, makespan, iteration: done };
+                        }
+                    }
+                    Ok(Squeezed::Exceeded) => {
+                        done += 1;
+                        exceeded += 1;
+                    }
+                    Err(SolveError::Timeout | SolveError::Cancelled) => stopped = true,
+                    // An iteration whose loose order overflows u64 is no better than the bound.
+                    Err(_) => done += 1,
+                }
+            }
+            self.options.report(Progress {
+                solver: "idealloc".into(),
+                best_makespan: Some(best.makespan),
+                lower_bound: self.problem.lower_bound(),
+                nodes: done,
+            });
+            if stopped {
+                break;
+            }
+        }
+        stats.insert("iterations".into(), done.into());
+        stats.insert("iterations_stopped_early".into(), exceeded.into());
+        for (phase, name) in ["boxing_ms", "unboxing_ms", "squeeze_ms"].into_iter().enumerate() {
+            let ms = self.phase_nanos[phase].load(Ordering::Relaxed) as f64 / 1e6;
+            stats.insert(name.into(), StatValue::Ratio(ms));
+        }
+    }
+
+    /// One box-unbox-squeeze pass (Fig. 7) against `bound`.
+    fn iterate(&self, schedule: &Schedule, seed: u64, bound: u64, deadline: &Deadline) -> Result<Squeezed, SolveError> {
+        let clock = Instant::now();
+        let top = theorem16(self.jobs.clone(), schedule, seed, deadline)?;
+        let boxed = Instant::now();
+        let buffers = self.problem.buffers();
+        let sizes: Vec<u64> = buffers.iter().map(|b| b.size).collect();
+        let mut loose = vec![0u64; buffers.len()];
+        unboxing::unbox(&top, &sizes, &mut loose);
+        drop(top);
+        let order = loose_order(&loose, self.problem);
+        let unboxed = Instant::now();
+        let squeezed = self.arena.squeeze(&order, Some(bound), deadline);
+        for (phase, (from, to)) in [(clock, boxed), (boxed, unboxed), (unboxed, Instant::now())].into_iter().enumerate()
+        {
+            self.phase_nanos[phase].fetch_add((to - from).as_nanos() as u64, Ordering::Relaxed);
+        }
+        squeezed
+    }
+}
