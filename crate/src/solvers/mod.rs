@@ -6,6 +6,7 @@
 pub mod greedy;
 pub mod minimise;
 pub mod portfolio;
+pub mod telamalloc;
 pub mod zant;
 
 use serde::Serialize;
@@ -57,6 +58,7 @@ pub fn all() -> Vec<Box<dyn Solver>> {
     let mut solvers: Vec<Box<dyn Solver>> = vec![Box::new(portfolio::Auto)];
     solvers.extend(greedy::presets());
     solvers.extend(zant::presets());
+    solvers.push(Box::new(telamalloc::Telamalloc));
     solvers
 }
 

@@ -1,0 +1,342 @@
+//! The search of one independent part at one capacity (§4, Fig. 7): at each decision point take
+//! candidates from the block heuristics, place each at its lowest feasible offset, let propagation
+//! judge it, and backtrack as §5.4 says.
+//!
+//! The paper's search is incomplete: candidate lists hold a few heuristic picks, major backtracks
+//! jump, and the subtree limit abandons regions. When such an attempt runs out of candidates at the
+//! root, the search restarts with a doubled subtree limit, and after a few restarts switches to a
+//! complete search: every unplaced buffer is a candidate, backtracking is chronological, and
+//! sleep sets skip orders that only permute independent placements. Only an exhausted complete
+//! search (or a failure at the root) proves that nothing fits.
+
+use super::backtracking::{Episode, Level};
+use super::candidates::Candidates;
+use super::phases;
+use super::propagation::{Failure, Propagator};
+use super::timeline::Timeline;
+use crate::options::{Deadline, SolveError};
+
+/// The knobs of the search (see the solver's parameters).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Heuristic candidates per decision point: 3 = the three heuristics in the current phase.
+    pub candidates: usize,
+    /// Bound on a decision point's candidate list after failed ones are prepended.
+    pub level_limit: usize,
+    /// Major backtracks inside one subtree before jumping out of it.
+    pub subtree_limit: u64,
+    /// Heuristic attempts before the search turns complete.
+    pub restarts_before_complete: u32,
+    pub cross_section: bool,
+    /// Step of the contention threshold, as a fraction of the peak load.
+    pub phase_step: f64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            candidates: 3,
+            level_limit: 8,
+            subtree_limit: 100,
+            restarts_before_complete: 6,
+            cross_section: true,
+            phase_step: 0.1,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SearchStats {
+    pub steps: u64,
+    pub minor_backtracks: u64,
+    pub major_backtracks: u64,
+    pub subtree_jumps: u64,
+    pub restarts: u64,
+    pub phases: u64,
+}
+
+impl SearchStats {
+    pub fn add(&mut self, other: &SearchStats) {
+        self.steps += other.steps;
+        self.minor_backtracks += other.minor_backtracks;
+        self.major_backtracks += other.major_backtracks;
+        self.subtree_jumps += other.subtree_jumps;
+        self.restarts += other.restarts;
+        self.phases += other.phases;
+    }
+}
+
+/// When to stop: the deadline (time and cancel) and a number of steps.
+pub struct Limits<'a> {
+    pub deadline: &'a Deadline,
+    pub max_steps: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Local offsets of every buffer, and the order they were placed in (pinned ones first).
+    Found { offsets: Vec<u64>, order: Vec<u32> },
+    /// Proven: no plan fits. The root's failure, or `None` when a complete search ran out.
+    Infeasible(Option<Failure>),
+    /// Out of steps (`None`), time or cancelled.
+    Stopped(Option<SolveError>),
+}
+
+enum Step {
+    Placed,
+    Exhausted,
+    Stopped(Option<SolveError>),
+}
+
+/// How often (in steps) the deadline is polled.
+const POLL_EVERY: u64 = 64;
+
+pub struct Search<'t> {
+    timeline: &'t Timeline,
+    propagator: Propagator,
+    candidates: Candidates,
+    levels: Vec<Level>,
+    level_of: Vec<u32>,
+    settings: Settings,
+    complete: bool,
+    subtree_limit: u64,
+    episode: Episode,
+    /// Buffers the search places (all but the pinned ones) and how many are placed now.
+    to_place: usize,
+    placed: usize,
+    raised_mark: Vec<u32>,
+    raised_now: u32,
+    pub stats: SearchStats,
+}
+
+impl<'t> Search<'t> {
+    /// Sets up the search and propagates the root; a root failure proves infeasibility.
+    pub fn new(timeline: &'t Timeline, capacity: u64, settings: Settings) -> Result<Search<'t>, Failure> {
+        let mut propagator = Propagator::new(timeline, capacity, settings.cross_section);
+        propagator.initialise(timeline)?;
+        let (phase_of, phases) = phases::phases(timeline, settings.phase_step);
+        let mut candidates = Candidates::new(timeline, phase_of, phases);
+        let mut to_place = 0;
+        for j in 0..timeline.len() as u32 {
+            if propagator.is_placed(j) {
+                candidates.placed(j);
+            } else {
+                to_place += 1;
+            }
+        }
+        let stats = SearchStats { phases: phases as u64, ..SearchStats::default() };
+        Ok(Search {
+            timeline,
+            candidates,
+            levels: Vec::new(),
+            level_of: vec![u32::MAX; timeline.len()],
+            complete: settings.restarts_before_complete == 0,
+            subtree_limit: settings.subtree_limit.max(1),
+            settings,
+            episode: Episode::default(),
+            to_place,
+            placed: 0,
+            raised_mark: vec![0; timeline.len()],
+            raised_now: 0,
+            stats,
+            propagator,
+        })
+    }
+
+    pub fn propagation(&self) -> &super::propagation::PropagationStats {
+        &self.propagator.stats
+    }
+
+    /// Searches until a plan is found, infeasibility is proven, or the limits stop it.
+    pub fn run(&mut self, limits: &Limits) -> Outcome {
+        loop {
+            match self.attempt(limits) {
+                Step::Placed => {
+                    let pinned =
+                        (0..self.timeline.len() as u32).filter(|&j| self.timeline.pinned[j as usize].is_some());
+                    let order = pinned.chain(self.levels.iter().filter_map(|l| l.placed)).collect();
+                    return Outcome::Found { offsets: self.propagator.offset.clone(), order };
+                }
+                Step::Stopped(why) => return Outcome::Stopped(why),
+                Step::Exhausted if self.complete => return Outcome::Infeasible(None),
+                Step::Exhausted => self.restart(),
+            }
+        }
+    }
+
+    /// Takes every placement back and tries again with more room: a doubled subtree limit, and a
+    /// complete search once the heuristic attempts are used up.
+    fn restart(&mut self) {
+        self.undo_to(0);
+        self.levels.clear();
+        self.episode = Episode::default();
+        self.stats.restarts += 1;
+        self.subtree_limit = self.subtree_limit.saturating_mul(2);
+        if self.stats.restarts >= self.settings.restarts_before_complete as u64 {
+            self.complete = true;
+        }
+    }
+
+    fn undo_to(&mut self, mark: usize) {
+        let Search { propagator, candidates, placed, timeline, .. } = self;
+        propagator.undo_to(timeline, mark, |j| {
+            candidates.unplaced(j);
+            *placed -= 1;
+        });
+    }
+
+    /// One attempt: descends from the current state until every buffer is placed (`Placed`), the
+    /// root runs out of candidates (`Exhausted`) or the limits stop it.
+    fn attempt(&mut self, limits: &Limits) -> Step {
+        loop {
+            if self.placed == self.to_place {
+                return Step::Placed;
+            }
+            self.open_level();
+            loop {
+                match self.descend(limits) {
+                    Step::Placed => break,
+                    Step::Stopped(why) => return Step::Stopped(why),
+                    Step::Exhausted => {
+                        if !self.backtrack() {
+                            return Step::Exhausted;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A new decision point below the current state, with its candidates.
+    fn open_level(&mut self) {
+        let previous = self.levels.last().and_then(|l| l.placed);
+        let mut pending = Vec::new();
+        let propagator = &self.propagator;
+        let is_placed = |j: u32| propagator.is_placed(j);
+        if let Some(phase) = self.candidates.current_phase(previous) {
+            self.candidates.collect(phase, self.settings.candidates, &is_placed, &mut pending);
+        }
+        let mut sleeping = Vec::new();
+        if self.complete {
+            // Everything else, bottom-up: the order that needs no backtracking when the plan is easy.
+            let mut rest: Vec<u32> =
+                (0..self.timeline.len() as u32).filter(|&j| !is_placed(j) && !pending.contains(&j)).collect();
+            rest.sort_by_key(|&j| {
+                (propagator.lowest[j as usize], std::cmp::Reverse(self.timeline.lifetime[j as usize]), j)
+            });
+            pending.extend(rest);
+            if let Some(parent) = self.levels.last() {
+                // A buffer stays asleep while the placements since it failed leave it where it was.
+                self.raised_now = self.raised_now.wrapping_add(1);
+                if self.raised_now == 0 {
+                    self.raised_mark.fill(0);
+                    self.raised_now = 1;
+                }
+                for &j in &self.propagator.raised {
+                    self.raised_mark[j as usize] = self.raised_now;
+                }
+                sleeping = parent
+                    .sleeping
+                    .iter()
+                    .chain(&parent.failed)
+                    .copied()
+                    .filter(|&j| !self.propagator.is_placed(j) && self.raised_mark[j as usize] != self.raised_now)
+                    .collect();
+            }
+        }
+        self.levels.push(Level { pending: pending.into(), sleeping, ..Level::default() });
+    }
+
+    /// Tries the pending candidates of the deepest decision point until one propagates.
+    fn descend(&mut self, limits: &Limits) -> Step {
+        let depth = self.levels.len() - 1;
+        loop {
+            let level = &mut self.levels[depth];
+            let Some(candidate) = level.pending.pop_front() else { return Step::Exhausted };
+            if self.propagator.is_placed(candidate) || level.sleeping.contains(&candidate) {
+                continue;
+            }
+            if self.stats.steps >= limits.max_steps {
+                level.pending.push_front(candidate);
+                return Step::Stopped(None);
+            }
+            self.stats.steps += 1;
+            if self.stats.steps.is_multiple_of(POLL_EVERY)
+                && let Some(why) = limits.deadline.expired()
+            {
+                return Step::Stopped(Some(why));
+            }
+            let mark = self.propagator.mark();
+            level.mark = mark;
+            self.candidates.placed(candidate);
+            self.placed += 1;
+            match self.propagator.place(self.timeline, candidate) {
+                Ok(()) => {
+                    level.placed = Some(candidate);
+                    self.level_of[candidate as usize] = depth as u32;
+                    return Step::Placed;
+                }
+                Err(_) => {
+                    for &b in &self.propagator.conflict {
+                        let at = self.level_of[b as usize];
+                        if b != candidate && (at as usize) < depth && self.propagator.is_placed(b) {
+                            level.conflict.push(at);
+                        }
+                    }
+                    level.failed.push(candidate);
+                    self.stats.minor_backtracks += 1;
+                    self.undo_to(mark);
+                }
+            }
+        }
+    }
+
+    /// A major backtrack from the deepest decision point, whose candidates all failed. False when
+    /// the root itself is exhausted.
+    fn backtrack(&mut self) -> bool {
+        self.stats.major_backtracks += 1;
+        let depth = self.levels.len() - 1;
+        if depth == 0 {
+            return false;
+        }
+        let target = if self.complete {
+            depth - 1
+        } else {
+            // No earlier placement explains the failures: the attempt is over.
+            match self.levels[depth].jump_target(depth) {
+                Some(target) => target,
+                None => return false,
+            }
+        };
+        let exhausted = self.levels.pop().unwrap_or_default(); // depth > 0: there is a level
+        self.retreat_to(target);
+        let limit = (!self.complete).then_some(self.settings.level_limit);
+        let level = &mut self.levels[target];
+        level.conflict.extend(exhausted.conflict.iter().copied().filter(|&l| (l as usize) < target));
+        level.prepend(&exhausted.failed, limit);
+        self.episode.record(target);
+        if !self.complete && self.episode.backtracks > self.subtree_limit {
+            // Stuck in the subtree of decision point `shallowest`: change the placement above it.
+            let stuck = self.episode.shallowest;
+            self.episode = Episode::default();
+            self.stats.subtree_jumps += 1;
+            if stuck == 0 {
+                return false;
+            }
+            self.retreat_to(stuck - 1);
+        }
+        true
+    }
+
+    /// Drops every decision point deeper than `target` and takes back `target`'s placement, which
+    /// counts as failed there.
+    fn retreat_to(&mut self, target: usize) {
+        self.levels.truncate(target + 1);
+        let mark = self.levels[target].mark;
+        self.undo_to(mark);
+        let level = &mut self.levels[target];
+        if let Some(buffer) = level.placed.take() {
+            level.failed.push(buffer);
+        }
+    }
+}
