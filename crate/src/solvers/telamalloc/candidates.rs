@@ -120,6 +120,45 @@ impl Candidates {
     }
 }
 
+/// The three heuristics' keys (larger is better): longest lifetime, largest size, largest area,
+/// each with the others as tie-breaks and the lower index last.
+fn keys(timeline: &Timeline, j: u32) -> [(u128, u64, std::cmp::Reverse<u32>); HEURISTICS] {
+    let size = timeline.size[j as usize];
+    let lifetime = timeline.lifetime[j as usize];
+    let area = size as u128 * lifetime as u128;
+    let rev = std::cmp::Reverse(j);
+    [(lifetime as u128, size, rev), (size as u128, lifetime, rev), (area, size, rev)]
+}
+
+/// The three heuristics applied to the bottom frontier: the unplaced buffers whose lowest feasible
+/// offset is the lowest of all (which the propagation knows for every buffer). Then, up to
+/// `limit`, the next lowest buffers, longest first. The §7.2 ablation's "block that can be placed
+/// at the lowest position", combined with §5.1's three picks.
+pub fn frontier(
+    timeline: &Timeline,
+    lowest: &[u64],
+    is_placed: &impl Fn(u32) -> bool,
+    limit: usize,
+    out: &mut Vec<u32>,
+) {
+    let unplaced = (0..timeline.len() as u32).filter(|&j| !is_placed(j));
+    let Some(bottom) = unplaced.clone().map(|j| lowest[j as usize]).min() else { return };
+    for h in 0..HEURISTICS {
+        let best = unplaced.clone().filter(|&j| lowest[j as usize] == bottom).max_by_key(|&j| keys(timeline, j)[h]);
+        if let Some(j) = best
+            && !out.contains(&j)
+            && out.len() < limit
+        {
+            out.push(j);
+        }
+    }
+    if out.len() < limit {
+        let mut rest: Vec<u32> = unplaced.filter(|j| !out.contains(j)).collect();
+        rest.sort_by_key(|&j| (lowest[j as usize], std::cmp::Reverse(keys(timeline, j)[0])));
+        out.extend(rest.into_iter().take(limit - out.len()));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -85,26 +85,27 @@ impl Layout {
         Some(offset)
     }
 
-    /// Why buffer `j` fits nowhere below `capacity`: a chain of placed buffers that together block
-    /// every offset from 0 up, found by always hopping over the blocker that reaches highest.
-    pub fn blockers(&self, timeline: &Timeline, j: u32, capacity: u64, out: &mut Vec<u32>) {
+    /// Why buffer `j` has no free offset below `below`: a chain of placed buffers that together
+    /// block every offset from 0 up, found by always hopping over the blocker that reaches highest.
+    /// With `below` = the highest offset within the capacity + 1 it explains a wipe-out; with
+    /// `below` = the buffer's lowest feasible offset, why it cannot go lower.
+    pub fn blockers(&self, timeline: &Timeline, j: u32, below: u64, out: &mut Vec<u32>) {
         let size = timeline.size[j as usize];
         let alignment = timeline.alignment[j as usize];
-        let Some(highest) = capacity.checked_sub(size) else { return };
         let mut offset = 0u64;
-        while offset <= highest {
+        while offset < below {
             let mut best: Option<Interval> = None;
             for t in timeline.span(j) {
                 let list = &self.segments[t];
                 let at = list.partition_point(|iv| iv.high <= offset);
                 if let Some(&iv) = list.get(at)
-                    && iv.low < offset + size
+                    && iv.low < offset.saturating_add(size)
                     && best.is_none_or(|b| iv.high > b.high)
                 {
                     best = Some(iv);
                 }
             }
-            let Some(blocker) = best else { return }; // free here: not a wipe-out after all
+            let Some(blocker) = best else { return }; // free here: nothing more to explain
             out.push(blocker.buffer);
             match align_up(blocker.high, alignment) {
                 Some(next) => offset = next,
@@ -140,7 +141,7 @@ mod tests {
         layout.insert(timeline.span(2), Interval { low: 4, high: 8, buffer: 2 });
         // d (alive in [5,10), size 3) in capacity 10: a blocks 0..4, c blocks 4..8, and 8 + 3 > 10.
         assert_eq!(layout.lowest_fit(&timeline, 3, 0, 10), None);
-        layout.blockers(&timeline, 3, 10, &mut why);
+        layout.blockers(&timeline, 3, 10 - 3 + 1, &mut why);
         assert_eq!(why, vec![0, 2]);
         layout.remove(timeline.span(2), 4);
         assert_eq!(layout.lowest_fit(&timeline, 2, 0, 100), Some(4));

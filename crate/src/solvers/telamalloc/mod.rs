@@ -55,7 +55,7 @@ impl Solver for Telamalloc {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { alignment: true, pinned: true, capacity: true, minimise: true, randomised: false }
+        Capabilities { alignment: true, pinned: true, capacity: true, minimise: true, randomised: true }
     }
 
     fn parameters(&self) -> Vec<Parameter> {
@@ -77,13 +77,20 @@ impl Solver for Telamalloc {
                 name: "restarts",
                 kind: "int",
                 default: defaults.restarts_before_complete.to_string(),
-                description: "heuristic attempts before the search turns complete (0 = complete from the start)",
+                description: "heuristic attempts before complete ones alternate with them (0 = complete only)",
             },
             Parameter {
                 name: "cross_section",
                 kind: "bool",
                 default: defaults.cross_section.to_string(),
                 description: "cross-section reasoning over the free gaps of each time segment",
+            },
+            Parameter {
+                name: "frontier",
+                kind: "bool",
+                default: defaults.frontier.to_string(),
+                description: "take the three heuristics' picks among the buffers with the lowest feasible offset \
+                              (false: within the current contention phase, as the paper)",
             },
             Parameter {
                 name: "baseline",
@@ -129,6 +136,8 @@ impl Config {
             subtree_limit: params.get_or("subtree_limit", defaults.subtree_limit)?.max(1),
             restarts_before_complete: params.get_or("restarts", defaults.restarts_before_complete)?,
             cross_section: params.get_or("cross_section", defaults.cross_section)?,
+            frontier: params.get_or("frontier", defaults.frontier)?,
+            seed: options.seed,
             ..defaults
         };
         let max_steps = params.get_or("max_steps", 0u64)?;

@@ -63,6 +63,7 @@ pub struct Propagator {
     dirty_mark: Vec<u32>,
     mark_now: u32,
     unplaced_here: Vec<(u64, u64, u64)>,
+    fill: GapFill,
     pub stats: PropagationStats,
 }
 
@@ -82,6 +83,7 @@ impl Propagator {
             dirty_mark: vec![0; timeline.segments()],
             mark_now: 0,
             unplaced_here: Vec::new(),
+            fill: GapFill::new(timeline.size.iter().copied()),
             stats: PropagationStats::default(),
         }
     }
@@ -188,13 +190,17 @@ impl Propagator {
         });
         if let Some(j) = wiped {
             self.stats.wipe_outs += 1;
-            self.layout.blockers(timeline, j, self.capacity, &mut self.conflict);
+            let highest = self.capacity - timeline.size[j as usize]; // sizes fit the capacity
+            self.layout.blockers(timeline, j, highest + 1, &mut self.conflict);
             self.conflict.push(i);
             return Err(Failure::WipeOut(j));
         }
         for k in 0..self.dirty.len() {
             let t = self.dirty[k];
             if !self.section_holds(timeline, t) {
+                // The placements that shape the segment. A sound explanation would add why each
+                // unplaced buffer there sits no lower (its blockers), which costs more than the
+                // search it saves: the backjumps it steers are heuristic anyway (§5.4).
                 self.stats.section_failures += 1;
                 self.conflict.extend(self.layout.intervals(t).iter().map(|iv| iv.buffer));
                 self.conflict.push(i);
@@ -240,7 +246,7 @@ impl Propagator {
         for k in 0..=intervals.len() {
             let high = intervals.get(k).map_or(self.capacity, |iv| iv.low);
             if high > low {
-                dead += (high - low) - usable(&self.unplaced_here, low, high);
+                dead += (high - low) - self.fill.usable(&self.unplaced_here, low, high);
                 if dead > slack {
                     return false;
                 }
@@ -272,23 +278,87 @@ impl Propagator {
     }
 }
 
-/// How many bytes of the gap `[low, high)` the unplaced buffers `(size, lowest, alignment)`
-/// (sorted by size) can fill at most.
-fn usable(unplaced: &[(u64, u64, u64)], low: u64, high: u64) -> u64 {
-    let length = high - low;
-    let mut start = u64::MAX;
-    let mut total = 0u64;
-    for &(size, lowest, alignment) in unplaced {
-        if size > length {
-            break;
-        }
-        let Some(at) = align_up(low.max(lowest), alignment) else { continue };
-        if at <= high - size {
-            start = start.min(at);
-            total = total.saturating_add(size);
-        }
+/// The most bytes the unplaced buffers `(size, lowest, alignment)` (sorted by size) can put into
+/// the gap `[low, high)` of one segment: only those that fit in it above their lowest feasible
+/// offset count, all of them lie above the lowest start any of them can have, and what they put
+/// there is a sum of some of their sizes. The last bound (a subset sum, by a bitset over multiples
+/// of `unit`, the sizes' common divisor) is what finds the gaps no combination fills exactly, which
+/// matters where a segment may leave nothing empty.
+pub struct GapFill {
+    unit: u64,
+    fitting: Vec<u64>,
+    bits: Vec<u64>,
+}
+
+/// Gaps longer than this many units get the length bound only.
+const SUBSET_SUM_UNITS: u64 = 1 << 13;
+
+impl GapFill {
+    pub fn new(sizes: impl Iterator<Item = u64>) -> GapFill {
+        let unit = sizes.fold(0, gcd).max(1);
+        GapFill { unit, fitting: Vec::new(), bits: Vec::new() }
     }
-    if start == u64::MAX { 0 } else { (high - start).min(total) }
+
+    pub fn usable(&mut self, unplaced: &[(u64, u64, u64)], low: u64, high: u64) -> u64 {
+        let length = high - low;
+        let mut start = u64::MAX;
+        let mut total = 0u64;
+        self.fitting.clear();
+        for &(size, lowest, alignment) in unplaced {
+            if size > length {
+                break;
+            }
+            let Some(at) = align_up(low.max(lowest), alignment) else { continue };
+            if at <= high - size {
+                start = start.min(at);
+                total = total.saturating_add(size);
+                self.fitting.push(size);
+            }
+        }
+        if start == u64::MAX {
+            return 0;
+        }
+        let room = high - start;
+        if total <= room {
+            return total;
+        }
+        let units = room / self.unit;
+        if units > SUBSET_SUM_UNITS {
+            return room;
+        }
+        self.best_subset_sum(units) * self.unit
+    }
+
+    /// The largest sum of some of `fitting` (in units) that is at most `units`.
+    fn best_subset_sum(&mut self, units: u64) -> u64 {
+        let words = (units / 64 + 1) as usize;
+        self.bits.clear();
+        self.bits.resize(words, 0);
+        self.bits[0] = 1;
+        let top_word = words - 1;
+        let top_mask = if units % 64 == 63 { u64::MAX } else { (1u64 << (units % 64 + 1)) - 1 };
+        for &size in &self.fitting {
+            let shift = (size / self.unit) as usize;
+            let (word_shift, bit_shift) = (shift / 64, shift % 64);
+            for w in (word_shift..words).rev() {
+                let mut moved = self.bits[w - word_shift] << bit_shift;
+                if bit_shift > 0 && w > word_shift {
+                    moved |= self.bits[w - word_shift - 1] >> (64 - bit_shift);
+                }
+                self.bits[w] |= moved;
+            }
+            self.bits[top_word] &= top_mask;
+            if self.bits[top_word] >> (units % 64) & 1 == 1 {
+                return units; // the whole room can be filled
+            }
+        }
+        let w = self.bits.iter().rposition(|&word| word != 0).unwrap_or(0); // bit 0 is always set
+        (w as u64) * 64 + (63 - self.bits[w].leading_zeros() as u64)
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 #[cfg(test)]
@@ -361,9 +431,34 @@ mod tests {
 
     #[test]
     fn usable_space_of_a_gap() {
+        let mut fill = GapFill::new([2u64, 3, 8].into_iter());
         let unplaced = [(2, 0, 1), (3, 7, 1), (8, 0, 1)];
-        assert_eq!(usable(&unplaced, 4, 10), 5, "from 4: size 2 at 4, size 3 at 7; 8 is too big");
-        assert_eq!(usable(&unplaced, 4, 5), 0);
-        assert_eq!(usable(&[(2, 0, 4)], 1, 6), 2, "aligned to 4: starts at 4");
+        assert_eq!(fill.usable(&unplaced, 4, 10), 5, "from 4: size 2 at 4, size 3 at 7; 8 is too big");
+        assert_eq!(fill.usable(&unplaced, 4, 5), 0);
+        assert_eq!(fill.usable(&[(2, 0, 4)], 1, 6), 2, "aligned to 4: starts at 4");
+    }
+
+    #[test]
+    fn subset_sums_bound_what_a_gap_can_hold() {
+        let mut fill = GapFill::new([4u64, 6, 10].into_iter());
+        // Units of 2: sizes 2, 3, 5 units. A gap of 7 bytes (3 units) holds 6 (one size 6 buffer).
+        assert_eq!(fill.usable(&[(4, 0, 1), (6, 0, 1)], 0, 7), 6);
+        assert_eq!(fill.usable(&[(4, 0, 1), (6, 0, 1)], 0, 10), 10);
+        assert_eq!(fill.usable(&[(6, 0, 1), (6, 0, 1)], 0, 11), 6, "two 6s need 12");
+        // Brute force over many sets and rooms, across word boundaries.
+        let sizes: Vec<u64> = vec![2, 2, 6, 14, 62, 66, 130, 198];
+        let mut fill = GapFill::new(sizes.iter().copied());
+        let unplaced: Vec<(u64, u64, u64)> = sizes.iter().map(|&s| (s, 0, 1)).collect();
+        for room in 0..500u64 {
+            let mut best = 0;
+            for mask in 0u32..(1 << sizes.len()) {
+                let sum: u64 = (0..sizes.len()).filter(|&k| mask >> k & 1 == 1).map(|k| sizes[k]).sum();
+                if sum <= room && (mask == 0 || sizes.iter().enumerate().all(|(k, &s)| mask >> k & 1 == 0 || s <= room))
+                {
+                    best = best.max(sum);
+                }
+            }
+            assert_eq!(fill.usable(&unplaced, 0, room), best, "room {room}");
+        }
     }
 }

@@ -4,13 +4,20 @@
 //!
 //! The paper's search is incomplete: candidate lists hold a few heuristic picks, major backtracks
 //! jump, and the subtree limit abandons regions. When such an attempt runs out of candidates at the
-//! root, the search restarts with a doubled subtree limit, and after a few restarts switches to a
-//! complete search: every unplaced buffer is a candidate, backtracking is chronological, and
-//! sleep sets skip orders that only permute independent placements. Only an exhausted complete
-//! search (or a failure at the root) proves that nothing fits.
+//! root, the search restarts with a doubled subtree limit and, from the second attempt on, its
+//! heuristic picks in a seeded random order (restarts with noise cure the heavy tails of one
+//! fixed order). After a few attempts, complete attempts with a doubling step budget alternate
+//! with the heuristic ones: in a complete attempt every unplaced buffer is a candidate,
+//! backtracking is chronological, and sleep sets skip orders that only permute independent
+//! placements. Only an exhausted complete attempt (or a failure at the root) proves that nothing
+//! fits.
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
 
 use super::backtracking::{Episode, Level};
-use super::candidates::Candidates;
+use super::candidates::{self, Candidates};
 use super::phases;
 use super::propagation::{Failure, Propagator};
 use super::timeline::Timeline;
@@ -25,11 +32,16 @@ pub struct Settings {
     pub level_limit: usize,
     /// Major backtracks inside one subtree before jumping out of it.
     pub subtree_limit: u64,
-    /// Heuristic attempts before the search turns complete.
+    /// Heuristic attempts before complete ones start to alternate with them (0: complete only).
     pub restarts_before_complete: u32,
+    /// Seed of the random order of heuristic picks after the first attempt.
+    pub seed: u64,
     pub cross_section: bool,
     /// Step of the contention threshold, as a fraction of the peak load.
     pub phase_step: f64,
+    /// Take the heuristics' picks from the bottom frontier (see [`candidates::frontier`]) instead
+    /// of from the current contention phase.
+    pub frontier: bool,
 }
 
 impl Default for Settings {
@@ -39,8 +51,10 @@ impl Default for Settings {
             level_limit: 8,
             subtree_limit: 100,
             restarts_before_complete: 6,
+            seed: 0,
             cross_section: true,
             phase_step: 0.1,
+            frontier: true,
         }
     }
 }
@@ -85,6 +99,8 @@ pub enum Outcome {
 enum Step {
     Placed,
     Exhausted,
+    /// A complete attempt used its own step budget.
+    Yield,
     Stopped(Option<SolveError>),
 }
 
@@ -100,6 +116,10 @@ pub struct Search<'t> {
     settings: Settings,
     complete: bool,
     subtree_limit: u64,
+    /// Step count at which the current complete attempt yields to a heuristic one.
+    yield_at: u64,
+    complete_budget: u64,
+    rng: ChaCha8Rng,
     episode: Episode,
     /// Buffers the search places (all but the pinned ones) and how many are placed now.
     to_place: usize,
@@ -132,6 +152,9 @@ impl<'t> Search<'t> {
             level_of: vec![u32::MAX; timeline.len()],
             complete: settings.restarts_before_complete == 0,
             subtree_limit: settings.subtree_limit.max(1),
+            yield_at: u64::MAX,
+            complete_budget: 64 * to_place.max(1) as u64,
+            rng: ChaCha8Rng::seed_from_u64(settings.seed),
             settings,
             episode: Episode::default(),
             to_place,
@@ -159,21 +182,27 @@ impl<'t> Search<'t> {
                 }
                 Step::Stopped(why) => return Outcome::Stopped(why),
                 Step::Exhausted if self.complete => return Outcome::Infeasible(None),
-                Step::Exhausted => self.restart(),
+                Step::Exhausted | Step::Yield => self.restart(),
             }
         }
     }
 
-    /// Takes every placement back and tries again with more room: a doubled subtree limit, and a
-    /// complete search once the heuristic attempts are used up.
+    /// Takes every placement back and starts the next attempt: heuristic ones with a doubled
+    /// subtree limit, then complete ones (with a doubled budget each time) every other attempt.
     fn restart(&mut self) {
         self.undo_to(0);
         self.levels.clear();
         self.episode = Episode::default();
         self.stats.restarts += 1;
-        self.subtree_limit = self.subtree_limit.saturating_mul(2);
-        if self.stats.restarts >= self.settings.restarts_before_complete as u64 {
-            self.complete = true;
+        let attempt = self.stats.restarts;
+        let heuristic_only = self.settings.restarts_before_complete as u64;
+        self.complete = attempt >= heuristic_only && (attempt - heuristic_only).is_multiple_of(2);
+        if self.complete {
+            self.yield_at = self.stats.steps.saturating_add(self.complete_budget);
+            self.complete_budget = self.complete_budget.saturating_mul(2);
+        } else {
+            self.yield_at = u64::MAX;
+            self.subtree_limit = self.subtree_limit.saturating_mul(2);
         }
     }
 
@@ -197,6 +226,7 @@ impl<'t> Search<'t> {
                 match self.descend(limits) {
                     Step::Placed => break,
                     Step::Stopped(why) => return Step::Stopped(why),
+                    Step::Yield => return Step::Yield,
                     Step::Exhausted => {
                         if !self.backtrack() {
                             return Step::Exhausted;
@@ -213,8 +243,13 @@ impl<'t> Search<'t> {
         let mut pending = Vec::new();
         let propagator = &self.propagator;
         let is_placed = |j: u32| propagator.is_placed(j);
-        if let Some(phase) = self.candidates.current_phase(previous) {
+        if self.settings.frontier {
+            candidates::frontier(self.timeline, &propagator.lowest, &is_placed, self.settings.candidates, &mut pending);
+        } else if let Some(phase) = self.candidates.current_phase(previous) {
             self.candidates.collect(phase, self.settings.candidates, &is_placed, &mut pending);
+        }
+        if !self.complete && self.stats.restarts > 0 {
+            pending.shuffle(&mut self.rng);
         }
         let mut sleeping = Vec::new();
         if self.complete {
@@ -260,6 +295,9 @@ impl<'t> Search<'t> {
                 level.pending.push_front(candidate);
                 return Step::Stopped(None);
             }
+            if self.stats.steps >= self.yield_at {
+                return Step::Yield;
+            }
             self.stats.steps += 1;
             if self.stats.steps.is_multiple_of(POLL_EVERY)
                 && let Some(why) = limits.deadline.expired()
@@ -303,10 +341,8 @@ impl<'t> Search<'t> {
             depth - 1
         } else {
             // No earlier placement explains the failures: the attempt is over.
-            match self.levels[depth].jump_target(depth) {
-                Some(target) => target,
-                None => return false,
-            }
+            // No earlier placement named: the explanations are coarse, so step back one level.
+            self.levels[depth].jump_target(depth).unwrap_or(depth - 1)
         };
         let exhausted = self.levels.pop().unwrap_or_default(); // depth > 0: there is a level
         self.retreat_to(target);
