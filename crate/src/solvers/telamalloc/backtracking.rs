@@ -22,9 +22,6 @@ pub struct Level {
     pub conflict: Vec<u32>,
     /// Where the propagator's trail stood before this level's placement.
     pub mark: usize,
-    /// In a complete search: buffers whose subtree from an earlier sibling order failed and that no
-    /// placement since has disturbed, so that trying them here would repeat explored states.
-    pub sleeping: Vec<u32>,
 }
 
 impl Level {

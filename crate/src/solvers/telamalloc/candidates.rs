@@ -133,7 +133,7 @@ fn keys(timeline: &Timeline, j: u32) -> [(u128, u64, std::cmp::Reverse<u32>); HE
 /// The three heuristics applied to the bottom frontier: the unplaced buffers whose lowest feasible
 /// offset is the lowest of all (which the propagation knows for every buffer). Then, up to
 /// `limit`, the next lowest buffers, longest first. The §7.2 ablation's "block that can be placed
-/// at the lowest position", combined with §5.1's three picks.
+/// at the lowest position", combined with §5.1's three picks. One pass over the unplaced buffers.
 pub fn frontier(
     timeline: &Timeline,
     lowest: &[u64],
@@ -141,21 +141,41 @@ pub fn frontier(
     limit: usize,
     out: &mut Vec<u32>,
 ) {
-    let unplaced = (0..timeline.len() as u32).filter(|&j| !is_placed(j));
-    let Some(bottom) = unplaced.clone().map(|j| lowest[j as usize]).min() else { return };
-    for h in 0..HEURISTICS {
-        let best = unplaced.clone().filter(|&j| lowest[j as usize] == bottom).max_by_key(|&j| keys(timeline, j)[h]);
-        if let Some(j) = best
-            && !out.contains(&j)
-            && out.len() < limit
-        {
+    type Key = (u128, u64, std::cmp::Reverse<u32>);
+    let mut bottom = u64::MAX;
+    let mut best: [Option<(Key, u32)>; HEURISTICS] = [None; HEURISTICS];
+    // The next lowest, as (lowest, longer first, index), best first; at most `limit` kept.
+    let mut next: Vec<(u64, std::cmp::Reverse<Key>, u32)> = Vec::with_capacity(limit + 1);
+    for j in (0..timeline.len() as u32).filter(|&j| !is_placed(j)) {
+        let low = lowest[j as usize];
+        let keys = keys(timeline, j);
+        if low < bottom {
+            bottom = low;
+            best = [None; HEURISTICS];
+        }
+        if low == bottom {
+            for (h, slot) in best.iter_mut().enumerate() {
+                if slot.is_none_or(|(key, _)| keys[h] > key) {
+                    *slot = Some((keys[h], j));
+                }
+            }
+        }
+        let entry = (low, std::cmp::Reverse(keys[0]), j);
+        if next.len() < limit || next.last().is_some_and(|last| entry < *last) {
+            let at = next.partition_point(|e| *e < entry);
+            next.insert(at, entry);
+            next.truncate(limit);
+        }
+    }
+    for (_, j) in best.into_iter().flatten() {
+        if out.len() < limit && !out.contains(&j) {
             out.push(j);
         }
     }
-    if out.len() < limit {
-        let mut rest: Vec<u32> = unplaced.filter(|j| !out.contains(j)).collect();
-        rest.sort_by_key(|&j| (lowest[j as usize], std::cmp::Reverse(keys(timeline, j)[0])));
-        out.extend(rest.into_iter().take(limit - out.len()));
+    for (_, _, j) in next {
+        if out.len() < limit && !out.contains(&j) {
+            out.push(j);
+        }
     }
 }
 

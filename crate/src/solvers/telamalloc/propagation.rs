@@ -55,6 +55,9 @@ pub struct Propagator {
     placed_load: Vec<u64>,
     trail: Vec<Change>,
     cross_section: bool,
+    /// No buffer will be placed below this offset (a complete search places by increasing
+    /// offset), so free space below it is lost.
+    pub floor: u64,
     /// The placed buffers that explain the last failure.
     pub conflict: Vec<u32>,
     /// The buffers whose lowest offset the last successful placement raised.
@@ -62,7 +65,7 @@ pub struct Propagator {
     dirty: Vec<usize>,
     dirty_mark: Vec<u32>,
     mark_now: u32,
-    unplaced_here: Vec<(u64, u64, u64)>,
+    unplaced_here: Vec<Unplaced>,
     fill: GapFill,
     pub stats: PropagationStats,
 }
@@ -77,6 +80,7 @@ impl Propagator {
             placed_load: vec![0; timeline.segments()],
             trail: Vec::new(),
             cross_section,
+            floor: 0,
             conflict: Vec::new(),
             raised: Vec::new(),
             dirty: Vec::new(),
@@ -236,17 +240,24 @@ impl Propagator {
         self.unplaced_here.clear();
         for &j in timeline.alive(t) {
             if self.offset[j as usize] == UNPLACED {
-                let j = j as usize;
-                self.unplaced_here.push((timeline.size[j], self.lowest[j], timeline.alignment[j]));
+                let lowest = self.lowest[j as usize];
+                let (size, alignment) = (timeline.size[j as usize], timeline.alignment[j as usize]);
+                self.unplaced_here.push(Unplaced { buffer: j, size, lowest, alignment });
             }
         }
         let intervals = self.layout.intervals(t);
         let mut dead = 0u64;
         let mut low = 0u64;
+        let (layout, capacity) = (&self.layout, self.capacity);
+        // Whether buffer j, whose lowest offset lies below the hole, fits in it in all its segments.
+        let fits_in_hole = |j: u32, low: u64, high: u64| {
+            layout.lowest_fit(timeline, j, low, capacity).is_some_and(|at| at + timeline.size[j as usize] <= high)
+        };
         for k in 0..=intervals.len() {
             let high = intervals.get(k).map_or(self.capacity, |iv| iv.low);
             if high > low {
-                dead += (high - low) - self.fill.usable(&self.unplaced_here, low, high);
+                let from = low.max(self.floor).min(high);
+                dead += (high - low) - self.fill.usable(&self.unplaced_here, from, high, &fits_in_hole);
                 if dead > slack {
                     return false;
                 }
@@ -284,6 +295,15 @@ impl Propagator {
 /// there is a sum of some of their sizes. The last bound (a subset sum, by a bitset over multiples
 /// of `unit`, the sizes' common divisor) is what finds the gaps no combination fills exactly, which
 /// matters where a segment may leave nothing empty.
+/// An unplaced buffer alive in the segment being checked.
+#[derive(Clone, Copy, Debug)]
+pub struct Unplaced {
+    pub buffer: u32,
+    pub size: u64,
+    pub lowest: u64,
+    pub alignment: u64,
+}
+
 pub struct GapFill {
     unit: u64,
     fitting: Vec<u64>,
@@ -299,17 +319,25 @@ impl GapFill {
         GapFill { unit, fitting: Vec::new(), bits: Vec::new() }
     }
 
-    pub fn usable(&mut self, unplaced: &[(u64, u64, u64)], low: u64, high: u64) -> u64 {
+    /// `fits_in_hole(j, low, high)` says whether `j` fits inside `[low, high)` over its whole
+    /// lifetime; it is asked only for buffers whose lowest offset lies below `low`.
+    pub fn usable(
+        &mut self,
+        unplaced: &[Unplaced],
+        low: u64,
+        high: u64,
+        fits_in_hole: &impl Fn(u32, u64, u64) -> bool,
+    ) -> u64 {
         let length = high - low;
         let mut start = u64::MAX;
         let mut total = 0u64;
         self.fitting.clear();
-        for &(size, lowest, alignment) in unplaced {
+        for &Unplaced { buffer, size, lowest, alignment } in unplaced {
             if size > length {
                 break;
             }
             let Some(at) = align_up(low.max(lowest), alignment) else { continue };
-            if at <= high - size {
+            if at <= high - size && (lowest >= low || fits_in_hole(buffer, low, high)) {
                 start = start.min(at);
                 total = total.saturating_add(size);
                 self.fitting.push(size);
@@ -429,26 +457,44 @@ mod tests {
         assert_eq!(propagator.place(&timeline, 1), Err(Failure::Section(1)));
     }
 
+    fn unplaced(list: &[(u64, u64, u64)]) -> Vec<Unplaced> {
+        let mut list: Vec<Unplaced> = list
+            .iter()
+            .enumerate()
+            .map(|(j, &(size, lowest, alignment))| Unplaced { buffer: j as u32, size, lowest, alignment })
+            .collect();
+        list.sort_by_key(|u| u.size);
+        list
+    }
+
+    const ANYWHERE: &dyn Fn(u32, u64, u64) -> bool = &|_, _, _| true;
+
     #[test]
     fn usable_space_of_a_gap() {
         let mut fill = GapFill::new([2u64, 3, 8].into_iter());
-        let unplaced = [(2, 0, 1), (3, 7, 1), (8, 0, 1)];
-        assert_eq!(fill.usable(&unplaced, 4, 10), 5, "from 4: size 2 at 4, size 3 at 7; 8 is too big");
-        assert_eq!(fill.usable(&unplaced, 4, 5), 0);
-        assert_eq!(fill.usable(&[(2, 0, 4)], 1, 6), 2, "aligned to 4: starts at 4");
+        let list = unplaced(&[(2, 0, 1), (3, 7, 1), (8, 0, 1)]);
+        assert_eq!(fill.usable(&list, 4, 10, &ANYWHERE), 5, "from 4: size 2 at 4, size 3 at 7; 8 is too big");
+        assert_eq!(fill.usable(&list, 4, 5, &ANYWHERE), 0);
+        assert_eq!(fill.usable(&unplaced(&[(2, 0, 4)]), 1, 6, &ANYWHERE), 2, "aligned to 4: starts at 4");
+        let nowhere = |_: u32, _: u64, _: u64| false;
+        assert_eq!(
+            fill.usable(&list, 4, 10, &nowhere),
+            3,
+            "only the size 3 buffer, whose lowest is 7, is asked no more"
+        );
     }
 
     #[test]
     fn subset_sums_bound_what_a_gap_can_hold() {
         let mut fill = GapFill::new([4u64, 6, 10].into_iter());
         // Units of 2: sizes 2, 3, 5 units. A gap of 7 bytes (3 units) holds 6 (one size 6 buffer).
-        assert_eq!(fill.usable(&[(4, 0, 1), (6, 0, 1)], 0, 7), 6);
-        assert_eq!(fill.usable(&[(4, 0, 1), (6, 0, 1)], 0, 10), 10);
-        assert_eq!(fill.usable(&[(6, 0, 1), (6, 0, 1)], 0, 11), 6, "two 6s need 12");
+        assert_eq!(fill.usable(&unplaced(&[(4, 0, 1), (6, 0, 1)]), 0, 7, &ANYWHERE), 6);
+        assert_eq!(fill.usable(&unplaced(&[(4, 0, 1), (6, 0, 1)]), 0, 10, &ANYWHERE), 10);
+        assert_eq!(fill.usable(&unplaced(&[(6, 0, 1), (6, 0, 1)]), 0, 11, &ANYWHERE), 6, "two 6s need 12");
         // Brute force over many sets and rooms, across word boundaries.
         let sizes: Vec<u64> = vec![2, 2, 6, 14, 62, 66, 130, 198];
         let mut fill = GapFill::new(sizes.iter().copied());
-        let unplaced: Vec<(u64, u64, u64)> = sizes.iter().map(|&s| (s, 0, 1)).collect();
+        let list = unplaced(&sizes.iter().map(|&s| (s, 0, 1)).collect::<Vec<_>>());
         for room in 0..500u64 {
             let mut best = 0;
             for mask in 0u32..(1 << sizes.len()) {
@@ -458,7 +504,7 @@ mod tests {
                     best = best.max(sum);
                 }
             }
-            assert_eq!(fill.usable(&unplaced, 0, room), best, "room {room}");
+            assert_eq!(fill.usable(&list, 0, room, &ANYWHERE), best, "room {room}");
         }
     }
 }

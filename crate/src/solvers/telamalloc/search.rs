@@ -7,10 +7,9 @@
 //! root, the search restarts with a doubled subtree limit and, from the second attempt on, its
 //! heuristic picks in a seeded random order (restarts with noise cure the heavy tails of one
 //! fixed order). After a few attempts, complete attempts with a doubling step budget alternate
-//! with the heuristic ones: in a complete attempt every unplaced buffer is a candidate,
-//! backtracking is chronological, and sleep sets skip orders that only permute independent
-//! placements. Only an exhausted complete attempt (or a failure at the root) proves that nothing
-//! fits.
+//! with the heuristic ones: a complete attempt searches the canonical placement orders (see
+//! [`Search::canonical_candidates`]) with chronological backtracking. Only an exhausted complete
+//! attempt (or a failure at the root) proves that nothing fits.
 
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -124,8 +123,6 @@ pub struct Search<'t> {
     /// Buffers the search places (all but the pinned ones) and how many are placed now.
     to_place: usize,
     placed: usize,
-    raised_mark: Vec<u32>,
-    raised_now: u32,
     pub stats: SearchStats,
 }
 
@@ -159,8 +156,6 @@ impl<'t> Search<'t> {
             episode: Episode::default(),
             to_place,
             placed: 0,
-            raised_mark: vec![0; timeline.len()],
-            raised_now: 0,
             stats,
             propagator,
         })
@@ -243,7 +238,9 @@ impl<'t> Search<'t> {
         let mut pending = Vec::new();
         let propagator = &self.propagator;
         let is_placed = |j: u32| propagator.is_placed(j);
-        if self.settings.frontier {
+        if self.complete {
+            pending = self.canonical_candidates(previous);
+        } else if self.settings.frontier {
             candidates::frontier(self.timeline, &propagator.lowest, &is_placed, self.settings.candidates, &mut pending);
         } else if let Some(phase) = self.candidates.current_phase(previous) {
             self.candidates.collect(phase, self.settings.candidates, &is_placed, &mut pending);
@@ -251,35 +248,33 @@ impl<'t> Search<'t> {
         if !self.complete && self.stats.restarts > 0 {
             pending.shuffle(&mut self.rng);
         }
-        let mut sleeping = Vec::new();
-        if self.complete {
-            // Everything else, bottom-up: the order that needs no backtracking when the plan is easy.
-            let mut rest: Vec<u32> =
-                (0..self.timeline.len() as u32).filter(|&j| !is_placed(j) && !pending.contains(&j)).collect();
-            rest.sort_by_key(|&j| {
-                (propagator.lowest[j as usize], std::cmp::Reverse(self.timeline.lifetime[j as usize]), j)
-            });
-            pending.extend(rest);
-            if let Some(parent) = self.levels.last() {
-                // A buffer stays asleep while the placements since it failed leave it where it was.
-                self.raised_now = self.raised_now.wrapping_add(1);
-                if self.raised_now == 0 {
-                    self.raised_mark.fill(0);
-                    self.raised_now = 1;
-                }
-                for &j in &self.propagator.raised {
-                    self.raised_mark[j as usize] = self.raised_now;
-                }
-                sleeping = parent
-                    .sleeping
-                    .iter()
-                    .chain(&parent.failed)
-                    .copied()
-                    .filter(|&j| !self.propagator.is_placed(j) && self.raised_mark[j as usize] != self.raised_now)
-                    .collect();
-            }
-        }
-        self.levels.push(Level { pending: pending.into(), sleeping, ..Level::default() });
+        self.levels.push(Level { pending: pending.into(), ..Level::default() });
+    }
+
+    /// The candidates of a complete attempt, lowest first. Every feasible problem has a plan that
+    /// placing its buffers by increasing offset at their lowest feasible offsets reproduces (take
+    /// the plan with the least sum of offsets: a buffer that could go lower could be moved down).
+    /// So a complete search may keep offsets non-decreasing along a path, place buffers at the same
+    /// offset in index order, and skip any buffer that would sit at or above the top of another
+    /// unplaced buffer at its lowest (that one could be slipped underneath) — MiniMalloc's
+    /// canonical solutions and dominance (its §6.1, §6.3), here over lowest feasible offsets.
+    fn canonical_candidates(&self, previous: Option<u32>) -> Vec<u32> {
+        let (floor, after) = match previous {
+            Some(b) => (self.propagator.offset[b as usize], Some(b)),
+            None => (0, None),
+        };
+        let lowest = &self.propagator.lowest;
+        let unplaced = (0..self.timeline.len() as u32).filter(|&j| !self.propagator.is_placed(j));
+        let lowest_top = unplaced.clone().map(|j| lowest[j as usize] + self.timeline.size[j as usize]).min();
+        let lowest_top = lowest_top.unwrap_or(u64::MAX);
+        let mut list: Vec<u32> = unplaced
+            .filter(|&j| {
+                let at = lowest[j as usize];
+                at < lowest_top && (at > floor || (at == floor && after.is_none_or(|b| j > b)))
+            })
+            .collect();
+        list.sort_by_key(|&j| (lowest[j as usize], std::cmp::Reverse(self.timeline.lifetime[j as usize]), j));
+        list
     }
 
     /// Tries the pending candidates of the deepest decision point until one propagates.
@@ -288,7 +283,7 @@ impl<'t> Search<'t> {
         loop {
             let level = &mut self.levels[depth];
             let Some(candidate) = level.pending.pop_front() else { return Step::Exhausted };
-            if self.propagator.is_placed(candidate) || level.sleeping.contains(&candidate) {
+            if self.propagator.is_placed(candidate) {
                 continue;
             }
             if self.stats.steps >= limits.max_steps {
@@ -306,6 +301,8 @@ impl<'t> Search<'t> {
             }
             let mark = self.propagator.mark();
             level.mark = mark;
+            // A complete attempt places by increasing offset: nothing will go below this one.
+            self.propagator.floor = if self.complete { self.propagator.lowest[candidate as usize] } else { 0 };
             self.candidates.placed(candidate);
             self.placed += 1;
             match self.propagator.place(self.timeline, candidate) {
