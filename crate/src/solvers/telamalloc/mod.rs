@@ -17,31 +17,24 @@
 mod backtracking;
 mod candidates;
 mod layout;
+mod parts;
 mod phases;
 mod propagation;
+mod report;
 mod search;
 mod timeline;
 
 use web_time::Instant;
 
-use self::propagation::Failure;
-use self::search::{Limits, Outcome, Search, SearchStats, Settings};
-use self::timeline::Timeline;
+use self::parts::{Parts, Searched};
+use self::report::Report;
+use self::search::{Limits, Settings};
 use super::minimise::{self, Probe};
 use super::{Capabilities, Solver, finish};
 use crate::model::{Problem, Solution, StatValue, Stats};
 use crate::options::{CancelFlag, Effort, Parameter, SolveError, SolveOptions};
 
 pub struct Telamalloc;
-
-/// Parts with more (buffer, segment) pairs than this are not searched: the per-segment layout
-/// would need too much memory. Their plan is the baseline heuristic's.
-const SEARCH_LIMIT: u64 = 4_000_000;
-/// Parts with more pairs than this are searched without cross-section reasoning, whose checks
-/// visit every buffer alive in every touched segment.
-const CROSS_SECTION_LIMIT: u64 = 1_000_000;
-/// Complete search keeps every unplaced buffer as a candidate at every level: O(n²) memory.
-const COMPLETE_LIMIT: usize = 4_000;
 
 impl Solver for Telamalloc {
     fn name(&self) -> &str {
@@ -165,174 +158,6 @@ impl Config {
     }
 }
 
-/// What the search did, over all parts and probes, for the solution's statistics.
-#[derive(Default)]
-struct Report {
-    search: SearchStats,
-    propagation: std::time::Duration,
-    wipe_outs: u64,
-    section_failures: u64,
-    parts: u64,
-    searched: u64,
-    by_baseline: u64,
-    unsearchable: u64,
-}
-
-impl Report {
-    fn absorb(&mut self, search: &Search) {
-        self.search.add(&search.stats);
-        let propagation = search.propagation();
-        self.propagation += propagation.time;
-        self.wipe_outs += propagation.wipe_outs;
-        self.section_failures += propagation.section_failures;
-        self.searched += 1;
-    }
-
-    fn write(&self, stats: &mut Stats) {
-        let s = &self.search;
-        for (name, value) in [
-            ("steps", s.steps),
-            ("minor_backtracks", s.minor_backtracks),
-            ("major_backtracks", s.major_backtracks),
-            ("subtree_jumps", s.subtree_jumps),
-            ("restarts", s.restarts),
-            ("wipe_outs", self.wipe_outs),
-            ("section_failures", self.section_failures),
-            ("parts", self.parts),
-            ("parts_searched", self.searched),
-            ("parts_by_baseline", self.by_baseline),
-            ("parts_too_large", self.unsearchable),
-        ] {
-            stats.insert(name.into(), StatValue::Count(value));
-        }
-        stats.insert("propagation_ms".into(), StatValue::Ratio(self.propagation.as_secs_f64() * 1000.0));
-    }
-}
-
-/// A part of the problem (buffers that share time only among themselves) and its best plan so far.
-struct Part {
-    members: Vec<usize>,
-    incidences: u64,
-    /// Offsets of the members (same order) and their peak, when some plan is known.
-    offsets: Option<Vec<u64>>,
-    order: Vec<usize>,
-    makespan: u64,
-    /// No plan of this part has a smaller peak.
-    proven_lower: u64,
-}
-
-impl Part {
-    fn split(problem: &Problem) -> Vec<Part> {
-        let buffers = problem.buffers();
-        phases::independent_parts(buffers)
-            .into_iter()
-            .map(|members| {
-                let incidences = if members.len() == 1 { 1 } else { Timeline::incidences(buffers, &members) };
-                let pinned_top = members.iter().filter_map(|&i| buffers[i].pinned.map(|p| p + buffers[i].size)).max();
-                let proven_lower = max_load(buffers, &members).max(pinned_top.unwrap_or(0));
-                Part { members, incidences, offsets: None, order: Vec::new(), makespan: u64::MAX, proven_lower }
-            })
-            .collect()
-    }
-
-    /// Takes the offsets a whole-problem plan gives this part.
-    fn adopt(&mut self, problem: &Problem, plan: &[u64], order: &[usize], member_of: &[u32], index: usize) {
-        let buffers = problem.buffers();
-        let offsets: Vec<u64> = self.members.iter().map(|&i| plan[i]).collect();
-        let makespan = self.members.iter().zip(&offsets).map(|(&i, &o)| o + buffers[i].size).max().unwrap_or(0);
-        if makespan < self.makespan {
-            self.makespan = makespan;
-            self.offsets = Some(offsets);
-            self.order = order.iter().copied().filter(|&i| member_of[i] as usize == index).collect();
-        }
-    }
-
-    fn searchable(&self) -> bool {
-        self.incidences <= SEARCH_LIMIT
-    }
-
-    /// Searches this part at `capacity`. `Ok(None)`: a plan was found and kept; `Ok(Some(why))`:
-    /// the limits stopped the search (`None` = steps); `Err`: proven infeasible, with the reason.
-    fn search(
-        &mut self,
-        problem: &Problem,
-        config: &Config,
-        capacity: u64,
-        limits: &Limits,
-        report: &mut Report,
-    ) -> Result<Option<Option<SolveError>>, String> {
-        let buffers = problem.buffers();
-        let timeline = Timeline::new(buffers, &self.members);
-        let mut settings = config.settings.clone();
-        settings.cross_section &= self.incidences <= CROSS_SECTION_LIMIT;
-        if self.members.len() > COMPLETE_LIMIT {
-            settings.restarts_before_complete = u32::MAX;
-        }
-        let mut search = match Search::new(&timeline, capacity, settings) {
-            Ok(search) => search,
-            Err(failure) => {
-                self.proven_lower = self.proven_lower.max(capacity + 1);
-                return Err(explain(problem, &timeline, failure, capacity));
-            }
-        };
-        let outcome = search.run(limits);
-        report.absorb(&search);
-        match outcome {
-            Outcome::Found { offsets, order } => {
-                self.makespan =
-                    self.members.iter().zip(&offsets).map(|(&i, &o)| o + buffers[i].size).max().unwrap_or(0);
-                self.order = order.iter().map(|&j| self.members[j as usize]).collect();
-                self.offsets = Some(offsets);
-                Ok(None)
-            }
-            Outcome::Infeasible(failure) => {
-                self.proven_lower = self.proven_lower.max(capacity + 1);
-                Err(match failure {
-                    Some(failure) => explain(problem, &timeline, failure, capacity),
-                    None => format!("a complete search found no plan within {capacity} bytes"),
-                })
-            }
-            Outcome::Stopped(why) => Ok(Some(why)),
-        }
-    }
-}
-
-/// The most bytes alive at once among `members`, by an event sweep.
-fn max_load(buffers: &[crate::Buffer], members: &[usize]) -> u64 {
-    if let [only] = members {
-        return buffers[*only].size;
-    }
-    let mut events: Vec<(u64, i128)> = members
-        .iter()
-        .flat_map(|&i| [(buffers[i].start, buffers[i].size as i128), (buffers[i].end, -(buffers[i].size as i128))])
-        .collect();
-    // Ends before starts at the same time: lifetimes are half-open.
-    events.sort_unstable();
-    let (mut load, mut peak) = (0i128, 0i128);
-    for (_, change) in events {
-        load += change;
-        peak = peak.max(load);
-    }
-    peak as u64 // at most the problem's max load, which fits in u64
-}
-
-/// The reason for an infeasibility proof, with the buffers' own ids.
-fn explain(problem: &Problem, timeline: &Timeline, failure: Failure, capacity: u64) -> String {
-    let id = |j: u32| &problem.buffers()[timeline.global[j as usize]].id;
-    match failure {
-        Failure::WipeOut(j) => {
-            format!("buffer {} fits nowhere within {capacity} bytes around the pinned buffers", id(j))
-        }
-        Failure::Section(t) => {
-            let with = timeline.alive(t).first().map(|&j| id(j).clone()).unwrap_or_default();
-            format!("around the pinned buffers, the buffers alive together with {with} cannot share {capacity} bytes")
-        }
-        Failure::Pinned(j) => {
-            format!("pinned buffer {} overlaps another pinned buffer or ends above {capacity}", id(j))
-        }
-    }
-}
-
 /// Static proofs that nothing fits in `capacity`.
 fn obviously_infeasible(problem: &Problem, capacity: u64) -> Option<String> {
     if problem.max_load() > capacity {
@@ -361,32 +186,6 @@ fn baseline(problem: &Problem, options: &SolveOptions) -> Result<Solution, Solve
     skyline.solve(problem, &SolveOptions { capacity: None, params: Default::default(), ..options.clone() })
 }
 
-/// Which part each buffer belongs to.
-fn membership(problem: &Problem, parts: &[Part]) -> Vec<u32> {
-    let mut member_of = vec![0u32; problem.len()];
-    for (index, part) in parts.iter().enumerate() {
-        for &i in &part.members {
-            member_of[i] = index as u32;
-        }
-    }
-    member_of
-}
-
-/// Puts the parts' plans together (every part must have one).
-fn assemble(problem: &Problem, parts: &[Part]) -> (Vec<u64>, Vec<usize>) {
-    let mut offsets = vec![0u64; problem.len()];
-    let mut order = Vec::with_capacity(problem.len());
-    for part in parts {
-        if let Some(part_offsets) = &part.offsets {
-            for (&i, &o) in part.members.iter().zip(part_offsets) {
-                offsets[i] = o;
-            }
-        }
-        order.extend_from_slice(&part.order);
-    }
-    (offsets, order)
-}
-
 /// Capacity mode: a plan within `capacity`, or a proof that none exists, or the best plan known.
 fn fit(
     problem: &Problem,
@@ -399,70 +198,60 @@ fn fit(
         return Err(SolveError::Infeasible(reason));
     }
     let deadline = options.deadline(started);
-    let mut parts = Part::split(problem);
+    let mut parts = Parts::split(problem);
+    parts.place_singles(problem);
     let mut report = Report { parts: parts.len() as u64, ..Report::default() };
-    let buffers = problem.buffers();
-    // A part of one buffer fits at its pinned offset or at 0 (its size fits, checked above).
-    for part in parts.iter_mut().filter(|p| p.members.len() == 1) {
-        let i = part.members[0];
-        part.offsets = Some(vec![buffers[i].pinned.unwrap_or(0)]);
-        part.order = vec![i];
-        part.makespan = buffers[i].pinned.unwrap_or(0) + buffers[i].size;
-    }
-    let member_of = membership(problem, &parts);
-    let needs_search = |parts: &[Part]| parts.iter().any(|p| p.makespan > capacity);
-    let mut baseline_run = None;
-    if config.baseline && needs_search(&parts) {
+    let misfits = |parts: &Parts| (0..parts.len()).filter(|&k| parts.makespan[k] > capacity).collect::<Vec<_>>();
+    if config.baseline && !misfits(&parts).is_empty() {
         match baseline(problem, options) {
             Ok(plan) => {
-                for (index, part) in parts.iter_mut().enumerate().filter(|(_, p)| p.makespan > capacity) {
-                    part.adopt(problem, &plan.plan.offsets, &plan.placement_order, &member_of, index);
-                    report.by_baseline += u64::from(part.makespan <= capacity);
-                }
-                baseline_run = Some(());
+                parts.adopt(problem, &plan.plan.offsets, &plan.placement_order, |_| true);
+                report.by_baseline = (0..parts.len())
+                    .filter(|&k| parts.members(k).len() > 1 && parts.makespan[k] <= capacity)
+                    .count() as u64;
             }
             Err(SolveError::Timeout | SolveError::Cancelled) => {}
             Err(error) => return Err(error),
         }
     }
-    let limits = Limits { deadline: &deadline, max_steps: config.budget(problem.len(), false) };
+    let max_steps = config.budget(problem.len(), false);
     let mut stopped = None;
-    for part in parts.iter_mut().filter(|p| p.makespan > capacity) {
-        if !part.searchable() {
-            report.unsearchable += 1;
+    for k in misfits(&parts) {
+        if !parts.searchable(k) {
+            report.too_large += 1;
             continue;
         }
-        let left =
-            Limits { deadline: limits.deadline, max_steps: limits.max_steps.saturating_sub(report.search.steps) };
-        match part.search(problem, config, capacity, &left, &mut report) {
-            Ok(None) => {}
-            Ok(Some(why)) => {
+        let limits = Limits { deadline: &deadline, max_steps: max_steps.saturating_sub(report.search.steps) };
+        match parts.search(k, problem, &config.settings, capacity, &limits, &mut report) {
+            Searched::Found => {}
+            Searched::Stopped(why) => {
                 stopped = Some(why);
                 break;
             }
-            Err(reason) => return Err(SolveError::Infeasible(reason)),
+            Searched::Infeasible(reason) => return Err(SolveError::Infeasible(reason)),
         }
     }
-    if parts.iter().any(|p| p.offsets.is_none()) {
-        // Stopped before the baseline had run or without it: a quick greedy plan for the rest.
-        if baseline_run.is_none() && deadline.cancel_flag().is_cancelled() {
+    let unsolved = misfits(&parts);
+    if !unsolved.is_empty() {
+        // The best plan known for what the search did not fit: the better of the baseline's and a
+        // quick greedy plan (the search's partial plans are not plans).
+        if unsolved.iter().any(|&k| parts.makespan[k] == u64::MAX) && deadline.cancel_flag().is_cancelled() {
             return Err(SolveError::Cancelled);
         }
-        let fallback = crate::run::solve(problem, "slff", &SolveOptions { capacity: None, ..SolveOptions::default() })?;
-        for (index, part) in parts.iter_mut().enumerate().filter(|(_, p)| p.offsets.is_none()) {
-            part.adopt(problem, &fallback.plan.offsets, &fallback.placement_order, &member_of, index);
-        }
+        let greedy = crate::run::solve(problem, "slff", &SolveOptions { capacity: None, ..SolveOptions::default() })?;
+        parts.adopt(problem, &greedy.plan.offsets, &greedy.placement_order, |k| unsolved.contains(&k));
     }
-    let (offsets, order) = assemble(problem, &parts);
+    let (offsets, order) = parts.assemble();
     let mut stats = Stats::new();
     report.write(&mut stats);
     stats.insert("capacity".into(), StatValue::Count(capacity));
     if let Some(why) = stopped {
         let reason = match why {
-            None => "steps".to_string(),
-            Some(error) => error.to_string(),
+            None => "steps",
+            Some(SolveError::Cancelled) => "cancelled",
+            Some(_) => "time limit",
         };
-        stats.insert("stopped".into(), StatValue::Text(reason));
+        stats.insert("stopped".into(), StatValue::Text(reason.into()));
     }
     Ok(finish("telamalloc", problem, options, offsets, order, stats, started))
 }
@@ -481,11 +270,8 @@ fn minimise_peak(
     let start_options =
         SolveOptions { capacity: None, effort, params: Default::default(), progress: None, ..options.clone() };
     let start = crate::run::solve(problem, "auto", &start_options)?;
-    let mut parts = Part::split(problem);
-    let member_of = membership(problem, &parts);
-    for (index, part) in parts.iter_mut().enumerate() {
-        part.adopt(problem, &start.plan.offsets, &start.placement_order, &member_of, index);
-    }
+    let mut parts = Parts::split(problem);
+    parts.adopt(problem, &start.plan.offsets, &start.placement_order, |_| true);
     let mut report = Report { parts: parts.len() as u64, ..Report::default() };
     let mut best = Solution { solver: "telamalloc".into(), stats: Stats::new(), ..start.clone() };
     if let Some(StatValue::Text(winner)) = start.stats.get("winner") {
@@ -506,19 +292,18 @@ fn minimise_peak(
         }
         // Without a time limit probes are bounded by steps only, so that the result is reproducible.
         let probe_deadline = if timed { probe_deadline } else { &untimed };
-        let left = max_steps.saturating_sub(report.search.steps);
-        let budget = if max_steps == u64::MAX { u64::MAX } else { probe_steps.min(left) };
+        let budget = if max_steps == u64::MAX { u64::MAX } else { probe_steps.min(max_steps - report.search.steps) };
         let first_steps = report.search.steps;
         let mut verdict = Probe::Feasible { offsets: Vec::new(), placement_order: Vec::new() };
-        for part in parts.iter_mut() {
-            if part.proven_lower > capacity {
+        for k in 0..parts.len() {
+            if parts.proven_lower[k] > capacity {
                 verdict = Probe::Infeasible;
                 break;
             }
-            if part.makespan <= capacity {
+            if parts.makespan[k] <= capacity {
                 continue;
             }
-            if !part.searchable() {
+            if !parts.searchable(k) {
                 // Nothing will ever lower this part: stop the minimisation.
                 stop.cancel();
                 verdict = Probe::Unknown;
@@ -526,13 +311,13 @@ fn minimise_peak(
             }
             let left = budget.saturating_sub(report.search.steps - first_steps);
             let limits = Limits { deadline: probe_deadline, max_steps: left };
-            match part.search(problem, config, capacity, &limits, &mut report) {
-                Ok(None) => {}
-                Ok(Some(_)) => {
+            match parts.search(k, problem, &config.settings, capacity, &limits, &mut report) {
+                Searched::Found => {}
+                Searched::Stopped(_) => {
                     verdict = Probe::Unknown;
                     break;
                 }
-                Err(_) => {
+                Searched::Infeasible(_) => {
                     verdict = Probe::Infeasible;
                     break;
                 }
@@ -546,7 +331,7 @@ fn minimise_peak(
         }
         match verdict {
             Probe::Feasible { .. } => {
-                let (offsets, placement_order) = assemble(problem, &parts);
+                let (offsets, placement_order) = parts.assemble();
                 Probe::Feasible { offsets, placement_order }
             }
             other => other,
@@ -555,8 +340,7 @@ fn minimise_peak(
     let mut solution = solution;
     report.write(&mut solution.stats);
     solution.elapsed = started.elapsed();
-    if options.cancel.is_cancelled() && solution.makespan == start.makespan {
-        // Cancelled with nothing better than the start plan: still an answer, marked as such.
+    if options.cancel.is_cancelled() {
         solution.stats.insert("stopped".into(), StatValue::Text("cancelled".into()));
     }
     Ok(solution)
