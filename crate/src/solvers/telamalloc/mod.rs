@@ -32,7 +32,7 @@ use self::search::{Limits, Settings};
 use super::minimise::{self, Probe};
 use super::{Capabilities, Solver, finish};
 use crate::model::{Problem, Solution, StatValue, Stats};
-use crate::options::{CancelFlag, Effort, Parameter, SolveError, SolveOptions};
+use crate::options::{CancelFlag, Deadline, Effort, Parameter, SolveError, SolveOptions};
 
 pub struct Telamalloc;
 
@@ -95,7 +95,8 @@ impl Solver for Telamalloc {
                 name: "max_steps",
                 kind: "int",
                 default: "0".into(),
-                description: "placements the search may try in all (0 = by effort; a time limit also stops it)",
+                description: "placements the search may try in all (0 = a budget of propagation work by effort, \
+                              unless a time limit is set)",
             },
         ]
     }
@@ -138,23 +139,53 @@ impl Config {
         Ok(Config { settings, baseline, max_steps, effort: options.effort, timed: options.time_limit.is_some() })
     }
 
-    /// Steps for a capacity search (`minimising` false) or a whole minimisation of `buffers`
-    /// buffers. With a time limit the clock decides; without one a budget keeps the run finite and
-    /// the result reproducible: a capacity search, which the caller asked to fit, gets much more.
-    fn budget(&self, buffers: usize, minimising: bool) -> u64 {
+    /// The budget of a capacity search (`minimising` false) or of a whole minimisation. With a
+    /// time limit the clock decides. Without one, a budget of propagation work (which, unlike
+    /// steps, costs about the same time on every instance) keeps the run finite and its result
+    /// reproducible; a capacity search, which the caller asked to fit, gets ten times more.
+    fn budget(&self, minimising: bool) -> Budget {
         if self.max_steps > 0 {
-            return self.max_steps;
+            return Budget { steps: self.max_steps, work: u64::MAX };
         }
         if self.timed {
-            return u64::MAX;
+            return Budget::UNLIMITED;
         }
-        let per_buffer = match self.effort {
-            Effort::Low => 50,
-            Effort::Normal => 500,
-            Effort::High => 2_000,
+        let work: u64 = match self.effort {
+            Effort::Low => 10_000_000,
+            Effort::Normal => 100_000_000,
+            Effort::High => 400_000_000,
         };
-        let steps = per_buffer * buffers.max(64) as u64;
-        if minimising { steps } else { steps.saturating_mul(40) }
+        Budget { steps: u64::MAX, work: if minimising { work } else { work * 10 } }
+    }
+}
+
+/// How much searching is allowed: steps and propagation work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Budget {
+    steps: u64,
+    work: u64,
+}
+
+impl Report {
+    fn used(&self) -> Budget {
+        Budget { steps: self.search.steps, work: self.work }
+    }
+}
+
+impl Budget {
+    const UNLIMITED: Budget = Budget { steps: u64::MAX, work: u64::MAX };
+
+    /// What is left after `used`.
+    fn left(self, used: Budget) -> Budget {
+        Budget { steps: self.steps.saturating_sub(used.steps), work: self.work.saturating_sub(used.work) }
+    }
+
+    fn covers(self, used: Budget) -> bool {
+        used.steps < self.steps && used.work < self.work
+    }
+
+    fn limits(self, deadline: &Deadline) -> Limits<'_> {
+        Limits { deadline, max_steps: self.steps, max_work: self.work }
     }
 }
 
@@ -214,14 +245,14 @@ fn fit(
             Err(error) => return Err(error),
         }
     }
-    let max_steps = config.budget(problem.len(), false);
+    let budget = config.budget(false);
     let mut stopped = None;
     for k in misfits(&parts) {
         if !parts.searchable(k) {
             report.too_large += 1;
             continue;
         }
-        let limits = Limits { deadline: &deadline, max_steps: max_steps.saturating_sub(report.search.steps) };
+        let limits = budget.left(report.used()).limits(&deadline);
         match parts.search(k, problem, &config.settings, capacity, &limits, &mut report) {
             Searched::Found => {}
             Searched::Stopped(why) => {
@@ -283,8 +314,9 @@ fn minimise_peak(
     let deadline = driver_options.deadline(started);
     let untimed = SolveOptions { time_limit: None, ..driver_options.clone() }.deadline(started);
     let timed = options.time_limit.is_some();
-    let max_steps = config.budget(problem.len(), true);
-    let mut probe_steps = (max_steps / 16).max(1);
+    let budget = config.budget(true);
+    // Each probe gets a sixteenth of the budget at first, doubled after each probe that runs out.
+    let mut probe_share = 16u64;
     let solution = minimise::minimise(problem, options, &deadline, best, |capacity, probe_deadline| {
         if options.cancel.is_cancelled() {
             stop.cancel();
@@ -292,8 +324,12 @@ fn minimise_peak(
         }
         // Without a time limit probes are bounded by steps only, so that the result is reproducible.
         let probe_deadline = if timed { probe_deadline } else { &untimed };
-        let budget = if max_steps == u64::MAX { u64::MAX } else { probe_steps.min(max_steps - report.search.steps) };
-        let first_steps = report.search.steps;
+        let left = budget.left(report.used());
+        let share = |total: u64, left: u64| {
+            if total == u64::MAX { u64::MAX } else { (total / probe_share).max(1).min(left) }
+        };
+        let probe = Budget { steps: share(budget.steps, left.steps), work: share(budget.work, left.work) };
+        let before = report.used();
         let mut verdict = Probe::Feasible { offsets: Vec::new(), placement_order: Vec::new() };
         for k in 0..parts.len() {
             if parts.proven_lower[k] > capacity {
@@ -309,8 +345,9 @@ fn minimise_peak(
                 verdict = Probe::Unknown;
                 break;
             }
-            let left = budget.saturating_sub(report.search.steps - first_steps);
-            let limits = Limits { deadline: probe_deadline, max_steps: left };
+            let now = report.used();
+            let used = Budget { steps: now.steps - before.steps, work: now.work - before.work };
+            let limits = probe.left(used).limits(probe_deadline);
             match parts.search(k, problem, &config.settings, capacity, &limits, &mut report) {
                 Searched::Found => {}
                 Searched::Stopped(_) => {
@@ -324,9 +361,9 @@ fn minimise_peak(
             }
         }
         if verdict == Probe::Unknown {
-            probe_steps = probe_steps.saturating_mul(2);
+            probe_share = (probe_share / 2).max(1);
         }
-        if report.search.steps >= max_steps {
+        if !budget.covers(report.used()) {
             stop.cancel();
         }
         match verdict {

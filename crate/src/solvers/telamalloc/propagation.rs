@@ -43,6 +43,9 @@ pub struct PropagationStats {
     pub wipe_outs: u64,
     pub section_failures: u64,
     pub sections_checked: u64,
+    /// A machine-independent measure of the propagation's effort: buffers and intervals visited.
+    /// Budgets without a time limit count it, so that they stop at the same point on every run.
+    pub work: u64,
 }
 
 pub struct Propagator {
@@ -170,11 +173,14 @@ impl Propagator {
         }
         // Raise the lowest offset of every unplaced buffer whose lowest position `i` now covers.
         let mut wiped = None;
+        self.stats.work += 1;
         timeline.for_each_overlapping(i, |j| {
+            self.stats.work += 1;
             let lowest = self.lowest[j as usize];
             if self.offset[j as usize] != UNPLACED || lowest >= top || at >= lowest + timeline.size[j as usize] {
                 return true;
             }
+            self.stats.work += timeline.span(j).len() as u64;
             match self.layout.lowest_fit(timeline, j, top, self.capacity) {
                 Some(raised) => {
                     self.trail.push(Change::Raised { buffer: j, old: lowest });
@@ -232,6 +238,7 @@ impl Propagator {
     /// gap open to the capacity.
     fn section_holds(&mut self, timeline: &Timeline, t: usize) -> bool {
         self.stats.sections_checked += 1;
+        self.stats.work += (timeline.alive(t).len() + self.layout.intervals(t).len()) as u64;
         let load = timeline.load[t];
         if load == self.placed_load[t] {
             return true;

@@ -11,6 +11,7 @@ pub struct Report {
     pub propagation: std::time::Duration,
     pub wipe_outs: u64,
     pub section_failures: u64,
+    pub work: u64,
     pub parts: u64,
     pub searched: u64,
     pub by_baseline: u64,
@@ -23,6 +24,7 @@ impl Report {
         self.propagation += propagation.time;
         self.wipe_outs += propagation.wipe_outs;
         self.section_failures += propagation.section_failures;
+        self.work += propagation.work;
         self.searched += 1;
     }
 
@@ -36,6 +38,7 @@ impl Report {
             ("restarts", s.restarts),
             ("wipe_outs", self.wipe_outs),
             ("section_failures", self.section_failures),
+            ("propagation_work", self.work),
             ("parts", self.parts),
             ("parts_searched", self.searched),
             ("parts_by_baseline", self.by_baseline),

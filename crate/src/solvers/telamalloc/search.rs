@@ -79,10 +79,12 @@ impl SearchStats {
     }
 }
 
-/// When to stop: the deadline (time and cancel) and a number of steps.
+/// When to stop: the deadline (time and cancel), a number of steps and an amount of propagation
+/// work (see [`super::propagation::PropagationStats::work`]).
 pub struct Limits<'a> {
     pub deadline: &'a Deadline,
     pub max_steps: u64,
+    pub max_work: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -286,7 +288,7 @@ impl<'t> Search<'t> {
             if self.propagator.is_placed(candidate) {
                 continue;
             }
-            if self.stats.steps >= limits.max_steps {
+            if self.stats.steps >= limits.max_steps || self.propagator.stats.work >= limits.max_work {
                 level.pending.push_front(candidate);
                 return Step::Stopped(None);
             }
