@@ -139,23 +139,25 @@ impl Config {
         Ok(Config { settings, baseline, max_steps, effort: options.effort, timed: options.time_limit.is_some() })
     }
 
-    /// The budget of a capacity search (`minimising` false) or of a whole minimisation. With a
-    /// time limit the clock decides. Without one, a budget of propagation work (which, unlike
-    /// steps, costs about the same time on every instance) keeps the run finite and its result
-    /// reproducible; a capacity search, which the caller asked to fit, gets ten times more.
-    fn budget(&self, minimising: bool) -> Budget {
+    /// The budget of a capacity search (`minimising` false) or of a whole minimisation of
+    /// `buffers` buffers. With a time limit the clock decides. Without one, a budget keeps the run
+    /// finite and its result reproducible: steps in proportion to the buffers, and propagation work
+    /// (which, unlike steps, costs about the same time on every instance). A capacity search,
+    /// which the caller asked to fit, gets ten times more.
+    fn budget(&self, buffers: usize, minimising: bool) -> Budget {
         if self.max_steps > 0 {
             return Budget { steps: self.max_steps, work: u64::MAX };
         }
         if self.timed {
             return Budget::UNLIMITED;
         }
-        let work: u64 = match self.effort {
-            Effort::Low => 10_000_000,
-            Effort::Normal => 100_000_000,
-            Effort::High => 400_000_000,
+        let (per_buffer, work): (u64, u64) = match self.effort {
+            Effort::Low => (50, 10_000_000),
+            Effort::Normal => (300, 100_000_000),
+            Effort::High => (1_000, 400_000_000),
         };
-        Budget { steps: u64::MAX, work: if minimising { work } else { work * 10 } }
+        let budget = Budget { steps: per_buffer * buffers.max(64) as u64, work };
+        if minimising { budget } else { Budget { steps: budget.steps * 10, work: budget.work * 10 } }
     }
 }
 
@@ -245,7 +247,7 @@ fn fit(
             Err(error) => return Err(error),
         }
     }
-    let budget = config.budget(false);
+    let budget = config.budget(problem.len(), false);
     let mut stopped = None;
     for k in misfits(&parts) {
         if !parts.searchable(k) {
@@ -314,7 +316,7 @@ fn minimise_peak(
     let deadline = driver_options.deadline(started);
     let untimed = SolveOptions { time_limit: None, ..driver_options.clone() }.deadline(started);
     let timed = options.time_limit.is_some();
-    let budget = config.budget(true);
+    let budget = config.budget(problem.len(), true);
     // Each probe gets a sixteenth of the budget at first, doubled after each probe that runs out.
     let mut probe_share = 16u64;
     let solution = minimise::minimise(problem, options, &deadline, best, |capacity, probe_deadline| {
