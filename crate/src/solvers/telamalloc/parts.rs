@@ -192,23 +192,13 @@ impl Parts {
     }
 }
 
-/// The most bytes alive at once among `members`, by an event sweep.
+/// The most bytes alive at once among `members`.
 fn max_load(buffers: &[crate::Buffer], members: &[usize]) -> u64 {
-    if let [only] = members {
-        return buffers[*only].size;
+    match members {
+        [only] => buffers[*only].size,
+        // At most the problem's max load, which fits in u64.
+        _ => crate::metrics::max_load_wide(members.iter().map(|&i| &buffers[i])) as u64,
     }
-    let mut events: Vec<(u64, i128)> = members
-        .iter()
-        .flat_map(|&i| [(buffers[i].start, buffers[i].size as i128), (buffers[i].end, -(buffers[i].size as i128))])
-        .collect();
-    // Ends before starts at the same time: lifetimes are half-open.
-    events.sort_unstable();
-    let (mut load, mut peak) = (0i128, 0i128);
-    for (_, change) in events {
-        load += change;
-        peak = peak.max(load);
-    }
-    peak as u64 // at most the problem's max load, which fits in u64
 }
 
 /// The reason for an infeasibility proof, with the buffers' own ids.
