@@ -156,3 +156,16 @@ fn is_registered_with_its_capabilities() {
     let names: Vec<_> = solver.parameters().iter().map(|p| p.name).collect();
     assert!(names.contains(&"subtree_limit") && names.contains(&"candidates"), "{names:?}");
 }
+
+/// The entry point for a portfolio: lowers any start plan, never raises it.
+#[test]
+fn improves_a_given_start_plan() {
+    let problem = generate::trace(generate::TraceSpec::new(300, 3));
+    let start = run::solve(&problem, "first-fit-start", &SolveOptions::default()).unwrap();
+    let options = SolveOptions { time_limit: Some(Duration::from_millis(300)), ..SolveOptions::default() };
+    let better = memplan::solvers::telamalloc::improve(&problem, &options, start.clone()).unwrap();
+    assert!(validate::validate_solution(&problem, &better, None).is_valid());
+    assert!(better.makespan <= start.makespan);
+    assert!(better.makespan >= problem.lower_bound());
+    assert_eq!(better.optimal, better.makespan == better.lower_bound);
+}

@@ -289,20 +289,41 @@ fn fit(
     Ok(finish("telamalloc", problem, options, offsets, order, stats, started))
 }
 
-/// Makespan mode: the shared minimisation driver, started from the best greedy plan, with the
-/// capacity search as its probe. Parts are independent, so each keeps its own best plan and
-/// proven bound across probes, and a probe only searches the parts that do not fit yet.
+/// Makespan mode: the best greedy plan (the `auto` portfolio), then [`improve`].
 fn minimise_peak(
     problem: &Problem,
     options: &SolveOptions,
     config: &Config,
     started: Instant,
 ) -> Result<Solution, SolveError> {
-    // The best greedy plan; on large problems the cheaper portfolio (its normal effort takes seconds).
+    // On large problems the cheaper portfolio: its normal effort takes seconds.
     let effort = if problem.len() > 10_000 { Effort::Low } else { options.effort.min(Effort::Normal) };
     let start_options =
         SolveOptions { capacity: None, effort, params: Default::default(), progress: None, ..options.clone() };
     let start = crate::run::solve(problem, "auto", &start_options)?;
+    Ok(improve_from(problem, options, config, start, started))
+}
+
+/// Lowers the peak of `start` (any valid plan of `problem`) with the TelaMalloc search, within
+/// `options`' time limit, cancel flag and effort; `optimal` only with a proof. The entry point
+/// for a portfolio that already has a greedy plan: `solve` without a capacity calls `auto` for
+/// its start plan, so `auto` must call this, not `solve`.
+pub fn improve(problem: &Problem, options: &SolveOptions, start: Solution) -> Result<Solution, SolveError> {
+    let started = Instant::now();
+    let config = Config::from_options(options)?;
+    Ok(improve_from(problem, options, &config, start, started))
+}
+
+/// The shared minimisation driver with the capacity search as its probe. Parts are independent,
+/// so each keeps its own best plan and proven bound across probes, and a probe only searches the
+/// parts that do not fit yet.
+fn improve_from(
+    problem: &Problem,
+    options: &SolveOptions,
+    config: &Config,
+    start: Solution,
+    started: Instant,
+) -> Solution {
     let mut parts = Parts::split(problem);
     parts.adopt(problem, &start.plan.offsets, &start.placement_order, |_| true);
     let mut report = Report { parts: parts.len() as u64, ..Report::default() };
@@ -382,5 +403,5 @@ fn minimise_peak(
     if options.cancel.is_cancelled() {
         solution.stats.insert("stopped".into(), StatValue::Text("cancelled".into()));
     }
-    Ok(solution)
+    solution
 }

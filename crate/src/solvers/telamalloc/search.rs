@@ -105,8 +105,10 @@ enum Step {
     Stopped(Option<SolveError>),
 }
 
-/// How often (in steps) the deadline is polled.
+/// How often the deadline is polled: every this many steps, or sooner after this much propagation
+/// work (a step on a large part can cost a millisecond).
 const POLL_EVERY: u64 = 64;
+const POLL_WORK: u64 = 1 << 18;
 
 pub struct Search<'t> {
     timeline: &'t Timeline,
@@ -121,6 +123,7 @@ pub struct Search<'t> {
     yield_at: u64,
     complete_budget: u64,
     rng: ChaCha8Rng,
+    polled_at_work: u64,
     episode: Episode,
     /// Buffers the search places (all but the pinned ones) and how many are placed now.
     to_place: usize,
@@ -154,6 +157,7 @@ impl<'t> Search<'t> {
             yield_at: u64::MAX,
             complete_budget: 64 * to_place.max(1) as u64,
             rng: ChaCha8Rng::seed_from_u64(settings.seed),
+            polled_at_work: 0,
             settings,
             episode: Episode::default(),
             to_place,
@@ -296,10 +300,12 @@ impl<'t> Search<'t> {
                 return Step::Yield;
             }
             self.stats.steps += 1;
-            if self.stats.steps.is_multiple_of(POLL_EVERY)
-                && let Some(why) = limits.deadline.expired()
-            {
-                return Step::Stopped(Some(why));
+            let work = self.propagator.stats.work;
+            if self.stats.steps.is_multiple_of(POLL_EVERY) || work >= self.polled_at_work + POLL_WORK {
+                self.polled_at_work = work;
+                if let Some(why) = limits.deadline.expired() {
+                    return Step::Stopped(Some(why));
+                }
             }
             let mark = self.propagator.mark();
             level.mark = mark;
