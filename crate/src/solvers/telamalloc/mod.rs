@@ -11,8 +11,14 @@
 //! In capacity mode the answer is a plan within the capacity, or `Infeasible` only with a proof
 //! (max load or a buffer above the capacity, clashing pinned buffers, a failure of the root
 //! propagation, or an exhausted complete search). When the search stops without either (steps,
-//! time limit or cancel), the best plan known is returned with `feasible = false`: the baseline
-//! heuristic's offsets for the parts the search did not fit.
+//! time limit or cancel), the best plan known is returned: for the parts the search did not fit,
+//! the better of the baseline's and the greedy portfolio's plans, with `feasible = false` unless
+//! those happen to fit. Parts too large for the search's per-segment layout get only those.
+//!
+//! Beyond the paper: the heuristics pick among the buffers with the lowest feasible offset (the
+//! "frontier"; `--param frontier=false` restores the paper's phase-restricted picks), restarts
+//! randomise the picks, and complete attempts over canonical orders alternate with the heuristic
+//! ones, so that a plan is found whenever one exists, given time (see [`search`]).
 
 mod backtracking;
 mod candidates;
@@ -264,18 +270,29 @@ fn fit(
             Searched::Infeasible(reason) => return Err(SolveError::Infeasible(reason)),
         }
     }
+    let mut stats = Stats::new();
     let unsolved = misfits(&parts);
     if !unsolved.is_empty() {
-        // The best plan known for what the search did not fit: the better of the baseline's and a
-        // quick greedy plan (the search's partial plans are not plans).
+        // The best plan known for what the search did not fit (its partial plans are not plans):
+        // the better of the baseline's and the greedy portfolio's, in the time left. Parts too
+        // large to search may fit that way too.
         if unsolved.iter().any(|&k| parts.makespan[k] == u64::MAX) && deadline.cancel_flag().is_cancelled() {
             return Err(SolveError::Cancelled);
         }
-        let greedy = crate::run::solve(problem, "slff", &SolveOptions { capacity: None, ..SolveOptions::default() })?;
+        let greedy_options = SolveOptions {
+            capacity: None,
+            time_limit: deadline.remaining(),
+            effort: options.effort.min(Effort::Normal),
+            params: Default::default(),
+            progress: None,
+            ..options.clone()
+        };
+        let greedy = crate::run::solve(problem, "auto", &greedy_options)?;
         parts.adopt(problem, &greedy.plan.offsets, &greedy.placement_order, |k| unsolved.contains(&k));
+        let fitted = unsolved.iter().filter(|&&k| parts.makespan[k] <= capacity).count();
+        stats.insert("parts_by_greedy".into(), StatValue::Count(fitted as u64));
     }
     let (offsets, order) = parts.assemble();
-    let mut stats = Stats::new();
     report.write(&mut stats);
     stats.insert("capacity".into(), StatValue::Count(capacity));
     if let Some(why) = stopped {

@@ -92,20 +92,13 @@ impl Parts {
     }
 
     /// Takes, for every part where `wanted(k)` and where it is better, what a whole-problem plan
-    /// gives; returns how many parts improved.
-    pub fn adopt(
-        &mut self,
-        problem: &Problem,
-        offsets: &[u64],
-        order: &[usize],
-        wanted: impl Fn(usize) -> bool,
-    ) -> usize {
+    /// gives.
+    pub fn adopt(&mut self, problem: &Problem, offsets: &[u64], order: &[usize], wanted: impl Fn(usize) -> bool) {
         let buffers = problem.buffers();
         let mut position = vec![0usize; buffers.len()];
         for (p, &i) in order.iter().enumerate() {
             position[i] = p;
         }
-        let mut improved = 0;
         for k in (0..self.len()).filter(|&k| wanted(k)) {
             let range = self.bounds[k]..self.bounds[k + 1];
             let peak = self.members[range.clone()].iter().map(|&i| offsets[i] + buffers[i].size).max().unwrap_or(0);
@@ -116,10 +109,8 @@ impl Parts {
                     self.rank[i] = position[i];
                 }
                 self.searched_order[k] = None;
-                improved += 1;
             }
         }
-        improved
     }
 
     pub fn searchable(&self, k: usize) -> bool {
