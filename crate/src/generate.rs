@@ -51,6 +51,62 @@ pub fn trace(spec: TraceSpec) -> Problem {
     Problem::new(buffers, None).expect("generated buffers are valid by construction")
 }
 
+/// TelaMalloc's microbenchmarks (§7.1, Table 1): `n` buffers alive one after another (`[i, i + 1)`),
+/// with a capacity of the largest size, so that every buffer fits at offset 0 and a search has
+/// nothing to resolve. Sizes are seeded, 64 bytes to 64 KiB.
+pub fn non_overlapping(buffers: usize, seed: u64) -> Problem {
+    let sizes = micro_sizes(buffers, seed);
+    let capacity = sizes.iter().copied().max().unwrap_or(1);
+    let buffers =
+        sizes.into_iter().enumerate().map(|(i, size)| Buffer::new(i.to_string(), i as u64, i as u64 + 1, size));
+    Problem::new(buffers.collect(), Some(capacity)).expect("generated buffers are valid by construction")
+}
+
+/// TelaMalloc's microbenchmarks (§7.1, Table 1): `n` buffers all alive over the same lifetime, with
+/// a capacity of their total size ("enough memory to accommodate all of them"): the number of
+/// pairwise constraints grows as n².
+pub fn full_overlap(buffers: usize, seed: u64) -> Problem {
+    let sizes = micro_sizes(buffers, seed);
+    let capacity = sizes.iter().sum::<u64>().max(1);
+    let buffers = sizes.into_iter().enumerate().map(|(i, size)| Buffer::new(i.to_string(), 0, 10, size));
+    Problem::new(buffers.collect(), Some(capacity)).expect("generated buffers are valid by construction")
+}
+
+fn micro_sizes(buffers: usize, seed: u64) -> Vec<u64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..buffers).map(|_| rng.random_range(1..=1024u64) * 64).collect()
+}
+
+/// The shapes `memplan generate` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// [`trace`]: an ML-like program.
+    Trace,
+    /// [`non_overlapping`].
+    NonOverlapping,
+    /// [`full_overlap`].
+    FullOverlap,
+}
+
+impl Shape {
+    pub fn parse(text: &str) -> Option<Shape> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "trace" => Some(Shape::Trace),
+            "non-overlapping" => Some(Shape::NonOverlapping),
+            "full-overlap" => Some(Shape::FullOverlap),
+            _ => None,
+        }
+    }
+
+    pub fn generate(self, buffers: usize, seed: u64) -> Problem {
+        match self {
+            Shape::Trace => trace(TraceSpec::new(buffers, seed)),
+            Shape::NonOverlapping => non_overlapping(buffers, seed),
+            Shape::FullOverlap => full_overlap(buffers, seed),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,5 +120,16 @@ mod tests {
         assert_ne!(a.buffers(), c.buffers());
         assert_eq!(a.len(), 500);
         assert!(a.buffers().iter().all(|b| b.size % 64 == 0 && b.size <= 64 << 14));
+    }
+
+    #[test]
+    fn microbenchmarks_have_the_shapes_of_table_1() {
+        let apart = non_overlapping(100, 3);
+        assert_eq!(apart.max_load(), apart.capacity().unwrap());
+        assert_eq!(crate::metrics::conflict_count(apart.buffers()), 0);
+        let together = full_overlap(100, 3);
+        assert_eq!(together.max_load(), together.capacity().unwrap());
+        assert_eq!(crate::metrics::conflict_count(together.buffers()), 100 * 99 / 2);
+        assert_eq!(Shape::parse("full-overlap"), Some(Shape::FullOverlap));
     }
 }

@@ -3,7 +3,7 @@
 use crate::model::Buffer;
 
 /// The most bytes alive at once (L), as u128 so that a sum beyond u64 is seen, not wrapped.
-pub fn max_load_wide(buffers: &[Buffer]) -> u128 {
+pub fn max_load_wide<'a>(buffers: impl IntoIterator<Item = &'a Buffer>) -> u128 {
     load_profile_wide(buffers).into_iter().map(|(_, load)| load).max().unwrap_or(0)
 }
 

@@ -8,6 +8,7 @@ pub mod idealloc;
 pub mod minimalloc;
 pub mod minimise;
 pub mod portfolio;
+pub mod telamalloc;
 pub mod zant;
 
 use serde::Serialize;
@@ -61,6 +62,7 @@ pub fn all() -> Vec<Box<dyn Solver>> {
     solvers.extend(zant::presets());
     solvers.push(Box::new(minimalloc::MiniMalloc::default()));
     solvers.push(Box::new(idealloc::Idealloc));
+    solvers.push(Box::new(telamalloc::Telamalloc));
     solvers
 }
 

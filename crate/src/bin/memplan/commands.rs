@@ -220,13 +220,18 @@ pub fn solvers(as_json: bool) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn generate(buffers: usize, seed: u64, out: Option<&str>) -> Result<ExitCode, Failure> {
+pub fn generate(
+    buffers: usize,
+    seed: u64,
+    shape: memplan::generate::Shape,
+    out: Option<&str>,
+) -> Result<ExitCode, Failure> {
     let format = match out {
         Some(path) => Format::from_path(path)
             .ok_or_else(|| Failure::bad_input(format!("--out {path}: use a .csv or .json file name")))?,
         None => Format::Csv,
     };
-    let problem = memplan::generate::trace(memplan::generate::TraceSpec::new(buffers, seed));
+    let problem = shape.generate(buffers, seed);
     let document = format::Document { problem, plan: None, format, csv_layout: None };
     let text = format::write(&document, &[], format);
     match out {

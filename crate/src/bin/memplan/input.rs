@@ -15,6 +15,11 @@ pub fn parse_effort(text: &str) -> Result<Effort, String> {
     Effort::parse(text).ok_or_else(|| format!("'{text}' is not one of low, normal, high"))
 }
 
+pub fn parse_shape(text: &str) -> Result<memplan::generate::Shape, String> {
+    memplan::generate::Shape::parse(text)
+        .ok_or_else(|| format!("'{text}' is not one of trace, non-overlapping, full-overlap"))
+}
+
 pub fn parse_size_arg(text: &str) -> Result<u64, String> {
     memplan::size::parse_size(text)
 }

@@ -111,6 +111,10 @@ enum Command {
         buffers: usize,
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// `trace` (ML-like), or TelaMalloc's microbenchmarks `non-overlapping` and `full-overlap`
+        /// (with a capacity, which only `.json` keeps).
+        #[arg(long, default_value = "trace", value_parser = input::parse_shape)]
+        shape: memplan::generate::Shape,
         /// Write here instead of standard output (`.csv` or `.json`).
         #[arg(long, value_name = "FILE")]
         out: Option<String>,
@@ -134,7 +138,7 @@ fn main() -> ExitCode {
         Command::Bench { files, solvers, solve, input, csv, repeat } => {
             commands::bench(&files, &solvers, &solve, &input, csv, repeat)
         }
-        Command::Generate { buffers, seed, out } => commands::generate(buffers, seed, out.as_deref()),
+        Command::Generate { buffers, seed, shape, out } => commands::generate(buffers, seed, shape, out.as_deref()),
         Command::Solvers { json } => commands::solvers(json),
     };
     match outcome {

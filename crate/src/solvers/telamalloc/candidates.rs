@@ -1,0 +1,215 @@
+//! The three block heuristics of §5.1 (longest lifetime, largest size, largest area), each asked
+//! within a contention phase first (§5.3).
+//!
+//! Each phase keeps its buffers sorted three ways, with a cursor per order before which every
+//! buffer is placed: finding a heuristic's pick skips placed buffers once, and a backtrack that
+//! takes a buffer back only moves the cursor back to it. Picks cost O(1) amortised, not O(n).
+
+use super::timeline::Timeline;
+
+/// The heuristics in the order §5.1 tries them.
+pub const HEURISTICS: usize = 3;
+
+pub struct Candidates {
+    phase_of: Vec<u32>,
+    /// Per phase and heuristic: the phase's buffers, best first.
+    lists: Vec<[Vec<u32>; HEURISTICS]>,
+    /// Per phase and heuristic: every buffer before the cursor is placed.
+    cursor: Vec<[usize; HEURISTICS]>,
+    /// Each buffer's position in its phase's list, per heuristic.
+    rank: [Vec<u32>; HEURISTICS],
+    unplaced_in_phase: Vec<u32>,
+}
+
+impl Candidates {
+    pub fn new(timeline: &Timeline, phase_of: Vec<u32>, phases: usize) -> Candidates {
+        let n = timeline.len();
+        let mut lists: Vec<[Vec<u32>; HEURISTICS]> = (0..phases).map(|_| Default::default()).collect();
+        let mut unplaced_in_phase = vec![0u32; phases];
+        for j in 0..n as u32 {
+            let phase = phase_of[j as usize] as usize;
+            unplaced_in_phase[phase] += 1;
+            for list in &mut lists[phase] {
+                list.push(j);
+            }
+        }
+        let size = |j: u32| timeline.size[j as usize];
+        let lifetime = |j: u32| timeline.lifetime[j as usize];
+        let area = |j: u32| size(j) as u128 * lifetime(j) as u128;
+        let mut rank: [Vec<u32>; HEURISTICS] = [vec![0; n], vec![0; n], vec![0; n]];
+        for phase_lists in &mut lists {
+            let [longest, largest, widest] = phase_lists;
+            longest.sort_by_key(|&j| (std::cmp::Reverse((lifetime(j), size(j))), j));
+            largest.sort_by_key(|&j| (std::cmp::Reverse((size(j), lifetime(j))), j));
+            widest.sort_by_key(|&j| (std::cmp::Reverse((area(j), size(j))), j));
+            for (h, list) in phase_lists.iter().enumerate() {
+                for (position, &j) in list.iter().enumerate() {
+                    rank[h][j as usize] = position as u32;
+                }
+            }
+        }
+        Candidates { phase_of, cursor: vec![[0; HEURISTICS]; phases], lists, rank, unplaced_in_phase }
+    }
+
+    pub fn phases(&self) -> usize {
+        self.lists.len()
+    }
+
+    pub fn phase_of(&self, j: u32) -> usize {
+        self.phase_of[j as usize] as usize
+    }
+
+    /// Bookkeeping when `j` is placed.
+    pub fn placed(&mut self, j: u32) {
+        let phase = self.phase_of(j);
+        self.unplaced_in_phase[phase] -= 1;
+    }
+
+    /// Bookkeeping when `j` is taken back.
+    pub fn unplaced(&mut self, j: u32) {
+        let phase = self.phase_of(j);
+        self.unplaced_in_phase[phase] += 1;
+        for h in 0..HEURISTICS {
+            let rank = self.rank[h][j as usize] as usize;
+            let cursor = &mut self.cursor[phase][h];
+            *cursor = (*cursor).min(rank);
+        }
+    }
+
+    /// The phase to take candidates from: the previous placement's, while it has unplaced
+    /// buffers, else the first phase (highest contention) that does.
+    pub fn current_phase(&self, previous: Option<u32>) -> Option<usize> {
+        if let Some(j) = previous {
+            let phase = self.phase_of(j);
+            if self.unplaced_in_phase[phase] > 0 {
+                return Some(phase);
+            }
+        }
+        self.unplaced_in_phase.iter().position(|&count| count > 0)
+    }
+
+    /// The best unplaced buffer of `phase` by heuristic `h`.
+    fn pick(&mut self, phase: usize, h: usize, is_placed: &impl Fn(u32) -> bool) -> Option<u32> {
+        let list = &self.lists[phase][h];
+        let cursor = &mut self.cursor[phase][h];
+        while *cursor < list.len() && is_placed(list[*cursor]) {
+            *cursor += 1;
+        }
+        list.get(*cursor).copied()
+    }
+
+    /// Appends, without repeats, the picks of the three heuristics in `phase`, then in the other
+    /// phases in order, until `out` holds `limit` buffers.
+    pub fn collect(&mut self, phase: usize, limit: usize, is_placed: &impl Fn(u32) -> bool, out: &mut Vec<u32>) {
+        let others = (0..self.phases()).filter(|&p| p != phase);
+        for p in std::iter::once(phase).chain(others) {
+            if self.unplaced_in_phase[p] == 0 {
+                continue;
+            }
+            for h in 0..HEURISTICS {
+                if out.len() >= limit {
+                    return;
+                }
+                if let Some(j) = self.pick(p, h, is_placed)
+                    && !out.contains(&j)
+                {
+                    out.push(j);
+                }
+            }
+        }
+    }
+}
+
+/// The three heuristics' keys (larger is better): longest lifetime, largest size, largest area,
+/// each with the others as tie-breaks and the lower index last.
+fn keys(timeline: &Timeline, j: u32) -> [(u128, u64, std::cmp::Reverse<u32>); HEURISTICS] {
+    let size = timeline.size[j as usize];
+    let lifetime = timeline.lifetime[j as usize];
+    let area = size as u128 * lifetime as u128;
+    let rev = std::cmp::Reverse(j);
+    [(lifetime as u128, size, rev), (size as u128, lifetime, rev), (area, size, rev)]
+}
+
+/// The three heuristics applied to the bottom frontier: the unplaced buffers whose lowest feasible
+/// offset is the lowest of all (which the propagation knows for every buffer). Then, up to
+/// `limit`, the next lowest buffers, longest first. The §7.2 ablation's "block that can be placed
+/// at the lowest position", combined with §5.1's three picks. One pass over the unplaced buffers.
+pub fn frontier(
+    timeline: &Timeline,
+    lowest: &[u64],
+    is_placed: &impl Fn(u32) -> bool,
+    limit: usize,
+    out: &mut Vec<u32>,
+) {
+    type Key = (u128, u64, std::cmp::Reverse<u32>);
+    let mut bottom = u64::MAX;
+    let mut best: [Option<(Key, u32)>; HEURISTICS] = [None; HEURISTICS];
+    // The next lowest, as (lowest, longer first, index), best first; at most `limit` kept.
+    let mut next: Vec<(u64, std::cmp::Reverse<Key>, u32)> = Vec::with_capacity(limit + 1);
+    for j in (0..timeline.len() as u32).filter(|&j| !is_placed(j)) {
+        let low = lowest[j as usize];
+        let keys = keys(timeline, j);
+        if low < bottom {
+            bottom = low;
+            best = [None; HEURISTICS];
+        }
+        if low == bottom {
+            for (h, slot) in best.iter_mut().enumerate() {
+                if slot.is_none_or(|(key, _)| keys[h] > key) {
+                    *slot = Some((keys[h], j));
+                }
+            }
+        }
+        let entry = (low, std::cmp::Reverse(keys[0]), j);
+        if next.len() < limit || next.last().is_some_and(|last| entry < *last) {
+            let at = next.partition_point(|e| *e < entry);
+            next.insert(at, entry);
+            next.truncate(limit);
+        }
+    }
+    for (_, j) in best.into_iter().flatten() {
+        if out.len() < limit && !out.contains(&j) {
+            out.push(j);
+        }
+    }
+    for (_, _, j) in next {
+        if out.len() < limit && !out.contains(&j) {
+            out.push(j);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Buffer;
+
+    #[test]
+    fn the_three_heuristics_pick_within_the_phase_first() {
+        let buffers = vec![
+            Buffer::new("long", 0, 100, 1),
+            Buffer::new("big", 0, 10, 50),
+            Buffer::new("wide", 0, 40, 20),
+            Buffer::new("other", 200, 300, 1),
+        ];
+        let timeline = Timeline::new(&buffers, &[0, 1, 2, 3]);
+        let mut candidates = Candidates::new(&timeline, vec![0, 0, 0, 1], 2);
+        let nothing_placed = |_: u32| false;
+        let mut out = Vec::new();
+        candidates.collect(0, 3, &nothing_placed, &mut out);
+        assert_eq!(out, vec![0, 1, 2]);
+        out.clear();
+        candidates.collect(0, 4, &nothing_placed, &mut out);
+        assert_eq!(out, vec![0, 1, 2, 3]);
+        let long_placed = |j: u32| j == 0;
+        candidates.placed(0);
+        out.clear();
+        candidates.collect(0, 3, &long_placed, &mut out);
+        // Longest lifetime is now 'wide', which largest area picks too; 'other' fills the third place.
+        assert_eq!(out, vec![2, 1, 3]);
+        candidates.unplaced(0);
+        out.clear();
+        candidates.collect(0, 1, &nothing_placed, &mut out);
+        assert_eq!(out, vec![0]);
+    }
+}

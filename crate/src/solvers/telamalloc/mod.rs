@@ -1,0 +1,424 @@
+//! TelaMalloc (Maas et al., ASPLOS'23): a search that places one buffer at a time, picked by block
+//! heuristics, each at its lowest feasible offset, judged by constraint propagation, with smart
+//! backtracking. The paper's CP-SAT solver is replaced by memplan's own propagation
+//! ([`propagation`]): lowest feasible offsets, wipe-outs with their causes, and cross-section
+//! reasoning over the free gaps of each time segment.
+//!
+//! With a capacity it finds a plan within it (the paper's problem). Without one it minimises the
+//! peak address with the shared driver ([`crate::solvers::minimise`]), probing capacities between
+//! the lower bound and the best greedy plan with the capacity search.
+//!
+//! In capacity mode the answer is a plan within the capacity, or `Infeasible` only with a proof
+//! (max load or a buffer above the capacity, clashing pinned buffers, a failure of the root
+//! propagation, or an exhausted complete search). When the search stops without either (steps,
+//! time limit or cancel), the best plan known is returned: for the parts the search did not fit,
+//! the better of the baseline's and the greedy portfolio's plans, with `feasible = false` unless
+//! those happen to fit. Parts too large for the search's per-segment layout get only those.
+//!
+//! Beyond the paper: the heuristics pick among the buffers with the lowest feasible offset (the
+//! "frontier"; `--param frontier=false` restores the paper's phase-restricted picks), restarts
+//! randomise the picks, and complete attempts over canonical orders alternate with the heuristic
+//! ones, so that a plan is found whenever one exists, given time (see [`search`]).
+
+mod backtracking;
+mod candidates;
+mod layout;
+mod parts;
+mod phases;
+mod propagation;
+mod report;
+mod search;
+mod timeline;
+
+use web_time::Instant;
+
+use self::parts::{Parts, Searched};
+use self::report::Report;
+use self::search::{Limits, Settings};
+use super::minimise::{self, Probe};
+use super::{Capabilities, Solver, finish};
+use crate::model::{Problem, Solution, StatValue, Stats};
+use crate::options::{CancelFlag, Deadline, Effort, Parameter, SolveError, SolveOptions};
+
+pub struct Telamalloc;
+
+impl Solver for Telamalloc {
+    fn name(&self) -> &str {
+        "telamalloc"
+    }
+
+    fn description(&self) -> String {
+        "TelaMalloc: heuristic search (three block heuristics, contention phases, smart backtracking) guided by \
+         memplan's own propagation; fits --capacity, else minimises the peak"
+            .into()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { alignment: true, pinned: true, capacity: true, minimise: true, randomised: true }
+    }
+
+    fn parameters(&self) -> Vec<Parameter> {
+        let defaults = Settings::default();
+        vec![
+            Parameter {
+                name: "candidates",
+                kind: "int",
+                default: defaults.candidates.to_string(),
+                description: "heuristic candidates per decision point (3 = the three heuristics in the current phase)",
+            },
+            Parameter {
+                name: "subtree_limit",
+                kind: "int",
+                default: defaults.subtree_limit.to_string(),
+                description: "backtracks inside one subtree before the search jumps out of it (doubles on restarts)",
+            },
+            Parameter {
+                name: "restarts",
+                kind: "int",
+                default: defaults.restarts_before_complete.to_string(),
+                description: "heuristic attempts before complete ones alternate with them (0 = complete only)",
+            },
+            Parameter {
+                name: "cross_section",
+                kind: "bool",
+                default: defaults.cross_section.to_string(),
+                description: "cross-section reasoning over the free gaps of each time segment",
+            },
+            Parameter {
+                name: "frontier",
+                kind: "bool",
+                default: defaults.frontier.to_string(),
+                description: "take the three heuristics' picks among the buffers with the lowest feasible offset \
+                              (false: within the current contention phase, as the paper)",
+            },
+            Parameter {
+                name: "baseline",
+                kind: "bool",
+                default: "true".into(),
+                description: "try the skyline baseline heuristic (3.1) before searching, as TelaMalloc does in production",
+            },
+            Parameter {
+                name: "max_steps",
+                kind: "int",
+                default: "0".into(),
+                description: "placements the search may try in all (0 = a budget of propagation work by effort, \
+                              unless a time limit is set)",
+            },
+        ]
+    }
+
+    fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Solution, SolveError> {
+        let started = Instant::now();
+        let config = Config::from_options(options)?;
+        match super::capacity(problem, options) {
+            Some(capacity) => fit(problem, options, &config, capacity, started),
+            None => minimise_peak(problem, options, &config, started),
+        }
+    }
+}
+
+/// The solver's settings as read from the options.
+struct Config {
+    settings: Settings,
+    baseline: bool,
+    /// Step budget set by the caller (0: by effort and size, see [`Config::budget`]).
+    max_steps: u64,
+    effort: Effort,
+    timed: bool,
+}
+
+impl Config {
+    fn from_options(options: &SolveOptions) -> Result<Config, SolveError> {
+        let params = &options.params;
+        let defaults = Settings::default();
+        let settings = Settings {
+            candidates: params.get_or("candidates", defaults.candidates)?.max(1),
+            subtree_limit: params.get_or("subtree_limit", defaults.subtree_limit)?.max(1),
+            restarts_before_complete: params.get_or("restarts", defaults.restarts_before_complete)?,
+            cross_section: params.get_or("cross_section", defaults.cross_section)?,
+            frontier: params.get_or("frontier", defaults.frontier)?,
+            seed: options.seed,
+            ..defaults
+        };
+        let max_steps = params.get_or("max_steps", 0u64)?;
+        let baseline = params.get_or("baseline", true)?;
+        Ok(Config { settings, baseline, max_steps, effort: options.effort, timed: options.time_limit.is_some() })
+    }
+
+    /// The budget of a capacity search (`minimising` false) or of a whole minimisation of
+    /// `buffers` buffers. With a time limit the clock decides. Without one, a budget keeps the run
+    /// finite and its result reproducible: steps in proportion to the buffers, and propagation work
+    /// (which, unlike steps, costs about the same time on every instance). A capacity search,
+    /// which the caller asked to fit, gets ten times more.
+    fn budget(&self, buffers: usize, minimising: bool) -> Budget {
+        if self.max_steps > 0 {
+            return Budget { steps: self.max_steps, work: u64::MAX };
+        }
+        if self.timed {
+            return Budget::UNLIMITED;
+        }
+        let (per_buffer, work): (u64, u64) = match self.effort {
+            Effort::Low => (50, 10_000_000),
+            Effort::Normal => (300, 100_000_000),
+            Effort::High => (1_000, 400_000_000),
+        };
+        let budget = Budget { steps: per_buffer * buffers.max(64) as u64, work };
+        if minimising { budget } else { Budget { steps: budget.steps * 10, work: budget.work * 10 } }
+    }
+}
+
+/// How much searching is allowed: steps and propagation work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Budget {
+    steps: u64,
+    work: u64,
+}
+
+impl Report {
+    fn used(&self) -> Budget {
+        Budget { steps: self.search.steps, work: self.work }
+    }
+}
+
+impl Budget {
+    const UNLIMITED: Budget = Budget { steps: u64::MAX, work: u64::MAX };
+
+    /// What is left after `used`.
+    fn left(self, used: Budget) -> Budget {
+        Budget { steps: self.steps.saturating_sub(used.steps), work: self.work.saturating_sub(used.work) }
+    }
+
+    fn covers(self, used: Budget) -> bool {
+        used.steps < self.steps && used.work < self.work
+    }
+
+    fn limits(self, deadline: &Deadline) -> Limits<'_> {
+        Limits { deadline, max_steps: self.steps, max_work: self.work }
+    }
+}
+
+/// Static proofs that nothing fits in `capacity`.
+fn obviously_infeasible(problem: &Problem, capacity: u64) -> Option<String> {
+    if problem.max_load() > capacity {
+        return Some(format!("the max load {} exceeds the capacity {capacity}", problem.max_load()));
+    }
+    problem.buffers().iter().find_map(|b| {
+        let top = b.pinned.unwrap_or(0).checked_add(b.size);
+        top.is_none_or(|top| top > capacity).then(|| {
+            format!(
+                "buffer {} ({} bytes{}) does not fit in the capacity {capacity}",
+                b.id,
+                b.size,
+                match b.pinned {
+                    Some(p) => format!(" pinned at {p}"),
+                    None => String::new(),
+                }
+            )
+        })
+    })
+}
+
+/// The §3.1 baseline: the greedy engine's `skyline` preset, as TelaMalloc runs it before searching.
+fn baseline(problem: &Problem, options: &SolveOptions) -> Result<Solution, SolveError> {
+    let skyline = super::greedy::presets().into_iter().find(|s| s.name() == "skyline");
+    let skyline = skyline.ok_or_else(|| SolveError::Unsupported("the skyline preset is missing".into()))?;
+    skyline.solve(problem, &SolveOptions { capacity: None, params: Default::default(), ..options.clone() })
+}
+
+/// Capacity mode: a plan within `capacity`, or a proof that none exists, or the best plan known.
+fn fit(
+    problem: &Problem,
+    options: &SolveOptions,
+    config: &Config,
+    capacity: u64,
+    started: Instant,
+) -> Result<Solution, SolveError> {
+    if let Some(reason) = obviously_infeasible(problem, capacity) {
+        return Err(SolveError::Infeasible(reason));
+    }
+    let deadline = options.deadline(started);
+    let mut parts = Parts::split(problem);
+    parts.place_singles(problem);
+    let mut report = Report { parts: parts.len() as u64, ..Report::default() };
+    let misfits = |parts: &Parts| (0..parts.len()).filter(|&k| parts.makespan[k] > capacity).collect::<Vec<_>>();
+    if config.baseline && !misfits(&parts).is_empty() {
+        match baseline(problem, options) {
+            Ok(plan) => {
+                parts.adopt(problem, &plan.plan.offsets, &plan.placement_order, |_| true);
+                report.by_baseline = (0..parts.len())
+                    .filter(|&k| parts.members(k).len() > 1 && parts.makespan[k] <= capacity)
+                    .count() as u64;
+            }
+            Err(SolveError::Timeout | SolveError::Cancelled) => {}
+            Err(error) => return Err(error),
+        }
+    }
+    let budget = config.budget(problem.len(), false);
+    let mut stopped = None;
+    for k in misfits(&parts) {
+        if !parts.searchable(k) {
+            report.too_large += 1;
+            continue;
+        }
+        let limits = budget.left(report.used()).limits(&deadline);
+        match parts.search(k, problem, &config.settings, capacity, &limits, &mut report) {
+            Searched::Found => {}
+            Searched::Stopped(why) => {
+                stopped = Some(why);
+                break;
+            }
+            Searched::Infeasible(reason) => return Err(SolveError::Infeasible(reason)),
+        }
+    }
+    let mut stats = Stats::new();
+    let unsolved = misfits(&parts);
+    if !unsolved.is_empty() {
+        // The best plan known for what the search did not fit (its partial plans are not plans):
+        // the better of the baseline's and the greedy portfolio's, in the time left. Parts too
+        // large to search may fit that way too.
+        if unsolved.iter().any(|&k| parts.makespan[k] == u64::MAX) && deadline.cancel_flag().is_cancelled() {
+            return Err(SolveError::Cancelled);
+        }
+        let greedy_options = SolveOptions {
+            capacity: None,
+            time_limit: deadline.remaining(),
+            effort: options.effort.min(Effort::Normal),
+            params: Default::default(),
+            progress: None,
+            ..options.clone()
+        };
+        let greedy = crate::run::solve(problem, "auto", &greedy_options)?;
+        parts.adopt(problem, &greedy.plan.offsets, &greedy.placement_order, |k| unsolved.contains(&k));
+        let fitted = unsolved.iter().filter(|&&k| parts.makespan[k] <= capacity).count();
+        stats.insert("parts_by_greedy".into(), StatValue::Count(fitted as u64));
+    }
+    let (offsets, order) = parts.assemble();
+    report.write(&mut stats);
+    stats.insert("capacity".into(), StatValue::Count(capacity));
+    if let Some(why) = stopped {
+        let reason = match why {
+            None => "steps",
+            Some(SolveError::Cancelled) => "cancelled",
+            Some(_) => "time limit",
+        };
+        stats.insert("stopped".into(), StatValue::Text(reason.into()));
+    }
+    Ok(finish("telamalloc", problem, options, offsets, order, stats, started))
+}
+
+/// Makespan mode: the best greedy plan (the `auto` portfolio), then [`improve`].
+fn minimise_peak(
+    problem: &Problem,
+    options: &SolveOptions,
+    config: &Config,
+    started: Instant,
+) -> Result<Solution, SolveError> {
+    // On large problems the cheaper portfolio: its normal effort takes seconds.
+    let effort = if problem.len() > 10_000 { Effort::Low } else { options.effort.min(Effort::Normal) };
+    let start_options =
+        SolveOptions { capacity: None, effort, params: Default::default(), progress: None, ..options.clone() };
+    let start = crate::run::solve(problem, "auto", &start_options)?;
+    Ok(improve_from(problem, options, config, start, started))
+}
+
+/// Lowers the peak of `start` (any valid plan of `problem`) with the TelaMalloc search, within
+/// `options`' time limit, cancel flag and effort; `optimal` only with a proof. The entry point
+/// for a portfolio that already has a greedy plan: `solve` without a capacity calls `auto` for
+/// its start plan, so `auto` must call this, not `solve`.
+pub fn improve(problem: &Problem, options: &SolveOptions, start: Solution) -> Result<Solution, SolveError> {
+    let started = Instant::now();
+    let config = Config::from_options(options)?;
+    Ok(improve_from(problem, options, &config, start, started))
+}
+
+/// The shared minimisation driver with the capacity search as its probe. Parts are independent,
+/// so each keeps its own best plan and proven bound across probes, and a probe only searches the
+/// parts that do not fit yet.
+fn improve_from(
+    problem: &Problem,
+    options: &SolveOptions,
+    config: &Config,
+    start: Solution,
+    started: Instant,
+) -> Solution {
+    let mut parts = Parts::split(problem);
+    parts.adopt(problem, &start.plan.offsets, &start.placement_order, |_| true);
+    let mut report = Report { parts: parts.len() as u64, ..Report::default() };
+    let mut best = Solution { solver: "telamalloc".into(), stats: Stats::new(), ..start.clone() };
+    if let Some(StatValue::Text(winner)) = start.stats.get("winner") {
+        best.stats.insert("start".into(), StatValue::Text(winner.clone()));
+    }
+    // The driver stops when this flag is set: on the caller's cancel, or when the step budget is spent.
+    let stop = CancelFlag::new();
+    let driver_options = SolveOptions { cancel: stop.clone(), ..options.clone() };
+    let deadline = driver_options.deadline(started);
+    let untimed = SolveOptions { time_limit: None, ..driver_options.clone() }.deadline(started);
+    let timed = options.time_limit.is_some();
+    let budget = config.budget(problem.len(), true);
+    // Each probe gets a sixteenth of the budget at first, doubled after each probe that runs out.
+    let mut probe_share = 16u64;
+    let solution = minimise::minimise(problem, options, &deadline, best, |capacity, probe_deadline| {
+        if options.cancel.is_cancelled() {
+            stop.cancel();
+            return Probe::Unknown;
+        }
+        // Without a time limit probes are bounded by steps only, so that the result is reproducible.
+        let probe_deadline = if timed { probe_deadline } else { &untimed };
+        let left = budget.left(report.used());
+        let share = |total: u64, left: u64| {
+            if total == u64::MAX { u64::MAX } else { (total / probe_share).max(1).min(left) }
+        };
+        let probe = Budget { steps: share(budget.steps, left.steps), work: share(budget.work, left.work) };
+        let before = report.used();
+        let mut verdict = Probe::Feasible { offsets: Vec::new(), placement_order: Vec::new() };
+        for k in 0..parts.len() {
+            if parts.proven_lower[k] > capacity {
+                verdict = Probe::Infeasible;
+                break;
+            }
+            if parts.makespan[k] <= capacity {
+                continue;
+            }
+            if !parts.searchable(k) {
+                // Nothing will ever lower this part: stop the minimisation.
+                stop.cancel();
+                verdict = Probe::Unknown;
+                break;
+            }
+            let now = report.used();
+            let used = Budget { steps: now.steps - before.steps, work: now.work - before.work };
+            let limits = probe.left(used).limits(probe_deadline);
+            match parts.search(k, problem, &config.settings, capacity, &limits, &mut report) {
+                Searched::Found => {}
+                Searched::Stopped(_) => {
+                    verdict = Probe::Unknown;
+                    break;
+                }
+                Searched::Infeasible(_) => {
+                    verdict = Probe::Infeasible;
+                    break;
+                }
+            }
+        }
+        if verdict == Probe::Unknown {
+            probe_share = (probe_share / 2).max(1);
+        }
+        if !budget.covers(report.used()) {
+            stop.cancel();
+        }
+        match verdict {
+            Probe::Feasible { .. } => {
+                let (offsets, placement_order) = parts.assemble();
+                Probe::Feasible { offsets, placement_order }
+            }
+            other => other,
+        }
+    });
+    let mut solution = solution;
+    report.write(&mut solution.stats);
+    solution.elapsed = started.elapsed();
+    if options.cancel.is_cancelled() {
+        solution.stats.insert("stopped".into(), StatValue::Text("cancelled".into()));
+    }
+    solution
+}

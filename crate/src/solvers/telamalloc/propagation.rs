@@ -1,0 +1,517 @@
+//! The propagation that replaces TelaMalloc's CP-SAT solver (§4, §5.2): after each placement,
+//! every unplaced buffer's lowest feasible offset, wipe-outs with the placements that cause them,
+//! and cross-section reasoning over the time segments the placement touched.
+//!
+//! Everything is incremental and undoable. Placing buffer `i` only visits the buffers alive at the
+//! same time as `i` (its conflicts): a lowest feasible offset can only rise, and only when `i` covers
+//! it, so the others keep theirs. Cross-section reasoning looks at the segments whose free space or
+//! candidate buffers changed. Every inference is sound (it never rules out a state that has a
+//! completion), so a root failure proves infeasibility and an exhausted complete search does too.
+
+use web_time::Instant;
+
+use super::layout::{Interval, Layout};
+use super::timeline::Timeline;
+use crate::solvers::greedy::align_up;
+
+/// `offset` of a buffer not placed yet.
+pub const UNPLACED: u64 = u64::MAX;
+
+/// One undoable change.
+#[derive(Clone, Copy, Debug)]
+enum Change {
+    Placed(u32),
+    Raised { buffer: u32, old: u64 },
+}
+
+/// Why a placement (or the root) failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The buffer has no offset left within the capacity.
+    WipeOut(u32),
+    /// In this segment the free space that the unplaced buffers can use is smaller than they need.
+    Section(usize),
+    /// Two pinned buffers overlap, or a pinned buffer ends above the capacity.
+    Pinned(u32),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct PropagationStats {
+    pub time: std::time::Duration,
+    pub placements: u64,
+    pub raised: u64,
+    pub wipe_outs: u64,
+    pub section_failures: u64,
+    pub sections_checked: u64,
+    /// A machine-independent measure of the propagation's effort: buffers and intervals visited.
+    /// Budgets without a time limit count it, so that they stop at the same point on every run.
+    pub work: u64,
+}
+
+pub struct Propagator {
+    pub capacity: u64,
+    /// Offset of each placed buffer, [`UNPLACED`] otherwise.
+    pub offset: Vec<u64>,
+    /// The lowest feasible offset of each unplaced buffer given everything placed.
+    pub lowest: Vec<u64>,
+    pub layout: Layout,
+    placed_load: Vec<u64>,
+    trail: Vec<Change>,
+    cross_section: bool,
+    /// No buffer will be placed below this offset (a complete search places by increasing
+    /// offset), so free space below it is lost.
+    pub floor: u64,
+    /// The placed buffers that explain the last failure.
+    pub conflict: Vec<u32>,
+    /// The buffers whose lowest offset the last successful placement raised.
+    pub raised: Vec<u32>,
+    dirty: Vec<usize>,
+    dirty_mark: Vec<u32>,
+    mark_now: u32,
+    unplaced_here: Vec<Unplaced>,
+    fill: GapFill,
+    pub stats: PropagationStats,
+}
+
+impl Propagator {
+    pub fn new(timeline: &Timeline, capacity: u64, cross_section: bool) -> Propagator {
+        Propagator {
+            capacity,
+            offset: vec![UNPLACED; timeline.len()],
+            lowest: vec![0; timeline.len()],
+            layout: Layout::new(timeline.segments()),
+            placed_load: vec![0; timeline.segments()],
+            trail: Vec::new(),
+            cross_section,
+            floor: 0,
+            conflict: Vec::new(),
+            raised: Vec::new(),
+            dirty: Vec::new(),
+            dirty_mark: vec![0; timeline.segments()],
+            mark_now: 0,
+            unplaced_here: Vec::new(),
+            fill: GapFill::new(timeline.size.iter().copied()),
+            stats: PropagationStats::default(),
+        }
+    }
+
+    /// Places the pinned buffers and computes every lowest offset and every section from scratch.
+    /// A failure here holds whatever the search does: the problem is infeasible at this capacity.
+    pub fn initialise(&mut self, timeline: &Timeline) -> Result<(), Failure> {
+        for i in 0..timeline.len() as u32 {
+            let Some(at) = timeline.pinned[i as usize] else { continue };
+            let fits = at.checked_add(timeline.size[i as usize]).is_some_and(|top| top <= self.capacity);
+            if !fits || self.layout.lowest_fit(timeline, i, at, self.capacity) != Some(at) {
+                return Err(Failure::Pinned(i));
+            }
+            self.record(timeline, i, at);
+        }
+        for j in 0..timeline.len() as u32 {
+            if self.offset[j as usize] != UNPLACED {
+                continue;
+            }
+            match self.layout.lowest_fit(timeline, j, 0, self.capacity) {
+                Some(lowest) => self.lowest[j as usize] = lowest,
+                None => return Err(Failure::WipeOut(j)),
+            }
+        }
+        if self.cross_section {
+            for t in 0..timeline.segments() {
+                if !self.section_holds(timeline, t) {
+                    return Err(Failure::Section(t));
+                }
+            }
+        }
+        self.trail.clear(); // the root is never undone
+        Ok(())
+    }
+
+    pub fn is_placed(&self, j: u32) -> bool {
+        self.offset[j as usize] != UNPLACED
+    }
+
+    /// A point to come back to with [`Propagator::undo_to`].
+    pub fn mark(&self) -> usize {
+        self.trail.len()
+    }
+
+    fn record(&mut self, timeline: &Timeline, i: u32, at: u64) {
+        let size = timeline.size[i as usize];
+        self.offset[i as usize] = at;
+        self.layout.insert(timeline.span(i), Interval { low: at, high: at + size, buffer: i });
+        for t in timeline.span(i) {
+            self.placed_load[t] += size;
+        }
+        self.trail.push(Change::Placed(i));
+    }
+
+    /// Places unplaced buffer `i` at its lowest feasible offset and propagates. On failure the
+    /// state is left half-updated for [`Propagator::undo_to`] and `conflict` holds the placed
+    /// buffers responsible (including `i`).
+    pub fn place(&mut self, timeline: &Timeline, i: u32) -> Result<(), Failure> {
+        let started = Instant::now();
+        let result = self.place_and_propagate(timeline, i);
+        self.stats.time += started.elapsed();
+        self.stats.placements += 1;
+        result
+    }
+
+    fn place_and_propagate(&mut self, timeline: &Timeline, i: u32) -> Result<(), Failure> {
+        let at = self.lowest[i as usize];
+        let top = at + timeline.size[i as usize]; // within capacity: `lowest` only holds fitting offsets
+        self.record(timeline, i, at);
+        self.raised.clear();
+        self.conflict.clear();
+        self.mark_now = self.mark_now.wrapping_add(1);
+        if self.mark_now == 0 {
+            self.dirty_mark.fill(0);
+            self.mark_now = 1;
+        }
+        self.dirty.clear();
+        if self.cross_section {
+            self.mark_dirty(timeline, i);
+        }
+        // Raise the lowest offset of every unplaced buffer whose lowest position `i` now covers.
+        let mut wiped = None;
+        self.stats.work += 1;
+        timeline.for_each_overlapping(i, |j| {
+            self.stats.work += 1;
+            let lowest = self.lowest[j as usize];
+            if self.offset[j as usize] != UNPLACED || lowest >= top || at >= lowest + timeline.size[j as usize] {
+                return true;
+            }
+            self.stats.work += timeline.span(j).len() as u64;
+            match self.layout.lowest_fit(timeline, j, top, self.capacity) {
+                Some(raised) => {
+                    self.trail.push(Change::Raised { buffer: j, old: lowest });
+                    self.lowest[j as usize] = raised;
+                    self.raised.push(j);
+                    self.stats.raised += 1;
+                    if self.cross_section {
+                        self.mark_dirty(timeline, j);
+                    }
+                    true
+                }
+                None => {
+                    wiped = Some(j);
+                    false
+                }
+            }
+        });
+        if let Some(j) = wiped {
+            self.stats.wipe_outs += 1;
+            let highest = self.capacity - timeline.size[j as usize]; // sizes fit the capacity
+            self.layout.blockers(timeline, j, highest + 1, &mut self.conflict);
+            self.conflict.push(i);
+            return Err(Failure::WipeOut(j));
+        }
+        for k in 0..self.dirty.len() {
+            let t = self.dirty[k];
+            if !self.section_holds(timeline, t) {
+                // The placements that shape the segment. A sound explanation would add why each
+                // unplaced buffer there sits no lower (its blockers), which costs more than the
+                // search it saves: the backjumps it steers are heuristic anyway (§5.4).
+                self.stats.section_failures += 1;
+                self.conflict.extend(self.layout.intervals(t).iter().map(|iv| iv.buffer));
+                self.conflict.push(i);
+                return Err(Failure::Section(t));
+            }
+        }
+        Ok(())
+    }
+
+    fn mark_dirty(&mut self, timeline: &Timeline, j: u32) {
+        for t in timeline.span(j) {
+            if self.dirty_mark[t] != self.mark_now {
+                self.dirty_mark[t] = self.mark_now;
+                self.dirty.push(t);
+            }
+        }
+    }
+
+    /// Cross-section reasoning in segment `t`. The unplaced buffers alive in `t` (need `need`
+    /// bytes) must each lie inside one free gap of `t`, at or above their lowest feasible offset.
+    /// A gap can hold at most its length above the lowest offset any of them could start at, and
+    /// at most the total size of those that fit in it; what no unplaced buffer can use stays empty
+    /// in every completion, and `t` can leave only `capacity - load(t)` bytes empty. MiniMalloc's
+    /// cross-section inference (its eq. 3, with the effective height) is the special case of one
+    /// gap open to the capacity.
+    fn section_holds(&mut self, timeline: &Timeline, t: usize) -> bool {
+        self.stats.sections_checked += 1;
+        self.stats.work += (timeline.alive(t).len() + self.layout.intervals(t).len()) as u64;
+        let load = timeline.load[t];
+        if load == self.placed_load[t] {
+            return true;
+        }
+        let slack = self.capacity - load; // capacity >= max load is checked before any search
+        self.unplaced_here.clear();
+        for &j in timeline.alive(t) {
+            if self.offset[j as usize] == UNPLACED {
+                let lowest = self.lowest[j as usize];
+                let (size, alignment) = (timeline.size[j as usize], timeline.alignment[j as usize]);
+                self.unplaced_here.push(Unplaced { buffer: j, size, lowest, alignment });
+            }
+        }
+        let intervals = self.layout.intervals(t);
+        let mut dead = 0u64;
+        let mut low = 0u64;
+        let (layout, capacity) = (&self.layout, self.capacity);
+        // Whether buffer j, whose lowest offset lies below the hole, fits in it in all its segments.
+        let fits_in_hole = |j: u32, low: u64, high: u64| {
+            layout.lowest_fit(timeline, j, low, capacity).is_some_and(|at| at + timeline.size[j as usize] <= high)
+        };
+        for k in 0..=intervals.len() {
+            let high = intervals.get(k).map_or(self.capacity, |iv| iv.low);
+            if high > low {
+                let from = low.max(self.floor).min(high);
+                dead += (high - low) - self.fill.usable(&self.unplaced_here, from, high, &fits_in_hole);
+                if dead > slack {
+                    return false;
+                }
+            }
+            if let Some(iv) = intervals.get(k) {
+                low = iv.high;
+            }
+        }
+        true
+    }
+
+    /// Undoes every change after `mark`, calling `unplaced` for each buffer taken back.
+    pub fn undo_to(&mut self, timeline: &Timeline, mark: usize, mut unplaced: impl FnMut(u32)) {
+        while self.trail.len() > mark {
+            match self.trail.pop() {
+                Some(Change::Raised { buffer, old }) => self.lowest[buffer as usize] = old,
+                Some(Change::Placed(i)) => {
+                    let size = timeline.size[i as usize];
+                    self.layout.remove(timeline.span(i), self.offset[i as usize]);
+                    for t in timeline.span(i) {
+                        self.placed_load[t] -= size;
+                    }
+                    self.offset[i as usize] = UNPLACED;
+                    unplaced(i);
+                }
+                None => break,
+            }
+        }
+    }
+}
+
+/// The most bytes the unplaced buffers `(size, lowest, alignment)` (sorted by size) can put into
+/// the gap `[low, high)` of one segment: only those that fit in it above their lowest feasible
+/// offset count, all of them lie above the lowest start any of them can have, and what they put
+/// there is a sum of some of their sizes. The last bound (a subset sum, by a bitset over multiples
+/// of `unit`, the sizes' common divisor) is what finds the gaps no combination fills exactly, which
+/// matters where a segment may leave nothing empty.
+/// An unplaced buffer alive in the segment being checked.
+#[derive(Clone, Copy, Debug)]
+pub struct Unplaced {
+    pub buffer: u32,
+    pub size: u64,
+    pub lowest: u64,
+    pub alignment: u64,
+}
+
+pub struct GapFill {
+    unit: u64,
+    fitting: Vec<u64>,
+    bits: Vec<u64>,
+}
+
+/// Gaps longer than this many units get the length bound only.
+const SUBSET_SUM_UNITS: u64 = 1 << 13;
+
+impl GapFill {
+    pub fn new(sizes: impl Iterator<Item = u64>) -> GapFill {
+        let unit = sizes.fold(0, gcd).max(1);
+        GapFill { unit, fitting: Vec::new(), bits: Vec::new() }
+    }
+
+    /// `fits_in_hole(j, low, high)` says whether `j` fits inside `[low, high)` over its whole
+    /// lifetime; it is asked only for buffers whose lowest offset lies below `low`.
+    pub fn usable(
+        &mut self,
+        unplaced: &[Unplaced],
+        low: u64,
+        high: u64,
+        fits_in_hole: &impl Fn(u32, u64, u64) -> bool,
+    ) -> u64 {
+        let length = high - low;
+        let mut start = u64::MAX;
+        let mut total = 0u64;
+        self.fitting.clear();
+        for &Unplaced { buffer, size, lowest, alignment } in unplaced {
+            if size > length {
+                break;
+            }
+            let Some(at) = align_up(low.max(lowest), alignment) else { continue };
+            if at <= high - size && (lowest >= low || fits_in_hole(buffer, low, high)) {
+                start = start.min(at);
+                total = total.saturating_add(size);
+                self.fitting.push(size);
+            }
+        }
+        if start == u64::MAX {
+            return 0;
+        }
+        let room = high - start;
+        if total <= room {
+            return total;
+        }
+        let units = room / self.unit;
+        if units > SUBSET_SUM_UNITS {
+            return room;
+        }
+        self.best_subset_sum(units) * self.unit
+    }
+
+    /// The largest sum of some of `fitting` (in units) that is at most `units`.
+    fn best_subset_sum(&mut self, units: u64) -> u64 {
+        let words = (units / 64 + 1) as usize;
+        self.bits.clear();
+        self.bits.resize(words, 0);
+        self.bits[0] = 1;
+        let top_word = words - 1;
+        let top_mask = if units % 64 == 63 { u64::MAX } else { (1u64 << (units % 64 + 1)) - 1 };
+        for &size in &self.fitting {
+            let shift = (size / self.unit) as usize;
+            let (word_shift, bit_shift) = (shift / 64, shift % 64);
+            for w in (word_shift..words).rev() {
+                let mut moved = self.bits[w - word_shift] << bit_shift;
+                if bit_shift > 0 && w > word_shift {
+                    moved |= self.bits[w - word_shift - 1] >> (64 - bit_shift);
+                }
+                self.bits[w] |= moved;
+            }
+            self.bits[top_word] &= top_mask;
+            if self.bits[top_word] >> (units % 64) & 1 == 1 {
+                return units; // the whole room can be filled
+            }
+        }
+        let w = self.bits.iter().rposition(|&word| word != 0).unwrap_or(0); // bit 0 is always set
+        (w as u64) * 64 + (63 - self.bits[w].leading_zeros() as u64)
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Buffer;
+
+    fn timeline(buffers: &[Buffer]) -> Timeline {
+        Timeline::new(buffers, &(0..buffers.len()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_placement_raises_only_the_lowest_offsets_it_covers() {
+        let buffers = vec![
+            Buffer::new("a", 0, 10, 4),
+            Buffer::new("b", 0, 5, 4),
+            Buffer::new("c", 5, 10, 2),
+            Buffer::new("d", 20, 30, 1),
+        ];
+        let timeline = timeline(&buffers);
+        let mut propagator = Propagator::new(&timeline, 8, true);
+        propagator.initialise(&timeline).unwrap();
+        let mark = propagator.mark();
+        propagator.place(&timeline, 0).unwrap();
+        assert_eq!(propagator.lowest[1..].to_vec(), vec![4, 4, 0]);
+        propagator.place(&timeline, 1).unwrap();
+        assert_eq!(propagator.offset[1], 4);
+        propagator.undo_to(&timeline, mark, |_| {});
+        assert_eq!(propagator.lowest[1..].to_vec(), vec![0, 0, 0]);
+        assert!(!propagator.is_placed(0));
+    }
+
+    #[test]
+    fn wipe_outs_name_the_blocking_placements() {
+        // c spans both a and b; after a at 0 and b at 4 (capacity 8) c fits nowhere.
+        let buffers = vec![Buffer::new("a", 0, 5, 4), Buffer::new("b", 3, 10, 4), Buffer::new("c", 2, 6, 1)];
+        let timeline = timeline(&buffers);
+        let mut propagator = Propagator::new(&timeline, 8, false);
+        propagator.initialise(&timeline).unwrap();
+        propagator.place(&timeline, 0).unwrap();
+        assert_eq!(propagator.place(&timeline, 1), Err(Failure::WipeOut(2)));
+        let mut conflict = propagator.conflict.clone();
+        conflict.sort();
+        conflict.dedup();
+        assert_eq!(conflict, vec![0, 1]);
+    }
+
+    #[test]
+    fn cross_sections_see_gaps_nobody_can_fill() {
+        // Capacity 10 = the load of both segments [0,4) and [4,8): no byte may stay empty.
+        let buffers = vec![
+            Buffer::new("a", 0, 8, 5),
+            Buffer::new("d", 4, 8, 3),
+            Buffer::new("e", 4, 8, 2),
+            Buffer::new("b", 0, 4, 5),
+        ];
+        let timeline = timeline(&buffers);
+        let mut propagator = Propagator::new(&timeline, 10, true);
+        propagator.initialise(&timeline).unwrap();
+        propagator.place(&timeline, 0).unwrap(); // a at 0..5
+        let mark = propagator.mark();
+        // d at 5..8 leaves 8..10 in [4,8): e (size 2) fits exactly.
+        propagator.place(&timeline, 1).unwrap();
+        propagator.undo_to(&timeline, mark, |_| {});
+        // Pretend e's lowest offset were 9: then the gap 5..10 in [4,8) cannot take e (9 + 2 > 10),
+        // so only d's 3 bytes of it are usable and 2 stay empty with no slack.
+        propagator.lowest[2] = 9;
+        assert_eq!(propagator.place(&timeline, 1), Err(Failure::Section(1)));
+    }
+
+    fn unplaced(list: &[(u64, u64, u64)]) -> Vec<Unplaced> {
+        let mut list: Vec<Unplaced> = list
+            .iter()
+            .enumerate()
+            .map(|(j, &(size, lowest, alignment))| Unplaced { buffer: j as u32, size, lowest, alignment })
+            .collect();
+        list.sort_by_key(|u| u.size);
+        list
+    }
+
+    const ANYWHERE: &dyn Fn(u32, u64, u64) -> bool = &|_, _, _| true;
+
+    #[test]
+    fn usable_space_of_a_gap() {
+        let mut fill = GapFill::new([2u64, 3, 8].into_iter());
+        let list = unplaced(&[(2, 0, 1), (3, 7, 1), (8, 0, 1)]);
+        assert_eq!(fill.usable(&list, 4, 10, &ANYWHERE), 5, "from 4: size 2 at 4, size 3 at 7; 8 is too big");
+        assert_eq!(fill.usable(&list, 4, 5, &ANYWHERE), 0);
+        assert_eq!(fill.usable(&unplaced(&[(2, 0, 4)]), 1, 6, &ANYWHERE), 2, "aligned to 4: starts at 4");
+        let nowhere = |_: u32, _: u64, _: u64| false;
+        assert_eq!(
+            fill.usable(&list, 4, 10, &nowhere),
+            3,
+            "only the size 3 buffer, whose lowest is 7, is asked no more"
+        );
+    }
+
+    #[test]
+    fn subset_sums_bound_what_a_gap_can_hold() {
+        let mut fill = GapFill::new([4u64, 6, 10].into_iter());
+        // Units of 2: sizes 2, 3, 5 units. A gap of 7 bytes (3 units) holds 6 (one size 6 buffer).
+        assert_eq!(fill.usable(&unplaced(&[(4, 0, 1), (6, 0, 1)]), 0, 7, &ANYWHERE), 6);
+        assert_eq!(fill.usable(&unplaced(&[(4, 0, 1), (6, 0, 1)]), 0, 10, &ANYWHERE), 10);
+        assert_eq!(fill.usable(&unplaced(&[(6, 0, 1), (6, 0, 1)]), 0, 11, &ANYWHERE), 6, "two 6s need 12");
+        // Brute force over many sets and rooms, across word boundaries.
+        let sizes: Vec<u64> = vec![2, 2, 6, 14, 62, 66, 130, 198];
+        let mut fill = GapFill::new(sizes.iter().copied());
+        let list = unplaced(&sizes.iter().map(|&s| (s, 0, 1)).collect::<Vec<_>>());
+        for room in 0..500u64 {
+            let mut best = 0;
+            for mask in 0u32..(1 << sizes.len()) {
+                let sum: u64 = (0..sizes.len()).filter(|&k| mask >> k & 1 == 1).map(|k| sizes[k]).sum();
+                if sum <= room && (mask == 0 || sizes.iter().enumerate().all(|(k, &s)| mask >> k & 1 == 0 || s <= room))
+                {
+                    best = best.max(sum);
+                }
+            }
+            assert_eq!(fill.usable(&list, 0, room, &ANYWHERE), best, "room {room}");
+        }
+    }
+}

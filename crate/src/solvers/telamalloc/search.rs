@@ -1,0 +1,383 @@
+//! The search of one independent part at one capacity (§4, Fig. 7): at each decision point take
+//! candidates from the block heuristics, place each at its lowest feasible offset, let propagation
+//! judge it, and backtrack as §5.4 says.
+//!
+//! The paper's search is incomplete: candidate lists hold a few heuristic picks, major backtracks
+//! jump, and the subtree limit abandons regions. When such an attempt runs out of candidates at the
+//! root, the search restarts with a doubled subtree limit and, from the second attempt on, its
+//! heuristic picks in a seeded random order (restarts with noise cure the heavy tails of one
+//! fixed order). After a few attempts, complete attempts with a doubling step budget alternate
+//! with the heuristic ones: a complete attempt searches the canonical placement orders (see
+//! [`Search::canonical_candidates`]) with chronological backtracking. Only an exhausted complete
+//! attempt (or a failure at the root) proves that nothing fits.
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+
+use super::backtracking::{Episode, Level};
+use super::candidates::{self, Candidates};
+use super::phases;
+use super::propagation::{Failure, Propagator};
+use super::timeline::Timeline;
+use crate::options::{Deadline, SolveError};
+
+/// The knobs of the search (see the solver's parameters).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Heuristic candidates per decision point: 3 = the three heuristics in the current phase.
+    pub candidates: usize,
+    /// Bound on a decision point's candidate list after failed ones are prepended.
+    pub level_limit: usize,
+    /// Major backtracks inside one subtree before jumping out of it.
+    pub subtree_limit: u64,
+    /// Heuristic attempts before complete ones start to alternate with them (0: complete only).
+    pub restarts_before_complete: u32,
+    /// Seed of the random order of heuristic picks after the first attempt.
+    pub seed: u64,
+    pub cross_section: bool,
+    /// Step of the contention threshold, as a fraction of the peak load.
+    pub phase_step: f64,
+    /// Take the heuristics' picks from the bottom frontier (see [`candidates::frontier`]) instead
+    /// of from the current contention phase.
+    pub frontier: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            candidates: 3,
+            level_limit: 8,
+            subtree_limit: 100,
+            restarts_before_complete: 6,
+            seed: 0,
+            cross_section: true,
+            phase_step: 0.1,
+            frontier: true,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SearchStats {
+    pub steps: u64,
+    pub minor_backtracks: u64,
+    pub major_backtracks: u64,
+    pub subtree_jumps: u64,
+    pub restarts: u64,
+    pub phases: u64,
+}
+
+impl SearchStats {
+    pub fn add(&mut self, other: &SearchStats) {
+        self.steps += other.steps;
+        self.minor_backtracks += other.minor_backtracks;
+        self.major_backtracks += other.major_backtracks;
+        self.subtree_jumps += other.subtree_jumps;
+        self.restarts += other.restarts;
+        self.phases += other.phases;
+    }
+}
+
+/// When to stop: the deadline (time and cancel), a number of steps and an amount of propagation
+/// work (see [`super::propagation::PropagationStats::work`]).
+pub struct Limits<'a> {
+    pub deadline: &'a Deadline,
+    pub max_steps: u64,
+    pub max_work: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Local offsets of every buffer, and the order they were placed in (pinned ones first).
+    Found { offsets: Vec<u64>, order: Vec<u32> },
+    /// Proven: no plan fits. The root's failure, or `None` when a complete search ran out.
+    Infeasible(Option<Failure>),
+    /// Out of steps (`None`), time or cancelled.
+    Stopped(Option<SolveError>),
+}
+
+enum Step {
+    Placed,
+    Exhausted,
+    /// A complete attempt used its own step budget.
+    Yield,
+    Stopped(Option<SolveError>),
+}
+
+/// How often the deadline is polled: every this many steps, or sooner after this much propagation
+/// work (a step on a large part can cost a millisecond).
+const POLL_EVERY: u64 = 64;
+const POLL_WORK: u64 = 1 << 18;
+
+pub struct Search<'t> {
+    timeline: &'t Timeline,
+    propagator: Propagator,
+    candidates: Candidates,
+    levels: Vec<Level>,
+    level_of: Vec<u32>,
+    settings: Settings,
+    complete: bool,
+    subtree_limit: u64,
+    /// Step count at which the current complete attempt yields to a heuristic one.
+    yield_at: u64,
+    complete_budget: u64,
+    rng: ChaCha8Rng,
+    polled_at_work: u64,
+    episode: Episode,
+    /// Buffers the search places (all but the pinned ones) and how many are placed now.
+    to_place: usize,
+    placed: usize,
+    pub stats: SearchStats,
+}
+
+impl<'t> Search<'t> {
+    /// Sets up the search and propagates the root; a root failure proves infeasibility.
+    pub fn new(timeline: &'t Timeline, capacity: u64, settings: Settings) -> Result<Search<'t>, Failure> {
+        let mut propagator = Propagator::new(timeline, capacity, settings.cross_section);
+        propagator.initialise(timeline)?;
+        let (phase_of, phases) = phases::phases(timeline, settings.phase_step);
+        let mut candidates = Candidates::new(timeline, phase_of, phases);
+        let mut to_place = 0;
+        for j in 0..timeline.len() as u32 {
+            if propagator.is_placed(j) {
+                candidates.placed(j);
+            } else {
+                to_place += 1;
+            }
+        }
+        let stats = SearchStats { phases: phases as u64, ..SearchStats::default() };
+        Ok(Search {
+            timeline,
+            candidates,
+            levels: Vec::new(),
+            level_of: vec![u32::MAX; timeline.len()],
+            complete: settings.restarts_before_complete == 0,
+            subtree_limit: settings.subtree_limit.max(1),
+            yield_at: u64::MAX,
+            complete_budget: 64 * to_place.max(1) as u64,
+            rng: ChaCha8Rng::seed_from_u64(settings.seed),
+            polled_at_work: 0,
+            settings,
+            episode: Episode::default(),
+            to_place,
+            placed: 0,
+            stats,
+            propagator,
+        })
+    }
+
+    pub fn propagation(&self) -> &super::propagation::PropagationStats {
+        &self.propagator.stats
+    }
+
+    /// Searches until a plan is found, infeasibility is proven, or the limits stop it.
+    pub fn run(&mut self, limits: &Limits) -> Outcome {
+        loop {
+            match self.attempt(limits) {
+                Step::Placed => {
+                    let pinned =
+                        (0..self.timeline.len() as u32).filter(|&j| self.timeline.pinned[j as usize].is_some());
+                    let order = pinned.chain(self.levels.iter().filter_map(|l| l.placed)).collect();
+                    return Outcome::Found { offsets: self.propagator.offset.clone(), order };
+                }
+                Step::Stopped(why) => return Outcome::Stopped(why),
+                Step::Exhausted if self.complete => return Outcome::Infeasible(None),
+                Step::Exhausted | Step::Yield => self.restart(),
+            }
+        }
+    }
+
+    /// Takes every placement back and starts the next attempt: heuristic ones with a doubled
+    /// subtree limit, then complete ones (with a doubled budget each time) every other attempt.
+    fn restart(&mut self) {
+        self.undo_to(0);
+        self.levels.clear();
+        self.episode = Episode::default();
+        self.stats.restarts += 1;
+        let attempt = self.stats.restarts;
+        let heuristic_only = self.settings.restarts_before_complete as u64;
+        self.complete = attempt >= heuristic_only && (attempt - heuristic_only).is_multiple_of(2);
+        if self.complete {
+            self.yield_at = self.stats.steps.saturating_add(self.complete_budget);
+            self.complete_budget = self.complete_budget.saturating_mul(2);
+        } else {
+            self.yield_at = u64::MAX;
+            self.subtree_limit = self.subtree_limit.saturating_mul(2);
+        }
+    }
+
+    fn undo_to(&mut self, mark: usize) {
+        let Search { propagator, candidates, placed, timeline, .. } = self;
+        propagator.undo_to(timeline, mark, |j| {
+            candidates.unplaced(j);
+            *placed -= 1;
+        });
+    }
+
+    /// One attempt: descends from the current state until every buffer is placed (`Placed`), the
+    /// root runs out of candidates (`Exhausted`) or the limits stop it.
+    fn attempt(&mut self, limits: &Limits) -> Step {
+        loop {
+            if self.placed == self.to_place {
+                return Step::Placed;
+            }
+            self.open_level();
+            loop {
+                match self.descend(limits) {
+                    Step::Placed => break,
+                    Step::Stopped(why) => return Step::Stopped(why),
+                    Step::Yield => return Step::Yield,
+                    Step::Exhausted => {
+                        if !self.backtrack() {
+                            return Step::Exhausted;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A new decision point below the current state, with its candidates.
+    fn open_level(&mut self) {
+        let previous = self.levels.last().and_then(|l| l.placed);
+        let mut pending = Vec::new();
+        let propagator = &self.propagator;
+        let is_placed = |j: u32| propagator.is_placed(j);
+        if self.complete {
+            pending = self.canonical_candidates(previous);
+        } else if self.settings.frontier {
+            candidates::frontier(self.timeline, &propagator.lowest, &is_placed, self.settings.candidates, &mut pending);
+        } else if let Some(phase) = self.candidates.current_phase(previous) {
+            self.candidates.collect(phase, self.settings.candidates, &is_placed, &mut pending);
+        }
+        if !self.complete && self.stats.restarts > 0 {
+            pending.shuffle(&mut self.rng);
+        }
+        self.levels.push(Level { pending: pending.into(), ..Level::default() });
+    }
+
+    /// The candidates of a complete attempt, lowest first. Every feasible problem has a plan that
+    /// placing its buffers by increasing offset at their lowest feasible offsets reproduces (take
+    /// the plan with the least sum of offsets: a buffer that could go lower could be moved down).
+    /// So a complete search may keep offsets non-decreasing along a path, place buffers at the same
+    /// offset in index order, and skip any buffer that would sit at or above the top of another
+    /// unplaced buffer at its lowest (that one could be slipped underneath) — MiniMalloc's
+    /// canonical solutions and dominance (its §6.1, §6.3), here over lowest feasible offsets.
+    fn canonical_candidates(&self, previous: Option<u32>) -> Vec<u32> {
+        let (floor, after) = match previous {
+            Some(b) => (self.propagator.offset[b as usize], Some(b)),
+            None => (0, None),
+        };
+        let lowest = &self.propagator.lowest;
+        let unplaced = (0..self.timeline.len() as u32).filter(|&j| !self.propagator.is_placed(j));
+        let lowest_top = unplaced.clone().map(|j| lowest[j as usize] + self.timeline.size[j as usize]).min();
+        let lowest_top = lowest_top.unwrap_or(u64::MAX);
+        let mut list: Vec<u32> = unplaced
+            .filter(|&j| {
+                let at = lowest[j as usize];
+                at < lowest_top && (at > floor || (at == floor && after.is_none_or(|b| j > b)))
+            })
+            .collect();
+        list.sort_by_key(|&j| (lowest[j as usize], std::cmp::Reverse(self.timeline.lifetime[j as usize]), j));
+        list
+    }
+
+    /// Tries the pending candidates of the deepest decision point until one propagates.
+    fn descend(&mut self, limits: &Limits) -> Step {
+        let depth = self.levels.len() - 1;
+        loop {
+            let level = &mut self.levels[depth];
+            let Some(candidate) = level.pending.pop_front() else { return Step::Exhausted };
+            if self.propagator.is_placed(candidate) {
+                continue;
+            }
+            if self.stats.steps >= limits.max_steps || self.propagator.stats.work >= limits.max_work {
+                level.pending.push_front(candidate);
+                return Step::Stopped(None);
+            }
+            if self.stats.steps >= self.yield_at {
+                return Step::Yield;
+            }
+            self.stats.steps += 1;
+            let work = self.propagator.stats.work;
+            if self.stats.steps.is_multiple_of(POLL_EVERY) || work >= self.polled_at_work + POLL_WORK {
+                self.polled_at_work = work;
+                if let Some(why) = limits.deadline.expired() {
+                    return Step::Stopped(Some(why));
+                }
+            }
+            let mark = self.propagator.mark();
+            level.mark = mark;
+            // A complete attempt places by increasing offset: nothing will go below this one.
+            self.propagator.floor = if self.complete { self.propagator.lowest[candidate as usize] } else { 0 };
+            self.candidates.placed(candidate);
+            self.placed += 1;
+            match self.propagator.place(self.timeline, candidate) {
+                Ok(()) => {
+                    level.placed = Some(candidate);
+                    self.level_of[candidate as usize] = depth as u32;
+                    return Step::Placed;
+                }
+                Err(_) => {
+                    for &b in &self.propagator.conflict {
+                        let at = self.level_of[b as usize];
+                        if b != candidate && (at as usize) < depth && self.propagator.is_placed(b) {
+                            level.conflict.push(at);
+                        }
+                    }
+                    level.failed.push(candidate);
+                    self.stats.minor_backtracks += 1;
+                    self.undo_to(mark);
+                }
+            }
+        }
+    }
+
+    /// A major backtrack from the deepest decision point, whose candidates all failed. False when
+    /// the root itself is exhausted.
+    fn backtrack(&mut self) -> bool {
+        self.stats.major_backtracks += 1;
+        let depth = self.levels.len() - 1;
+        if depth == 0 {
+            return false;
+        }
+        let target = if self.complete {
+            depth - 1
+        } else {
+            // No earlier placement explains the failures: the attempt is over.
+            // No earlier placement named: the explanations are coarse, so step back one level.
+            self.levels[depth].jump_target(depth).unwrap_or(depth - 1)
+        };
+        let exhausted = self.levels.pop().unwrap_or_default(); // depth > 0: there is a level
+        self.retreat_to(target);
+        let limit = (!self.complete).then_some(self.settings.level_limit);
+        let level = &mut self.levels[target];
+        level.conflict.extend(exhausted.conflict.iter().copied().filter(|&l| (l as usize) < target));
+        level.prepend(&exhausted.failed, limit);
+        self.episode.record(target);
+        if !self.complete && self.episode.backtracks > self.subtree_limit {
+            // Stuck in the subtree of decision point `shallowest`: change the placement above it.
+            let stuck = self.episode.shallowest;
+            self.episode = Episode::default();
+            self.stats.subtree_jumps += 1;
+            if stuck == 0 {
+                return false;
+            }
+            self.retreat_to(stuck - 1);
+        }
+        true
+    }
+
+    /// Drops every decision point deeper than `target` and takes back `target`'s placement, which
+    /// counts as failed there.
+    fn retreat_to(&mut self, target: usize) {
+        self.levels.truncate(target + 1);
+        let mark = self.levels[target].mark;
+        self.undo_to(mark);
+        let level = &mut self.levels[target];
+        if let Some(buffer) = level.placed.take() {
+            level.failed.push(buffer);
+        }
+    }
+}
