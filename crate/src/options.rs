@@ -37,20 +37,33 @@ impl Effort {
 }
 
 /// A flag a caller sets to stop a solve; solvers poll it and return their best plan so far.
+///
+/// A [`CancelFlag::child`] is cancelled by its own `cancel` or by any ancestor's, so a part of a
+/// solve (one racer of the portfolio) can be stopped alone while the caller's cancel still
+/// reaches it.
 #[derive(Clone, Debug, Default)]
-pub struct CancelFlag(Arc<AtomicBool>);
+pub struct CancelFlag {
+    own: Arc<AtomicBool>,
+    ancestors: Arc<[Arc<AtomicBool>]>,
+}
 
 impl CancelFlag {
     pub fn new() -> Self {
         CancelFlag::default()
     }
 
+    /// A new flag that is also cancelled when this one is.
+    pub fn child(&self) -> CancelFlag {
+        let ancestors: Vec<Arc<AtomicBool>> = self.ancestors.iter().cloned().chain([self.own.clone()]).collect();
+        CancelFlag { own: Arc::new(AtomicBool::new(false)), ancestors: ancestors.into() }
+    }
+
     pub fn cancel(&self) {
-        self.0.store(true, Ordering::Relaxed);
+        self.own.store(true, Ordering::Relaxed);
     }
 
     pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.own.load(Ordering::Relaxed) || self.ancestors.iter().any(|flag| flag.load(Ordering::Relaxed))
     }
 }
 
@@ -235,4 +248,22 @@ pub enum SolveError {
     UnknownSolver(String),
     #[error("buffer {buffer}: offset {offset} + size {size} overflows u64")]
     Overflow { buffer: String, offset: u64, size: u64 },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_flag_sees_its_ancestors_cancel_but_not_the_reverse() {
+        let root = CancelFlag::new();
+        let child = root.child();
+        let grandchild = child.child();
+        grandchild.cancel();
+        assert!(grandchild.is_cancelled());
+        assert!(!child.is_cancelled() && !root.is_cancelled());
+        let other = child.child();
+        root.cancel();
+        assert!(child.is_cancelled() && other.is_cancelled());
+    }
 }

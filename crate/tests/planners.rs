@@ -59,6 +59,22 @@ proptest! {
         }
     }
 
+    /// At high effort `auto` searches after its quick members: on tiny instances it reaches the
+    /// brute-force optimum and proves it, and it meets a capacity equal to that optimum.
+    #[test]
+    fn auto_at_high_effort_reaches_and_proves_the_optimum(problem in instances(6, 16), seed in any::<u64>()) {
+        let optimum = brute_force_optimum(&problem);
+        let options = SolveOptions { seed, effort: Effort::High, ..SolveOptions::default() };
+        let solution = memplan::run::solve(&problem, "auto", &options).unwrap();
+        prop_assert!(validate::validate_solution(&problem, &solution, None).is_valid());
+        prop_assert_eq!(solution.makespan, optimum);
+        prop_assert!(solution.optimal, "the optimum {} was reached but not proven", optimum);
+        let at_capacity = SolveOptions { capacity: Some(optimum), ..options };
+        let fitted = memplan::run::solve(&problem, "auto", &at_capacity).unwrap();
+        prop_assert!(validate::validate_solution(&problem, &fitted, Some(optimum)).is_valid());
+        prop_assert!(fitted.feasible && fitted.makespan <= optimum);
+    }
+
     /// `auto` never does worse than any of its members, and its thread count does not change it.
     #[test]
     fn auto_keeps_the_best_member_whatever_the_threads(problem in instances(40, 1000), seed in any::<u64>()) {
@@ -66,9 +82,9 @@ proptest! {
         let one = memplan::run::solve(&problem, "auto", &options).unwrap();
         let two = memplan::run::solve(&problem, "auto", &SolveOptions { threads: Some(2), ..options.clone() }).unwrap();
         prop_assert_eq!(&one.plan, &two.plan);
-        for (member, member_seed) in solvers::portfolio::members(options.effort, seed) {
-            let solution = member.solve(&problem, &SolveOptions { seed: member_seed, ..options.clone() }).unwrap();
-            prop_assert!(one.makespan <= solution.makespan, "auto lost to {}", member.name());
+        for member in solvers::portfolio::members(options.effort, seed, problem.len(), false) {
+            let solution = member.solver.solve(&problem, &member.options(&options)).unwrap();
+            prop_assert!(one.makespan <= solution.makespan, "auto lost to {}", member.solver.name());
         }
     }
 }

@@ -1,8 +1,20 @@
-//! `auto`: runs a portfolio of planners in parallel and keeps the lowest makespan.
+//! `auto`: a portfolio that races planners on all cores and keeps the lowest makespan.
 //!
-//! Ties go to the planner listed first. The list is ordered from cheap to costly, so that rule
-//! mostly picks the faster one, and unlike "whichever finished first" it keeps the result the same
-//! for a given seed whatever the number of threads or the machine's load.
+//! It works in two phases:
+//! 1. The quick members, in parallel (rayon): every greedy order × fit the effort asks for, Zant's
+//!    planners, random restarts, and idealloc for inputs large enough to need it. Ties go to the
+//!    member listed first. The list runs from cheap to costly, so that rule mostly picks the faster
+//!    one, and unlike "whichever finished first" it keeps the result the same for a given seed
+//!    whatever the number of threads or the machine's load.
+//! 2. At high effort, on inputs small enough for search, the search solvers race from the best
+//!    plan of phase 1: MiniMalloc's exact search and TelaMalloc's heuristic search run side by side;
+//!    the first to prove its plan optimal stops the other. Without a capacity they lower the
+//!    makespan and prove bounds; with a capacity the quick plan does not meet, they try to meet it.
+//!    The better plan wins (ties: MiniMalloc's), and the bound is the best either proved.
+//!
+//! Without a time limit every member works to a budget counted in work, not time (iterations,
+//! nodes, steps), so a seed gives the same plan on any machine. With a time limit, phase 2 uses
+//! whatever time phase 1 left.
 
 use std::sync::Mutex;
 
@@ -10,20 +22,49 @@ use rayon::prelude::*;
 use web_time::Instant;
 
 use super::greedy::{Fit, Greedy, Order, Run};
-use super::{Capabilities, Solver, zant};
+use super::{Capabilities, Solver, idealloc, minimalloc, telamalloc, zant};
 use crate::model::{Problem, Solution, StatValue};
-use crate::options::{Effort, Progress, SolveError, SolveOptions};
+use crate::options::{Effort, Params, Progress, SolveError, SolveOptions};
 
 pub struct Auto;
 
 /// Random-order restarts at high effort.
 const RANDOM_RESTARTS: u64 = 16;
+/// idealloc joins at normal effort from this many buffers (below it, the greedy members match it
+/// at a fraction of the cost), and at high effort on every input up to [`IDEALLOC_MAX`].
+const IDEALLOC_MIN_NORMAL: usize = 5_000;
+/// Above this, idealloc's iterations cost more than they return on the traces measured; it joins
+/// only when a time limit bounds it.
+const IDEALLOC_MAX: usize = 200_000;
+/// The search solvers of phase 2 run on inputs up to this size (MiniMalloc's own limit for
+/// minimisation; TelaMalloc's layout grows with buffers × time segments).
+const SEARCH_MAX: usize = 4_096;
+/// MiniMalloc's node budget per feasibility search in phase 2 when no time limit is given.
+const SEARCH_NODE_BUDGET: u64 = 1_000_000;
 
-/// The portfolio for an effort level, cheapest first. Each entry carries its own seed so that a
-/// random restart is reproducible on its own.
-pub fn members(effort: Effort, seed: u64) -> Vec<(Box<dyn Solver>, u64)> {
+/// One planner of the portfolio with the seed and parameters it runs with.
+pub struct Member {
+    pub solver: Box<dyn Solver>,
+    pub seed: u64,
+    pub params: Params,
+}
+
+impl Member {
+    fn new(solver: Box<dyn Solver>, seed: u64) -> Self {
+        Member { solver, seed, params: Params::new() }
+    }
+
+    /// The options this member runs with: the caller's, with its own seed and parameters.
+    pub fn options(&self, options: &SolveOptions) -> SolveOptions {
+        SolveOptions { seed: self.seed, params: self.params.clone(), ..options.clone() }
+    }
+}
+
+/// Phase 1's members for an effort level and input, cheapest first. Each carries its own seed so
+/// that a random restart is reproducible on its own.
+pub fn members(effort: Effort, seed: u64, buffers: usize, timed: bool) -> Vec<Member> {
     let combination = |order, fit| Box::new(Greedy::combination(Run::new(order, fit))) as Box<dyn Solver>;
-    let mut members: Vec<(Box<dyn Solver>, u64)> = Vec::new();
+    let mut members = Vec::new();
     let deterministic_orders: Vec<Order> = Order::ALL.into_iter().filter(|&o| o != Order::Random).collect();
     let fits: &[Fit] = match effort {
         Effort::Low => &[Fit::First],
@@ -32,20 +73,30 @@ pub fn members(effort: Effort, seed: u64) -> Vec<(Box<dyn Solver>, u64)> {
     };
     for &fit in fits {
         for &order in &deterministic_orders {
-            members.push((combination(order, fit), seed));
+            members.push(Member::new(combination(order, fit), seed));
         }
     }
     if effort >= Effort::Normal {
         for preset in zant::presets() {
-            members.push((preset, seed));
+            members.push(Member::new(preset, seed));
         }
     }
     if effort == Effort::High {
         for restart in 0..RANDOM_RESTARTS {
             // Distinct, reproducible seeds derived from the user's.
             let member_seed = seed.wrapping_add(restart.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            members.push((combination(Order::Random, Fit::First), member_seed));
+            members.push(Member::new(combination(Order::Random, Fit::First), member_seed));
         }
+    }
+    let idealloc_iterations = match effort {
+        Effort::Normal if (IDEALLOC_MIN_NORMAL..=IDEALLOC_MAX).contains(&buffers) => Some(10),
+        Effort::High if buffers <= IDEALLOC_MAX || timed => Some(100),
+        _ => None,
+    };
+    if let Some(iterations) = idealloc_iterations {
+        let mut member = Member::new(Box::new(idealloc::Idealloc), seed);
+        member.params.set("iterations", iterations.to_string());
+        members.push(member);
     }
     members
 }
@@ -56,71 +107,167 @@ impl Solver for Auto {
     }
 
     fn description(&self) -> String {
-        "portfolio: runs many planners in parallel (more at higher --effort) and keeps the lowest makespan".into()
+        "portfolio: races greedy planners, Zant and idealloc on all cores (more at higher --effort); at high \
+         effort MiniMalloc and TelaMalloc then search from the best plan; keeps the lowest makespan"
+            .into()
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { alignment: true, pinned: true, capacity: false, minimise: false, randomised: true }
+        Capabilities { alignment: true, pinned: true, capacity: true, minimise: true, randomised: true }
     }
 
     fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Solution, SolveError> {
         let started = Instant::now();
-        let members = members(options.effort, options.seed);
-        let best_so_far: Mutex<Option<u64>> = Mutex::new(None);
-        let results: Vec<Result<Solution, SolveError>> = members
-            .par_iter()
-            .enumerate()
-            .map(|(position, (member, seed))| {
-                let mut member_options = SolveOptions { seed: *seed, ..options.clone() };
-                if position == 0 {
-                    // The first member ignores the time limit, so that `auto` always has an answer; a
-                    // cancel still stops it.
-                    member_options.time_limit = None;
-                } else if let Some(stop) = options.deadline(started).expired() {
-                    return Err(stop);
-                }
-                let result = member.solve(problem, &member_options);
-                if let Ok(solution) = &result {
-                    let mut best = best_so_far.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                    if best.is_none_or(|b| solution.makespan < b) {
-                        *best = Some(solution.makespan);
-                        options.report(Progress {
-                            solver: member.name().to_string(),
-                            best_makespan: *best,
-                            lower_bound: problem.lower_bound(),
-                            nodes: 0,
-                        });
-                    }
-                }
-                result
-            })
-            .collect();
-        let mut best: Option<Solution> = None;
-        let mut finished = 0usize;
-        let mut first_error = None;
-        let mut stopped = None;
-        for result in results {
-            match result {
-                Ok(solution) => {
-                    finished += 1;
-                    if best.as_ref().is_none_or(|b| solution.makespan < b.makespan) {
-                        best = Some(solution);
-                    }
-                }
-                Err(stop @ (SolveError::Timeout | SolveError::Cancelled)) => stopped = stopped.or(Some(stop)),
-                Err(error) => first_error = first_error.or(Some(error)),
-            }
-        }
-        let Some(mut solution) = best else {
-            return Err(first_error.or(stopped).unwrap_or(SolveError::Timeout));
-        };
+        let members = members(options.effort, options.seed, problem.len(), options.time_limit.is_some());
+        let (mut solution, finished) = quick_phase(problem, options, &members, started)?;
         let winner = std::mem::replace(&mut solution.solver, "auto".to_string());
         solution.stats.insert("winner".into(), StatValue::Text(winner));
         solution.stats.insert("members".into(), members.len().into());
         solution.stats.insert("finished".into(), finished.into());
+        if options.effort == Effort::High && problem.len() <= SEARCH_MAX {
+            solution = search_phase(problem, options, solution, started);
+        }
         solution.stats.insert("effort".into(), options.effort.name().into());
         solution.elapsed = started.elapsed();
         solution.seed = options.seed;
         Ok(solution)
     }
+}
+
+/// Phase 1: every member in parallel; the lowest makespan, ties to the first listed. Returns it
+/// with the number of members that finished.
+fn quick_phase(
+    problem: &Problem,
+    options: &SolveOptions,
+    members: &[Member],
+    started: Instant,
+) -> Result<(Solution, usize), SolveError> {
+    let best_so_far: Mutex<Option<u64>> = Mutex::new(None);
+    let results: Vec<Result<Solution, SolveError>> = members
+        .par_iter()
+        .enumerate()
+        .map(|(position, member)| {
+            let mut member_options = member.options(options);
+            member_options.progress = None;
+            if position == 0 {
+                // The first member ignores the time limit, so that `auto` always has an answer; a
+                // cancel still stops it.
+                member_options.time_limit = None;
+            } else if let Some(stop) = options.deadline(started).expired() {
+                return Err(stop);
+            } else {
+                // What is left of the caller's limit, not the whole of it again.
+                member_options.time_limit = options.deadline(started).remaining();
+            }
+            let result = member.solver.solve(problem, &member_options);
+            if let Ok(solution) = &result {
+                let mut best = best_so_far.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                if best.is_none_or(|b| solution.makespan < b) {
+                    *best = Some(solution.makespan);
+                    options.report(Progress {
+                        solver: member.solver.name().to_string(),
+                        best_makespan: *best,
+                        lower_bound: problem.lower_bound(),
+                        nodes: 0,
+                    });
+                }
+            }
+            result
+        })
+        .collect();
+    let mut best: Option<Solution> = None;
+    let mut finished = 0usize;
+    let mut first_error = None;
+    let mut stopped = None;
+    for result in results {
+        match result {
+            Ok(solution) => {
+                finished += 1;
+                if best.as_ref().is_none_or(|b| solution.makespan < b.makespan) {
+                    best = Some(solution);
+                }
+            }
+            Err(stop @ (SolveError::Timeout | SolveError::Cancelled)) => stopped = stopped.or(Some(stop)),
+            Err(error) => first_error = first_error.or(Some(error)),
+        }
+    }
+    match best {
+        Some(solution) => Ok((solution, finished)),
+        None => Err(first_error.or(stopped).unwrap_or(SolveError::Timeout)),
+    }
+}
+
+/// Phase 2: MiniMalloc and TelaMalloc race from `quick`; the first proof of optimality stops the
+/// other. Keeps `quick` when neither improves on it or when the caller cancels.
+fn search_phase(problem: &Problem, options: &SolveOptions, quick: Solution, started: Instant) -> Solution {
+    let capacity = super::capacity(problem, options);
+    let settled = match capacity {
+        Some(capacity) => quick.makespan <= capacity,
+        None => quick.makespan <= quick.lower_bound,
+    };
+    if settled || options.deadline(started).expired().is_some() {
+        return quick;
+    }
+    let race = options.cancel.child();
+    let racer_options = |params: Params| SolveOptions {
+        time_limit: options.deadline(started).remaining(),
+        cancel: race.child(),
+        params,
+        ..options.clone()
+    };
+    let exact_params = if options.time_limit.is_none() {
+        Params::new().with("budget", SEARCH_NODE_BUDGET.to_string())
+    } else {
+        Params::new()
+    };
+    let exact_options = racer_options(exact_params);
+    let search_options = racer_options(Params::new());
+    // A racer that proves its plan optimal (or meets the capacity) stops the other.
+    let done = |result: &Result<Solution, SolveError>| {
+        if let Ok(solution) = result
+            && (solution.optimal || capacity.is_some_and(|c| solution.makespan <= c))
+        {
+            race.cancel();
+        }
+    };
+    let (exact, search) = rayon::join(
+        || {
+            let result = minimalloc::MiniMalloc::default().solve(problem, &exact_options);
+            done(&result);
+            result
+        },
+        || {
+            let result = match capacity {
+                Some(_) => telamalloc::Telamalloc.solve(problem, &search_options),
+                None => telamalloc::improve(problem, &search_options, quick.clone()),
+            };
+            done(&result);
+            result
+        },
+    );
+    let mut best = quick;
+    let mut proven = best.lower_bound;
+    let mut searched = Vec::new();
+    for (name, result) in [("minimalloc", exact), ("telamalloc", search)] {
+        let Ok(found) = result else { continue };
+        proven = proven.max(found.lower_bound);
+        // A racer's plan replaces the quick one only when it is lower, or when it meets a capacity
+        // that the quick one misses.
+        let better = found.makespan < best.makespan && (capacity.is_none() || found.feasible || !best.feasible);
+        searched.push(format!("{name} {}", found.makespan));
+        if better {
+            // The winner's own statistics, with the portfolio's counts carried over.
+            let portfolio: Vec<_> =
+                ["members", "finished"].iter().filter_map(|&k| best.stats.remove_entry(k)).collect();
+            best = Solution { solver: "auto".into(), ..found };
+            best.stats.extend(portfolio);
+            best.stats.insert("winner".into(), StatValue::Text(name.into()));
+        }
+    }
+    // Both bounds are proofs, so the better one holds for whichever plan won.
+    best.lower_bound = proven.min(best.makespan);
+    best.optimal = best.makespan <= proven;
+    best.feasible = capacity.is_none_or(|c| best.makespan <= c);
+    best.stats.insert("search".into(), StatValue::Text(searched.join(", ")));
+    best
 }
