@@ -16,7 +16,7 @@
 //! nodes, steps), so a seed gives the same plan on any machine. With a time limit, phase 2 uses
 //! whatever time phase 1 left.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use rayon::prelude::*;
 use web_time::Instant;
@@ -222,10 +222,16 @@ fn search_phase(problem: &Problem, options: &SolveOptions, quick: Solution, star
     };
     let exact_options = racer_options(exact_params);
     let search_options = racer_options(Params::new());
-    // A racer that proves its plan optimal (or meets the capacity) stops the other.
-    let done = |result: &Result<Solution, SolveError>| {
+    // A racer that proves its plan optimal (or meets the capacity) stops the other, whose partial
+    // result is then ignored. Without a time limit only MiniMalloc may stop TelaMalloc: its
+    // answer under a node budget does not depend on timing, so neither does the outcome.
+    let timed = options.time_limit.is_some();
+    let stopper: OnceLock<&str> = OnceLock::new();
+    let done = |name: &'static str, result: &Result<Solution, SolveError>| {
         if let Ok(solution) = result
             && (solution.optimal || capacity.is_some_and(|c| solution.makespan <= c))
+            && (timed || name == "minimalloc")
+            && stopper.set(name).is_ok()
         {
             race.cancel();
         }
@@ -233,7 +239,7 @@ fn search_phase(problem: &Problem, options: &SolveOptions, quick: Solution, star
     let (exact, search) = rayon::join(
         || {
             let result = minimalloc::MiniMalloc::default().solve(problem, &exact_options);
-            done(&result);
+            done("minimalloc", &result);
             result
         },
         || {
@@ -241,7 +247,7 @@ fn search_phase(problem: &Problem, options: &SolveOptions, quick: Solution, star
                 Some(_) => telamalloc::Telamalloc.solve(problem, &search_options),
                 None => telamalloc::improve(problem, &search_options, quick.clone()),
             };
-            done(&result);
+            done("telamalloc", &result);
             result
         },
     );
@@ -250,6 +256,9 @@ fn search_phase(problem: &Problem, options: &SolveOptions, quick: Solution, star
     let mut searched = Vec::new();
     for (name, result) in [("minimalloc", exact), ("telamalloc", search)] {
         let Ok(found) = result else { continue };
+        if stopper.get().is_some_and(|&winner| winner != name) {
+            continue; // stopped by the other racer's proof: what it has depends on timing
+        }
         proven = proven.max(found.lower_bound);
         // A racer's plan replaces the quick one only when it is lower, or when it meets a capacity
         // that the quick one misses.
