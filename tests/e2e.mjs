@@ -150,6 +150,9 @@ await test('every example of the gallery loads', async (page) => {
 await test('each solver gives the CLI makespan and plan on a pasted CSV (same seed)', async (page) => {
   await open(page);
   await paste(page, smallText);
+  // The capacity that came with the example loaded first must not carry over to the pasted text.
+  const capacity = await page.inputValue(T('capacity-input'));
+  assert(capacity === '', `the previous example's capacity stayed: '${capacity}'`);
   const solvers = await page.evaluate(() => window.__memplan.engine.info.catalogue.solvers.map((s) => s.name));
   assert(solvers.length >= 10, `only ${solvers.length} solvers listed`);
   const out = join(tmpdir(), `memplan-e2e-${process.pid}.csv`);

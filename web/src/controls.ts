@@ -39,6 +39,9 @@ export class Controls {
   onThreads: (threads: number) => void = () => {};
   /** The capacity as a decimal byte count, when the input holds a valid size. */
   capacityBytes: string | null = null;
+  /** The capacity shown came with the instance (an example's or the file's own), not from the
+   * user: loading another instance replaces it instead of carrying it over. */
+  capacityFromInstance = false;
   onCapacity: () => void = () => {};
 
   constructor(private checkSize: (text: string) => Promise<string>) {
@@ -49,6 +52,7 @@ export class Controls {
     this.cancelButton.addEventListener('click', () => this.onCancel());
     this.threadsSelect.addEventListener('change', () => this.onThreads(Number(this.threadsSelect.value)));
     this.capacityInput.addEventListener('input', () => {
+      this.capacityFromInstance = false;
       clearTimeout(this.capacityCheck);
       this.capacityCheck = window.setTimeout(() => void this.validateCapacity(), 250);
     });
@@ -188,7 +192,8 @@ export class Controls {
     this.onCapacity();
   }
 
-  setCapacity(text: string) {
+  setCapacity(text: string, fromInstance = false) {
+    this.capacityFromInstance = fromInstance;
     this.capacityInput.value = text;
     void this.validateCapacity();
   }

@@ -134,8 +134,12 @@ async function load(request: LoadRequest): Promise<boolean> {
     inst = parsed;
     loaded = request;
     result = null;
-    if (request.example?.capacity) controls.setCapacity(request.example.capacity);
-    else if (request.example) controls.setCapacity('');
+    // A capacity the user typed stays; one that came with the previous instance gives way to
+    // this instance's own (an example's, or the file's), or to none.
+    if (controls.capacityFromInstance || !controls.capacityInput.value.trim()) {
+      const own = request.example?.capacity ?? parsed.summary.capacity ?? '';
+      controls.setCapacity(own, own !== '');
+    }
     input.showText(parsed.text, parsed.name, parsed.bytes);
     $('summary').innerHTML = summaryRows(parsed).map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('');
     showResult();
