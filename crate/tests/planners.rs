@@ -9,6 +9,7 @@ use memplan::solvers::greedy::{Fit, Greedy, Order, Run};
 use memplan::solvers::{self, Solver};
 use memplan::{Effort, SolveOptions, validate};
 use proptest::prelude::*;
+use std::time::Duration;
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
@@ -63,19 +64,23 @@ proptest! {
     }
 
     /// At high effort `auto` searches after its quick members: on tiny instances it reaches the
-    /// brute-force optimum and proves it, and it meets a capacity equal to that optimum.
+    /// brute-force optimum and proves it, and it meets a capacity equal to that optimum, whether
+    /// its searchers race (no time limit) or take turns (one thread and a time limit).
     #[test]
     fn auto_at_high_effort_reaches_and_proves_the_optimum(problem in instances(6, 16), seed in any::<u64>()) {
         let optimum = brute_force_optimum(&problem);
-        let options = SolveOptions { seed, effort: Effort::High, ..SolveOptions::default() };
-        let solution = memplan::run::solve(&problem, "auto", &options).unwrap();
-        prop_assert!(validate::validate_solution(&problem, &solution, None).is_valid());
-        prop_assert_eq!(solution.makespan, optimum);
-        prop_assert!(solution.optimal, "the optimum {} was reached but not proven", optimum);
-        let at_capacity = SolveOptions { capacity: Some(optimum), ..options };
-        let fitted = memplan::run::solve(&problem, "auto", &at_capacity).unwrap();
-        prop_assert!(validate::validate_solution(&problem, &fitted, Some(optimum)).is_valid());
-        prop_assert!(fitted.feasible && fitted.makespan <= optimum);
+        let racing = SolveOptions { seed, effort: Effort::High, ..SolveOptions::default() };
+        let turns = SolveOptions { threads: Some(1), time_limit: Some(Duration::from_secs(60)), ..racing.clone() };
+        for options in [racing, turns] {
+            let solution = memplan::run::solve(&problem, "auto", &options).unwrap();
+            prop_assert!(validate::validate_solution(&problem, &solution, None).is_valid());
+            prop_assert_eq!(solution.makespan, optimum);
+            prop_assert!(solution.optimal, "the optimum {} was reached but not proven", optimum);
+            let at_capacity = SolveOptions { capacity: Some(optimum), ..options };
+            let fitted = memplan::run::solve(&problem, "auto", &at_capacity).unwrap();
+            prop_assert!(validate::validate_solution(&problem, &fitted, Some(optimum)).is_valid());
+            prop_assert!(fitted.feasible && fitted.makespan <= optimum);
+        }
     }
 
     /// With no time limit, `auto` at high effort gives the same plan on every run and thread count,
@@ -140,7 +145,7 @@ fn a_cancelled_solve_stops() {
     }
     assert_eq!(memplan::run::solve(&problem, "auto", &options).unwrap_err(), memplan::SolveError::Cancelled);
     // A time limit is different: `auto` still answers, as its first member always finishes.
-    let options = SolveOptions { time_limit: Some(std::time::Duration::ZERO), ..SolveOptions::default() };
+    let options = SolveOptions { time_limit: Some(Duration::ZERO), ..SolveOptions::default() };
     let solution = memplan::run::solve(&problem, "auto", &options).unwrap();
     assert_eq!(solution.stats["finished"], memplan::model::StatValue::Count(1));
 }

@@ -197,8 +197,9 @@ fn quick_phase(
     }
 }
 
-/// Phase 2: MiniMalloc and TelaMalloc race from `quick`; the first proof of optimality stops the
-/// other. Keeps `quick` when neither improves on it or when the caller cancels.
+/// Phase 2: MiniMalloc and TelaMalloc search from `quick`, racing on two threads or taking turns
+/// on one; the first proof of optimality (or plan within the capacity) ends the search. Keeps
+/// `quick` when neither improves on it or when the caller cancels.
 fn search_phase(problem: &Problem, options: &SolveOptions, quick: Solution, started: Instant) -> Solution {
     let capacity = super::capacity(problem, options);
     let settled = match capacity {
@@ -208,57 +209,15 @@ fn search_phase(problem: &Problem, options: &SolveOptions, quick: Solution, star
     if settled || options.deadline(started).expired().is_some() {
         return quick;
     }
-    let race = options.cancel.child();
-    let racer_options = |params: Params| SolveOptions {
-        time_limit: options.deadline(started).remaining(),
-        cancel: race.child(),
-        params,
-        ..options.clone()
-    };
-    let exact_params = if options.time_limit.is_none() {
-        Params::new().with("budget", SEARCH_NODE_BUDGET.to_string())
+    let results = if options.time_limit.is_some() && rayon::current_num_threads() == 1 {
+        take_turns(problem, options, &quick, capacity, started)
     } else {
-        Params::new()
+        race(problem, options, &quick, capacity, started)
     };
-    let exact_options = racer_options(exact_params);
-    let search_options = racer_options(Params::new());
-    // A racer that proves its plan optimal (or meets the capacity) stops the other, whose partial
-    // result is then ignored. Without a time limit only MiniMalloc may stop TelaMalloc: its
-    // answer under a node budget does not depend on timing, so neither does the outcome.
-    let timed = options.time_limit.is_some();
-    let stopper: OnceLock<&str> = OnceLock::new();
-    let done = |name: &'static str, result: &Result<Solution, SolveError>| {
-        if let Ok(solution) = result
-            && (solution.optimal || capacity.is_some_and(|c| solution.makespan <= c))
-            && (timed || name == "minimalloc")
-            && stopper.set(name).is_ok()
-        {
-            race.cancel();
-        }
-    };
-    let (exact, search) = rayon::join(
-        || {
-            let result = minimalloc::MiniMalloc::default().solve(problem, &exact_options);
-            done("minimalloc", &result);
-            result
-        },
-        || {
-            let result = match capacity {
-                Some(_) => telamalloc::Telamalloc.solve(problem, &search_options),
-                None => telamalloc::improve(problem, &search_options, quick.clone()),
-            };
-            done("telamalloc", &result);
-            result
-        },
-    );
     let mut best = quick;
     let mut proven = best.lower_bound;
     let mut searched = Vec::new();
-    for (name, result) in [("minimalloc", exact), ("telamalloc", search)] {
-        let Ok(found) = result else { continue };
-        if stopper.get().is_some_and(|&winner| winner != name) {
-            continue; // stopped by the other racer's proof: what it has depends on timing
-        }
+    for (name, found) in results {
         proven = proven.max(found.lower_bound);
         // A racer's plan replaces the quick one only when it is lower, or when it meets a capacity
         // that the quick one misses.
@@ -279,4 +238,119 @@ fn search_phase(problem: &Problem, options: &SolveOptions, quick: Solution, star
     best.feasible = capacity.is_none_or(|c| best.makespan <= c);
     best.stats.insert("search".into(), StatValue::Text(searched.join(", ")));
     best
+}
+
+/// The searches of phase 2, by name.
+const SEARCHERS: [&str; 2] = ["minimalloc", "telamalloc"];
+
+/// Whether a searcher's result ends the search: a plan proven optimal or within the capacity
+/// asked for, or a proof that nothing fits the capacity.
+fn conclusive(result: &Result<Solution, SolveError>, capacity: Option<u64>) -> bool {
+    match result {
+        Ok(solution) => solution.optimal || capacity.is_some_and(|c| solution.makespan <= c),
+        Err(error) => matches!(error, SolveError::Infeasible(_)),
+    }
+}
+
+/// One run of a phase-2 searcher. TelaMalloc lowers the makespan of `start` when no capacity is
+/// given; MiniMalloc minimises on its own (its bound proofs need its own probes).
+fn search(
+    name: &str,
+    problem: &Problem,
+    options: &SolveOptions,
+    start: &Solution,
+    capacity: Option<u64>,
+) -> Result<Solution, SolveError> {
+    match (name, capacity) {
+        ("minimalloc", _) => minimalloc::MiniMalloc::default().solve(problem, options),
+        (_, Some(_)) => telamalloc::Telamalloc.solve(problem, options),
+        (_, None) => telamalloc::improve(problem, options, start.clone()),
+    }
+}
+
+/// Both searchers at once (`rayon::join`): a conclusive result stops the other, whose partial
+/// result is then dropped. Without a time limit only MiniMalloc may stop TelaMalloc: its answer
+/// under a node budget does not depend on timing, so neither does the outcome. Each racer's time
+/// limit is what is left of the caller's when it starts (on one thread they run one after the
+/// other).
+fn race(
+    problem: &Problem,
+    options: &SolveOptions,
+    quick: &Solution,
+    capacity: Option<u64>,
+    started: Instant,
+) -> Vec<(&'static str, Solution)> {
+    let race = options.cancel.child();
+    let timed = options.time_limit.is_some();
+    let stopper: OnceLock<&str> = OnceLock::new();
+    let run = |name: &'static str| {
+        let params = if name == "minimalloc" && !timed {
+            Params::new().with("budget", SEARCH_NODE_BUDGET.to_string())
+        } else {
+            Params::new()
+        };
+        let racer_options = SolveOptions {
+            time_limit: options.deadline(started).remaining(),
+            cancel: race.child(),
+            params,
+            ..options.clone()
+        };
+        let result = search(name, problem, &racer_options, quick, capacity);
+        if conclusive(&result, capacity) && (timed || name == "minimalloc") && stopper.set(name).is_ok() {
+            race.cancel();
+        }
+        result
+    };
+    let (exact, heuristic) = rayon::join(|| run(SEARCHERS[0]), || run(SEARCHERS[1]));
+    [(SEARCHERS[0], exact), (SEARCHERS[1], heuristic)]
+        .into_iter()
+        .filter(|(name, _)| stopper.get().is_none_or(|winner| winner == name))
+        .filter_map(|(name, result)| result.ok().map(|solution| (name, solution)))
+        .collect()
+}
+
+/// First time slice of [`take_turns`]; each round doubles it.
+const FIRST_TURN: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// One thread with a time limit: the searchers take turns with doubling time slices, TelaMalloc
+/// first (its heuristic attempts are quick to find plans that exist), so that neither stalls
+/// the other the way running them one after the other would. Each turn restarts its solver; the
+/// doubling bounds the repeated work by the time of the last turn. Ends at the first conclusive
+/// result, the deadline or a cancel.
+fn take_turns(
+    problem: &Problem,
+    options: &SolveOptions,
+    quick: &Solution,
+    capacity: Option<u64>,
+    started: Instant,
+) -> Vec<(&'static str, Solution)> {
+    let deadline = options.deadline(started);
+    let mut results: Vec<(&'static str, Solution)> = Vec::new();
+    let mut best = quick.clone();
+    let mut slice = FIRST_TURN;
+    loop {
+        for name in [SEARCHERS[1], SEARCHERS[0]] {
+            let Some(remaining) = deadline.remaining() else { return results };
+            if deadline.expired().is_some() {
+                return results;
+            }
+            let turn_options = SolveOptions { time_limit: Some(slice.min(remaining)), ..options.clone() };
+            let result = search(name, problem, &turn_options, &best, capacity);
+            let done = conclusive(&result, capacity);
+            let Ok(found) = result else {
+                if done {
+                    return results;
+                }
+                continue;
+            };
+            if found.makespan < best.makespan {
+                best = found.clone();
+            }
+            results.push((name, found));
+            if done {
+                return results;
+            }
+        }
+        slice = slice.saturating_mul(2);
+    }
 }
