@@ -1,7 +1,7 @@
 // Compares the single-threaded wasm build (in Node's V8, the engine Chromium uses) with the native
-// CLI on the same instances and solvers: median time over repeated runs, and the ratio.
+// CLI on one thread (--threads 1) on the same instances and solvers: median time over repeated runs, and the ratio.
 // Usage: node scripts/bench-wasm.mjs [repeats] [solvers] FILES...   (after scripts/build-wasm.sh and
-// cargo build --release)
+// cargo build --release). MEMPLAN_CAPACITY=1048576 solves at that capacity (both sides).
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { basename } from 'node:path';
@@ -13,19 +13,21 @@ const root = new URL('..', import.meta.url).pathname;
 const pkg = await import(`${root}web/src/pkg-st/index.js`);
 await pkg.default({ module_or_path: readFileSync(`${root}web/src/pkg-st/index_bg.wasm`) });
 
+const capacity = process.env.MEMPLAN_CAPACITY;
 const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log('| instance | solver | wasm ms | native ms | wasm / native | same makespan |');
 console.log('|---|---|---:|---:|---:|---|');
 for (const file of files) {
   const instance = new pkg.Instance(readFileSync(file, 'utf8'), '', 'half-open');
   const native = execFileSync(`${root}target/release/memplan`,
-    ['bench', file, '--solvers', solvers.join(','), '--repeat', String(repeats), '--csv']).toString();
+    ['bench', file, '--solvers', solvers.join(','), '--repeat', String(repeats), '--csv', '--threads', '1',
+      ...(capacity ? ['--capacity', capacity] : [])]).toString();
   const nativeRows = native.trim().split('\n').slice(1).map((line) => line.split(','));
   for (const solver of solvers) {
     const times = [];
     let makespan;
     for (let i = 0; i < repeats; i++) {
-      const job = pkg.Job.start(instance, { solver, seed: '0' });
+      const job = pkg.Job.start(instance, { solver, seed: '0', ...(capacity ? { capacity } : {}) });
       const state = job.poll();
       times.push(state.result.elapsed_ms);
       makespan = state.result.makespan;
