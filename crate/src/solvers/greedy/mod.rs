@@ -203,7 +203,7 @@ pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) 
         }
         poll(step, deadline)?;
         let (offset, top) = locate(&occupancy, &mut query, buffer, fit)?;
-        occupancy.insert(buffer.start, buffer.end, offset, top);
+        occupancy.insert_queried(&query, offset, top);
         offsets[i] = offset;
         placed_order.push(i);
     }

@@ -118,7 +118,7 @@ impl<'a> Arena<'a> {
             if bound.is_some_and(|bound| top >= bound) {
                 return Ok(Squeezed::Exceeded);
             }
-            occupancy.insert(buffer.start, buffer.end, offset, top);
+            occupancy.insert_queried(&query, offset, top);
             offsets[i] = offset;
             makespan = makespan.max(top);
             placed.push(i);
