@@ -211,8 +211,8 @@ pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) 
 }
 
 /// Where `fit` puts `buffer` among the placements `occupancy` holds: its offset and top, or an
-/// overflow error when they would pass u64. Shared with idealloc's squeeze.
-pub(crate) fn locate(
+/// overflow error when they would pass u64.
+fn locate(
     occupancy: &Occupancy,
     query: &mut Query,
     buffer: &Buffer,
