@@ -212,12 +212,7 @@ pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) 
 
 /// Where `fit` puts `buffer` among the placements `occupancy` holds: its offset and top, or an
 /// overflow error when they would pass u64.
-fn locate(
-    occupancy: &Occupancy,
-    query: &mut Query,
-    buffer: &Buffer,
-    fit: Fit,
-) -> Result<(u64, u64), SolveError> {
+fn locate(occupancy: &Occupancy, query: &mut Query, buffer: &Buffer, fit: Fit) -> Result<(u64, u64), SolveError> {
     occupancy.query_into(buffer.start, buffer.end, query);
     let overflow = || SolveError::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
     let offset = fit.choose(occupancy, query, buffer.size, buffer.alignment).ok_or_else(overflow)?;

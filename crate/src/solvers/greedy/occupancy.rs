@@ -25,9 +25,15 @@ trait Intervals {
     fn probe(&self, low: u64, high: u64) -> Result<u64, u64>;
 }
 
+/// How many leading intervals satisfy `below` (a predicate true on a prefix): a count over short
+/// sets, whose comparisons do not wait on each other as a binary search's do, else binary search.
+fn rank(items: &[Interval], below: impl Fn(&Interval) -> bool) -> usize {
+    if items.len() <= 16 { items.iter().map(|item| below(item) as usize).sum() } else { items.partition_point(below) }
+}
+
 impl Intervals for [Interval] {
     fn blocking(&self, low: u64, high: u64) -> Option<u64> {
-        let below = self.partition_point(|&(s, _)| s < high);
+        let below = rank(self, |&(s, _)| s < high);
         match below.checked_sub(1).map(|i| self[i]) {
             Some((_, e)) if e > low => Some(e),
             _ => None,
@@ -35,7 +41,7 @@ impl Intervals for [Interval] {
     }
 
     fn probe(&self, low: u64, high: u64) -> Result<u64, u64> {
-        let below = self.partition_point(|&(s, _)| s < high);
+        let below = rank(self, |&(s, _)| s < high);
         match below.checked_sub(1).map(|i| self[i]) {
             Some((_, e)) if e > low => Err(e),
             _ => Ok(self.get(below).map_or(u64::MAX, |&(s, _)| s)),
@@ -109,8 +115,8 @@ impl Set {
         let items = self.view(pool);
         // Intervals [first, last) overlap or touch [low, high]: they start at or below `high`
         // and end at or above `low` (ends are sorted too, as the intervals are disjoint).
-        let last = items.partition_point(|&(s, _)| s <= high);
-        let first = items[..last].partition_point(|&(_, e)| e < low);
+        let last = rank(items, |&(s, _)| s <= high);
+        let first = rank(&items[..last], |&(_, e)| e < low);
         if first < last {
             let merged = (low.min(items[first].0), high.max(items[last - 1].1));
             if self.class == 0 {
@@ -170,6 +176,8 @@ pub struct Occupancy {
     /// Number of leaves, a power of two; node `1` is the root, leaf `i` is node `leaves + i`.
     leaves: usize,
     nodes: Vec<Node>,
+    /// Bit per node: canonical for some lifetime given to `new` (only those nodes hold sets).
+    canonical: Vec<u64>,
     pool: Pool,
     /// Scratch query for [`Occupancy::insert`].
     scratch: Query,
@@ -196,19 +204,29 @@ pub struct Span {
 }
 
 impl Occupancy {
-    /// An empty index for lifetimes whose endpoints are among `lifetimes`.
+    /// An empty index for placements and queries over these lifetimes (only these: the index
+    /// keeps no sets at nodes that none of them needs).
     pub fn new(lifetimes: impl Iterator<Item = (u64, u64)>) -> Self {
-        let mut times: Vec<u64> = lifetimes.flat_map(|(s, e)| [s, e]).collect();
+        let lifetimes: Vec<(u64, u64)> = lifetimes.collect();
+        let mut times: Vec<u64> = lifetimes.iter().flat_map(|&(s, e)| [s, e]).collect();
         times.sort_unstable();
         times.dedup();
         let leaves = times.len().saturating_sub(1).max(1).next_power_of_two();
-        Occupancy {
+        let mut occupancy = Occupancy {
             times,
             leaves,
             nodes: vec![Node::default(); 2 * leaves],
+            canonical: vec![0; (2 * leaves).div_ceil(64)],
             pool: Pool::default(),
             scratch: Query::default(),
+        };
+        let mut canonical = std::mem::take(&mut occupancy.canonical);
+        for &(start, end) in &lifetimes {
+            let span = occupancy.span(start, end);
+            occupancy.for_each_canonical(span, |node| canonical[node / 64] |= 1 << (node % 64));
         }
+        occupancy.canonical = canonical;
+        occupancy
     }
 
     /// The leaf range of a lifetime, to query it repeatedly without searching the endpoints again.
@@ -221,38 +239,56 @@ impl Occupancy {
         Span { first, last }
     }
 
-    /// Calls `visit(node, canonical)` for every node to touch for the lifetime: the canonical
-    /// nodes tiling it (`true`), and the nodes that overlap it only in part (`false`), which are
-    /// exactly the proper ancestors of the canonical nodes.
-    fn for_each_node(&self, span: Span, mut visit: impl FnMut(usize, bool)) {
+    fn is_canonical_somewhere(&self, node: usize) -> bool {
+        self.canonical[node / 64] >> (node % 64) & 1 == 1
+    }
+
+    /// Calls `visit` with each canonical node tiling the lifetime.
+    fn for_each_canonical(&self, span: Span, mut visit: impl FnMut(usize)) {
         debug_assert!(span.first < span.last, "empty lifetime");
-        let (low, high) = (span.first as usize + self.leaves, span.last as usize + self.leaves);
-        let (mut l, mut h) = (low, high);
+        let (mut l, mut h) = (span.first as usize + self.leaves, span.last as usize + self.leaves);
         while l < h {
             if l & 1 == 1 {
-                visit(l, true);
+                visit(l);
                 l += 1;
             }
             if h & 1 == 1 {
                 h -= 1;
-                visit(h, true);
+                visit(h);
             }
             l >>= 1;
             h >>= 1;
         }
+    }
+
+    /// Fills `query.nodes` with the nodes to touch for the lifetime: the canonical nodes tiling it,
+    /// then the nodes that overlap it only in part (exactly the proper ancestors of the canonical
+    /// nodes). Ancestors that are canonical for no lifetime are left out: their own sets stay empty
+    /// and their subtree sets are never read.
+    fn collect_nodes(&self, span: Span, query: &mut Query) {
+        query.nodes.clear();
+        self.for_each_canonical(span, |node| {
+            debug_assert!(self.is_canonical_somewhere(node), "a lifetime not given to Occupancy::new");
+            query.nodes.push(node as u32);
+        });
+        query.ancestors_from = query.nodes.len();
         // Node `low >> level` overlaps in part unless `low` is its first leaf; the same on the
         // right with `high`. When both name one node, visit it once.
+        let (low, high) = (span.first as usize + self.leaves, span.last as usize + self.leaves);
         let levels = self.leaves.trailing_zeros();
         for level in 1..=levels {
             let left = (low >> level != 0 && (low >> level) << level != low).then_some(low >> level);
             let right = ((high >> level) << level != high).then_some((high - 1) >> level);
-            if let Some(node) = left {
-                visit(node, false);
+            if let Some(node) = left
+                && self.is_canonical_somewhere(node)
+            {
+                query.nodes.push(node as u32);
             }
             if let Some(node) = right
                 && Some(node) != left
+                && self.is_canonical_somewhere(node)
             {
-                visit(node, false);
+                query.nodes.push(node as u32);
             }
         }
     }
@@ -307,21 +343,8 @@ impl Occupancy {
 
     /// [`Occupancy::query_into`] for a lifetime given by its [`Occupancy::span`].
     pub fn query_span(&self, span: Span, query: &mut Query) {
+        self.collect_nodes(span, query);
         query.sets.clear();
-        query.nodes.clear();
-        // Canonical nodes come first in the visit order only per level; sort them out in one
-        // pass each so that `insert_queried` knows which is which.
-        self.for_each_node(span, |node, canonical| {
-            if canonical {
-                query.nodes.push(node as u32);
-            }
-        });
-        query.ancestors_from = query.nodes.len();
-        self.for_each_node(span, |node, canonical| {
-            if !canonical {
-                query.nodes.push(node as u32);
-            }
-        });
         for (k, &node) in query.nodes.iter().enumerate() {
             let slot = if k < query.ancestors_from { BELOW } else { OWN };
             let reference = node << 1 | slot;
