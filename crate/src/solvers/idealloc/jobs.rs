@@ -149,9 +149,9 @@ impl Made {
         self.members.extend(contents);
         let inside = &mut self.members[first..];
         debug_assert!(!inside.is_empty(), "an empty box");
-        inside.sort_unstable_by_key(|&id| {
+        inside.sort_by_key(|&id| {
             let record = jobs.get(id);
-            (Reverse(record.largest), record.start, id)
+            (Reverse(record.largest), record.start)
         });
         let (mut start, mut end, mut largest) = (u64::MAX, 0, 0);
         for &id in inside.iter() {

@@ -52,7 +52,7 @@ impl Unboxing<'_> {
             // One row per job, each on top of the one before: the largest buffers first, then by
             // start (the order boxes keep their contents in).
             let mut rows = ids.to_vec();
-            rows.sort_by_key(|&id| (Reverse(jobs.get(id).largest), jobs.get(id).start, id));
+            rows.sort_by_key(|&id| (Reverse(jobs.get(id).largest), jobs.get(id).start));
             return rows.into_iter().fold(watermark, |watermark, id| self.place(id, watermark));
         }
         let (row_of, rows) = colour_rows(ids, lifetime);

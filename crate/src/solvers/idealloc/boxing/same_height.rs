@@ -50,22 +50,25 @@ fn step<'a>(
     made: &mut Made,
 ) -> [(&'a mut [Item], u64); 2] {
     let t = items[(mix(seed) % items.len() as u64) as usize].start;
-    // Three-way partition in place: [ends by t | alive at t | starts after t]. The job chosen is
-    // alive at t, so both sides are smaller than `items`.
-    let (mut before, mut next, mut after) = (0, 0, items.len());
-    while next < after {
-        let item = items[next];
+    // Stable three-way partition in place: [ends by t | alive at t | starts after t], each side
+    // in the given order (which the pivots of later steps and Lemma 1's ties depend on). The job
+    // chosen is alive at t, so both sides are smaller than `items`.
+    let (mut live, mut starts_after) = (Vec::new(), Vec::new());
+    let mut before = 0;
+    for k in 0..items.len() {
+        let item = items[k];
         if item.end <= t {
-            items.swap(before, next);
+            items[before] = item;
             before += 1;
-            next += 1;
         } else if item.start > t {
-            after -= 1;
-            items.swap(next, after);
+            starts_after.push(item);
         } else {
-            next += 1;
+            live.push(item);
         }
     }
+    let after = before + live.len();
+    items[before..after].copy_from_slice(&live);
+    items[after..].copy_from_slice(&starts_after);
     let (ends_before, rest) = items.split_at_mut(before);
     let (live, starts_after) = rest.split_at_mut(after - before);
     let unresolved = lemma1(jobs, live, shape.per_box, shape.box_height, shape.epsilon, made);

@@ -22,15 +22,13 @@ pub fn lemma1(jobs: &Jobs, live: &mut [Item], per_box: usize, box_height: u64, e
     if count <= first_strip.saturating_mul(2) {
         return count;
     }
-    // By start is the order of `live` itself; by end, an order of positions in it. `taken` marks
-    // jobs already in a strip.
-    live.sort_unstable_by_key(|item| (item.start, item.end, item.id));
+    // Both orders over positions in `live`; ties keep the given order, as do the strip sorts (by
+    // position), so that the boxing depends on the seed alone. `taken` marks jobs already in a strip.
+    let mut by_start: Vec<u32> = (0..count as u32).collect();
+    by_start.sort_unstable_by_key(|&k| (live[k as usize].start, live[k as usize].end, k));
     let mut by_end: Vec<u32> = (0..count as u32).collect();
-    by_end.sort_unstable_by_key(|&k| {
-        let item = live[k as usize];
-        (Reverse(item.end), Reverse(item.start), item.id)
-    });
-    let by_start = |k: usize| k as u32;
+    by_end.sort_unstable_by_key(|&k| (Reverse(live[k as usize].end), Reverse(live[k as usize].start), k));
+    let by_start = |k: usize| by_start[k];
     let by_end = |k: usize| by_end[k];
     let mut taken = vec![false; count];
     let (mut next_start, mut next_end) = (0usize, 0usize);
@@ -44,7 +42,7 @@ pub fn lemma1(jobs: &Jobs, live: &mut [Item], per_box: usize, box_height: u64, e
         if strip_jobs.is_empty() {
             break;
         }
-        strip_jobs.sort_unstable_by_key(|&k| (Reverse(live[k as usize].end), live[k as usize].id));
+        strip_jobs.sort_unstable_by_key(|&k| (Reverse(live[k as usize].end), k));
         for group in strip_jobs.chunks(per_box) {
             made.add_box(jobs, box_height, group.iter().map(|&k| live[k as usize].id));
         }
@@ -53,7 +51,7 @@ pub fn lemma1(jobs: &Jobs, live: &mut [Item], per_box: usize, box_height: u64, e
         if strip_jobs.is_empty() {
             break;
         }
-        strip_jobs.sort_unstable_by_key(|&k| (live[k as usize].start, live[k as usize].id));
+        strip_jobs.sort_unstable_by_key(|&k| (live[k as usize].start, k));
         for group in strip_jobs.chunks(per_box) {
             made.add_box(jobs, box_height, group.iter().map(|&k| live[k as usize].id));
         }
@@ -66,10 +64,11 @@ pub fn lemma1(jobs: &Jobs, live: &mut [Item], per_box: usize, box_height: u64, e
 
 /// Theorem 2's boxing of the unresolved jobs: an optimal packing by interval graph colouring, its
 /// rows `per_box` at a time into boxes of `box_height`. The jobs are all alive at one time (those
-/// of a critical point), so the colouring gives each a row of its own in order of start.
+/// of a critical point), so the colouring gives each a row of its own in order of start (ties in
+/// the given order).
 pub fn box_by_rows(jobs: &Jobs, items: &mut [Item], per_box: usize, box_height: u64, made: &mut Made) {
     debug_assert!(all_alive_at_once(items, |item| (item.start, item.end)), "jobs of one critical point");
-    items.sort_unstable_by_key(|item| (item.start, item.id));
+    items.sort_by_key(|item| item.start);
     for group in items.chunks(per_box.max(1)) {
         made.add_box(jobs, box_height, group.iter().map(|item| item.id));
     }
