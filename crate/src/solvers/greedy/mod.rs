@@ -203,7 +203,7 @@ pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) 
         }
         poll(step, deadline)?;
         let (offset, top) = locate(&occupancy, &mut query, buffer, fit)?;
-        occupancy.insert(buffer.start, buffer.end, offset, top);
+        occupancy.insert_queried(&query, offset, top);
         offsets[i] = offset;
         placed_order.push(i);
     }
@@ -211,13 +211,8 @@ pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) 
 }
 
 /// Where `fit` puts `buffer` among the placements `occupancy` holds: its offset and top, or an
-/// overflow error when they would pass u64. Shared with idealloc's squeeze.
-pub(crate) fn locate(
-    occupancy: &Occupancy,
-    query: &mut Query,
-    buffer: &Buffer,
-    fit: Fit,
-) -> Result<(u64, u64), SolveError> {
+/// overflow error when they would pass u64.
+fn locate(occupancy: &Occupancy, query: &mut Query, buffer: &Buffer, fit: Fit) -> Result<(u64, u64), SolveError> {
     occupancy.query_into(buffer.start, buffer.end, query);
     let overflow = || SolveError::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
     let offset = fit.choose(occupancy, query, buffer.size, buffer.alignment).ok_or_else(overflow)?;

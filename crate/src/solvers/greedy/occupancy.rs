@@ -11,53 +11,163 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Disjoint address intervals `[low, high)`, sorted and merged on insertion (touching ones too).
-/// A sorted vector, not a tree: the sets are small (on Y_1 and 10^6-buffer traces the median holds
-/// 1–4 intervals, the largest a few hundred), and binary search over a flat array beats pointer
-/// chasing and a node allocation per set.
-#[derive(Clone, Debug, Default)]
-struct IntervalSet {
-    intervals: Vec<(u64, u64)>,
+/// An address interval `[low, high)`.
+type Interval = (u64, u64);
+
+/// Disjoint address intervals, sorted and merged on insertion (touching ones too), as a view of a
+/// node's [`Set`]. The sets are small (on Y_1 and 10^6-buffer traces the median holds 1–4
+/// intervals, the largest a few hundred): binary search over a flat array beats a tree.
+trait Intervals {
+    /// The end of an interval meeting `[low, high)`, if any (the last one starting below `high`).
+    fn blocking(&self, low: u64, high: u64) -> Option<u64>;
+    /// `Err(end)` of an interval meeting `[low, high)`, else `Ok` with the start of the first
+    /// interval at or above `high` (`u64::MAX` when there is none).
+    fn probe(&self, low: u64, high: u64) -> Result<u64, u64>;
 }
 
-impl IntervalSet {
-    fn insert(&mut self, low: u64, high: u64) {
-        // Intervals [first, last) overlap or touch [low, high]: they start at or below `high`
-        // and end at or above `low` (ends are sorted too, as the intervals are disjoint).
-        let last = self.intervals.partition_point(|&(s, _)| s <= high);
-        let first = self.intervals[..last].partition_point(|&(_, e)| e < low);
-        if first == last {
-            self.intervals.insert(first, (low, high));
-            return;
-        }
-        let merged = (low.min(self.intervals[first].0), high.max(self.intervals[last - 1].1));
-        self.intervals[first] = merged;
-        self.intervals.drain(first + 1..last);
-    }
+/// How many leading intervals satisfy `below` (a predicate true on a prefix): a count over short
+/// sets, whose comparisons do not wait on each other as a binary search's do, else binary search.
+fn rank(items: &[Interval], below: impl Fn(&Interval) -> bool) -> usize {
+    if items.len() <= 16 { items.iter().map(|item| below(item) as usize).sum() } else { items.partition_point(below) }
+}
 
-    /// The end of an interval meeting `[low, high)`, if any (the last one starting below `high`).
+impl Intervals for [Interval] {
     fn blocking(&self, low: u64, high: u64) -> Option<u64> {
-        let below = self.intervals.partition_point(|&(s, _)| s < high);
-        match below.checked_sub(1).map(|i| self.intervals[i]) {
+        let below = rank(self, |&(s, _)| s < high);
+        match below.checked_sub(1).map(|i| self[i]) {
             Some((_, e)) if e > low => Some(e),
             _ => None,
         }
     }
 
-    /// `Err(end)` of an interval meeting `[low, high)`, else `Ok` with the start of the first
-    /// interval at or above `high` (`u64::MAX` when there is none).
     fn probe(&self, low: u64, high: u64) -> Result<u64, u64> {
-        let below = self.intervals.partition_point(|&(s, _)| s < high);
-        match below.checked_sub(1).map(|i| self.intervals[i]) {
+        let below = rank(self, |&(s, _)| s < high);
+        match below.checked_sub(1).map(|i| self[i]) {
             Some((_, e)) if e > low => Err(e),
-            _ => Ok(self.intervals.get(below).map_or(u64::MAX, |&(s, _)| s)),
+            _ => Ok(self.get(below).map_or(u64::MAX, |&(s, _)| s)),
+        }
+    }
+}
+
+/// One node's interval set. Most sets hold one interval (on the idealloc suite more than half of
+/// them), which stays inline so that the node's cache line answers the query; longer sets live in a
+/// block of the shared [`Pool`] (one flat allocation for the whole index, no Vec per set).
+#[derive(Clone, Copy, Debug, Default)]
+struct Set {
+    /// The only interval while `class == 0` and `len == 1`.
+    inline: Interval,
+    len: u32,
+    /// Start of the block in the pool (when `class > 0`).
+    block: u32,
+    /// The block holds `1 << class` intervals; 0: no block, at most one interval, inline.
+    class: u32,
+}
+
+/// The blocks of every set longer than one interval, by power-of-two capacity, with free lists.
+#[derive(Debug, Default)]
+struct Pool {
+    intervals: Vec<Interval>,
+    free: Vec<Vec<u32>>,
+}
+
+/// The smallest block: sets that outgrow their inline interval usually stay below four.
+const FIRST_CLASS: u32 = 2;
+
+impl Pool {
+    fn alloc(&mut self, class: u32) -> u32 {
+        if let Some(block) = self.free.get_mut(class as usize).and_then(Vec::pop) {
+            return block;
+        }
+        let block = self.intervals.len();
+        self.intervals.resize(block + (1 << class), (0, 0));
+        // Blocks are addressed by u32: 4 × 10^9 intervals is far beyond any index built here.
+        u32::try_from(block).expect("interval pool below 2^32 entries")
+    }
+
+    fn release(&mut self, block: u32, class: u32) {
+        if self.free.len() <= class as usize {
+            self.free.resize(class as usize + 1, Vec::new());
+        }
+        self.free[class as usize].push(block);
+    }
+
+    fn clear(&mut self) {
+        self.intervals.clear();
+        self.free.iter_mut().for_each(Vec::clear);
+    }
+}
+
+impl Set {
+    fn view<'a>(&'a self, pool: &'a Pool) -> &'a [Interval] {
+        if self.class == 0 {
+            &std::slice::from_ref(&self.inline)[..self.len as usize]
+        } else {
+            &pool.intervals[self.block as usize..][..self.len as usize]
         }
     }
 
-    fn highest(&self) -> u64 {
-        self.intervals.last().map_or(0, |&(_, e)| e)
+    fn highest(&self, pool: &Pool) -> u64 {
+        self.view(pool).last().map_or(0, |&(_, e)| e)
+    }
+
+    fn insert(&mut self, pool: &mut Pool, low: u64, high: u64) {
+        let len = self.len as usize;
+        let items = self.view(pool);
+        // Intervals [first, last) overlap or touch [low, high]: they start at or below `high`
+        // and end at or above `low` (ends are sorted too, as the intervals are disjoint).
+        let last = rank(items, |&(s, _)| s <= high);
+        let first = rank(&items[..last], |&(_, e)| e < low);
+        if first < last {
+            let merged = (low.min(items[first].0), high.max(items[last - 1].1));
+            if self.class == 0 {
+                self.inline = merged;
+            } else {
+                let block = &mut pool.intervals[self.block as usize..][..len];
+                block[first] = merged;
+                block.copy_within(last.., first + 1);
+                self.len -= (last - first - 1) as u32;
+            }
+            return;
+        }
+        if self.class == 0 {
+            if len == 0 {
+                self.inline = (low, high);
+                self.len = 1;
+                return;
+            }
+            // The inline interval and the new one move to a block.
+            let block = pool.alloc(FIRST_CLASS);
+            let pair = if first == 0 { [(low, high), self.inline] } else { [self.inline, (low, high)] };
+            pool.intervals[block as usize..][..2].copy_from_slice(&pair);
+            *self = Set { inline: (0, 0), len: 2, block, class: FIRST_CLASS };
+            return;
+        }
+        if len == 1 << self.class {
+            let (old, class) = (self.block, self.class);
+            let block = pool.alloc(class + 1);
+            pool.intervals.copy_within(old as usize..old as usize + len, block as usize);
+            pool.release(old, class);
+            self.block = block;
+            self.class = class + 1;
+        }
+        let block = &mut pool.intervals[self.block as usize..][..len + 1];
+        block.copy_within(first..len, first + 1);
+        block[first] = (low, high);
+        self.len += 1;
     }
 }
+
+/// A tree node's two sets: the placements whose lifetime it tiles (`own`) and those recorded
+/// anywhere in its subtree (`below`). One cache line, as every visit reads one or both.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(align(64))]
+struct Node {
+    sets: [Set; 2],
+}
+
+/// Which of a node's sets: a reference to one set is `node << 1 | slot`.
+const OWN: u32 = 0;
+const BELOW: u32 = 1;
 
 /// The placed buffers, indexed by time for address queries over a lifetime.
 pub struct Occupancy {
@@ -65,116 +175,158 @@ pub struct Occupancy {
     times: Vec<u64>,
     /// Number of leaves, a power of two; node `1` is the root, leaf `i` is node `leaves + i`.
     leaves: usize,
-    /// Per node: index into `sets` of its own / subtree set, 0 when empty (sets are made lazily so
-    /// that a million buffers cost two u32 per node, not two maps).
-    own: Vec<u32>,
-    below: Vec<u32>,
-    sets: Vec<IntervalSet>,
-    /// Scratch list of nodes for `insert`, kept to save an allocation per buffer.
-    nodes: Vec<(usize, bool)>,
+    nodes: Vec<Node>,
+    /// Bit per node: canonical for some lifetime given to `new` (only those nodes hold sets).
+    canonical: Vec<u64>,
+    pool: Pool,
+    /// Scratch query for [`Occupancy::insert`].
+    scratch: Query,
 }
 
-/// The sets to consult for one lifetime. Reuse one across buffers ([`Occupancy::query_into`]) to
-/// save an allocation per buffer.
+/// The nodes of one lifetime and the sets to consult for it. Reuse one across buffers
+/// ([`Occupancy::query_into`]) to save allocations; after a query, [`Occupancy::insert_queried`]
+/// records a placement of that lifetime without finding its nodes again.
 #[derive(Default)]
 pub struct Query {
+    /// Non-empty sets holding every address taken during the lifetime, as `node << 1 | slot`.
     sets: Vec<u32>,
+    /// The canonical nodes tiling the lifetime, then (from `ancestors_from` on) their proper
+    /// ancestors.
+    nodes: Vec<u32>,
+    ancestors_from: usize,
+}
+
+/// A lifetime as the leaf range `[first, last)` it covers, from [`Occupancy::span`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Span {
+    first: u32,
+    last: u32,
 }
 
 impl Occupancy {
-    /// An empty index for lifetimes whose endpoints are among `lifetimes`.
+    /// An empty index for placements and queries over these lifetimes (only these: the index
+    /// keeps no sets at nodes that none of them needs).
     pub fn new(lifetimes: impl Iterator<Item = (u64, u64)>) -> Self {
-        let mut times: Vec<u64> = lifetimes.flat_map(|(s, e)| [s, e]).collect();
+        let lifetimes: Vec<(u64, u64)> = lifetimes.collect();
+        let mut times: Vec<u64> = lifetimes.iter().flat_map(|&(s, e)| [s, e]).collect();
         times.sort_unstable();
         times.dedup();
         let leaves = times.len().saturating_sub(1).max(1).next_power_of_two();
-        Occupancy {
+        let mut occupancy = Occupancy {
             times,
             leaves,
-            own: vec![0; 2 * leaves],
-            below: vec![0; 2 * leaves],
-            sets: vec![IntervalSet::default()],
-            nodes: Vec::new(),
+            nodes: vec![Node::default(); 2 * leaves],
+            canonical: vec![0; (2 * leaves).div_ceil(64)],
+            pool: Pool::default(),
+            scratch: Query::default(),
+        };
+        let mut canonical = std::mem::take(&mut occupancy.canonical);
+        for &(start, end) in &lifetimes {
+            let span = occupancy.span(start, end);
+            occupancy.for_each_canonical(span, |node| canonical[node / 64] |= 1 << (node % 64));
         }
+        occupancy.canonical = canonical;
+        occupancy
     }
 
-    /// Leaf range `[first, last)` of a lifetime. Its endpoints must have been given to `new`.
-    fn leaves_of(&self, start: u64, end: u64) -> (usize, usize) {
-        let first = self.times.partition_point(|&t| t < start);
-        let last = self.times.partition_point(|&t| t < end);
-        (first, last)
+    /// The leaf range of a lifetime, to query it repeatedly without searching the endpoints again.
+    /// Its endpoints must have been given to `new`.
+    pub fn span(&self, start: u64, end: u64) -> Span {
+        // Leaves are fewer than 2^32: each is an interval between two of at most 2 × (2^32 − 1)
+        // endpoints of a Problem, whose buffers are indexed by u32 elsewhere too.
+        let first = self.times.partition_point(|&t| t < start) as u32;
+        let last = self.times.partition_point(|&t| t < end) as u32;
+        Span { first, last }
     }
 
-    /// Calls `visit(node, canonical)` for every node to touch for the lifetime: the canonical
-    /// nodes tiling it (`true`), and the nodes that overlap it only in part (`false`), which are
-    /// exactly the proper ancestors of the canonical nodes.
-    fn for_each_node(&self, start: u64, end: u64, mut visit: impl FnMut(usize, bool)) {
-        let (first, last) = self.leaves_of(start, end);
-        debug_assert!(first < last, "empty lifetime");
-        let (low, high) = (first + self.leaves, last + self.leaves);
-        let (mut l, mut h) = (low, high);
+    fn is_canonical_somewhere(&self, node: usize) -> bool {
+        self.canonical[node / 64] >> (node % 64) & 1 == 1
+    }
+
+    /// Calls `visit` with each canonical node tiling the lifetime.
+    fn for_each_canonical(&self, span: Span, mut visit: impl FnMut(usize)) {
+        debug_assert!(span.first < span.last, "empty lifetime");
+        let (mut l, mut h) = (span.first as usize + self.leaves, span.last as usize + self.leaves);
         while l < h {
             if l & 1 == 1 {
-                visit(l, true);
+                visit(l);
                 l += 1;
             }
             if h & 1 == 1 {
                 h -= 1;
-                visit(h, true);
+                visit(h);
             }
             l >>= 1;
             h >>= 1;
         }
+    }
+
+    /// Fills `query.nodes` with the nodes to touch for the lifetime: the canonical nodes tiling it,
+    /// then the nodes that overlap it only in part (exactly the proper ancestors of the canonical
+    /// nodes). Ancestors that are canonical for no lifetime are left out: their own sets stay empty
+    /// and their subtree sets are never read.
+    fn collect_nodes(&self, span: Span, query: &mut Query) {
+        query.nodes.clear();
+        self.for_each_canonical(span, |node| {
+            debug_assert!(self.is_canonical_somewhere(node), "a lifetime not given to Occupancy::new");
+            query.nodes.push(node as u32);
+        });
+        query.ancestors_from = query.nodes.len();
         // Node `low >> level` overlaps in part unless `low` is its first leaf; the same on the
         // right with `high`. When both name one node, visit it once.
+        let (low, high) = (span.first as usize + self.leaves, span.last as usize + self.leaves);
         let levels = self.leaves.trailing_zeros();
         for level in 1..=levels {
             let left = (low >> level != 0 && (low >> level) << level != low).then_some(low >> level);
             let right = ((high >> level) << level != high).then_some((high - 1) >> level);
-            if let Some(node) = left {
-                visit(node, false);
+            if let Some(node) = left
+                && self.is_canonical_somewhere(node)
+            {
+                query.nodes.push(node as u32);
             }
             if let Some(node) = right
                 && Some(node) != left
+                && self.is_canonical_somewhere(node)
             {
-                visit(node, false);
+                query.nodes.push(node as u32);
             }
         }
     }
 
-    fn set_of(&mut self, slot: SetSlot, node: usize) -> &mut IntervalSet {
-        let table = match slot {
-            SetSlot::Own => &mut self.own,
-            SetSlot::Below => &mut self.below,
-        };
-        if table[node] == 0 {
-            table[node] = self.sets.len() as u32;
-            self.sets.push(IntervalSet::default());
-        }
-        let index = table[node] as usize;
-        &mut self.sets[index]
+    fn set(&self, reference: u32) -> &Set {
+        &self.nodes[(reference >> 1) as usize].sets[(reference & 1) as usize]
     }
 
-    /// Forgets every placement, keeping the allocated sets for the next round of placements (the
+    fn view(&self, reference: u32) -> &[Interval] {
+        self.set(reference).view(&self.pool)
+    }
+
+    /// Forgets every placement, keeping the allocations for the next round of placements (the
     /// idealloc squeeze runs first fit many times over the same lifetimes).
     pub fn clear(&mut self) {
-        for set in &mut self.sets {
-            set.intervals.clear();
-        }
+        self.nodes.fill(Node::default());
+        self.pool.clear();
     }
 
     /// Records addresses `[low, high)` as taken during `[start, end)`.
     pub fn insert(&mut self, start: u64, end: u64, low: u64, high: u64) {
-        let mut nodes = std::mem::take(&mut self.nodes);
-        nodes.clear();
-        self.for_each_node(start, end, |node, canonical| nodes.push((node, canonical)));
-        for &(node, canonical) in &nodes {
-            if canonical {
-                self.set_of(SetSlot::Own, node).insert(low, high);
+        let mut query = std::mem::take(&mut self.scratch);
+        self.query_into(start, end, &mut query);
+        self.insert_queried(&query, low, high);
+        self.scratch = query;
+    }
+
+    /// Records addresses `[low, high)` as taken during the lifetime of the last query made with
+    /// `query` (the placements since then do not matter).
+    pub fn insert_queried(&mut self, query: &Query, low: u64, high: u64) {
+        let Occupancy { nodes, pool, .. } = self;
+        for (k, &node) in query.nodes.iter().enumerate() {
+            let [own, below] = &mut nodes[node as usize].sets;
+            if k < query.ancestors_from {
+                own.insert(pool, low, high);
             }
-            self.set_of(SetSlot::Below, node).insert(low, high);
+            below.insert(pool, low, high);
         }
-        self.nodes = nodes;
     }
 
     /// The sets that together hold every address taken at some time in `[start, end)`.
@@ -186,13 +338,20 @@ impl Occupancy {
 
     /// [`Occupancy::query`] into an existing `Query`, reusing its storage.
     pub fn query_into(&self, start: u64, end: u64, query: &mut Query) {
+        self.query_span(self.span(start, end), query);
+    }
+
+    /// [`Occupancy::query_into`] for a lifetime given by its [`Occupancy::span`].
+    pub fn query_span(&self, span: Span, query: &mut Query) {
+        self.collect_nodes(span, query);
         query.sets.clear();
-        self.for_each_node(start, end, |node, canonical| {
-            let set = if canonical { self.below[node] } else { self.own[node] };
-            if set != 0 {
-                query.sets.push(set);
+        for (k, &node) in query.nodes.iter().enumerate() {
+            let slot = if k < query.ancestors_from { BELOW } else { OWN };
+            let reference = node << 1 | slot;
+            if self.set(reference).len != 0 {
+                query.sets.push(reference);
             }
-        });
+        }
     }
 
     /// The lowest `offset >= 0`, a multiple of `alignment`, with `[offset, offset + size)` free.
@@ -223,7 +382,7 @@ impl Occupancy {
                 if free_until[k] >= top {
                     continue;
                 }
-                match self.sets[set as usize].probe(offset, top) {
+                match self.view(set).probe(offset, top) {
                     Err(end) => {
                         offset = align_up(end, alignment)?;
                         continue 'candidate;
@@ -237,13 +396,13 @@ impl Occupancy {
 
     /// True when some address in `[low, high)` is taken during the lifetime.
     pub fn is_taken(&self, query: &Query, low: u64, high: u64) -> bool {
-        query.sets.iter().any(|&set| self.sets[set as usize].blocking(low, high).is_some())
+        query.sets.iter().any(|&set| self.view(set).blocking(low, high).is_some())
     }
 
     /// Every free gap `[low, high)` in address order; the last is `[low, None)`, open above.
     /// A k-way merge of the sets' intervals by start: O(intervals × log sets).
     pub fn gaps(&self, query: &Query, mut visit: impl FnMut(u64, Option<u64>)) {
-        let mut cursors: Vec<_> = query.sets.iter().map(|&set| self.sets[set as usize].intervals.iter()).collect();
+        let mut cursors: Vec<_> = query.sets.iter().map(|&set| self.view(set).iter()).collect();
         let mut heads: BinaryHeap<Reverse<(u64, u64, usize)>> = BinaryHeap::with_capacity(cursors.len());
         for (k, cursor) in cursors.iter_mut().enumerate() {
             if let Some(&(low, high)) = cursor.next() {
@@ -265,14 +424,8 @@ impl Occupancy {
 
     /// The highest address taken during the lifetime (0 when nothing is).
     pub fn highest(&self, query: &Query) -> u64 {
-        query.sets.iter().map(|&set| self.sets[set as usize].highest()).max().unwrap_or(0)
+        query.sets.iter().map(|&set| self.set(set).highest(&self.pool)).max().unwrap_or(0)
     }
-}
-
-#[derive(Clone, Copy)]
-enum SetSlot {
-    Own,
-    Below,
 }
 
 /// The smallest multiple of `alignment` at or above `value`, or `None` past u64.
@@ -294,21 +447,36 @@ mod tests {
 
     #[test]
     fn interval_set_merges_overlapping_and_touching() {
-        let mut set = IntervalSet::default();
-        set.insert(10, 20);
-        set.insert(30, 40);
-        set.insert(20, 25);
-        assert_eq!(set.intervals, vec![(10, 25), (30, 40)]);
-        set.insert(50, 60);
-        set.insert(0, 2);
-        assert_eq!(set.intervals, vec![(0, 2), (10, 25), (30, 40), (50, 60)]);
-        set.insert(5, 35);
-        assert_eq!(set.intervals, vec![(0, 2), (5, 40), (50, 60)]);
-        assert_eq!(set.blocking(0, 1), Some(2));
-        assert_eq!(set.blocking(2, 5), None);
-        assert_eq!(set.blocking(2, 6), Some(40));
-        assert_eq!(set.blocking(40, 50), None);
-        assert_eq!(set.blocking(40, 51), Some(60));
+        let mut pool = Pool::default();
+        let mut set = Set::default();
+        set.insert(&mut pool, 10, 20);
+        assert_eq!(set.view(&pool), &[(10, 20)]);
+        set.insert(&mut pool, 30, 40);
+        set.insert(&mut pool, 20, 25);
+        assert_eq!(set.view(&pool), &[(10, 25), (30, 40)]);
+        set.insert(&mut pool, 50, 60);
+        set.insert(&mut pool, 0, 2);
+        assert_eq!(set.view(&pool), &[(0, 2), (10, 25), (30, 40), (50, 60)]);
+        set.insert(&mut pool, 70, 80);
+        set.insert(&mut pool, 64, 66);
+        assert_eq!(set.view(&pool), &[(0, 2), (10, 25), (30, 40), (50, 60), (64, 66), (70, 80)]);
+        set.insert(&mut pool, 5, 35);
+        assert_eq!(set.view(&pool), &[(0, 2), (5, 40), (50, 60), (64, 66), (70, 80)]);
+        let view = set.view(&pool);
+        assert_eq!(view.blocking(0, 1), Some(2));
+        assert_eq!(view.blocking(2, 5), None);
+        assert_eq!(view.blocking(2, 6), Some(40));
+        assert_eq!(view.blocking(40, 50), None);
+        assert_eq!(view.blocking(40, 51), Some(60));
+        set.insert(&mut pool, 0, 100);
+        assert_eq!(set.view(&pool), &[(0, 100)]);
+        // The inline interval merges in place, and a lower one moves both to a block, in order.
+        let mut small = Set::default();
+        small.insert(&mut pool, 10, 20);
+        small.insert(&mut pool, 5, 10);
+        assert_eq!(small.view(&pool), &[(5, 20)]);
+        small.insert(&mut pool, 0, 2);
+        assert_eq!(small.view(&pool), &[(0, 2), (5, 20)]);
     }
 
     /// Against a direct scan of placed rectangles, on every lifetime of a small grid.

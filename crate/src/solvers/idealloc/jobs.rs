@@ -1,61 +1,195 @@
 //! Jobs: the buffers to box and the boxes that boxing makes of them (the paper's "jobs", §3.1),
 //! and interval graph colouring, which boxing, unboxing and the one-size case all use.
+//!
+//! Jobs live in one flat arena per boxing ([`Jobs`]), named by index: the input jobs (movable
+//! buffers and the dummy) first, then the boxes in the order they were made, each box's contents a
+//! range of one shared member list. An iteration resets the arena to its inputs instead of cloning
+//! and freeing a tree of vectors.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// A job's index in its [`Jobs`] arena.
+pub type JobId = u32;
+
+/// A buffer or a box: a height (`size`) alive during `[start, end)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub size: u64,
+    pub start: u64,
+    pub end: u64,
+    /// The size of the largest input buffer inside (its own for a buffer, 0 for the dummy job):
+    /// unboxing stacks the rows holding the largest buffers first.
+    pub largest: u64,
+    /// A box's contents are `members[first..first + count]`; `count` is 0 for an input job.
+    first: u32,
+    count: u32,
+}
+
 /// What a job holds.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Contents {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contents<'a> {
     /// An input buffer, by its index in the problem.
     Buffer(usize),
-    /// A box (one Matryoshka of Fig. 4): jobs whose load never exceeds the box's size at any time
-    /// and whose lifetimes lie within the box's.
-    Boxed(Vec<Job>),
+    /// A box (one Matryoshka of Fig. 4): jobs of one height, all alive at one time (every box of
+    /// Theorem 2 comes from the jobs alive at a critical point), whose load never exceeds the box's
+    /// size, in the order unboxing stacks them.
+    Boxed(&'a [JobId]),
     /// The dummy job of §5.6 that lifts h_max / h_min to inequality 12; unboxing skips it (§5.7).
     Dummy,
 }
 
-/// A buffer or a box: a height (`size`) alive during `[start, end)`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Job {
-    pub size: u64,
-    pub start: u64,
-    pub end: u64,
-    pub contents: Contents,
-    /// The size of the largest input buffer inside (its own for a buffer, 0 for the dummy job):
-    /// unboxing stacks the rows holding the largest buffers first.
-    pub largest: u64,
+/// The buffer index that marks the dummy job among the inputs.
+const DUMMY: u32 = u32::MAX;
+
+/// Every job of one boxing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Jobs {
+    records: Vec<Record>,
+    members: Vec<JobId>,
+    /// Per input job, its buffer index ([`DUMMY`] for the dummy job); later ids are boxes.
+    inputs: Vec<u32>,
 }
 
-impl Job {
-    pub fn buffer(index: usize, size: u64, start: u64, end: u64) -> Job {
-        Job { size, start, end, contents: Contents::Buffer(index), largest: size }
+impl Jobs {
+    /// An input buffer of the problem, by index, as a job of height `size`.
+    pub fn add_buffer(&mut self, index: usize, size: u64, start: u64, end: u64) -> JobId {
+        // Problems index buffers by u32 in the occupancy index too: 4 × 10^9 buffers never fit here.
+        let index = u32::try_from(index).ok().filter(|&i| i != DUMMY).expect("fewer than 2^32 - 1 buffers");
+        self.add_input(index, Record { size, start, end, largest: size, first: 0, count: 0 })
     }
 
     /// The dummy job of §5.6.
-    pub fn dummy(size: u64, start: u64, end: u64) -> Job {
-        Job { size, start, end, contents: Contents::Dummy, largest: 0 }
+    pub fn add_dummy(&mut self, size: u64, start: u64, end: u64) -> JobId {
+        self.add_input(DUMMY, Record { size, start, end, largest: 0, first: 0, count: 0 })
     }
 
-    /// A box of height `size` around `contents`, alive from the first start to the last end among
-    /// them. The caller guarantees that their load fits in `size`. `contents` must not be empty.
-    pub fn boxed(size: u64, contents: Vec<Job>) -> Job {
-        debug_assert!(!contents.is_empty(), "an empty box");
-        let start = contents.iter().map(|j| j.start).min().unwrap_or(0);
-        let end = contents.iter().map(|j| j.end).max().unwrap_or(0);
-        let largest = contents.iter().map(|j| j.largest).max().unwrap_or(0);
-        Job { size, start, end, contents: Contents::Boxed(contents), largest }
+    fn add_input(&mut self, buffer: u32, record: Record) -> JobId {
+        debug_assert_eq!(self.records.len(), self.inputs.len(), "inputs come before boxes");
+        self.inputs.push(buffer);
+        self.records.push(record);
+        (self.records.len() - 1) as JobId
+    }
+
+    /// The input jobs, in the order they were added.
+    pub fn inputs(&self) -> std::ops::Range<JobId> {
+        0..self.inputs.len() as JobId
+    }
+
+    /// Makes this arena hold exactly the inputs of `base` (their heights as given), reusing its
+    /// storage.
+    pub fn reset_to(&mut self, base: &Jobs) {
+        self.records.clear();
+        self.records.extend_from_slice(&base.records[..base.inputs.len()]);
+        self.members.clear();
+        self.inputs.clone_from(&base.inputs);
+    }
+
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn get(&self, id: JobId) -> &Record {
+        &self.records[id as usize]
+    }
+
+    /// Rounds a job's height up (Corollary 15) before it is boxed.
+    pub fn set_size(&mut self, id: JobId, size: u64) {
+        self.records[id as usize].size = size;
+    }
+
+    pub fn contents(&self, id: JobId) -> Contents<'_> {
+        match self.inputs.get(id as usize) {
+            Some(&DUMMY) => Contents::Dummy,
+            Some(&buffer) => Contents::Buffer(buffer as usize),
+            None => {
+                let record = &self.records[id as usize];
+                Contents::Boxed(&self.members[record.first as usize..][..record.count as usize])
+            }
+        }
+    }
+
+    /// Adds the boxes of `made` and appends their ids to `out`.
+    pub fn commit(&mut self, made: Made, out: &mut Vec<JobId>) {
+        let base = self.members.len() as u32;
+        self.members.extend_from_slice(&made.members);
+        for mut record in made.boxes {
+            record.first += base;
+            out.push(self.records.len() as JobId);
+            self.records.push(record);
+        }
     }
 
     /// Calls `visit` with every input buffer inside this job, however deeply boxed.
     #[cfg(test)]
-    pub fn for_each_buffer(&self, visit: &mut impl FnMut(usize)) {
-        match &self.contents {
-            Contents::Buffer(index) => visit(*index),
-            Contents::Boxed(inner) => inner.iter().for_each(|job| job.for_each_buffer(visit)),
+    pub fn for_each_buffer(&self, id: JobId, visit: &mut impl FnMut(usize)) {
+        match self.contents(id) {
+            Contents::Buffer(index) => visit(index),
+            Contents::Boxed(inner) => inner.iter().for_each(|&job| self.for_each_buffer(job, visit)),
             Contents::Dummy => {}
         }
+    }
+}
+
+/// Boxes made from existing jobs while the arena is shared read-only (by parallel tasks), added to
+/// it afterwards with [`Jobs::commit`]. Boxes only ever hold jobs made before them.
+#[derive(Debug, Default)]
+pub struct Made {
+    boxes: Vec<Record>,
+    members: Vec<JobId>,
+}
+
+impl Made {
+    /// A box of height `size` around `contents` (not empty, all of one height and alive at one
+    /// time), alive from the first start to the last end among them. The caller guarantees that
+    /// their load fits in `size`. The contents are stored in unboxing order: largest buffer first,
+    /// then by start.
+    pub fn add_box(&mut self, jobs: &Jobs, size: u64, contents: impl IntoIterator<Item = JobId>) {
+        let first = self.members.len();
+        self.members.extend(contents);
+        let inside = &mut self.members[first..];
+        debug_assert!(!inside.is_empty(), "an empty box");
+        inside.sort_by_key(|&id| {
+            let record = jobs.get(id);
+            (Reverse(record.largest), record.start)
+        });
+        let (mut start, mut end, mut largest) = (u64::MAX, 0, 0);
+        for &id in inside.iter() {
+            let record = jobs.get(id);
+            start = start.min(record.start);
+            end = end.max(record.end);
+            largest = largest.max(record.largest);
+        }
+        let count = inside.len() as u32;
+        self.boxes.push(Record { size, start, end, largest, first: first as u32, count });
+    }
+
+    /// Moves the boxes of `other` after these.
+    pub fn append(&mut self, other: Made) {
+        let base = self.members.len() as u32;
+        self.members.extend_from_slice(&other.members);
+        self.boxes.extend(other.boxes.into_iter().map(|record| Record { first: record.first + base, ..record }));
+    }
+
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.boxes.len()
+    }
+}
+
+/// A job as boxing handles it: its lifetime inline, so that partitions and sorts need not look it
+/// up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Item {
+    pub start: u64,
+    pub end: u64,
+    pub id: JobId,
+}
+
+impl Item {
+    pub fn of(jobs: &Jobs, id: JobId) -> Item {
+        let record = jobs.get(id);
+        Item { start: record.start, end: record.end, id }
     }
 }
 
@@ -106,21 +240,16 @@ pub fn all_alive_at_once<T>(items: &[T], lifetime: impl Fn(&T) -> (u64, u64)) ->
     last_start < first_end
 }
 
-/// The items grouped by row, rows in order, items of a row in their given order.
-pub fn rows_of<T>(items: Vec<T>, lifetime: impl Fn(&T) -> (u64, u64)) -> Vec<Vec<T>> {
-    let (row_of, count) = colour_rows(&items, lifetime);
-    let mut rows: Vec<Vec<T>> = (0..count).map(|_| Vec::new()).collect();
-    for (item, row) in items.into_iter().zip(row_of) {
-        rows[row].push(item);
-    }
-    rows
-}
-
 /// The highest total size of `jobs` alive at one time (their max load).
 #[cfg(test)]
-pub fn peak_load(jobs: &[Job]) -> u128 {
-    let as_buffers: Vec<crate::Buffer> =
-        jobs.iter().map(|job| crate::Buffer::new("", job.start, job.end, job.size)).collect();
+pub fn peak_load(jobs: &Jobs, ids: &[JobId]) -> u128 {
+    let as_buffers: Vec<crate::Buffer> = ids
+        .iter()
+        .map(|&id| {
+            let record = jobs.get(id);
+            crate::Buffer::new("", record.start, record.end, record.size)
+        })
+        .collect();
     crate::metrics::max_load_wide(&as_buffers)
 }
 
@@ -155,7 +284,30 @@ mod tests {
 
     #[test]
     fn peak_load_treats_touching_lifetimes_as_disjoint() {
-        let jobs = vec![Job::buffer(0, 5, 0, 2), Job::buffer(1, 7, 2, 4), Job::buffer(2, 1, 1, 3)];
-        assert_eq!(peak_load(&jobs), 8);
+        let mut jobs = Jobs::default();
+        let ids = [jobs.add_buffer(0, 5, 0, 2), jobs.add_buffer(1, 7, 2, 4), jobs.add_buffer(2, 1, 1, 3)];
+        assert_eq!(peak_load(&jobs, &ids), 8);
+    }
+
+    #[test]
+    fn boxes_span_their_contents_in_unboxing_order_and_a_reset_forgets_them() {
+        let mut jobs = Jobs::default();
+        let a = jobs.add_buffer(7, 4, 2, 9);
+        let b = jobs.add_buffer(3, 6, 1, 5);
+        let dummy = jobs.add_dummy(100, 0, 10);
+        let base = jobs.clone();
+        let mut made = Made::default();
+        made.add_box(&jobs, 12, [a, b]);
+        let mut ids = Vec::new();
+        jobs.commit(made, &mut ids);
+        let outer = ids[0];
+        let record = *jobs.get(outer);
+        assert_eq!((record.size, record.start, record.end, record.largest), (12, 1, 9, 6));
+        assert_eq!(jobs.contents(outer), Contents::Boxed(&[b, a]), "largest first");
+        assert_eq!(jobs.contents(a), Contents::Buffer(7));
+        assert_eq!(jobs.contents(dummy), Contents::Dummy);
+        jobs.set_size(a, 5);
+        jobs.reset_to(&base);
+        assert_eq!(jobs, base);
     }
 }

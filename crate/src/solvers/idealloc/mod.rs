@@ -16,6 +16,7 @@ mod prelude;
 mod squeeze;
 mod unboxing;
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rand::{Rng, RngExt, SeedableRng};
@@ -28,7 +29,7 @@ use super::{Capabilities, Solver, finish};
 use crate::model::{Problem, Solution, StatValue, Stats};
 use crate::options::{Deadline, Parameter, Params, Progress, SolveError, SolveOptions};
 use boxing::{MIN_RATIO, MU_MAX, Schedule, epsilon_range, theorem16};
-use jobs::Job;
+use jobs::Jobs;
 use prelude::Prelude;
 use squeeze::{Arena, Squeezed, loose_order};
 
@@ -177,7 +178,11 @@ struct Iterations<'a> {
     options: &'a SolveOptions,
     settings: Settings,
     /// The movable buffers as jobs, plus the dummy job when one is needed.
-    jobs: Vec<Job>,
+    jobs: Jobs,
+    /// Arenas of finished iterations, reset and reused by the next ones.
+    spare: Mutex<Vec<Jobs>>,
+    /// Every buffer's size, by index.
+    sizes: Vec<u64>,
     /// Distinct job heights, for planning schedules.
     heights: Vec<u64>,
     /// The legal range of ε (inequality 11) for these heights.
@@ -200,20 +205,20 @@ impl<'a> Iterations<'a> {
         stats: &mut Stats,
     ) -> Self {
         let buffers = problem.buffers();
-        let mut jobs: Vec<Job> = (0..buffers.len())
-            .filter(|&i| buffers[i].pinned.is_none())
-            .map(|i| Job::buffer(i, buffers[i].size, buffers[i].start, buffers[i].end))
-            .collect();
-        let min_size = jobs.iter().map(|j| j.size).min().unwrap_or(1);
-        let max_size = jobs.iter().map(|j| j.size).max().unwrap_or(1);
+        let mut jobs = Jobs::default();
+        for (i, buffer) in buffers.iter().enumerate().filter(|(_, b)| b.pinned.is_none()) {
+            jobs.add_buffer(i, buffer.size, buffer.start, buffer.end);
+        }
+        let sizes = || jobs.inputs().map(|id| jobs.get(id).size);
+        let (min_size, max_size) = (sizes().min().unwrap_or(1), sizes().max().unwrap_or(1));
         // §5.6: below inequality 12 a dummy job spanning the whole input raises h_max.
-        if (max_size as f64) < MIN_RATIO * min_size as f64 && !jobs.is_empty() {
+        if (max_size as f64) < MIN_RATIO * min_size as f64 && jobs.len() > 0 {
             let size = (MIN_RATIO * min_size as f64).ceil() as u64;
             let (start, end) = (prelude.first_start, prelude.last_end);
-            jobs.push(Job::dummy(size, start, end));
+            jobs.add_dummy(size, start, end);
             stats.insert("dummy_height".into(), size.into());
         }
-        let mut heights: Vec<u64> = jobs.iter().map(|j| j.size).collect();
+        let mut heights: Vec<u64> = jobs.inputs().map(|id| jobs.get(id).size).collect();
         heights.sort_unstable();
         heights.dedup();
         let ratio = heights.last().copied().unwrap_or(1) as f64 / heights.first().copied().unwrap_or(1) as f64;
@@ -232,7 +237,9 @@ impl<'a> Iterations<'a> {
         let max_load = problem.max_load() as f64;
         let target = (max_load * (1.0 + settings.target_frag_pct / 100.0)).floor() as u64;
         let phase_nanos = Default::default();
-        Iterations { problem, arena, options, settings, jobs, heights, range, fixed, target, phase_nanos }
+        let sizes = buffers.iter().map(|b| b.size).collect();
+        let spare = Mutex::new(Vec::new());
+        Iterations { problem, arena, options, settings, jobs, spare, sizes, heights, range, fixed, target, phase_nanos }
     }
 
     /// Runs the iterations, two at a time, and keeps the best plan in `best`.
@@ -298,13 +305,14 @@ impl<'a> Iterations<'a> {
     /// One box-unbox-squeeze pass (Fig. 7) against `bound`.
     fn iterate(&self, schedule: &Schedule, seed: u64, bound: u64, deadline: &Deadline) -> Result<Squeezed, SolveError> {
         let clock = Instant::now();
-        let top = theorem16(self.jobs.clone(), schedule, seed, deadline)?;
+        let spare = self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
+        let mut jobs = spare.unwrap_or_default();
+        jobs.reset_to(&self.jobs);
+        let top = theorem16(&mut jobs, schedule, seed, deadline)?;
         let boxed = Instant::now();
-        let buffers = self.problem.buffers();
-        let sizes: Vec<u64> = buffers.iter().map(|b| b.size).collect();
-        let mut loose = vec![0u64; buffers.len()];
-        unboxing::unbox(&top, &sizes, &mut loose);
-        drop(top);
+        let mut loose = vec![0u64; self.sizes.len()];
+        unboxing::unbox(&jobs, &top, &self.sizes, &mut loose);
+        self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(jobs);
         let order = loose_order(&loose, self.problem);
         let unboxed = Instant::now();
         let squeezed = self.arena.squeeze(&order, Some(bound), deadline);

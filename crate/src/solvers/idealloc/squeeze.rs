@@ -10,8 +10,8 @@ use std::sync::Mutex;
 
 use crate::model::Problem;
 use crate::options::{Deadline, SolveError};
-use crate::solvers::greedy::occupancy::{Occupancy, Query};
-use crate::solvers::greedy::{Fit, locate, poll};
+use crate::solvers::greedy::occupancy::{Occupancy, Query, Span};
+use crate::solvers::greedy::poll;
 
 /// What one squeeze ended with.
 #[derive(Debug, PartialEq, Eq)]
@@ -30,23 +30,31 @@ pub struct Arena<'a> {
     pub start_address: u64,
     /// Buffers with a pinned offset: placed first, where they are.
     pub pinned: Vec<usize>,
+    /// Each buffer's lifetime as leaves of the index, found once for every squeeze.
+    spans: Vec<Span>,
     /// Indexes of finished squeezes, cleared and reused: building one allocates a set per tree
     /// node, which would otherwise happen in every iteration.
     spare: Mutex<Vec<Occupancy>>,
+    /// The first start and the last end: the lifetime of the space below the start address.
+    span: (u64, u64),
 }
 
 impl<'a> Arena<'a> {
     pub fn new(problem: &'a Problem, start_address: u64) -> Self {
-        let pinned = (0..problem.len()).filter(|&i| problem.buffers()[i].pinned.is_some()).collect();
-        Arena { problem, start_address, pinned, spare: Mutex::new(Vec::new()) }
+        let buffers = problem.buffers();
+        let pinned = (0..problem.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
+        let span =
+            (buffers.iter().map(|b| b.start).min().unwrap_or(0), buffers.iter().map(|b| b.end).max().unwrap_or(1));
+        let occupancy = Occupancy::new(buffers.iter().map(|b| (b.start, b.end)).chain([span]));
+        let spans = buffers.iter().map(|b| occupancy.span(b.start, b.end)).collect();
+        Arena { problem, start_address, pinned, spans, span, spare: Mutex::new(vec![occupancy]) }
     }
 
     /// An index holding the pinned buffers and the space below the start address; two pinned
     /// buffers that collide make the problem infeasible.
     fn occupancy(&self) -> Result<Occupancy, SolveError> {
         let buffers = self.problem.buffers();
-        let span =
-            (buffers.iter().map(|b| b.start).min().unwrap_or(0), buffers.iter().map(|b| b.end).max().unwrap_or(1));
+        let span = self.span;
         let spare = self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
         let mut occupancy = match spare {
             Some(mut occupancy) => {
@@ -114,11 +122,14 @@ impl<'a> Arena<'a> {
                 continue;
             }
             poll(step, deadline)?;
-            let (offset, top) = locate(occupancy, &mut query, buffer, Fit::First)?;
+            occupancy.query_span(self.spans[i], &mut query);
+            let overflow = || SolveError::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
+            let offset = occupancy.lowest_fit(&query, buffer.size, buffer.alignment).ok_or_else(overflow)?;
+            let top = offset.checked_add(buffer.size).ok_or_else(overflow)?;
             if bound.is_some_and(|bound| top >= bound) {
                 return Ok(Squeezed::Exceeded);
             }
-            occupancy.insert(buffer.start, buffer.end, offset, top);
+            occupancy.insert_queried(&query, offset, top);
             offsets[i] = offset;
             makespan = makespan.max(top);
             placed.push(i);

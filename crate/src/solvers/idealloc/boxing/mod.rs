@@ -12,22 +12,29 @@ use rayon::prelude::*;
 
 pub use schedule::{MIN_RATIO, MU_MAX, Schedule, epsilon_range};
 
-use super::jobs::{Job, mix};
+use super::jobs::{Item, JobId, Jobs, Made, mix};
 use crate::options::{Deadline, SolveError};
 use same_height::{BoxShape, PARALLEL_MIN_JOBS, theorem2};
 
-/// Theorem 16 run along `schedule`: each round boxes the jobs of height at most its threshold by
-/// Corollary 15; the last call boxes all that is left. Every input job ends up in exactly one
-/// top-level job, and every box holds its contents (their load never exceeds its height).
-pub fn theorem16(jobs: Vec<Job>, schedule: &Schedule, seed: u64, deadline: &Deadline) -> Result<Vec<Job>, SolveError> {
-    let mut jobs = jobs;
+/// Theorem 16 run along `schedule` on the input jobs of `jobs` (which gains the boxes): each round
+/// boxes the jobs of height at most its threshold by Corollary 15; the last call boxes all that is
+/// left. Every input job ends up in exactly one of the top-level jobs returned, and every box holds
+/// its contents (their load never exceeds its height).
+pub fn theorem16(
+    jobs: &mut Jobs,
+    schedule: &Schedule,
+    seed: u64,
+    deadline: &Deadline,
+) -> Result<Vec<JobId>, SolveError> {
+    let mut ids: Vec<JobId> = jobs.inputs().collect();
     for (k, round) in schedule.rounds.iter().enumerate() {
-        let (small, mut large): (Vec<Job>, Vec<Job>) = jobs.into_iter().partition(|job| job.size <= round.threshold);
-        large.extend(corollary15(small, round.box_height, round.mu, mix(seed ^ k as u64), deadline)?);
-        jobs = large;
+        let (small, mut large): (Vec<JobId>, Vec<JobId>) =
+            ids.into_iter().partition(|&id| jobs.get(id).size <= round.threshold);
+        large.extend(corollary15(jobs, small, round.box_height, round.mu, mix(seed ^ k as u64), deadline)?);
+        ids = large;
     }
     let last = schedule.last;
-    corollary15(jobs, last.box_height, last.mu, mix(seed ^ u64::MAX), deadline)
+    corollary15(jobs, ids, last.box_height, last.mu, mix(seed ^ u64::MAX), deadline)
 }
 
 /// The power of (1 + ε) that a height rounds up to: the smallest i with h ≤ (1 + ε)^i.
@@ -44,59 +51,81 @@ fn size_class(height: u64, base: f64) -> i64 {
     i
 }
 
+/// One size class of Corollary 15 on its way through boxing.
+enum Class {
+    /// Its jobs, rounded to the class height, to box by Theorem 2.
+    ToBox(Vec<Item>),
+    /// The boxes Theorem 2 made of them, to add to the arena.
+    Boxed(Made),
+    /// Left alone: the rounded height exceeds H (which the invariants of §3.2 rule out).
+    Unboxed(Vec<JobId>),
+}
+
 /// Corollary 15: rounds each height up to ⌊(1 + ε)^i⌋, boxes each size class h by Theorem 2 with
 /// ⌊H/h⌋ jobs to a box of height H (§5.8's interface: no rescaling), the classes in parallel (§5.9).
 /// A class whose rounded height exceeds H (which the invariants of §3.2 rule out) is left unboxed.
 pub fn corollary15(
-    jobs: Vec<Job>,
+    jobs: &mut Jobs,
+    ids: Vec<JobId>,
     box_height: u64,
     epsilon: f64,
     seed: u64,
     deadline: &Deadline,
-) -> Result<Vec<Job>, SolveError> {
-    if jobs.is_empty() {
-        return Ok(jobs);
+) -> Result<Vec<JobId>, SolveError> {
+    if ids.is_empty() {
+        return Ok(ids);
     }
-    let count = jobs.len();
+    let count = ids.len();
     // A floor on ε keeps the number of classes and the float exponents sane.
     let base = 1.0 + epsilon.max(1e-6);
     // One class computation per distinct height; jobs keep their order within a class.
-    let mut heights: Vec<u64> = jobs.iter().map(|job| job.size).collect();
+    let mut heights: Vec<u64> = ids.iter().map(|&id| jobs.get(id).size).collect();
     heights.sort_unstable();
     heights.dedup();
     let class_of: Vec<i64> = heights.iter().map(|&h| size_class(h, base)).collect();
-    let mut classed: Vec<(i64, Job)> =
-        jobs.into_iter().map(|job| (class_of[heights.partition_point(|&h| h < job.size)], job)).collect();
+    let mut classed: Vec<(i64, JobId)> =
+        ids.into_iter().map(|id| (class_of[heights.partition_point(|&h| h < jobs.get(id).size)], id)).collect();
     classed.sort_by_key(|&(class, _)| class);
-    let mut classes: Vec<(i64, Vec<Job>)> = Vec::new();
-    for (class, job) in classed {
-        match classes.last_mut() {
-            Some((last, members)) if *last == class => members.push(job),
-            _ => classes.push((class, vec![job])),
-        }
-    }
-    let box_class = |(class, mut members): (i64, Vec<Job>)| -> Result<Vec<Job>, SolveError> {
-        let tallest = members.iter().map(|job| job.size).max().unwrap_or(1);
+    let mut classes: Vec<(i64, Class)> = Vec::new();
+    for group in classed.chunk_by(|a, b| a.0 == b.0) {
+        let class = group[0].0;
+        let tallest = group.iter().map(|&(_, id)| jobs.get(id).size).max().unwrap_or(1);
         let rounded = (base.powf(class as f64).floor() as u64).max(tallest);
         if rounded > box_height {
+            classes.push((class, Class::Unboxed(group.iter().map(|&(_, id)| id).collect())));
+            continue;
+        }
+        for &(_, id) in group {
+            jobs.set_size(id, rounded);
+        }
+        let items = group.iter().map(|&(_, id)| Item::of(jobs, id)).collect();
+        classes.push((class, Class::ToBox(items)));
+    }
+    let shared: &Jobs = jobs;
+    let box_class = |(class, members): (i64, Class)| -> Result<Class, SolveError> {
+        let Class::ToBox(mut items) = members else {
             return Ok(members);
-        }
-        for job in &mut members {
-            job.size = rounded;
-        }
+        };
+        let rounded = shared.get(items[0].id).size;
         let per_box = usize::try_from(box_height / rounded).unwrap_or(usize::MAX);
         let shape = BoxShape { per_box, box_height, epsilon };
-        theorem2(members, shape, mix(seed ^ mix(class as u64)), deadline)
+        let mut made = Made::default();
+        theorem2(shared, &mut items, shape, mix(seed ^ mix(class as u64)), deadline, &mut made)?;
+        Ok(Class::Boxed(made))
     };
     // Small inputs are not worth the tasks; either way the classes come back in class order.
-    let boxed: Vec<Result<Vec<Job>, SolveError>> = if count >= PARALLEL_MIN_JOBS {
+    let boxed: Vec<Result<Class, SolveError>> = if count >= PARALLEL_MIN_JOBS {
         classes.into_par_iter().map(box_class).collect()
     } else {
         classes.into_iter().map(box_class).collect()
     };
     let mut out = Vec::new();
     for class in boxed {
-        out.extend(class?);
+        match class? {
+            Class::Boxed(made) => jobs.commit(made, &mut out),
+            Class::Unboxed(ids) => out.extend(ids),
+            Class::ToBox(items) => out.extend(items.iter().map(|item| item.id)),
+        }
     }
     Ok(out)
 }
@@ -117,29 +146,38 @@ mod tests {
     }
 
     /// Checks that every box of `job` holds its contents, recursively, and collects the buffers.
-    fn check_nesting(job: &Job, buffers: &mut Vec<usize>) {
-        match &job.contents {
-            Contents::Buffer(i) => buffers.push(*i),
+    fn check_nesting(jobs: &Jobs, job: JobId, buffers: &mut Vec<usize>) {
+        match jobs.contents(job) {
+            Contents::Buffer(i) => buffers.push(i),
             Contents::Dummy => {}
             Contents::Boxed(inner) => {
-                assert!(peak_load(inner) <= job.size as u128, "box of {} overfull", job.size);
-                for child in inner {
-                    assert!(job.start <= child.start && child.end <= job.end);
-                    check_nesting(child, buffers);
+                let record = jobs.get(job);
+                assert!(peak_load(jobs, inner) <= record.size as u128, "box of {} overfull", record.size);
+                for &child in inner {
+                    assert!(record.start <= jobs.get(child).start && jobs.get(child).end <= record.end);
+                    check_nesting(jobs, child, buffers);
                 }
             }
         }
     }
 
+    fn arena(buffers: impl Iterator<Item = (u64, u64, u64)>) -> Jobs {
+        let mut jobs = Jobs::default();
+        for (i, (size, start, end)) in buffers.enumerate() {
+            jobs.add_buffer(i, size, start, end);
+        }
+        jobs
+    }
+
     #[test]
     fn corollary15_boxes_every_class_into_boxes_of_height_h() {
-        let jobs: Vec<Job> =
-            (0..400).map(|i| Job::buffer(i, 1 + (i as u64 * 7919) % 50, (i as u64 * 3) % 200, 220)).collect();
-        let boxes = corollary15(jobs, 100, 0.5, 1, &Deadline::none()).unwrap();
+        let mut jobs = arena((0..400).map(|i| (1 + (i as u64 * 7919) % 50, (i as u64 * 3) % 200, 220)));
+        let ids = jobs.inputs().collect();
+        let boxes = corollary15(&mut jobs, ids, 100, 0.5, 1, &Deadline::none()).unwrap();
         let mut buffers = Vec::new();
-        for b in &boxes {
-            assert_eq!(b.size, 100);
-            check_nesting(b, &mut buffers);
+        for &b in &boxes {
+            assert_eq!(jobs.get(b).size, 100);
+            check_nesting(&jobs, b, &mut buffers);
         }
         buffers.sort_unstable();
         assert_eq!(buffers, (0..400).collect::<Vec<_>>());
@@ -148,21 +186,19 @@ mod tests {
     #[test]
     fn theorem16_ends_with_boxes_of_one_height_holding_every_job() {
         let sizes = [1u64, 3, 40, 900, 20_000, 1 << 22];
-        let jobs: Vec<Job> = (0..3000)
-            .map(|i| {
-                let start = (i as u64 * 31) % 2000;
-                Job::buffer(i, sizes[i % sizes.len()] + i as u64 % 5, start, start + 1 + (i as u64 * 17) % 90)
-            })
-            .collect();
-        let heights: Vec<u64> = jobs.iter().map(|j| j.size).collect();
+        let mut jobs = arena((0..3000).map(|i| {
+            let start = (i as u64 * 31) % 2000;
+            (sizes[i % sizes.len()] + i as u64 % 5, start, start + 1 + (i as u64 * 17) % 90)
+        }));
+        let heights: Vec<u64> = jobs.inputs().map(|id| jobs.get(id).size).collect();
         let ratio = *heights.iter().max().unwrap() as f64 / *heights.iter().min().unwrap() as f64;
         let range = epsilon_range(ratio).unwrap();
         let schedule = Schedule::calibrated(&heights, range);
-        let top = theorem16(jobs, &schedule, 5, &Deadline::none()).unwrap();
+        let top = theorem16(&mut jobs, &schedule, 5, &Deadline::none()).unwrap();
         let mut buffers = Vec::new();
-        for job in &top {
-            assert_eq!(job.size, schedule.last.box_height);
-            check_nesting(job, &mut buffers);
+        for &job in &top {
+            assert_eq!(jobs.get(job).size, schedule.last.box_height);
+            check_nesting(&jobs, job, &mut buffers);
         }
         buffers.sort_unstable();
         assert_eq!(buffers, (0..3000).collect::<Vec<_>>());
@@ -173,7 +209,8 @@ mod tests {
         let options = crate::SolveOptions::default();
         options.cancel.cancel();
         let deadline = options.deadline(web_time::Instant::now());
-        let jobs: Vec<Job> = (0..100).map(|i| Job::buffer(i, 4, i as u64, i as u64 + 3)).collect();
-        assert_eq!(corollary15(jobs, 16, 0.5, 0, &deadline), Err(SolveError::Cancelled));
+        let mut jobs = arena((0..100).map(|i| (4, i as u64, i as u64 + 3)));
+        let ids = jobs.inputs().collect();
+        assert_eq!(corollary15(&mut jobs, ids, 16, 0.5, 0, &deadline), Err(SolveError::Cancelled));
     }
 }

@@ -9,7 +9,7 @@
 //! run in parallel (§5.9). Each side gets its own seed from its parent, and the boxes are listed in
 //! a fixed order (the point's, then X₀'s, then X₁'s), so the result depends only on the seed.
 
-use super::super::jobs::{Job, mix};
+use super::super::jobs::{Item, Jobs, Made, mix};
 use super::strips::{box_by_rows, lemma1};
 use crate::options::{Deadline, SolveError};
 
@@ -27,66 +27,88 @@ pub struct BoxShape {
     pub epsilon: f64,
 }
 
-/// Boxes all `jobs` (one height, `shape.per_box` to a box); every job ends up in exactly one box.
-pub fn theorem2(jobs: Vec<Job>, shape: BoxShape, seed: u64, deadline: &Deadline) -> Result<Vec<Job>, SolveError> {
-    let mut boxes = Vec::new();
-    split(jobs, shape, seed, 0, deadline, &mut boxes)?;
-    Ok(boxes)
+/// Boxes all `items` (jobs of `jobs`, one height, `shape.per_box` to a box) into `made`; every job
+/// ends up in exactly one box. The items are reordered.
+pub fn theorem2(
+    jobs: &Jobs,
+    items: &mut [Item],
+    shape: BoxShape,
+    seed: u64,
+    deadline: &Deadline,
+    made: &mut Made,
+) -> Result<(), SolveError> {
+    split(jobs, items, shape, seed, 0, deadline, made)
 }
 
-/// One critical point: boxes the jobs alive at it into `out` and returns the two sides with their
-/// seeds.
-fn step(jobs: Vec<Job>, shape: BoxShape, seed: u64, out: &mut Vec<Job>) -> [(Vec<Job>, u64); 2] {
-    let pivot = (mix(seed) % jobs.len() as u64) as usize;
-    let t = jobs[pivot].start;
-    let (mut before, mut live, mut after) = (Vec::new(), Vec::new(), Vec::new());
-    for job in jobs {
-        if job.end <= t {
-            before.push(job);
-        } else if job.start > t {
-            after.push(job);
+/// One critical point: boxes the jobs alive at it into `made` and returns the two sides, the jobs
+/// that end by it and those that start after it, with their seeds. `items` must not be empty.
+fn step<'a>(
+    jobs: &Jobs,
+    items: &'a mut [Item],
+    shape: BoxShape,
+    seed: u64,
+    made: &mut Made,
+) -> [(&'a mut [Item], u64); 2] {
+    let t = items[(mix(seed) % items.len() as u64) as usize].start;
+    // Stable three-way partition in place: [ends by t | alive at t | starts after t], each side
+    // in the given order (which the pivots of later steps and Lemma 1's ties depend on). The job
+    // chosen is alive at t, so both sides are smaller than `items`.
+    let (mut live, mut starts_after) = (Vec::new(), Vec::new());
+    let mut before = 0;
+    for k in 0..items.len() {
+        let item = items[k];
+        if item.end <= t {
+            items[before] = item;
+            before += 1;
+        } else if item.start > t {
+            starts_after.push(item);
         } else {
-            live.push(job);
+            live.push(item);
         }
     }
-    let strips = lemma1(live, shape.per_box, shape.box_height, shape.epsilon);
-    out.extend(strips.boxes);
-    out.extend(box_by_rows(strips.unresolved, shape.per_box, shape.box_height));
-    [(before, mix(seed ^ 1)), (after, mix(seed ^ 2))]
+    let after = before + live.len();
+    items[before..after].copy_from_slice(&live);
+    items[after..].copy_from_slice(&starts_after);
+    let (ends_before, rest) = items.split_at_mut(before);
+    let (live, starts_after) = rest.split_at_mut(after - before);
+    let unresolved = lemma1(jobs, live, shape.per_box, shape.box_height, shape.epsilon, made);
+    box_by_rows(jobs, &mut live[..unresolved], shape.per_box, shape.box_height, made);
+    [(ends_before, mix(seed ^ 1)), (starts_after, mix(seed ^ 2))]
 }
 
 fn split(
-    jobs: Vec<Job>,
+    jobs: &Jobs,
+    items: &mut [Item],
     shape: BoxShape,
     seed: u64,
     depth: usize,
     deadline: &Deadline,
-    out: &mut Vec<Job>,
+    made: &mut Made,
 ) -> Result<(), SolveError> {
-    if jobs.is_empty() {
+    if items.is_empty() {
         return Ok(());
     }
     if let Some(stop) = deadline.expired() {
         return Err(stop);
     }
-    let [(before, before_seed), (after, after_seed)] = step(jobs, shape, seed, out);
+    let [(before, before_seed), (after, after_seed)] = step(jobs, items, shape, seed, made);
     if depth < PARALLEL_MAX_DEPTH && before.len() + after.len() >= PARALLEL_MIN_JOBS {
-        let mut after_boxes = Vec::new();
+        let mut after_boxes = Made::default();
         let (left, right) = rayon::join(
-            || split(before, shape, before_seed, depth + 1, deadline, out),
-            || split(after, shape, after_seed, depth + 1, deadline, &mut after_boxes),
+            || split(jobs, before, shape, before_seed, depth + 1, deadline, made),
+            || split(jobs, after, shape, after_seed, depth + 1, deadline, &mut after_boxes),
         );
         left?;
         right?;
-        out.append(&mut after_boxes);
+        made.append(after_boxes);
         return Ok(());
     }
     // Depth first from an explicit stack, in the same order as the recursion above: a point's
     // boxes, then those of the side before it, then those of the side after it.
     let mut stack = vec![(after, after_seed), (before, before_seed)];
     let mut steps = 0usize;
-    while let Some((jobs, seed)) = stack.pop() {
-        if jobs.is_empty() {
+    while let Some((items, seed)) = stack.pop() {
+        if items.is_empty() {
             continue;
         }
         steps += 1;
@@ -95,7 +117,7 @@ fn split(
         {
             return Err(stop);
         }
-        let [before, after] = step(jobs, shape, seed, out);
+        let [before, after] = step(jobs, items, shape, seed, made);
         stack.push(after);
         stack.push(before);
     }
@@ -104,30 +126,46 @@ fn split(
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::jobs::{Contents, peak_load};
+    use super::super::super::jobs::{Contents, JobId, peak_load};
     use super::*;
 
-    fn jobs(count: usize) -> Vec<Job> {
-        (0..count)
+    fn jobs(count: usize) -> (Jobs, Vec<Item>) {
+        let mut jobs = Jobs::default();
+        let items = (0..count)
             .map(|i| {
                 let start = (i as u64 * 37) % 500;
-                Job::buffer(i, 8, start, start + 1 + (i as u64 * 11) % 40)
+                let id = jobs.add_buffer(i, 8, start, start + 1 + (i as u64 * 11) % 40);
+                Item::of(&jobs, id)
             })
-            .collect()
+            .collect();
+        (jobs, items)
+    }
+
+    fn boxed(count: usize, shape: BoxShape, seed: u64) -> (Jobs, Vec<JobId>) {
+        let (mut jobs, mut items) = self::jobs(count);
+        let mut made = Made::default();
+        theorem2(&jobs, &mut items, shape, seed, &Deadline::none(), &mut made).unwrap();
+        let mut ids = Vec::new();
+        jobs.commit(made, &mut ids);
+        (jobs, ids)
     }
 
     #[test]
     fn boxes_hold_every_job_once_within_their_height() {
         let shape = BoxShape { per_box: 4, box_height: 32, epsilon: 0.6 };
         for count in [1usize, 5, 300, 5000] {
-            let boxes = theorem2(jobs(count), shape, 7, &Deadline::none()).unwrap();
+            let (jobs, boxes) = boxed(count, shape, 7);
             let mut seen = Vec::new();
-            for b in &boxes {
-                assert_eq!(b.size, 32);
-                let Contents::Boxed(inner) = &b.contents else { panic!("not a box") };
-                assert!(peak_load(inner) <= 32, "a box of height H holds its contents");
-                assert!(inner.iter().all(|j| b.start <= j.start && j.end <= b.end));
-                inner.iter().for_each(|j| j.for_each_buffer(&mut |i| seen.push(i)));
+            for &b in &boxes {
+                let record = *jobs.get(b);
+                assert_eq!(record.size, 32);
+                let Contents::Boxed(inner) = jobs.contents(b) else { panic!("not a box") };
+                assert!(peak_load(&jobs, inner) <= 32, "a box of height H holds its contents");
+                assert!(inner.iter().all(|&j| record.start <= jobs.get(j).start && jobs.get(j).end <= record.end));
+                let (last_start, first_end) =
+                    inner.iter().fold((0, u64::MAX), |(s, e), &j| (s.max(jobs.get(j).start), e.min(jobs.get(j).end)));
+                assert!(last_start < first_end, "the contents of a box are alive at one time");
+                jobs.for_each_buffer(b, &mut |i| seen.push(i));
             }
             seen.sort_unstable();
             assert_eq!(seen, (0..count).collect::<Vec<_>>());
@@ -138,19 +176,23 @@ mod tests {
     fn the_seed_alone_decides_the_boxing() {
         let shape = BoxShape { per_box: 3, box_height: 24, epsilon: 0.5 };
         let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-        let a = one.install(|| theorem2(jobs(6000), shape, 11, &Deadline::none()).unwrap());
-        let b = theorem2(jobs(6000), shape, 11, &Deadline::none()).unwrap();
+        let a = one.install(|| boxed(6000, shape, 11));
+        let b = boxed(6000, shape, 11);
         assert_eq!(a, b);
-        let c = theorem2(jobs(6000), shape, 12, &Deadline::none()).unwrap();
+        let c = boxed(6000, shape, 12);
         assert_ne!(a, c);
     }
 
     #[test]
     fn lifespan_one_jobs_and_a_long_chain_do_not_recurse_deeply() {
         // 100,000 disjoint jobs of lifespan 1: every point splits off one job.
-        let chain: Vec<Job> = (0..100_000).map(|i| Job::buffer(i, 1, i as u64, i as u64 + 1)).collect();
+        let mut jobs = Jobs::default();
+        let mut chain: Vec<Item> = (0..100_000)
+            .map(|i| Item { start: i as u64, end: i as u64 + 1, id: jobs.add_buffer(i, 1, i as u64, i as u64 + 1) })
+            .collect();
         let shape = BoxShape { per_box: 2, box_height: 2, epsilon: 0.6 };
-        let boxes = theorem2(chain, shape, 3, &Deadline::none()).unwrap();
-        assert_eq!(boxes.len(), 100_000);
+        let mut made = Made::default();
+        theorem2(&jobs, &mut chain, shape, 3, &Deadline::none(), &mut made).unwrap();
+        assert_eq!(made.len(), 100_000);
     }
 }
