@@ -120,6 +120,18 @@ impl Candidates {
     }
 }
 
+/// Each buffer's position in the longest-lifetime order (ties: larger, then lower index): the
+/// complete search's order among candidates at the same offset (§5.1's first heuristic).
+pub fn longest_first(timeline: &Timeline) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..timeline.len() as u32).collect();
+    order.sort_by_key(|&j| std::cmp::Reverse(keys(timeline, j)[0]));
+    let mut rank = vec![0u32; order.len()];
+    for (position, &j) in order.iter().enumerate() {
+        rank[j as usize] = position as u32;
+    }
+    rank
+}
+
 /// The three heuristics' keys (larger is better): longest lifetime, largest size, largest area,
 /// each with the others as tie-breaks and the lower index last.
 fn keys(timeline: &Timeline, j: u32) -> [(u128, u64, std::cmp::Reverse<u32>); HEURISTICS] {

@@ -22,6 +22,7 @@
 
 mod backtracking;
 mod candidates;
+mod canonical;
 mod layout;
 mod parts;
 mod phases;
