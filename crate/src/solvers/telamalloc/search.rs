@@ -4,11 +4,10 @@
 //!
 //! The paper's search is incomplete: candidate lists hold a few heuristic picks, major backtracks
 //! jump, and the subtree limit abandons regions. An attempt ends when it runs out of candidates at
-//! the root or of its work budget; the next one doubles the subtree limit and the budget and takes
-//! its heuristic picks in a seeded random order (restarts with noise cure the heavy tails of one
-//! fixed order). Turns of the complete search ([`super::canonical`]) alternate with the attempts,
-//! the first before the first attempt, each resuming where the last one stopped with a doubled
-//! budget. Only the exhausted complete
+//! the root; the next one doubles the subtree limit and takes its heuristic picks in a seeded
+//! random order (restarts with noise cure the heavy tails of one fixed order). Turns of the
+//! complete search ([`super::canonical`]) alternate with slices of work of the heuristic attempts,
+//! each side resuming where it stopped, with a doubled budget each time. Only the exhausted complete
 //! search (or a failure at the root) proves that nothing fits.
 //!
 //! Budgets count propagation work, never time, so that a run is the same on every machine until
@@ -114,12 +113,14 @@ enum Step {
     Stopped(Option<SolveError>),
 }
 
-/// The work budgets of the first complete turn and of the first heuristic attempt, per buffer;
-/// each later one gets twice the one before. The complete search comes first with a small
-/// budget (where its pruning bites, it succeeds or fails fast); a heuristic attempt may need
-/// hundreds of propagations of every buffer (the challenging suite's J: 470M work for 409 buffers).
+/// The work budgets of the first heuristic slice and of the first complete turn, per buffer; each
+/// later one gets twice the one before. A heuristic attempt that uses its slice yields and goes on
+/// where it stopped after the complete turn (the first, deterministic attempt can need hundreds of
+/// propagations of every buffer: the challenging suite's J, 470M work for 409 buffers); it only
+/// restarts when it runs out of candidates. The complete search gets a ninth of the work: where its
+/// pruning bites it succeeds or fails fast (K: 0.6M work).
+const HEURISTIC_BUDGET_PER_BUFFER: u64 = 16_000;
 const COMPLETE_BUDGET_PER_BUFFER: u64 = 2_000;
-const HEURISTIC_BUDGET_PER_BUFFER: u64 = 1_500_000;
 
 /// How often the deadline is polled: every this many steps, or sooner after this much propagation
 /// work (a step on a large part can cost a millisecond).
@@ -221,7 +222,22 @@ impl<'t> Search<'t> {
         if self.settings.restarts_before_complete == 0 {
             return self.complete_turn(limits, u64::MAX);
         }
+        let mut resume = false;
         loop {
+            match self.attempt(limits, resume) {
+                Step::Placed => {
+                    let pinned =
+                        (0..self.timeline.len() as u32).filter(|&j| self.timeline.pinned[j as usize].is_some());
+                    let order = pinned.chain(self.levels.iter().filter_map(|l| l.placed)).collect();
+                    return Outcome::Found { offsets: self.propagator.offset.clone(), order };
+                }
+                Step::Stopped(why) => return Outcome::Stopped(why),
+                Step::Yield => resume = true,
+                Step::Exhausted => {
+                    self.restart();
+                    resume = false;
+                }
+            }
             if !heuristic_only && self.stats.restarts + 1 >= self.settings.restarts_before_complete as u64 {
                 let budget = self.complete_budget;
                 self.complete_budget = budget.saturating_mul(2);
@@ -230,17 +246,8 @@ impl<'t> Search<'t> {
                     done => return done,
                 }
             }
-            match self.attempt(limits) {
-                Step::Placed => {
-                    let pinned =
-                        (0..self.timeline.len() as u32).filter(|&j| self.timeline.pinned[j as usize].is_some());
-                    let order = pinned.chain(self.levels.iter().filter_map(|l| l.placed)).collect();
-                    return Outcome::Found { offsets: self.propagator.offset.clone(), order };
-                }
-                Step::Stopped(why) => return Outcome::Stopped(why),
-                Step::Exhausted | Step::Yield => {}
-            }
-            self.restart();
+            self.heuristic_budget = self.heuristic_budget.saturating_mul(2);
+            self.yield_at = self.propagator.stats.work.saturating_add(self.heuristic_budget);
         }
     }
 
@@ -273,8 +280,6 @@ impl<'t> Search<'t> {
         self.episode = Episode::default();
         self.stats.restarts += 1;
         self.subtree_limit = self.subtree_limit.saturating_mul(2);
-        self.heuristic_budget = self.heuristic_budget.saturating_mul(2);
-        self.yield_at = self.propagator.stats.work.saturating_add(self.heuristic_budget);
     }
 
     fn undo_to(&mut self, mark: usize) {
@@ -287,12 +292,16 @@ impl<'t> Search<'t> {
 
     /// One attempt: descends from the current state until every buffer is placed (`Placed`), the
     /// root runs out of candidates (`Exhausted`) or the limits stop it.
-    fn attempt(&mut self, limits: &Limits) -> Step {
+    fn attempt(&mut self, limits: &Limits, resume: bool) -> Step {
+        let mut resume = resume;
         loop {
-            if self.placed == self.to_place {
-                return Step::Placed;
+            if !resume {
+                if self.placed == self.to_place {
+                    return Step::Placed;
+                }
+                self.open_level();
             }
-            self.open_level();
+            resume = false;
             loop {
                 match self.descend(limits) {
                     Step::Placed => break,
@@ -340,6 +349,7 @@ impl<'t> Search<'t> {
                 return Step::Stopped(None);
             }
             if self.propagator.stats.work >= self.yield_at {
+                level.pending.push_front(candidate);
                 return Step::Yield;
             }
             self.stats.steps += 1;
