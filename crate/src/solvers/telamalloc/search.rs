@@ -122,6 +122,11 @@ enum Step {
 const HEURISTIC_BUDGET_PER_BUFFER: u64 = 16_000;
 const COMPLETE_BUDGET_PER_BUFFER: u64 = 2_000;
 
+/// The orders of ties of the complete searches, which take turns (each complete on its own, so
+/// either one's exhaustion proves infeasibility): as MiniMalloc's pre-orderings (its §7), one
+/// unlucky order cannot stall the search.
+const ORDERS: [fn(&Timeline) -> Vec<u32>; 2] = [candidates::longest_first, candidates::most_contended_first];
+
 /// How often the deadline is polled: every this many steps, or sooner after this much propagation
 /// work (a step on a large part can cost a millisecond).
 const POLL_EVERY: u64 = 64;
@@ -140,7 +145,10 @@ pub struct Search<'t> {
     /// The budgets of the next heuristic attempt and complete turn.
     heuristic_budget: u64,
     complete_budget: u64,
-    canonical: Canonical<'t>,
+    /// The complete search under each order of ties (see [`ORDERS`]); turns rotate among them.
+    canonical: Vec<Canonical<'t>>,
+    /// The complete search whose turn is next.
+    turn: usize,
     rng: ChaCha8Rng,
     polled_at_work: u64,
     episode: Episode,
@@ -177,7 +185,8 @@ impl<'t> Search<'t> {
             yield_at: heuristic_budget,
             heuristic_budget,
             complete_budget: COMPLETE_BUDGET_PER_BUFFER * buffers,
-            canonical: Canonical::new(timeline, capacity, candidates::longest_first(timeline)),
+            canonical: ORDERS.iter().map(|order| Canonical::new(timeline, capacity, order(timeline))).collect(),
+            turn: 0,
             rng: ChaCha8Rng::seed_from_u64(settings.seed),
             polled_at_work: 0,
             settings,
@@ -192,35 +201,41 @@ impl<'t> Search<'t> {
     /// Propagation statistics of both kinds of search.
     pub fn propagation(&self) -> super::propagation::PropagationStats {
         let mut stats = self.propagator.stats.clone();
-        stats.work += self.canonical.stats.work;
+        stats.work += self.canonical.iter().map(|c| c.stats.work).sum::<u64>();
         stats
     }
 
     /// Steps and backtracks of both kinds of search.
     pub fn search_stats(&self) -> SearchStats {
-        let complete = &self.canonical.stats;
         let mut stats = self.stats.clone();
-        stats.steps += complete.steps;
-        stats.minor_backtracks += complete.minor_backtracks;
-        stats.major_backtracks += complete.major_backtracks;
-        stats.splits = complete.splits;
-        stats.memo_hits = complete.memo_hits;
+        for complete in self.canonical.iter().map(|c| &c.stats) {
+            stats.steps += complete.steps;
+            stats.minor_backtracks += complete.minor_backtracks;
+            stats.major_backtracks += complete.major_backtracks;
+            stats.splits += complete.splits;
+            stats.memo_hits += complete.memo_hits;
+        }
         stats
     }
 
     fn steps(&self) -> u64 {
-        self.stats.steps + self.canonical.stats.steps
+        self.stats.steps + self.canonical.iter().map(|c| c.stats.steps).sum::<u64>()
     }
 
     fn work(&self) -> u64 {
-        self.propagator.stats.work + self.canonical.stats.work
+        self.propagator.stats.work + self.canonical.iter().map(|c| c.stats.work).sum::<u64>()
     }
 
     /// Searches until a plan is found, infeasibility is proven, or the limits stop it.
     pub fn run(&mut self, limits: &Limits) -> Outcome {
         let heuristic_only = self.settings.restarts_before_complete == u32::MAX;
         if self.settings.restarts_before_complete == 0 {
-            return self.complete_turn(limits, u64::MAX);
+            loop {
+                match self.complete_turn(limits) {
+                    Outcome::Stopped(None) if self.within(limits) => {}
+                    done => return done,
+                }
+            }
         }
         let mut resume = false;
         loop {
@@ -239,9 +254,7 @@ impl<'t> Search<'t> {
                 }
             }
             if !heuristic_only && self.stats.restarts + 1 >= self.settings.restarts_before_complete as u64 {
-                let budget = self.complete_budget;
-                self.complete_budget = budget.saturating_mul(2);
-                match self.complete_turn(limits, budget) {
+                match self.complete_turn(limits) {
                     Outcome::Stopped(None) if self.within(limits) => {}
                     done => return done,
                 }
@@ -255,17 +268,24 @@ impl<'t> Search<'t> {
         self.steps() < limits.max_steps && self.work() < limits.max_work
     }
 
-    /// Resumes the complete search for at most `budget` work.
-    fn complete_turn(&mut self, limits: &Limits, budget: u64) -> Outcome {
+    /// Resumes the complete search whose turn it is, for at most its budget of work (which
+    /// doubles once every search had a turn).
+    fn complete_turn(&mut self, limits: &Limits) -> Outcome {
+        let budget = self.complete_budget;
+        if self.turn + 1 == self.canonical.len() {
+            self.complete_budget = budget.saturating_mul(2);
+        }
         let steps_left = limits.max_steps.saturating_sub(self.steps());
         let work_left = limits.max_work.saturating_sub(self.work()).min(budget);
+        let canonical = &mut self.canonical[self.turn];
+        self.turn = (self.turn + 1) % ORDERS.len();
         let mut stopped = None;
-        let run = self.canonical.run(steps_left, work_left, &mut || {
+        let run = canonical.run(steps_left, work_left, &mut || {
             stopped = limits.deadline.expired();
             stopped.is_some()
         });
         match run {
-            Run::Found => Outcome::Found { offsets: self.canonical.offsets().to_vec(), order: self.canonical.order() },
+            Run::Found => Outcome::Found { offsets: canonical.offsets().to_vec(), order: canonical.order() },
             Run::Infeasible => Outcome::Infeasible(None),
             Run::Paused => Outcome::Stopped(None),
             Run::Stopped => Outcome::Stopped(stopped),
@@ -337,14 +357,17 @@ impl<'t> Search<'t> {
     /// Tries the pending candidates of the deepest decision point until one propagates.
     fn descend(&mut self, limits: &Limits) -> Step {
         let depth = self.levels.len() - 1;
+        // The complete searches do not move while this one does.
+        let complete_steps = self.steps() - self.stats.steps;
+        let complete_work = self.work() - self.propagator.stats.work;
         loop {
             let level = &mut self.levels[depth];
             let Some(candidate) = level.pending.pop_front() else { return Step::Exhausted };
             if self.propagator.is_placed(candidate) {
                 continue;
             }
-            let work = self.propagator.stats.work + self.canonical.stats.work;
-            if self.stats.steps + self.canonical.stats.steps >= limits.max_steps || work >= limits.max_work {
+            let work = self.propagator.stats.work + complete_work;
+            if self.stats.steps + complete_steps >= limits.max_steps || work >= limits.max_work {
                 level.pending.push_front(candidate);
                 return Step::Stopped(None);
             }
