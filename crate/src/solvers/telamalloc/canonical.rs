@@ -744,9 +744,17 @@ mod tests {
     }
 
     fn solve(buffers: &[Buffer], capacity: u64) -> (Run, Option<Vec<u64>>, CanonicalStats) {
+        solve_in_order(buffers, capacity, candidates::longest_first)
+    }
+
+    fn solve_in_order(
+        buffers: &[Buffer],
+        capacity: u64,
+        order: fn(&Timeline) -> Vec<u32>,
+    ) -> (Run, Option<Vec<u64>>, CanonicalStats) {
         let members: Vec<usize> = (0..buffers.len()).collect();
         let timeline = Timeline::new(buffers, &members);
-        let mut search = Canonical::new(&timeline, capacity, candidates::longest_first(&timeline));
+        let mut search = Canonical::new(&timeline, capacity, order(&timeline));
         let run = search.run(u64::MAX, u64::MAX, &mut || false);
         let plan = (run == Run::Found).then(|| search.offsets().to_vec());
         (run, plan, search.stats.clone())
@@ -788,12 +796,13 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
-        /// The complete search agrees with brute force at capacities around the max load: a
-        /// valid plan exactly when one exists, `Infeasible` otherwise.
+        /// The complete search, under either order of ties, agrees with brute force at capacities
+        /// around the max load: a valid plan exactly when one exists, `Infeasible` otherwise.
         #[test]
-        fn agrees_with_brute_force(buffers in small_instances(), slack in 0u64..6) {
+        fn agrees_with_brute_force(buffers in small_instances(), slack in 0u64..6, contended in any::<bool>()) {
             let capacity = lowest_capacity(&buffers) + slack;
-            let (run, plan, _) = solve(&buffers, capacity);
+            let order = if contended { candidates::most_contended_first } else { candidates::longest_first };
+            let (run, plan, _) = solve_in_order(&buffers, capacity, order);
             let expected = if fits(&buffers, capacity) { Run::Found } else { Run::Infeasible };
             prop_assert_eq!(run, expected);
             if let Some(offsets) = plan {
