@@ -117,7 +117,7 @@ enum Step {
 /// later one gets twice the one before. A heuristic attempt that uses its slice yields and goes on
 /// where it stopped after the complete turn (the first, deterministic attempt can need hundreds of
 /// propagations of every buffer: the challenging suite's J, 470M work for 409 buffers); it only
-/// restarts when it runs out of candidates. The complete search gets a ninth of the work: where its
+/// restarts when it runs out of candidates. The complete searches get a ninth of the work: where its
 /// pruning bites it succeeds or fails fast (K: 0.6M work).
 const HEURISTIC_BUDGET_PER_BUFFER: u64 = 16_000;
 const COMPLETE_BUDGET_PER_BUFFER: u64 = 2_000;
@@ -259,7 +259,10 @@ impl<'t> Search<'t> {
                     done => return done,
                 }
             }
-            self.heuristic_budget = self.heuristic_budget.saturating_mul(2);
+            // Doubled once a round, as the complete searches' budget: the shares stay fixed.
+            if self.turn == 0 {
+                self.heuristic_budget = self.heuristic_budget.saturating_mul(2);
+            }
             self.yield_at = self.propagator.stats.work.saturating_add(self.heuristic_budget);
         }
     }
