@@ -145,10 +145,12 @@ pub struct Search<'t> {
     /// The budgets of the next heuristic attempt and complete turn.
     heuristic_budget: u64,
     complete_budget: u64,
-    /// The complete search under each order of ties (see [`ORDERS`]); turns rotate among them.
+    /// The complete search under each order of ties (see [`ORDERS`]), set up at its first turn (a
+    /// search the heuristics finish needs none); turns rotate among them.
     canonical: Vec<Canonical<'t>>,
     /// The complete search whose turn is next.
     turn: usize,
+    capacity: u64,
     rng: ChaCha8Rng,
     polled_at_work: u64,
     episode: Episode,
@@ -185,7 +187,8 @@ impl<'t> Search<'t> {
             yield_at: heuristic_budget,
             heuristic_budget,
             complete_budget: COMPLETE_BUDGET_PER_BUFFER * buffers,
-            canonical: ORDERS.iter().map(|order| Canonical::new(timeline, capacity, order(timeline))).collect(),
+            canonical: Vec::new(),
+            capacity,
             turn: 0,
             rng: ChaCha8Rng::seed_from_u64(settings.seed),
             polled_at_work: 0,
@@ -275,11 +278,15 @@ impl<'t> Search<'t> {
     /// doubles once every search had a turn).
     fn complete_turn(&mut self, limits: &Limits) -> Outcome {
         let budget = self.complete_budget;
-        if self.turn + 1 == self.canonical.len() {
+        if self.turn + 1 == ORDERS.len() {
             self.complete_budget = budget.saturating_mul(2);
         }
         let steps_left = limits.max_steps.saturating_sub(self.steps());
         let work_left = limits.max_work.saturating_sub(self.work()).min(budget);
+        if self.turn == self.canonical.len() {
+            let rank = ORDERS[self.turn](self.timeline);
+            self.canonical.push(Canonical::new(self.timeline, self.capacity, rank));
+        }
         let canonical = &mut self.canonical[self.turn];
         self.turn = (self.turn + 1) % ORDERS.len();
         let mut stopped = None;
