@@ -120,6 +120,36 @@ impl Candidates {
     }
 }
 
+/// Each buffer's position in the longest-lifetime order (ties: larger, then lower index): the
+/// complete search's order among candidates at the same offset (§5.1's first heuristic).
+pub fn longest_first(timeline: &Timeline) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..timeline.len() as u32).collect();
+    order.sort_by_key(|&j| std::cmp::Reverse(keys(timeline, j)[0]));
+    ranks(&order)
+}
+
+/// Each buffer's position in the order of the largest load over its lifetime (MiniMalloc §6.2's
+/// section totals: the buffers of the most contended sections first), ties by longer lifetime,
+/// larger area, lower index. The complete search's second order of ties: on the challenging
+/// suite's F and G it finds plans where [`longest_first`] does not within seconds.
+pub fn most_contended_first(timeline: &Timeline) -> Vec<u32> {
+    let total = |j: u32| timeline.span(j).map(|t| timeline.load[t]).max().unwrap_or(0);
+    let mut order: Vec<u32> = (0..timeline.len() as u32).collect();
+    order.sort_by_cached_key(|&j| {
+        let area = timeline.size[j as usize] as u128 * timeline.lifetime[j as usize] as u128;
+        (std::cmp::Reverse((total(j), timeline.lifetime[j as usize], area)), j)
+    });
+    ranks(&order)
+}
+
+fn ranks(order: &[u32]) -> Vec<u32> {
+    let mut rank = vec![0u32; order.len()];
+    for (position, &j) in order.iter().enumerate() {
+        rank[j as usize] = position as u32;
+    }
+    rank
+}
+
 /// The three heuristics' keys (larger is better): longest lifetime, largest size, largest area,
 /// each with the others as tie-breaks and the lower index last.
 fn keys(timeline: &Timeline, j: u32) -> [(u128, u64, std::cmp::Reverse<u32>); HEURISTICS] {

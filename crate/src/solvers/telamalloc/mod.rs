@@ -17,11 +17,13 @@
 //!
 //! Beyond the paper: the heuristics pick among the buffers with the lowest feasible offset (the
 //! "frontier"; `--param frontier=false` restores the paper's phase-restricted picks), restarts
-//! randomise the picks, and complete attempts over canonical orders alternate with the heuristic
-//! ones, so that a plan is found whenever one exists, given time (see [`search`]).
+//! randomise the picks, and turns of complete searches over canonical placement orders
+//! ([`canonical`], under two orders of ties) alternate with slices of the heuristic attempts, so
+//! that a plan is found whenever one exists, given time (see [`search`]).
 
 mod backtracking;
 mod candidates;
+mod canonical;
 mod layout;
 mod parts;
 mod phases;
@@ -76,7 +78,8 @@ impl Solver for Telamalloc {
                 name: "restarts",
                 kind: "int",
                 default: defaults.restarts_before_complete.to_string(),
-                description: "heuristic attempts before complete ones alternate with them (0 = complete only)",
+                description: "heuristic attempts before turns of the complete search alternate with them \
+                              (0 = complete search only)",
             },
             Parameter {
                 name: "cross_section",

@@ -141,7 +141,7 @@ impl Parts {
             }
         };
         let outcome = search.run(limits);
-        report.absorb(&search.stats, search.propagation());
+        report.absorb(&search.search_stats(), &search.propagation());
         match outcome {
             Outcome::Found { offsets, order } => {
                 let buffers = problem.buffers();

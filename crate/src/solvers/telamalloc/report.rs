@@ -36,6 +36,8 @@ impl Report {
             ("major_backtracks", s.major_backtracks),
             ("subtree_jumps", s.subtree_jumps),
             ("restarts", s.restarts),
+            ("splits", s.splits),
+            ("memo_hits", s.memo_hits),
             ("wipe_outs", self.wipe_outs),
             ("section_failures", self.section_failures),
             ("propagation_work", self.work),

@@ -3,13 +3,15 @@
 //! judge it, and backtrack as §5.4 says.
 //!
 //! The paper's search is incomplete: candidate lists hold a few heuristic picks, major backtracks
-//! jump, and the subtree limit abandons regions. When such an attempt runs out of candidates at the
-//! root, the search restarts with a doubled subtree limit and, from the second attempt on, its
-//! heuristic picks in a seeded random order (restarts with noise cure the heavy tails of one
-//! fixed order). After a few attempts, complete attempts with a doubling step budget alternate
-//! with the heuristic ones: a complete attempt searches the canonical placement orders (see
-//! [`Search::canonical_candidates`]) with chronological backtracking. Only an exhausted complete
-//! attempt (or a failure at the root) proves that nothing fits.
+//! jump, and the subtree limit abandons regions. An attempt ends when it runs out of candidates at
+//! the root; the next one doubles the subtree limit and takes its heuristic picks in a seeded
+//! random order (restarts with noise cure the heavy tails of one fixed order). Turns of the
+//! complete search ([`super::canonical`]) alternate with slices of work of the heuristic attempts,
+//! each side resuming where it stopped, with a doubled budget each time. Only the exhausted complete
+//! search (or a failure at the root) proves that nothing fits.
+//!
+//! Budgets count propagation work, never time, so that a run is the same on every machine until
+//! the deadline cuts it.
 
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -17,6 +19,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::backtracking::{Episode, Level};
 use super::candidates::{self, Candidates};
+use super::canonical::{Canonical, Run};
 use super::phases;
 use super::propagation::{Failure, Propagator};
 use super::timeline::Timeline;
@@ -31,7 +34,8 @@ pub struct Settings {
     pub level_limit: usize,
     /// Major backtracks inside one subtree before jumping out of it.
     pub subtree_limit: u64,
-    /// Heuristic attempts before complete ones start to alternate with them (0: complete only).
+    /// Heuristic attempts before turns of the complete search start to alternate with them (0:
+    /// complete search only; `u32::MAX`: heuristic attempts only).
     pub restarts_before_complete: u32,
     /// Seed of the random order of heuristic picks after the first attempt.
     pub seed: u64,
@@ -49,7 +53,7 @@ impl Default for Settings {
             candidates: 3,
             level_limit: 8,
             subtree_limit: 100,
-            restarts_before_complete: 6,
+            restarts_before_complete: 1,
             seed: 0,
             cross_section: true,
             phase_step: 0.1,
@@ -66,6 +70,8 @@ pub struct SearchStats {
     pub subtree_jumps: u64,
     pub restarts: u64,
     pub phases: u64,
+    pub splits: u64,
+    pub memo_hits: u64,
 }
 
 impl SearchStats {
@@ -76,6 +82,8 @@ impl SearchStats {
         self.subtree_jumps += other.subtree_jumps;
         self.restarts += other.restarts;
         self.phases += other.phases;
+        self.splits += other.splits;
+        self.memo_hits += other.memo_hits;
     }
 }
 
@@ -100,10 +108,24 @@ pub enum Outcome {
 enum Step {
     Placed,
     Exhausted,
-    /// A complete attempt used its own step budget.
+    /// The attempt used its own work budget.
     Yield,
     Stopped(Option<SolveError>),
 }
+
+/// The work budgets of the first heuristic slice and of the first complete turn, per buffer; each
+/// later one gets twice the one before. A heuristic attempt that uses its slice yields and goes on
+/// where it stopped after the complete turn (the first, deterministic attempt can need hundreds of
+/// propagations of every buffer: the challenging suite's J, 470M work for 409 buffers); it only
+/// restarts when it runs out of candidates. The complete searches get a ninth of the work: where its
+/// pruning bites it succeeds or fails fast (K: 0.6M work).
+const HEURISTIC_BUDGET_PER_BUFFER: u64 = 16_000;
+const COMPLETE_BUDGET_PER_BUFFER: u64 = 2_000;
+
+/// The orders of ties of the complete searches, which take turns (each complete on its own, so
+/// either one's exhaustion proves infeasibility): as MiniMalloc's pre-orderings (its §7), one
+/// unlucky order cannot stall the search.
+const ORDERS: [fn(&Timeline) -> Vec<u32>; 2] = [candidates::longest_first, candidates::most_contended_first];
 
 /// How often the deadline is polled: every this many steps, or sooner after this much propagation
 /// work (a step on a large part can cost a millisecond).
@@ -117,11 +139,18 @@ pub struct Search<'t> {
     levels: Vec<Level>,
     level_of: Vec<u32>,
     settings: Settings,
-    complete: bool,
     subtree_limit: u64,
-    /// Step count at which the current complete attempt yields to a heuristic one.
+    /// Propagation work at which the current heuristic attempt yields.
     yield_at: u64,
+    /// The budgets of the next heuristic attempt and complete turn.
+    heuristic_budget: u64,
     complete_budget: u64,
+    /// The complete search under each order of ties (see [`ORDERS`]), set up at its first turn (a
+    /// search the heuristics finish needs none); turns rotate among them.
+    canonical: Vec<Canonical<'t>>,
+    /// The complete search whose turn is next.
+    turn: usize,
+    capacity: u64,
     rng: ChaCha8Rng,
     polled_at_work: u64,
     episode: Episode,
@@ -147,15 +176,20 @@ impl<'t> Search<'t> {
             }
         }
         let stats = SearchStats { phases: phases as u64, ..SearchStats::default() };
+        let buffers = timeline.len().max(64) as u64;
+        let heuristic_budget = HEURISTIC_BUDGET_PER_BUFFER * buffers;
         Ok(Search {
             timeline,
             candidates,
             levels: Vec::new(),
             level_of: vec![u32::MAX; timeline.len()],
-            complete: settings.restarts_before_complete == 0,
             subtree_limit: settings.subtree_limit.max(1),
-            yield_at: u64::MAX,
-            complete_budget: 64 * to_place.max(1) as u64,
+            yield_at: heuristic_budget,
+            heuristic_budget,
+            complete_budget: COMPLETE_BUDGET_PER_BUFFER * buffers,
+            canonical: Vec::new(),
+            capacity,
+            turn: 0,
             rng: ChaCha8Rng::seed_from_u64(settings.seed),
             polled_at_work: 0,
             settings,
@@ -167,14 +201,48 @@ impl<'t> Search<'t> {
         })
     }
 
-    pub fn propagation(&self) -> &super::propagation::PropagationStats {
-        &self.propagator.stats
+    /// Propagation statistics of both kinds of search.
+    pub fn propagation(&self) -> super::propagation::PropagationStats {
+        let mut stats = self.propagator.stats.clone();
+        stats.work += self.canonical.iter().map(|c| c.stats.work).sum::<u64>();
+        stats
+    }
+
+    /// Steps and backtracks of both kinds of search.
+    pub fn search_stats(&self) -> SearchStats {
+        let mut stats = self.stats.clone();
+        for complete in self.canonical.iter().map(|c| &c.stats) {
+            stats.steps += complete.steps;
+            stats.minor_backtracks += complete.minor_backtracks;
+            stats.major_backtracks += complete.major_backtracks;
+            stats.splits += complete.splits;
+            stats.memo_hits += complete.memo_hits;
+        }
+        stats
+    }
+
+    fn steps(&self) -> u64 {
+        self.stats.steps + self.canonical.iter().map(|c| c.stats.steps).sum::<u64>()
+    }
+
+    fn work(&self) -> u64 {
+        self.propagator.stats.work + self.canonical.iter().map(|c| c.stats.work).sum::<u64>()
     }
 
     /// Searches until a plan is found, infeasibility is proven, or the limits stop it.
     pub fn run(&mut self, limits: &Limits) -> Outcome {
+        let heuristic_only = self.settings.restarts_before_complete == u32::MAX;
+        if self.settings.restarts_before_complete == 0 {
+            loop {
+                match self.complete_turn(limits) {
+                    Outcome::Stopped(None) if self.within(limits) => {}
+                    done => return done,
+                }
+            }
+        }
+        let mut resume = false;
         loop {
-            match self.attempt(limits) {
+            match self.attempt(limits, resume) {
                 Step::Placed => {
                     let pinned =
                         (0..self.timeline.len() as u32).filter(|&j| self.timeline.pinned[j as usize].is_some());
@@ -182,29 +250,66 @@ impl<'t> Search<'t> {
                     return Outcome::Found { offsets: self.propagator.offset.clone(), order };
                 }
                 Step::Stopped(why) => return Outcome::Stopped(why),
-                Step::Exhausted if self.complete => return Outcome::Infeasible(None),
-                Step::Exhausted | Step::Yield => self.restart(),
+                Step::Yield => resume = true,
+                Step::Exhausted => {
+                    self.restart();
+                    resume = false;
+                }
             }
+            if !heuristic_only && self.stats.restarts + 1 >= self.settings.restarts_before_complete as u64 {
+                match self.complete_turn(limits) {
+                    Outcome::Stopped(None) if self.within(limits) => {}
+                    done => return done,
+                }
+            }
+            // Doubled once a round, as the complete searches' budget: the shares stay fixed.
+            if self.turn == 0 {
+                self.heuristic_budget = self.heuristic_budget.saturating_mul(2);
+            }
+            self.yield_at = self.propagator.stats.work.saturating_add(self.heuristic_budget);
         }
     }
 
-    /// Takes every placement back and starts the next attempt: heuristic ones with a doubled
-    /// subtree limit, then complete ones (with a doubled budget each time) every other attempt.
+    fn within(&self, limits: &Limits) -> bool {
+        self.steps() < limits.max_steps && self.work() < limits.max_work
+    }
+
+    /// Resumes the complete search whose turn it is, for at most its budget of work (which
+    /// doubles once every search had a turn).
+    fn complete_turn(&mut self, limits: &Limits) -> Outcome {
+        let budget = self.complete_budget;
+        if self.turn + 1 == ORDERS.len() {
+            self.complete_budget = budget.saturating_mul(2);
+        }
+        let steps_left = limits.max_steps.saturating_sub(self.steps());
+        let work_left = limits.max_work.saturating_sub(self.work()).min(budget);
+        if self.turn == self.canonical.len() {
+            let rank = ORDERS[self.turn](self.timeline);
+            self.canonical.push(Canonical::new(self.timeline, self.capacity, rank));
+        }
+        let canonical = &mut self.canonical[self.turn];
+        self.turn = (self.turn + 1) % ORDERS.len();
+        let mut stopped = None;
+        let run = canonical.run(steps_left, work_left, &mut || {
+            stopped = limits.deadline.expired();
+            stopped.is_some()
+        });
+        match run {
+            Run::Found => Outcome::Found { offsets: canonical.offsets().to_vec(), order: canonical.order() },
+            Run::Infeasible => Outcome::Infeasible(None),
+            Run::Paused => Outcome::Stopped(None),
+            Run::Stopped => Outcome::Stopped(stopped),
+        }
+    }
+
+    /// Takes every placement back and starts the next heuristic attempt with a doubled subtree
+    /// limit and budget.
     fn restart(&mut self) {
         self.undo_to(0);
         self.levels.clear();
         self.episode = Episode::default();
         self.stats.restarts += 1;
-        let attempt = self.stats.restarts;
-        let heuristic_only = self.settings.restarts_before_complete as u64;
-        self.complete = attempt >= heuristic_only && (attempt - heuristic_only).is_multiple_of(2);
-        if self.complete {
-            self.yield_at = self.stats.steps.saturating_add(self.complete_budget);
-            self.complete_budget = self.complete_budget.saturating_mul(2);
-        } else {
-            self.yield_at = u64::MAX;
-            self.subtree_limit = self.subtree_limit.saturating_mul(2);
-        }
+        self.subtree_limit = self.subtree_limit.saturating_mul(2);
     }
 
     fn undo_to(&mut self, mark: usize) {
@@ -217,12 +322,16 @@ impl<'t> Search<'t> {
 
     /// One attempt: descends from the current state until every buffer is placed (`Placed`), the
     /// root runs out of candidates (`Exhausted`) or the limits stop it.
-    fn attempt(&mut self, limits: &Limits) -> Step {
+    fn attempt(&mut self, limits: &Limits, resume: bool) -> Step {
+        let mut resume = resume;
         loop {
-            if self.placed == self.to_place {
-                return Step::Placed;
+            if !resume {
+                if self.placed == self.to_place {
+                    return Step::Placed;
+                }
+                self.open_level();
             }
-            self.open_level();
+            resume = false;
             loop {
                 match self.descend(limits) {
                     Step::Placed => break,
@@ -244,63 +353,39 @@ impl<'t> Search<'t> {
         let mut pending = Vec::new();
         let propagator = &self.propagator;
         let is_placed = |j: u32| propagator.is_placed(j);
-        if self.complete {
-            pending = self.canonical_candidates(previous);
-        } else if self.settings.frontier {
+        if self.settings.frontier {
             candidates::frontier(self.timeline, &propagator.lowest, &is_placed, self.settings.candidates, &mut pending);
         } else if let Some(phase) = self.candidates.current_phase(previous) {
             self.candidates.collect(phase, self.settings.candidates, &is_placed, &mut pending);
         }
-        if !self.complete && self.stats.restarts > 0 {
+        if self.stats.restarts > 0 {
             pending.shuffle(&mut self.rng);
         }
         self.levels.push(Level { pending: pending.into(), ..Level::default() });
     }
 
-    /// The candidates of a complete attempt, lowest first. Every feasible problem has a plan that
-    /// placing its buffers by increasing offset at their lowest feasible offsets reproduces (take
-    /// the plan with the least sum of offsets: a buffer that could go lower could be moved down).
-    /// So a complete search may keep offsets non-decreasing along a path, place buffers at the same
-    /// offset in index order, and skip any buffer that would sit at or above the top of another
-    /// unplaced buffer at its lowest (that one could be slipped underneath) — MiniMalloc's
-    /// canonical solutions and dominance (its §6.1, §6.3), here over lowest feasible offsets.
-    fn canonical_candidates(&self, previous: Option<u32>) -> Vec<u32> {
-        let (floor, after) = match previous {
-            Some(b) => (self.propagator.offset[b as usize], Some(b)),
-            None => (0, None),
-        };
-        let lowest = &self.propagator.lowest;
-        let unplaced = (0..self.timeline.len() as u32).filter(|&j| !self.propagator.is_placed(j));
-        let lowest_top = unplaced.clone().map(|j| lowest[j as usize] + self.timeline.size[j as usize]).min();
-        let lowest_top = lowest_top.unwrap_or(u64::MAX);
-        let mut list: Vec<u32> = unplaced
-            .filter(|&j| {
-                let at = lowest[j as usize];
-                at < lowest_top && (at > floor || (at == floor && after.is_none_or(|b| j > b)))
-            })
-            .collect();
-        list.sort_by_key(|&j| (lowest[j as usize], std::cmp::Reverse(self.timeline.lifetime[j as usize]), j));
-        list
-    }
-
     /// Tries the pending candidates of the deepest decision point until one propagates.
     fn descend(&mut self, limits: &Limits) -> Step {
         let depth = self.levels.len() - 1;
+        // The complete searches do not move while this one does.
+        let complete_steps = self.steps() - self.stats.steps;
+        let complete_work = self.work() - self.propagator.stats.work;
         loop {
             let level = &mut self.levels[depth];
             let Some(candidate) = level.pending.pop_front() else { return Step::Exhausted };
             if self.propagator.is_placed(candidate) {
                 continue;
             }
-            if self.stats.steps >= limits.max_steps || self.propagator.stats.work >= limits.max_work {
+            let work = self.propagator.stats.work + complete_work;
+            if self.stats.steps + complete_steps >= limits.max_steps || work >= limits.max_work {
                 level.pending.push_front(candidate);
                 return Step::Stopped(None);
             }
-            if self.stats.steps >= self.yield_at {
+            if self.propagator.stats.work >= self.yield_at {
+                level.pending.push_front(candidate);
                 return Step::Yield;
             }
             self.stats.steps += 1;
-            let work = self.propagator.stats.work;
             if self.stats.steps.is_multiple_of(POLL_EVERY) || work >= self.polled_at_work + POLL_WORK {
                 self.polled_at_work = work;
                 if let Some(why) = limits.deadline.expired() {
@@ -309,8 +394,6 @@ impl<'t> Search<'t> {
             }
             let mark = self.propagator.mark();
             level.mark = mark;
-            // A complete attempt places by increasing offset: nothing will go below this one.
-            self.propagator.floor = if self.complete { self.propagator.lowest[candidate as usize] } else { 0 };
             self.candidates.placed(candidate);
             self.placed += 1;
             match self.propagator.place(self.timeline, candidate) {
@@ -342,21 +425,15 @@ impl<'t> Search<'t> {
         if depth == 0 {
             return false;
         }
-        let target = if self.complete {
-            depth - 1
-        } else {
-            // No earlier placement explains the failures: the attempt is over.
-            // No earlier placement named: the explanations are coarse, so step back one level.
-            self.levels[depth].jump_target(depth).unwrap_or(depth - 1)
-        };
+        // No earlier placement named: the explanations are coarse, so step back one level.
+        let target = self.levels[depth].jump_target(depth).unwrap_or(depth - 1);
         let exhausted = self.levels.pop().unwrap_or_default(); // depth > 0: there is a level
         self.retreat_to(target);
-        let limit = (!self.complete).then_some(self.settings.level_limit);
         let level = &mut self.levels[target];
         level.conflict.extend(exhausted.conflict.iter().copied().filter(|&l| (l as usize) < target));
-        level.prepend(&exhausted.failed, limit);
+        level.prepend(&exhausted.failed, Some(self.settings.level_limit));
         self.episode.record(target);
-        if !self.complete && self.episode.backtracks > self.subtree_limit {
+        if self.episode.backtracks > self.subtree_limit {
             // Stuck in the subtree of decision point `shallowest`: change the placement above it.
             let stuck = self.episode.shallowest;
             self.episode = Episode::default();
