@@ -362,9 +362,16 @@ impl Occupancy {
     /// next interval is now in reach are searched again (not every set, as a plain round robin
     /// would).
     pub fn lowest_fit(&self, query: &Query, size: u64, alignment: u64) -> Option<u64> {
+        self.lowest_fit_from(query, size, alignment, 0)
+    }
+
+    /// [`Occupancy::lowest_fit`] at or above `floor` (a start address: the space below it need not
+    /// be recorded as taken over every lifetime).
+    pub fn lowest_fit_from(&self, query: &Query, size: u64, alignment: u64, floor: u64) -> Option<u64> {
         let sets = &query.sets;
+        let mut offset = align_up(floor, alignment)?;
         if sets.is_empty() {
-            return Some(0);
+            return offset.checked_add(size).map(|_| offset);
         }
         // Per set: addresses below this are free of it above the candidate (0: not asked yet).
         let mut inline = [0u64; 64];
@@ -375,7 +382,6 @@ impl Occupancy {
             spilled.resize(sets.len(), 0);
             &mut spilled
         };
-        let mut offset = 0u64;
         'candidate: loop {
             let top = offset.checked_add(size)?;
             for (k, &set) in sets.iter().enumerate() {

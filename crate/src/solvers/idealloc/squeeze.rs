@@ -35,33 +35,31 @@ pub struct Arena<'a> {
     /// Indexes of finished squeezes, cleared and reused: building one allocates a set per tree
     /// node, which would otherwise happen in every iteration.
     spare: Mutex<Vec<Occupancy>>,
-    /// The first start and the last end: the lifetime of the space below the start address.
-    span: (u64, u64),
 }
 
 impl<'a> Arena<'a> {
     pub fn new(problem: &'a Problem, start_address: u64) -> Self {
         let buffers = problem.buffers();
         let pinned = (0..problem.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
-        let span =
-            (buffers.iter().map(|b| b.start).min().unwrap_or(0), buffers.iter().map(|b| b.end).max().unwrap_or(1));
-        let occupancy = Occupancy::new(buffers.iter().map(|b| (b.start, b.end)).chain([span]));
+        // Only the buffers' own lifetimes: the space below the start address is a floor of first
+        // fit, not a placement over the whole span (which would keep the sets of the top nodes up
+        // to date at every insertion).
+        let occupancy = Occupancy::new(buffers.iter().map(|b| (b.start, b.end)));
         let spans = buffers.iter().map(|b| occupancy.span(b.start, b.end)).collect();
-        Arena { problem, start_address, pinned, spans, span, spare: Mutex::new(vec![occupancy]) }
+        Arena { problem, start_address, pinned, spans, spare: Mutex::new(vec![occupancy]) }
     }
 
-    /// An index holding the pinned buffers and the space below the start address; two pinned
-    /// buffers that collide make the problem infeasible.
+    /// An index holding the pinned buffers; two pinned buffers that collide make the problem
+    /// infeasible.
     fn occupancy(&self) -> Result<Occupancy, SolveError> {
         let buffers = self.problem.buffers();
-        let span = self.span;
         let spare = self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
         let mut occupancy = match spare {
             Some(mut occupancy) => {
                 occupancy.clear();
                 occupancy
             }
-            None => Occupancy::new(buffers.iter().map(|b| (b.start, b.end)).chain([span])),
+            None => Occupancy::new(buffers.iter().map(|b| (b.start, b.end))),
         };
         let mut query = Query::default();
         for (k, &i) in self.pinned.iter().enumerate() {
@@ -78,10 +76,6 @@ impl<'a> Arena<'a> {
                 return Err(SolveError::Infeasible(format!("pinned buffers {}{other} overlap", buffer.id)));
             }
             occupancy.insert(buffer.start, buffer.end, offset, top);
-        }
-        // The space below the start address goes in after the pins, which may lie there.
-        if self.start_address > 0 && span.0 < span.1 {
-            occupancy.insert(span.0, span.1, 0, self.start_address);
         }
         Ok(occupancy)
     }
@@ -124,7 +118,9 @@ impl<'a> Arena<'a> {
             poll(step, deadline)?;
             occupancy.query_span(self.spans[i], &mut query);
             let overflow = || SolveError::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
-            let offset = occupancy.lowest_fit(&query, buffer.size, buffer.alignment).ok_or_else(overflow)?;
+            let offset = occupancy
+                .lowest_fit_from(&query, buffer.size, buffer.alignment, self.start_address)
+                .ok_or_else(overflow)?;
             let top = offset.checked_add(buffer.size).ok_or_else(overflow)?;
             if bound.is_some_and(|bound| top >= bound) {
                 return Ok(Squeezed::Exceeded);
