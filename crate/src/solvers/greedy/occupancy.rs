@@ -268,7 +268,9 @@ impl Occupancy {
     fn collect_nodes(&self, span: Span, query: &mut Query) {
         query.nodes.clear();
         self.for_each_canonical(span, |node| {
-            debug_assert!(self.is_canonical_somewhere(node), "a lifetime not given to Occupancy::new");
+            // Kept in release builds: a lifetime not given to `new` would read subtree sets that
+            // skipped ancestors never filled, a silently wrong answer. A bit test per node is cheap.
+            assert!(self.is_canonical_somewhere(node), "a lifetime not given to Occupancy::new");
             query.nodes.push(node as u32);
         });
         query.ancestors_from = query.nodes.len();
@@ -483,6 +485,16 @@ mod tests {
         assert_eq!(small.view(&pool), &[(5, 20)]);
         small.insert(&mut pool, 0, 2);
         assert_eq!(small.view(&pool), &[(0, 2), (5, 20)]);
+    }
+
+    /// A lifetime the index was not built for is refused, not answered from unfilled sets.
+    #[test]
+    #[should_panic(expected = "a lifetime not given to Occupancy::new")]
+    fn an_unregistered_lifetime_is_refused() {
+        let mut occupancy = Occupancy::new([(0u64, 8u64), (0, 1), (7, 8)].into_iter());
+        occupancy.insert(0, 8, 0, 4);
+        let mut query = Query::default();
+        occupancy.query_into(1, 7, &mut query);
     }
 
     /// Against a direct scan of placed rectangles, on every lifetime of a small grid.
