@@ -198,11 +198,15 @@ pub fn decide_prepared(
                 (outcome, search.counters, plan)
             })
             .collect();
-        for (_, counters, _) in &results {
+        // Only the orderings up to the decisive one count: those after it were abandoned at a
+        // moment that depends on timing, and counting their nodes would make the budget (and so
+        // the answer of a budgeted run) differ from run to run.
+        let decisive = results.iter().position(|(outcome, _, _)| *outcome != Outcome::Stopped);
+        for (_, counters, _) in &results[..decisive.map_or(results.len(), |k| k + 1)] {
             report.counters.add(counters);
             spent = spent.saturating_add(counters.nodes);
         }
-        if let Some(k) = results.iter().position(|(outcome, _, _)| *outcome != Outcome::Stopped) {
+        if let Some(k) = decisive {
             report.ordering = Some(instances[k].0.clone());
             let (outcome, _, plan) = &results[k];
             report.decision = match (outcome, plan) {
