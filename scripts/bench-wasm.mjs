@@ -10,8 +10,9 @@ const [repeatsArg = '50', solversArg = 'slff,xla,tvm,zant-best', ...files] = pro
 const repeats = Number(repeatsArg);
 const solvers = solversArg.split(',');
 const root = new URL('..', import.meta.url).pathname;
-const pkg = await import(`${root}web/src/pkg-st/index.js`);
-await pkg.default({ module_or_path: readFileSync(`${root}web/src/pkg-st/index_bg.wasm`) });
+const pkgDir = process.env.MEMPLAN_WASM_PKG ?? `${root}web/src/pkg-st`;
+const pkg = await import(`${pkgDir}/index.js`);
+await pkg.default({ module_or_path: readFileSync(`${pkgDir}/index_bg.wasm`) });
 
 const capacity = process.env.MEMPLAN_CAPACITY;
 const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -1,5 +1,5 @@
 //! What the search did, over all parts and probes, for the solution's statistics: the paper's
-//! steps and minor/major backtracks, and the time spent in propagation.
+//! steps and minor/major backtracks, and the propagation's work.
 
 use super::propagation::PropagationStats;
 use super::search::SearchStats;
@@ -8,7 +8,6 @@ use crate::model::{StatValue, Stats};
 #[derive(Default)]
 pub struct Report {
     pub search: SearchStats,
-    pub propagation: std::time::Duration,
     pub wipe_outs: u64,
     pub section_failures: u64,
     pub work: u64,
@@ -21,7 +20,6 @@ pub struct Report {
 impl Report {
     pub fn absorb(&mut self, search: &SearchStats, propagation: &PropagationStats) {
         self.search.add(search);
-        self.propagation += propagation.time;
         self.wipe_outs += propagation.wipe_outs;
         self.section_failures += propagation.section_failures;
         self.work += propagation.work;
@@ -48,6 +46,5 @@ impl Report {
         ] {
             stats.insert(name.into(), StatValue::Count(value));
         }
-        stats.insert("propagation_ms".into(), StatValue::Ratio(self.propagation.as_secs_f64() * 1000.0));
     }
 }
