@@ -47,11 +47,14 @@ pub struct Member {
     pub solver: Box<dyn Solver>,
     pub seed: u64,
     pub params: Params,
+    /// Much slower than the others (idealloc's iterations): it starts first, so that on several
+    /// threads the cheap members run beside it instead of before it.
+    pub slow: bool,
 }
 
 impl Member {
     fn new(solver: Box<dyn Solver>, seed: u64) -> Self {
-        Member { solver, seed, params: Params::new() }
+        Member { solver, seed, params: Params::new(), slow: false }
     }
 
     /// The options this member runs with: the caller's, with its own seed and parameters.
@@ -96,6 +99,7 @@ pub fn members(effort: Effort, seed: u64, buffers: usize, timed: bool) -> Vec<Me
     if let Some(iterations) = idealloc_iterations {
         let mut member = Member::new(Box::new(idealloc::Idealloc), seed);
         member.params.set("iterations", iterations.to_string());
+        member.slow = true;
         members.push(member);
     }
     members
@@ -124,6 +128,9 @@ impl Solver for Auto {
         solution.stats.insert("winner".into(), StatValue::Text(winner));
         solution.stats.insert("members".into(), members.len().into());
         solution.stats.insert("finished".into(), finished.into());
+        // Where the time went: the quick phase, and the rest (the search) by difference.
+        let quick_ms = started.elapsed().as_secs_f64() * 1000.0;
+        solution.stats.insert("quick_phase_ms".into(), StatValue::Ratio(quick_ms));
         if options.effort == Effort::High && problem.len() <= SEARCH_MAX {
             solution = search_phase(problem, options, solution, started);
         }
@@ -143,10 +150,15 @@ fn quick_phase(
     started: Instant,
 ) -> Result<(Solution, usize), SolveError> {
     let best_so_far: Mutex<Option<u64>> = Mutex::new(None);
-    let results: Vec<Result<Solution, SolveError>> = members
-        .par_iter()
-        .enumerate()
-        .map(|(position, member)| {
+    // Slow members first: rayon hands out the list front to back, and a slow member taken last
+    // would leave the other threads idle while it runs. The results are put back in listed order,
+    // so ties still go to the member listed first, on any number of threads.
+    let mut schedule: Vec<usize> = (0..members.len()).collect();
+    schedule.sort_by_key(|&position| !members[position].slow);
+    let mut scheduled: Vec<(usize, Result<Solution, SolveError>)> = schedule
+        .into_par_iter()
+        .map(|position| {
+            let member = &members[position];
             let mut member_options = member.options(options);
             member_options.progress = None;
             if position == 0 {
@@ -154,7 +166,7 @@ fn quick_phase(
                 // cancel still stops it.
                 member_options.time_limit = None;
             } else if let Some(stop) = options.deadline(started).expired() {
-                return Err(stop);
+                return (position, Err(stop));
             } else {
                 // What is left of the caller's limit, not the whole of it again.
                 member_options.time_limit = options.deadline(started).remaining();
@@ -172,9 +184,11 @@ fn quick_phase(
                     });
                 }
             }
-            result
+            (position, result)
         })
         .collect();
+    scheduled.sort_by_key(|&(position, _)| position);
+    let results = scheduled.into_iter().map(|(_, result)| result);
     let mut best: Option<Solution> = None;
     let mut finished = 0usize;
     let mut first_error = None;
@@ -226,7 +240,7 @@ fn search_phase(problem: &Problem, options: &SolveOptions, quick: Solution, star
         if better {
             // The winner's own statistics, with the portfolio's counts carried over.
             let portfolio: Vec<_> =
-                ["members", "finished"].iter().filter_map(|&k| best.stats.remove_entry(k)).collect();
+                ["members", "finished", "quick_phase_ms"].iter().filter_map(|&k| best.stats.remove_entry(k)).collect();
             best = Solution { solver: "auto".into(), ..found };
             best.stats.extend(portfolio);
             best.stats.insert("winner".into(), StatValue::Text(name.into()));

@@ -8,7 +8,6 @@
 //! candidate buffers changed. Every inference is sound (it never rules out a state that has a
 //! completion), so a root failure proves infeasibility and an exhausted complete search does too.
 
-
 use super::layout::{Interval, Layout};
 use super::timeline::Timeline;
 use crate::solvers::greedy::align_up;
