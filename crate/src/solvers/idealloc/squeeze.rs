@@ -232,7 +232,7 @@ mod tests {
             let mut buffers = Vec::new();
             for k in 0..40 {
                 let start = next(30);
-                let buffer = Buffer::new(&format!("b{k}"), start, start + 1 + next(12), 1 + next(20));
+                let buffer = Buffer::new(format!("b{k}"), start, start + 1 + next(12), 1 + next(20));
                 buffers.push(if next(4) == 0 { buffer.with_alignment(8) } else { buffer });
             }
             buffers.push(Buffer::new("p", 5, 25, 6).pinned_at(40));
