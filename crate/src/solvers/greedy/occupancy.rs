@@ -374,7 +374,11 @@ impl Occupancy {
         let mut query = Query::default();
         for (start, end) in lifetimes {
             self.collect_nodes(self.span(start, end), &mut query);
-            let (canonical, ancestors) = query.nodes.split_at(query.ancestors_from);
+            let (canonical, ancestors) = query.nodes.split_at_mut(query.ancestors_from);
+            // The widest canonical nodes first: their subtree sets cover the most, so first fit
+            // tends to climb past the taken addresses in fewer, longer jumps (the answer does not
+            // depend on the order).
+            canonical.sort_unstable();
             let from = references.len() as u32;
             references.extend(canonical.iter().map(|&node| node << 1 | BELOW));
             references.extend(ancestors.iter().map(|&node| node << 1 | OWN));
