@@ -140,6 +140,11 @@ pub struct Made {
 }
 
 impl Made {
+    /// Room for `jobs` jobs in at most as many boxes.
+    pub fn with_capacity(jobs: usize) -> Made {
+        Made { boxes: Vec::with_capacity(jobs), members: Vec::with_capacity(jobs) }
+    }
+
     /// A box of height `size` around `contents` (not empty, all of one height and alive at one
     /// time), alive from the first start to the last end among them. The caller guarantees that
     /// their load fits in `size`. The contents are stored in unboxing order: largest buffer first,

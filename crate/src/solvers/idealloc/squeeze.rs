@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use crate::model::Problem;
 use crate::options::{Deadline, SolveError};
-use crate::solvers::greedy::occupancy::{Occupancy, Query, Span};
+use crate::solvers::greedy::occupancy::{Occupancy, RoutedSets, Routes};
 use crate::solvers::greedy::poll;
 
 /// What one squeeze ended with.
@@ -30,28 +30,41 @@ pub struct Arena<'a> {
     pub start_address: u64,
     /// Buffers with a pinned offset: placed first, where they are.
     pub pinned: Vec<usize>,
-    /// Each buffer's lifetime as leaves of the index, found once for every squeeze.
-    spans: Vec<Span>,
-    /// Indexes of finished squeezes, cleared and reused: building one allocates a set per tree
-    /// node, which would otherwise happen in every iteration.
-    spare: Mutex<Vec<Occupancy>>,
+    /// What first fit needs of each buffer, by index, in a flat array: the order visits buffers at
+    /// random, and a whole `Buffer` spans two cache lines.
+    fits: Vec<Fit>,
+    /// Each buffer's sets in the occupancy index, found once for every squeeze.
+    routes: Routes,
+    /// Indexes of finished squeezes, cleared and reused.
+    spare: Mutex<Vec<RoutedSets>>,
+}
+
+/// A buffer as first fit sees it.
+#[derive(Clone, Copy, Debug)]
+struct Fit {
+    size: u64,
+    alignment: u64,
+    pinned: bool,
 }
 
 impl<'a> Arena<'a> {
     pub fn new(problem: &'a Problem, start_address: u64) -> Self {
         let buffers = problem.buffers();
         let pinned = (0..problem.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
+        let fits =
+            buffers.iter().map(|b| Fit { size: b.size, alignment: b.alignment, pinned: b.pinned.is_some() }).collect();
         // Only the buffers' own lifetimes: the space below the start address is a floor of first
         // fit, not a placement over the whole span (which would keep the sets of the top nodes up
         // to date at every insertion).
-        let occupancy = Occupancy::new(buffers.iter().map(|b| (b.start, b.end)));
-        let spans = buffers.iter().map(|b| occupancy.span(b.start, b.end)).collect();
-        Arena { problem, start_address, pinned, spans, spare: Mutex::new(vec![occupancy]) }
+        let lifetimes = || buffers.iter().map(|b| (b.start, b.end));
+        let routes = Occupancy::new(lifetimes()).routes(lifetimes());
+        let spare = Mutex::new(vec![routes.sets()]);
+        Arena { problem, start_address, pinned, fits, routes, spare }
     }
 
     /// An index holding the pinned buffers; two pinned buffers that collide make the problem
     /// infeasible.
-    fn occupancy(&self) -> Result<Occupancy, SolveError> {
+    fn occupancy(&self) -> Result<RoutedSets, SolveError> {
         let buffers = self.problem.buffers();
         let spare = self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
         let mut occupancy = match spare {
@@ -59,15 +72,14 @@ impl<'a> Arena<'a> {
                 occupancy.clear();
                 occupancy
             }
-            None => Occupancy::new(buffers.iter().map(|b| (b.start, b.end))),
+            None => self.routes.sets(),
         };
-        let mut query = Query::default();
         for (k, &i) in self.pinned.iter().enumerate() {
             let buffer = &buffers[i];
             let offset = buffer.pinned.unwrap_or(0); // listed because pinned
             let top = offset + buffer.size; // no overflow: checked in Problem::new
-            occupancy.query_into(buffer.start, buffer.end, &mut query);
-            if occupancy.is_taken(&query, offset, top) {
+            let (reads, writes) = self.routes.route(i);
+            if occupancy.is_taken(reads, offset, top) {
                 let other = self.pinned[..k].iter().map(|&j| &buffers[j]).find(|b| {
                     let low = b.pinned.unwrap_or(0);
                     b.overlaps_in_time(buffer) && low < top && offset < low + b.size
@@ -75,7 +87,7 @@ impl<'a> Arena<'a> {
                 let other = other.map_or_else(String::new, |b| format!(" and {}", b.id));
                 return Err(SolveError::Infeasible(format!("pinned buffers {}{other} overlap", buffer.id)));
             }
-            occupancy.insert(buffer.start, buffer.end, offset, top);
+            occupancy.insert(writes.iter().copied(), offset, top);
         }
         Ok(occupancy)
     }
@@ -92,7 +104,7 @@ impl<'a> Arena<'a> {
 
     fn first_fit(
         &self,
-        occupancy: &mut Occupancy,
+        occupancy: &mut RoutedSets,
         order: &[usize],
         bound: Option<u64>,
         deadline: &Deadline,
@@ -109,23 +121,32 @@ impl<'a> Arena<'a> {
         if bound.is_some_and(|bound| makespan >= bound) {
             return Ok(Squeezed::Exceeded);
         }
-        let mut query = Query::default();
+        // Per set, how many buffers still to place will read it: a placement skips the sets that
+        // none of them reads (each buffer is queried once, just before it is placed).
+        let mut readers = self.routes.readers().to_vec();
+        for &i in &self.pinned {
+            for &set in self.routes.route(i).0 {
+                readers[set as usize] -= 1;
+            }
+        }
         for (step, &i) in order.iter().enumerate() {
-            let buffer = &buffers[i];
-            if buffer.pinned.is_some() {
+            let fit = self.fits[i];
+            if fit.pinned {
                 continue;
             }
             poll(step, deadline)?;
-            occupancy.query_span(self.spans[i], &mut query);
-            let overflow = || SolveError::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
-            let offset = occupancy
-                .lowest_fit_from(&query, buffer.size, buffer.alignment, self.start_address)
-                .ok_or_else(overflow)?;
-            let top = offset.checked_add(buffer.size).ok_or_else(overflow)?;
+            let (reads, writes) = self.routes.route(i);
+            let overflow = || SolveError::Overflow { buffer: buffers[i].id.clone(), offset: u64::MAX, size: fit.size };
+            let offset =
+                occupancy.lowest_fit_from(reads, fit.size, fit.alignment, self.start_address).ok_or_else(overflow)?;
+            let top = offset.checked_add(fit.size).ok_or_else(overflow)?;
             if bound.is_some_and(|bound| top >= bound) {
                 return Ok(Squeezed::Exceeded);
             }
-            occupancy.insert_queried(&query, offset, top);
+            for &set in reads {
+                readers[set as usize] -= 1;
+            }
+            occupancy.insert(writes.iter().copied().filter(|&set| readers[set as usize] > 0), offset, top);
             offsets[i] = offset;
             makespan = makespan.max(top);
             placed.push(i);
@@ -176,6 +197,62 @@ mod tests {
             panic!("unbounded squeeze exceeded")
         };
         assert_eq!(offsets, vec![3, 16, 3, 32]);
+    }
+
+    /// First fit by a direct scan of the placed buffers, in the given order.
+    fn naive_first_fit(problem: &Problem, order: &[usize], start_address: u64) -> Vec<u64> {
+        let buffers = problem.buffers();
+        let mut offsets: Vec<Option<u64>> = buffers.iter().map(|b| b.pinned).collect();
+        for &i in order {
+            let b = &buffers[i];
+            let mut offset = start_address.next_multiple_of(b.alignment);
+            while let Some(end) = (0..buffers.len())
+                .filter(|&j| j != i && buffers[j].overlaps_in_time(b))
+                .filter_map(|j| offsets[j].map(|o| (o, o + buffers[j].size)))
+                .find(|&(low, high)| low < offset + b.size && offset < high)
+                .map(|(_, high)| high)
+            {
+                offset = end.next_multiple_of(b.alignment);
+            }
+            offsets[i] = Some(offset);
+        }
+        offsets.into_iter().map(|o| o.unwrap()).collect()
+    }
+
+    /// The squeeze's routed index (with the sets nobody reads any more left unwritten) places
+    /// exactly as a direct scan does, pinned buffers and alignment included.
+    #[test]
+    fn squeezes_match_a_direct_scan() {
+        let mut state = 11u64;
+        let mut next = |modulus: u64| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) % modulus
+        };
+        for round in 0..20 {
+            let mut buffers = Vec::new();
+            for k in 0..40 {
+                let start = next(30);
+                let buffer = Buffer::new(format!("b{k}"), start, start + 1 + next(12), 1 + next(20));
+                buffers.push(if next(4) == 0 { buffer.with_alignment(8) } else { buffer });
+            }
+            buffers.push(Buffer::new("p", 5, 25, 6).pinned_at(40));
+            let problem = Problem::new(buffers, None).unwrap();
+            let start_address = round % 3;
+            let arena = Arena::new(&problem, start_address);
+            let loose: Vec<u64> = (0..problem.len()).map(|_| next(100)).collect();
+            let order = loose_order(&loose, &problem);
+            // Twice: the second squeeze reuses the first one's cleared index.
+            for _ in 0..2 {
+                let Squeezed::Placed { offsets, makespan, .. } =
+                    arena.squeeze(&order, None, &Deadline::none()).unwrap()
+                else {
+                    panic!("unbounded squeeze exceeded")
+                };
+                assert_eq!(offsets, naive_first_fit(&problem, &order, start_address), "round {round}");
+                let tops = problem.buffers().iter().zip(&offsets).map(|(b, o)| o + b.size);
+                assert_eq!(makespan, tops.max().unwrap());
+            }
+        }
     }
 
     #[test]

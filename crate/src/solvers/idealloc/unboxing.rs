@@ -56,17 +56,26 @@ impl Unboxing<'_> {
             return rows.into_iter().fold(watermark, |watermark, id| self.place(id, watermark));
         }
         let (row_of, rows) = colour_rows(ids, lifetime);
-        let mut by_row: Vec<Vec<JobId>> = vec![Vec::new(); rows];
-        for (&id, row) in ids.iter().zip(row_of) {
-            by_row[row].push(id);
-        }
         // Any order of the rows is valid; the rows with the largest buffers go first ("big rocks
-        // first", §5.5), so the squeeze meets them early.
-        by_row.sort_by_key(|row| Reverse(row.iter().map(|&id| jobs.get(id).largest).max().unwrap_or(0)));
+        // first", §5.5), so the squeeze meets them early (ties: lower row first).
+        let mut largest = vec![0u64; rows];
+        for (&id, &row) in ids.iter().zip(&row_of) {
+            largest[row] = largest[row].max(jobs.get(id).largest);
+        }
+        let mut rank = vec![0usize; rows];
+        let mut by_largest: Vec<usize> = (0..rows).collect();
+        by_largest.sort_by_key(|&row| Reverse(largest[row]));
+        for (position, &row) in by_largest.iter().enumerate() {
+            rank[row] = position;
+        }
+        // The jobs row by row in that order, each row's in the given order: one flat sort instead
+        // of a vector per row.
+        let mut by_row: Vec<(usize, JobId)> = ids.iter().zip(&row_of).map(|(&id, &row)| (rank[row], id)).collect();
+        by_row.sort_by_key(|&(rank, _)| rank);
         let mut watermark = watermark;
-        for row in by_row {
+        for row in by_row.chunk_by(|a, b| a.0 == b.0) {
             // The jobs of a row never overlap in time, so all of them go at the same watermark.
-            watermark = row.iter().map(|&id| self.place(id, watermark)).max().unwrap_or(watermark);
+            watermark = row.iter().map(|&(_, id)| self.place(id, watermark)).max().unwrap_or(watermark);
         }
         watermark
     }

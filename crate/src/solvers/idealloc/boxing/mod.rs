@@ -109,7 +109,8 @@ pub fn corollary15(
         let rounded = shared.get(items[0].id).size;
         let per_box = usize::try_from(box_height / rounded).unwrap_or(usize::MAX);
         let shape = BoxShape { per_box, box_height, epsilon };
-        let mut made = Made::default();
+        // Every box holds a job at least: room for as many boxes as jobs, so that none regrows.
+        let mut made = Made::with_capacity(items.len());
         theorem2(shared, &mut items, shape, mix(seed ^ mix(class as u64)), deadline, &mut made)?;
         Ok(Class::Boxed(made))
     };

@@ -47,28 +47,33 @@ fn step<'a>(
     items: &'a mut [Item],
     shape: BoxShape,
     seed: u64,
+    scratch: &mut Vec<Item>,
     made: &mut Made,
 ) -> [(&'a mut [Item], u64); 2] {
     let t = items[(mix(seed) % items.len() as u64) as usize].start;
     // Stable three-way partition in place: [ends by t | alive at t | starts after t], each side
     // in the given order (which the pivots of later steps and Lemma 1's ties depend on). The job
-    // chosen is alive at t, so both sides are smaller than `items`.
-    let (mut live, mut starts_after) = (Vec::new(), Vec::new());
+    // chosen is alive at t, so both sides are smaller than `items`. The jobs that do not end by t
+    // wait in `scratch` (reused from step to step, not allocated in each).
+    scratch.clear();
     let mut before = 0;
     for k in 0..items.len() {
         let item = items[k];
         if item.end <= t {
             items[before] = item;
             before += 1;
-        } else if item.start > t {
-            starts_after.push(item);
         } else {
-            live.push(item);
+            scratch.push(item);
         }
     }
-    let after = before + live.len();
-    items[before..after].copy_from_slice(&live);
-    items[after..].copy_from_slice(&starts_after);
+    let mut after = before;
+    for &item in scratch.iter().filter(|item| item.start <= t) {
+        items[after] = item;
+        after += 1;
+    }
+    for (slot, &item) in items[after..].iter_mut().zip(scratch.iter().filter(|item| item.start > t)) {
+        *slot = item;
+    }
     let (ends_before, rest) = items.split_at_mut(before);
     let (live, starts_after) = rest.split_at_mut(after - before);
     let unresolved = lemma1(jobs, live, shape.per_box, shape.box_height, shape.epsilon, made);
@@ -91,7 +96,8 @@ fn split(
     if let Some(stop) = deadline.expired() {
         return Err(stop);
     }
-    let [(before, before_seed), (after, after_seed)] = step(jobs, items, shape, seed, made);
+    let mut scratch = Vec::new();
+    let [(before, before_seed), (after, after_seed)] = step(jobs, items, shape, seed, &mut scratch, made);
     if depth < PARALLEL_MAX_DEPTH && before.len() + after.len() >= PARALLEL_MIN_JOBS {
         let mut after_boxes = Made::default();
         let (left, right) = rayon::join(
@@ -117,7 +123,7 @@ fn split(
         {
             return Err(stop);
         }
-        let [before, after] = step(jobs, items, shape, seed, made);
+        let [before, after] = step(jobs, items, shape, seed, &mut scratch, made);
         stack.push(after);
         stack.push(before);
     }
