@@ -85,6 +85,21 @@ impl Counters {
         self.pruned_memo += other.pruned_memo;
         self.pruned_symmetry += other.pruned_symmetry;
     }
+
+    /// What was counted since `before` (counters only grow).
+    pub fn since(&self, before: &Counters) -> Counters {
+        Counters {
+            nodes: self.nodes - before.nodes,
+            backtracks: self.backtracks - before.backtracks,
+            pruned_canonical: self.pruned_canonical - before.pruned_canonical,
+            pruned_dominance: self.pruned_dominance - before.pruned_dominance,
+            pruned_inference: self.pruned_inference - before.pruned_inference,
+            pruned_capacity: self.pruned_capacity - before.pruned_capacity,
+            decompositions: self.decompositions - before.decompositions,
+            pruned_memo: self.pruned_memo - before.pruned_memo,
+            pruned_symmetry: self.pruned_symmetry - before.pruned_symmetry,
+        }
+    }
 }
 
 /// A candidate of a node: the offset, the buffer's rank, and its position in the group's list.
@@ -108,7 +123,7 @@ struct Frame {
     trying: Option<(Candidate, usize)>,
 }
 
-/// Nested decompositions deeper than this are searched as one (the recursion stays shallow).
+/// Nested decompositions deeper than this are searched as one (the stack of parts stays shallow).
 const MAX_PART_DEPTH: u32 = 64;
 /// How often (in nodes) the deadline is polled.
 const POLL_EVERY: u64 = 256;
@@ -116,14 +131,60 @@ const NO_RANK: u32 = u32::MAX;
 /// Refuted states remembered at most (about 32 bytes each), then forgotten.
 const MEMO_LIMIT: usize = 1 << 21;
 
+/// One group of unplaced buffers being searched depth first: no other unplaced buffer overlaps
+/// them in time.
+struct Group {
+    list: Vec<u32>,
+    stack: Vec<Frame>,
+    /// The hash of the unplaced buffers outside the group (see [`Search::node_key`]).
+    outside: u128,
+    /// The section range `[low, high)` the group spans.
+    low: u32,
+    high: u32,
+    /// Where the group's candidates start in the shared candidate list.
+    base: usize,
+    depth: u32,
+}
+
+/// The independent parts one placement split a group into, solved in turn; all must succeed.
+struct Parts {
+    /// The parts still to solve, the next one last.
+    waiting: Vec<Vec<u32>>,
+    max_offset: u64,
+    last_rank: u32,
+    depth: u32,
+    /// The key of the node that split (`None` at the root): refuted when a part fails.
+    node: Option<u128>,
+}
+
+/// The search is an explicit stack of these, so that it can stop anywhere and resume later.
+enum Level {
+    Group(Group),
+    Parts(Parts),
+}
+
+/// What a group's depth-first loop stopped at.
+enum GroupStep {
+    /// The group is solved or exhausted.
+    Done(Outcome),
+    /// The node limit, the deadline or the abandon flag.
+    Paused,
+    /// The last placement split the rest into independent parts.
+    Split(Parts),
+}
+
+/// When a search stops: its cumulative node limit, the deadline, and a flag raised when another
+/// search has already decided (parallel orderings).
+pub struct Allowance<'a> {
+    pub node_limit: u64,
+    pub deadline: &'a Deadline,
+    pub abandon: &'a dyn Fn() -> bool,
+}
+
 pub struct Search<'a> {
     instance: &'a Instance,
     capacity: u64,
     rules: Rules,
-    deadline: &'a Deadline,
-    node_limit: u64,
-    /// Set when another search has already decided (parallel orderings): stop at the next poll.
-    abandon: &'a dyn Fn() -> bool,
     pub counters: Counters,
     placed: Vec<bool>,
     pub offset: Vec<u64>,
@@ -146,17 +207,17 @@ pub struct Search<'a> {
     /// XOR of [`transpositions::key`] over the unplaced buffers and their floors.
     floors_hash: u128,
     refuted: Refuted,
+    /// The search in progress, innermost level last.
+    levels: Vec<Level>,
+    started: bool,
+    /// The answer, once there is one.
+    finished: Option<Outcome>,
+    /// The node count at which the deadline is polled next.
+    next_poll: u64,
 }
 
 impl<'a> Search<'a> {
-    pub fn new(
-        instance: &'a Instance,
-        capacity: u64,
-        rules: Rules,
-        deadline: &'a Deadline,
-        node_limit: u64,
-        abandon: &'a dyn Fn() -> bool,
-    ) -> Self {
+    pub fn new(instance: &'a Instance, capacity: u64, rules: Rules) -> Self {
         let n = instance.len();
         let sections = instance.section_total.len();
         let mut crossing = vec![0u32; sections + 1];
@@ -179,9 +240,6 @@ impl<'a> Search<'a> {
             instance,
             capacity,
             rules,
-            deadline,
-            node_limit,
-            abandon,
             counters: Counters::default(),
             placed: vec![false; n],
             offset: vec![0; n],
@@ -196,35 +254,107 @@ impl<'a> Search<'a> {
             effective: vec![u64::MAX; sections],
             floors_hash: (0..n as u32).fold(0, |hash, rank| hash ^ transpositions::key(rank, 0)),
             refuted: Refuted::new(MEMO_LIMIT),
+            levels: Vec::new(),
+            started: false,
+            finished: None,
+            next_poll: POLL_EVERY,
         }
     }
 
-    /// Searches for a placement of every buffer. On `Solved`, `offset` holds it and
-    /// [`Search::placement_order`] the ranks in the order they were placed.
-    pub fn run(&mut self) -> Outcome {
-        let list: Vec<u32> = (0..self.instance.len() as u32).collect();
-        if list.is_empty() {
-            return Outcome::Solved;
+    /// Searches for a placement of every buffer until `allowance` stops it. A search that stopped
+    /// resumes where it was when run again (with a larger node limit): rounds with a growing limit
+    /// waste nothing. On `Solved`, `offset` holds the placement and [`Search::placement_order`]
+    /// the ranks in the order they were placed.
+    pub fn run(&mut self, allowance: &Allowance) -> Outcome {
+        if let Some(outcome) = self.finished {
+            return outcome;
         }
-        if self.rules.decompose
-            && let Some(cuts) = self.all_cuts(&list)
-        {
-            self.counters.decompositions += 1;
-            return self.solve_parts(&list, &cuts, 0, NO_RANK, 0);
+        let mut pending = None;
+        if !self.started {
+            self.started = true;
+            let list: Vec<u32> = (0..self.instance.len() as u32).collect();
+            pending = if list.is_empty() {
+                Some(Outcome::Solved)
+            } else if self.rules.decompose
+                && let Some(cuts) = self.all_cuts(&list)
+            {
+                self.counters.decompositions += 1;
+                let parts = self.parts(&list, &cuts, 0, NO_RANK, 0, None);
+                self.levels.push(Level::Parts(parts));
+                None
+            } else {
+                self.enter(list, 0, NO_RANK, 0)
+            };
         }
-        self.solve_group(list, 0, NO_RANK, 0)
+        let outcome = self.resume(pending, allowance);
+        if outcome != Outcome::Stopped {
+            self.finished = Some(outcome);
+        }
+        outcome
     }
 
     pub fn placement_order(&self) -> Vec<u32> {
         self.placements.iter().map(|&(rank, _)| rank).collect()
     }
 
-    /// The depth-first search over one group of unplaced buffers, which no other unplaced buffer
-    /// overlaps in time. Leaves its placements in place on `Solved`; on `Exhausted` every
-    /// placement it made is undone.
-    fn solve_group(&mut self, mut list: Vec<u32>, max_offset: u64, last_rank: u32, depth: u32) -> Outcome {
-        let mut stack: Vec<Frame> = Vec::new();
-        let base = self.candidates.len();
+    /// Runs the stack of levels. `pending` is the outcome of a level just finished, to hand to the
+    /// level below it; with no level left it is the answer.
+    fn resume(&mut self, mut pending: Option<Outcome>, allowance: &Allowance) -> Outcome {
+        loop {
+            let Some(level) = self.levels.pop() else {
+                return pending.unwrap_or(Outcome::Exhausted);
+            };
+            match level {
+                Level::Parts(mut parts) => match pending.take() {
+                    Some(Outcome::Exhausted) => {
+                        // One part failed, so the node that split fails (its placements are
+                        // undone by the group below, down to its own mark).
+                        if self.rules.memo
+                            && let Some(key) = parts.node
+                        {
+                            self.refuted.insert(key);
+                        }
+                        pending = Some(Outcome::Exhausted);
+                    }
+                    _ => match parts.waiting.pop() {
+                        Some(part) => {
+                            let (max_offset, last_rank, depth) = (parts.max_offset, parts.last_rank, parts.depth);
+                            self.levels.push(Level::Parts(parts));
+                            pending = self.enter(part, max_offset, last_rank, depth + 1);
+                        }
+                        None => pending = Some(Outcome::Solved),
+                    },
+                },
+                Level::Group(mut group) => {
+                    if pending.take() == Some(Outcome::Solved) {
+                        // The parts below solved the rest of the group.
+                        self.candidates.truncate(group.base);
+                        pending = Some(Outcome::Solved);
+                        continue;
+                    }
+                    // Exhausted parts: the group goes on with its next candidate.
+                    match self.advance(&mut group, allowance) {
+                        GroupStep::Done(outcome) => {
+                            self.candidates.truncate(group.base);
+                            pending = Some(outcome);
+                        }
+                        GroupStep::Paused => {
+                            self.levels.push(Level::Group(group));
+                            return Outcome::Stopped;
+                        }
+                        GroupStep::Split(parts) => {
+                            self.levels.push(Level::Group(group));
+                            self.levels.push(Level::Parts(parts));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Starts searching a group: pushes its level, or returns its outcome at once when its root is
+    /// already known to fail.
+    fn enter(&mut self, list: Vec<u32>, max_offset: u64, last_rank: u32, depth: u32) -> Option<Outcome> {
         // Keys of this group's nodes hash only its own buffers: the others keep their floors while
         // it is searched, so the same part met again under another parent is recognised.
         let outside =
@@ -232,17 +362,29 @@ impl<'a> Search<'a> {
         let key = self.node_key(outside, max_offset, last_rank);
         if self.rules.memo && self.refuted.contains(key) {
             self.counters.pruned_memo += 1;
-            return Outcome::Exhausted;
+            return Some(Outcome::Exhausted);
         }
-        match self.expand(&list, max_offset, last_rank, key) {
-            Some(frame) => stack.push(frame),
-            None => return Outcome::Exhausted,
-        }
+        let base = self.candidates.len();
+        let Some(frame) = self.expand(&list, max_offset, last_rank, key) else {
+            if self.rules.memo {
+                self.refuted.insert(key);
+            }
+            return Some(Outcome::Exhausted);
+        };
         let (low, high) = self.range(&list);
+        self.levels.push(Level::Group(Group { list, stack: vec![frame], outside, low, high, base, depth }));
+        None
+    }
+
+    /// The depth-first loop of one group, until it is decided, paused, or split. Leaves its
+    /// placements in place on `Solved`; on `Exhausted` every placement it made is undone.
+    fn advance(&mut self, group: &mut Group, allowance: &Allowance) -> GroupStep {
+        let Group { list, stack, outside, low, high, depth, .. } = group;
+        let (outside, low, high, depth) = (*outside, *low, *high, *depth);
         while let Some(frame) = stack.last_mut() {
             if let Some((tried, mark)) = frame.trying.take() {
                 self.undo_to(mark);
-                restore(&mut list, tried.rank, tried.position as usize);
+                restore(list, tried.rank, tried.position as usize);
             }
             if frame.next == frame.to {
                 self.candidates.truncate(frame.from);
@@ -253,6 +395,16 @@ impl<'a> Search<'a> {
                 self.counters.backtracks += 1;
                 continue;
             }
+            // Checked before a placement, so that a paused search resumes with it.
+            if self.counters.nodes >= allowance.node_limit {
+                return GroupStep::Paused;
+            }
+            if self.counters.nodes >= self.next_poll {
+                self.next_poll = self.counters.nodes + POLL_EVERY;
+                if allowance.deadline.expired().is_some() || (allowance.abandon)() {
+                    return GroupStep::Paused;
+                }
+            }
             let candidate = self.candidates[frame.next];
             frame.next += 1;
             let mark = self.placements.len();
@@ -260,17 +412,8 @@ impl<'a> Search<'a> {
             self.place(candidate.rank as usize, candidate.offset);
             list.swap_remove(candidate.position as usize);
             self.counters.nodes += 1;
-            if self.counters.nodes.is_multiple_of(POLL_EVERY) && self.must_stop() {
-                self.candidates.truncate(base);
-                return Outcome::Stopped;
-            }
-            if self.counters.nodes >= self.node_limit {
-                self.candidates.truncate(base);
-                return Outcome::Stopped;
-            }
             if list.is_empty() {
-                self.candidates.truncate(base);
-                return Outcome::Solved;
+                return GroupStep::Done(Outcome::Solved);
             }
             let child_max = if self.rules.canonical { candidate.offset } else { 0 };
             let child_key = self.node_key(outside, child_max, candidate.rank);
@@ -280,60 +423,61 @@ impl<'a> Search<'a> {
             }
             if self.rules.decompose
                 && depth < MAX_PART_DEPTH
-                && let Some(cuts) = self.cuts(candidate.rank as usize, &list, low, high)
+                && let Some(cuts) = self.cuts(candidate.rank as usize, list, low, high)
             {
                 self.counters.decompositions += 1;
-                match self.solve_parts(&list, &cuts, child_max, candidate.rank, depth) {
-                    Outcome::Solved => {
-                        self.candidates.truncate(base);
-                        return Outcome::Solved;
-                    }
-                    Outcome::Stopped => {
-                        self.candidates.truncate(base);
-                        return Outcome::Stopped;
-                    }
-                    Outcome::Exhausted => {
-                        if self.rules.memo {
-                            self.refuted.insert(child_key);
-                        }
-                        continue; // undone at the top of the loop
-                    }
+                let parts = self.parts(list, &cuts, child_max, candidate.rank, depth, Some(child_key));
+                // A part refuted before fails the split at once: the parts before it in the
+                // solving order would be solved again only to be undone.
+                if self.rules.memo
+                    && parts.waiting.iter().any(|part| self.refuted.contains(self.part_key(&parts, part)))
+                {
+                    self.counters.pruned_memo += 1;
+                    self.refuted.insert(child_key);
+                    continue;
                 }
+                return GroupStep::Split(parts);
             }
-            if let Some(child) = self.expand(&list, child_max, candidate.rank, child_key) {
+            if let Some(child) = self.expand(list, child_max, candidate.rank, child_key) {
                 stack.push(child);
             }
         }
-        Outcome::Exhausted
+        GroupStep::Done(Outcome::Exhausted)
     }
 
-    /// Solves each independent part in turn; all must succeed. On failure, every placement made
-    /// by the parts is undone by the caller (it undoes down to its own mark).
-    fn solve_parts(&mut self, list: &[u32], cuts: &[u32], max_offset: u64, last_rank: u32, depth: u32) -> Outcome {
-        let mut parts: Vec<Vec<u32>> = vec![Vec::new(); cuts.len() + 1];
+    /// The buffers of `list` split at the cuts, to be solved small parts first: they are cheap,
+    /// and one that fails spares the others.
+    fn parts(
+        &self,
+        list: &[u32],
+        cuts: &[u32],
+        max_offset: u64,
+        last_rank: u32,
+        depth: u32,
+        node: Option<u128>,
+    ) -> Parts {
+        let mut waiting: Vec<Vec<u32>> = vec![Vec::new(); cuts.len() + 1];
         for &rank in list {
             let first = self.instance.first[rank as usize];
-            parts[cuts.partition_point(|&x| x <= first)].push(rank);
+            waiting[cuts.partition_point(|&x| x <= first)].push(rank);
         }
-        parts.retain(|part| !part.is_empty());
-        // Small parts first: they are cheap, and one that fails spares the others.
-        parts.sort_by_key(|part| part.len());
-        for part in parts {
-            match self.solve_group(part, max_offset, last_rank, depth + 1) {
-                Outcome::Solved => {}
-                other => return other,
-            }
-        }
-        Outcome::Solved
+        waiting.retain(|part| !part.is_empty());
+        // Largest first in the list: the smallest is popped first (ties: the earlier part first).
+        waiting.reverse();
+        waiting.sort_by_key(|part| std::cmp::Reverse(part.len()));
+        Parts { waiting, max_offset, last_rank, depth, node }
+    }
+
+    /// The key a part's root node will have when it is entered (see [`Search::enter`]): it
+    /// hashes only the part's own buffers, which the other parts never touch.
+    fn part_key(&self, parts: &Parts, part: &[u32]) -> u128 {
+        let own = part.iter().fold(0, |hash, &r| hash ^ transpositions::key(r, self.floor[r as usize]));
+        transpositions::node_key(own, parts.max_offset, parts.last_rank)
     }
 
     /// The state of the node reached (see [`transpositions`]).
     fn node_key(&self, outside: u128, max_offset: u64, last_rank: u32) -> u128 {
         transpositions::node_key(self.floors_hash ^ outside, max_offset, last_rank)
-    }
-
-    fn must_stop(&self) -> bool {
-        self.deadline.expired().is_some() || (self.abandon)()
     }
 
     /// The section range `[low, high)` spanned by the buffers of `list`.
