@@ -130,6 +130,8 @@ const POLL_EVERY: u64 = 256;
 const NO_RANK: u32 = u32::MAX;
 /// Refuted states remembered at most (about 32 bytes each), then forgotten.
 const MEMO_LIMIT: usize = 1 << 21;
+/// How many recently failed sections inference checks first.
+const WITNESSES: usize = 4;
 
 /// One group of unplaced buffers being searched depth first: no other unplaced buffer overlaps
 /// them in time.
@@ -207,6 +209,8 @@ pub struct Search<'a> {
     /// XOR of [`transpositions::key`] over the unplaced buffers and their floors.
     floors_hash: u128,
     refuted: Refuted,
+    /// Sections where inference failed recently, the latest first (`u32::MAX`: none yet).
+    witnesses: [u32; WITNESSES],
     /// The search in progress, innermost level last.
     levels: Vec<Level>,
     started: bool,
@@ -254,6 +258,7 @@ impl<'a> Search<'a> {
             effective: vec![u64::MAX; sections],
             floors_hash: (0..n as u32).fold(0, |hash, rank| hash ^ transpositions::key(rank, 0)),
             refuted: Refuted::new(MEMO_LIMIT),
+            witnesses: [u32::MAX; WITNESSES],
             levels: Vec::new(),
             started: false,
             finished: None,
@@ -610,38 +615,78 @@ impl<'a> Search<'a> {
     /// Eq. (3) with both strengthenings: in every section, the unplaced buffers stack above the
     /// lowest offset any of them can still take (never below the maximum offset placed, when the
     /// search is canonical), and must fit under the capacity.
+    ///
+    /// Most nodes that fail, fail in a section that failed recently: those few "witness" sections
+    /// are checked first, from their own members, before the sweep over every section.
     fn sections_hold(&mut self, list: &[u32], max_offset: u64) -> bool {
         let instance = self.instance;
         let base = if self.rules.canonical { max_offset } else { 0 };
-        let (mut low, mut high) = (u32::MAX, 0u32);
+        // Only sections inside the list's range: there every unplaced buffer is in the list (the
+        // others are in other parts), so its lowest fit is the current one.
+        let (low, high) = self.range(list);
+        for w in 0..WITNESSES {
+            let s = self.witnesses[w];
+            if (low..high).contains(&s) && !self.section_holds(s as usize, base) {
+                // Move it to the front: the next failure is likely there again.
+                self.witnesses[..=w].rotate_right(1);
+                return false;
+            }
+        }
         for &rank in list {
             let r = rank as usize;
             let (first, last) = (instance.first[r], instance.last[r]);
-            low = low.min(first);
-            high = high.max(last);
-            let mut height = self.lowest[r].max(base);
-            if self.lowest[r] < base && instance.obstacle_start[r] == instance.obstacle_start[r + 1] {
-                // Stuck below the maximum offset: only a neighbour placed later (at or above it)
-                // can lift this buffer to a canonical offset, so it ends at least that much higher;
-                // with no unplaced neighbour left it never can.
-                if self.open[r] == 0 {
-                    self.reset_effective(low, high);
-                    return false;
-                }
-                height = height.max(base.saturating_add(instance.smallest_neighbour[r]));
-            }
+            let Some(height) = self.height(r, base) else {
+                self.reset_effective(low, high);
+                return false;
+            };
             for slot in &mut self.effective[first as usize..last as usize] {
                 *slot = (*slot).min(height);
             }
         }
-        let mut holds = true;
+        let mut failed = None;
         for s in low as usize..high as usize {
             let effective = std::mem::replace(&mut self.effective[s], u64::MAX);
-            if effective != u64::MAX && effective.saturating_add(self.total[s]) > self.capacity {
-                holds = false;
+            if failed.is_none() && effective != u64::MAX && effective.saturating_add(self.total[s]) > self.capacity {
+                failed = Some(s);
             }
         }
-        holds
+        if let Some(s) = failed {
+            self.witnesses.rotate_right(1);
+            self.witnesses[0] = s as u32;
+        }
+        failed.is_none()
+    }
+
+    /// Eq. (3) in one section, from its members.
+    fn section_holds(&self, s: usize, base: u64) -> bool {
+        let mut effective = u64::MAX;
+        for &member in self.instance.members(s) {
+            let m = member as usize;
+            if !self.placed[m] {
+                match self.height(m, base) {
+                    Some(height) => effective = effective.min(height),
+                    None => return false,
+                }
+            }
+        }
+        effective == u64::MAX || effective.saturating_add(self.total[s]) <= self.capacity
+    }
+
+    /// The lowest offset an unplaced buffer can still take at this node (its lowest fit, and no
+    /// lower than `base`, the maximum offset placed), or `None` when it can never be placed.
+    fn height(&self, r: usize, base: u64) -> Option<u64> {
+        let instance = self.instance;
+        let lowest = self.lowest[r];
+        if lowest < base && instance.obstacle_start[r] == instance.obstacle_start[r + 1] {
+            // Stuck below the maximum offset: only a neighbour placed later (at or above it) can
+            // lift this buffer to a canonical offset, so it ends at least that much higher; with
+            // no unplaced neighbour left it never can.
+            if self.open[r] == 0 {
+                return None;
+            }
+            return Some(base.saturating_add(instance.smallest_neighbour[r]));
+        }
+        Some(lowest.max(base))
     }
 
     fn reset_effective(&mut self, low: u32, high: u32) {
