@@ -13,7 +13,7 @@
 //! extends. Hence a search that runs out of nodes without a solution proves there is none.
 
 use super::sections::Instance;
-use super::transpositions::{self, Refuted};
+use super::transpositions::{self, NodeKey, Refuted};
 use crate::options::Deadline;
 
 /// The pruning rules, each of which can be switched off (for tests and for the curious): with any
@@ -118,7 +118,7 @@ struct Frame {
     to: usize,
     next: usize,
     /// The node's state, remembered when it is refuted.
-    key: u128,
+    key: NodeKey,
     /// The candidate placed below this node, and the placement-stack length before it.
     trying: Option<(Candidate, usize)>,
 }
@@ -156,7 +156,7 @@ struct Parts {
     last_rank: u32,
     depth: u32,
     /// The key of the node that split (`None` at the root): refuted when a part fails.
-    node: Option<u128>,
+    node: Option<NodeKey>,
 }
 
 /// The search is an explicit stack of these, so that it can stop anywhere and resume later.
@@ -459,7 +459,7 @@ impl<'a> Search<'a> {
         max_offset: u64,
         last_rank: u32,
         depth: u32,
-        node: Option<u128>,
+        node: Option<NodeKey>,
     ) -> Parts {
         let mut waiting: Vec<Vec<u32>> = vec![Vec::new(); cuts.len() + 1];
         for &rank in list {
@@ -475,13 +475,13 @@ impl<'a> Search<'a> {
 
     /// The key a part's root node will have when it is entered (see [`Search::enter`]): it
     /// hashes only the part's own buffers, which the other parts never touch.
-    fn part_key(&self, parts: &Parts, part: &[u32]) -> u128 {
+    fn part_key(&self, parts: &Parts, part: &[u32]) -> NodeKey {
         let own = part.iter().fold(0, |hash, &r| hash ^ transpositions::key(r, self.floor[r as usize]));
         transpositions::node_key(own, parts.max_offset, parts.last_rank)
     }
 
     /// The state of the node reached (see [`transpositions`]).
-    fn node_key(&self, outside: u128, max_offset: u64, last_rank: u32) -> u128 {
+    fn node_key(&self, outside: u128, max_offset: u64, last_rank: u32) -> NodeKey {
         transpositions::node_key(self.floors_hash ^ outside, max_offset, last_rank)
     }
 
@@ -516,7 +516,7 @@ impl<'a> Search<'a> {
     /// Computes a node's candidates (sorted by offset, then rank) and pushes its frame, or returns
     /// `None` when the node is cut: a buffer no longer fits, or a section cannot hold its
     /// unplaced buffers (eq. 3).
-    fn expand(&mut self, list: &[u32], max_offset: u64, last_rank: u32, key: u128) -> Option<Frame> {
+    fn expand(&mut self, list: &[u32], max_offset: u64, last_rank: u32, key: NodeKey) -> Option<Frame> {
         let instance = self.instance;
         let mut lowest_top = u64::MAX;
         for &rank in list {
