@@ -430,6 +430,11 @@ impl<'a> Search<'a> {
                 && depth < MAX_PART_DEPTH
                 && let Some(cuts) = self.cuts(candidate.rank as usize, list, low, high)
             {
+                // The node is tested before it splits, as any other: a part that cannot hold its
+                // buffers is found before the parts ahead of it are solved in vain.
+                if self.holds(list, child_max).is_none() {
+                    continue;
+                }
                 self.counters.decompositions += 1;
                 let parts = self.parts(list, &cuts, child_max, candidate.rank, depth, Some(child_key));
                 // A part refuted before fails the split at once: the parts before it in the
@@ -518,6 +523,38 @@ impl<'a> Search<'a> {
     /// unplaced buffers (eq. 3).
     fn expand(&mut self, list: &[u32], max_offset: u64, last_rank: u32, key: NodeKey) -> Option<Frame> {
         let instance = self.instance;
+        let lowest_top = self.holds(list, max_offset)?;
+        let from = self.candidates.len();
+        for (position, &rank) in list.iter().enumerate() {
+            let r = rank as usize;
+            let offset = self.lowest[r];
+            self.consider(Candidate { offset, rank, position: position as u32 }, max_offset, last_rank, lowest_top);
+            // Beside a pinned buffer a buffer may also rest on top of it (the gaps above).
+            for obstacle in instance.obstacles(r) {
+                if obstacle.top > offset
+                    && let Some(above) = instance.lowest_fit(r, obstacle.top.max(self.floor[r]))
+                    && above.checked_add(instance.size[r]).is_some_and(|top| top <= self.capacity)
+                    && self.candidates[from..].last().is_none_or(|c| c.rank != rank || c.offset != above)
+                {
+                    self.consider(
+                        Candidate { offset: above, rank, position: position as u32 },
+                        max_offset,
+                        last_rank,
+                        lowest_top,
+                    );
+                }
+            }
+        }
+        let to = self.candidates.len();
+        self.candidates[from..to].sort_unstable_by_key(|c| (c.offset, c.rank));
+        Some(Frame { from, to, next: from, key, trying: None })
+    }
+
+    /// Whether the node can still be completed as far as cheap tests tell: every buffer still
+    /// fits under the capacity, and every section can hold its unplaced buffers (eq. 3). Sets
+    /// each buffer's lowest fit; returns the lowest top among them (h_min, for dominance).
+    fn holds(&mut self, list: &[u32], max_offset: u64) -> Option<u64> {
+        let instance = self.instance;
         let mut lowest_top = u64::MAX;
         for &rank in list {
             let r = rank as usize;
@@ -543,34 +580,35 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        if self.rules.inference && !self.sections_hold(list, max_offset) {
-            self.counters.pruned_inference += 1;
-            return None;
-        }
-        let from = self.candidates.len();
-        for (position, &rank) in list.iter().enumerate() {
-            let r = rank as usize;
-            let offset = self.lowest[r];
-            self.consider(Candidate { offset, rank, position: position as u32 }, max_offset, last_rank, lowest_top);
-            // Beside a pinned buffer a buffer may also rest on top of it (the gaps above).
-            for obstacle in instance.obstacles(r) {
-                if obstacle.top > offset
-                    && let Some(above) = instance.lowest_fit(r, obstacle.top.max(self.floor[r]))
-                    && above.checked_add(instance.size[r]).is_some_and(|top| top <= self.capacity)
-                    && self.candidates[from..].last().is_none_or(|c| c.rank != rank || c.offset != above)
-                {
-                    self.consider(
-                        Candidate { offset: above, rank, position: position as u32 },
-                        max_offset,
-                        last_rank,
-                        lowest_top,
-                    );
-                }
+        if self.rules.inference {
+            // The next placement is a candidate, at or above the maximum offset, and a canonical
+            // search places nothing lower after it: the lowest candidate offset is a floor for
+            // every buffer still unplaced (buffers beside pinned ones may also go above them:
+            // their lowest fit counts whatever it is).
+            let floor = if self.rules.canonical {
+                let next = list
+                    .iter()
+                    .map(|&rank| rank as usize)
+                    .filter(|&r| {
+                        self.lowest[r] >= max_offset || instance.obstacle_start[r] != instance.obstacle_start[r + 1]
+                    })
+                    .map(|r| self.lowest[r])
+                    .min();
+                let Some(next) = next else {
+                    // Every buffer is stuck below the maximum offset: no candidate at all.
+                    self.counters.pruned_inference += 1;
+                    return None;
+                };
+                max_offset.max(next)
+            } else {
+                0
+            };
+            if !self.sections_hold(list, floor) {
+                self.counters.pruned_inference += 1;
+                return None;
             }
         }
-        let to = self.candidates.len();
-        self.candidates[from..to].sort_unstable_by_key(|c| (c.offset, c.rank));
-        Some(Frame { from, to, next: from, key, trying: None })
+        Some(lowest_top)
     }
 
     /// Adds the candidate unless a rule rejects it.
@@ -613,8 +651,8 @@ impl<'a> Search<'a> {
     }
 
     /// Eq. (3) with both strengthenings: in every section, the unplaced buffers stack above the
-    /// lowest offset any of them can still take (never below the maximum offset placed, when the
-    /// search is canonical), and must fit under the capacity.
+    /// lowest offset any of them can still take (never below `max_offset`, the floor of every
+    /// later placement when the search is canonical), and must fit under the capacity.
     ///
     /// Most nodes that fail, fail in a section that failed recently: those few "witness" sections
     /// are checked first, from their own members, before the sweep over every section.
