@@ -824,7 +824,7 @@ mod tests {
             .map(|i| {
                 let start = next(16);
                 let end = start + 1 + next(10);
-                Buffer::new(&format!("b{i}"), start, end, 1 + next(100) * next(4))
+                Buffer::new(format!("b{i}"), start, end, 1 + next(100) * next(4))
             })
             .collect();
         Problem::new(buffers, None).unwrap()
