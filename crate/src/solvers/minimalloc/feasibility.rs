@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::orderings::{self, ORDERINGS};
-use super::search::{Counters, Outcome, Rules, Search};
+use super::search::{Allowance, Counters, Outcome, Rules, Search};
 use super::sections::{Instance, Layout, MAX_PAIRS};
 use crate::metrics;
 use crate::model::Problem;
@@ -172,6 +172,9 @@ pub fn decide_prepared(
         return report;
     }
     let instances = &prepared.instances;
+    // Every ordering keeps its search from round to round and resumes it with a larger limit.
+    let mut searches: Vec<Search> =
+        instances.iter().map(|(_, instance)| Search::new(instance, capacity, settings.rules)).collect();
     let mut limit = settings.first_limit.max(1);
     let mut spent = 0u64;
     loop {
@@ -180,22 +183,25 @@ pub fn decide_prepared(
         }
         report.rounds += 1;
         let decided = AtomicUsize::new(usize::MAX);
-        let round_limit = limit.min(settings.budget - spent);
-        let results: Vec<OrderingResult> = instances
-            .par_iter()
+        let left = settings.budget - spent;
+        let results: Vec<OrderingResult> = searches
+            .par_iter_mut()
             .enumerate()
-            .map(|(k, (_, instance))| {
+            .map(|(k, search)| {
                 let abandon = || decided.load(Ordering::Relaxed) < k;
+                let before = search.counters;
                 if abandon() {
                     return (Outcome::Stopped, Counters::default(), None);
                 }
-                let mut search = Search::new(instance, capacity, settings.rules, deadline, round_limit, &abandon);
-                let outcome = search.run();
-                let plan = (outcome == Outcome::Solved).then(|| plan_of(problem, instance, &search));
+                // The cumulative limit doubles; within the budget, each ordering may spend what is left.
+                let node_limit = limit.min(before.nodes.saturating_add(left));
+                let allowance = Allowance { node_limit, deadline, abandon: &abandon };
+                let outcome = search.run(&allowance);
+                let plan = (outcome == Outcome::Solved).then(|| plan_of(problem, &instances[k].1, search));
                 if outcome != Outcome::Stopped {
                     decided.fetch_min(k, Ordering::Relaxed);
                 }
-                (outcome, search.counters, plan)
+                (outcome, search.counters.since(&before), plan)
             })
             .collect();
         // Only the orderings up to the decisive one count: those after it were abandoned at a
@@ -216,7 +222,7 @@ pub fn decide_prepared(
                 // The decisive ordering's own count: the others' depend on when they were stopped.
                 (_, _) => Decision::Infeasible(format!(
                     "the exact search proved that no placement fits in {capacity} bytes ({} nodes)",
-                    results[k].1.nodes
+                    searches[k].counters.nodes
                 )),
             };
             return report;

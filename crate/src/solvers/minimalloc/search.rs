@@ -13,7 +13,7 @@
 //! extends. Hence a search that runs out of nodes without a solution proves there is none.
 
 use super::sections::Instance;
-use super::transpositions::{self, Refuted};
+use super::transpositions::{self, NodeKey, Refuted};
 use crate::options::Deadline;
 
 /// The pruning rules, each of which can be switched off (for tests and for the curious): with any
@@ -85,6 +85,21 @@ impl Counters {
         self.pruned_memo += other.pruned_memo;
         self.pruned_symmetry += other.pruned_symmetry;
     }
+
+    /// What was counted since `before` (counters only grow).
+    pub fn since(&self, before: &Counters) -> Counters {
+        Counters {
+            nodes: self.nodes - before.nodes,
+            backtracks: self.backtracks - before.backtracks,
+            pruned_canonical: self.pruned_canonical - before.pruned_canonical,
+            pruned_dominance: self.pruned_dominance - before.pruned_dominance,
+            pruned_inference: self.pruned_inference - before.pruned_inference,
+            pruned_capacity: self.pruned_capacity - before.pruned_capacity,
+            decompositions: self.decompositions - before.decompositions,
+            pruned_memo: self.pruned_memo - before.pruned_memo,
+            pruned_symmetry: self.pruned_symmetry - before.pruned_symmetry,
+        }
+    }
 }
 
 /// A candidate of a node: the offset, the buffer's rank, and its position in the group's list.
@@ -103,27 +118,76 @@ struct Frame {
     to: usize,
     next: usize,
     /// The node's state, remembered when it is refuted.
-    key: u128,
+    key: NodeKey,
     /// The candidate placed below this node, and the placement-stack length before it.
     trying: Option<(Candidate, usize)>,
 }
 
-/// Nested decompositions deeper than this are searched as one (the recursion stays shallow).
+/// Nested decompositions deeper than this are searched as one (the stack of parts stays shallow).
 const MAX_PART_DEPTH: u32 = 64;
 /// How often (in nodes) the deadline is polled.
 const POLL_EVERY: u64 = 256;
 const NO_RANK: u32 = u32::MAX;
-/// Refuted states remembered at most (about 32 bytes each), then forgotten.
-const MEMO_LIMIT: usize = 1 << 21;
+/// Refuted states remembered at most (about 40 bytes each), then forgotten. Every ordering's
+/// search now lives through all rounds, so each keeps half as many as when one search at a time did.
+const MEMO_LIMIT: usize = 1 << 20;
+/// How many recently failed sections inference checks first.
+const WITNESSES: usize = 4;
+
+/// One group of unplaced buffers being searched depth first: no other unplaced buffer overlaps
+/// them in time.
+struct Group {
+    list: Vec<u32>,
+    stack: Vec<Frame>,
+    /// The hash of the unplaced buffers outside the group (see [`Search::node_key`]).
+    outside: u128,
+    /// The section range `[low, high)` the group spans.
+    low: u32,
+    high: u32,
+    /// Where the group's candidates start in the shared candidate list.
+    base: usize,
+    depth: u32,
+}
+
+/// The independent parts one placement split a group into, solved in turn; all must succeed.
+struct Parts {
+    /// The parts still to solve, the next one last.
+    waiting: Vec<Vec<u32>>,
+    max_offset: u64,
+    last_rank: u32,
+    depth: u32,
+    /// The key of the node that split (`None` at the root): refuted when a part fails.
+    node: Option<NodeKey>,
+}
+
+/// The search is an explicit stack of these, so that it can stop anywhere and resume later.
+enum Level {
+    Group(Group),
+    Parts(Parts),
+}
+
+/// What a group's depth-first loop stopped at.
+enum GroupStep {
+    /// The group is solved or exhausted.
+    Done(Outcome),
+    /// The node limit, the deadline or the abandon flag.
+    Paused,
+    /// The last placement split the rest into independent parts.
+    Split(Parts),
+}
+
+/// When a search stops: its cumulative node limit, the deadline, and a flag raised when another
+/// search has already decided (parallel orderings).
+pub struct Allowance<'a> {
+    pub node_limit: u64,
+    pub deadline: &'a Deadline,
+    pub abandon: &'a dyn Fn() -> bool,
+}
 
 pub struct Search<'a> {
     instance: &'a Instance,
     capacity: u64,
     rules: Rules,
-    deadline: &'a Deadline,
-    node_limit: u64,
-    /// Set when another search has already decided (parallel orderings): stop at the next poll.
-    abandon: &'a dyn Fn() -> bool,
     pub counters: Counters,
     placed: Vec<bool>,
     pub offset: Vec<u64>,
@@ -146,17 +210,19 @@ pub struct Search<'a> {
     /// XOR of [`transpositions::key`] over the unplaced buffers and their floors.
     floors_hash: u128,
     refuted: Refuted,
+    /// Sections where inference failed recently, the latest first (`u32::MAX`: none yet).
+    witnesses: [u32; WITNESSES],
+    /// The search in progress, innermost level last.
+    levels: Vec<Level>,
+    started: bool,
+    /// The answer, once there is one.
+    finished: Option<Outcome>,
+    /// The node count at which the deadline is polled next.
+    next_poll: u64,
 }
 
 impl<'a> Search<'a> {
-    pub fn new(
-        instance: &'a Instance,
-        capacity: u64,
-        rules: Rules,
-        deadline: &'a Deadline,
-        node_limit: u64,
-        abandon: &'a dyn Fn() -> bool,
-    ) -> Self {
+    pub fn new(instance: &'a Instance, capacity: u64, rules: Rules) -> Self {
         let n = instance.len();
         let sections = instance.section_total.len();
         let mut crossing = vec![0u32; sections + 1];
@@ -179,9 +245,6 @@ impl<'a> Search<'a> {
             instance,
             capacity,
             rules,
-            deadline,
-            node_limit,
-            abandon,
             counters: Counters::default(),
             placed: vec![false; n],
             offset: vec![0; n],
@@ -196,35 +259,108 @@ impl<'a> Search<'a> {
             effective: vec![u64::MAX; sections],
             floors_hash: (0..n as u32).fold(0, |hash, rank| hash ^ transpositions::key(rank, 0)),
             refuted: Refuted::new(MEMO_LIMIT),
+            witnesses: [u32::MAX; WITNESSES],
+            levels: Vec::new(),
+            started: false,
+            finished: None,
+            next_poll: POLL_EVERY,
         }
     }
 
-    /// Searches for a placement of every buffer. On `Solved`, `offset` holds it and
-    /// [`Search::placement_order`] the ranks in the order they were placed.
-    pub fn run(&mut self) -> Outcome {
-        let list: Vec<u32> = (0..self.instance.len() as u32).collect();
-        if list.is_empty() {
-            return Outcome::Solved;
+    /// Searches for a placement of every buffer until `allowance` stops it. A search that stopped
+    /// resumes where it was when run again (with a larger node limit): rounds with a growing limit
+    /// waste nothing. On `Solved`, `offset` holds the placement and [`Search::placement_order`]
+    /// the ranks in the order they were placed.
+    pub fn run(&mut self, allowance: &Allowance) -> Outcome {
+        if let Some(outcome) = self.finished {
+            return outcome;
         }
-        if self.rules.decompose
-            && let Some(cuts) = self.all_cuts(&list)
-        {
-            self.counters.decompositions += 1;
-            return self.solve_parts(&list, &cuts, 0, NO_RANK, 0);
+        let mut pending = None;
+        if !self.started {
+            self.started = true;
+            let list: Vec<u32> = (0..self.instance.len() as u32).collect();
+            pending = if list.is_empty() {
+                Some(Outcome::Solved)
+            } else if self.rules.decompose
+                && let Some(cuts) = self.all_cuts(&list)
+            {
+                self.counters.decompositions += 1;
+                let parts = self.parts(&list, &cuts, 0, NO_RANK, 0, None);
+                self.levels.push(Level::Parts(parts));
+                None
+            } else {
+                self.enter(list, 0, NO_RANK, 0)
+            };
         }
-        self.solve_group(list, 0, NO_RANK, 0)
+        let outcome = self.resume(pending, allowance);
+        if outcome != Outcome::Stopped {
+            self.finished = Some(outcome);
+        }
+        outcome
     }
 
     pub fn placement_order(&self) -> Vec<u32> {
         self.placements.iter().map(|&(rank, _)| rank).collect()
     }
 
-    /// The depth-first search over one group of unplaced buffers, which no other unplaced buffer
-    /// overlaps in time. Leaves its placements in place on `Solved`; on `Exhausted` every
-    /// placement it made is undone.
-    fn solve_group(&mut self, mut list: Vec<u32>, max_offset: u64, last_rank: u32, depth: u32) -> Outcome {
-        let mut stack: Vec<Frame> = Vec::new();
-        let base = self.candidates.len();
+    /// Runs the stack of levels. `pending` is the outcome of a level just finished, to hand to the
+    /// level below it; with no level left it is the answer.
+    fn resume(&mut self, mut pending: Option<Outcome>, allowance: &Allowance) -> Outcome {
+        loop {
+            let Some(level) = self.levels.pop() else {
+                return pending.unwrap_or(Outcome::Exhausted);
+            };
+            match level {
+                Level::Parts(mut parts) => match pending.take() {
+                    Some(Outcome::Exhausted) => {
+                        // One part failed, so the node that split fails (its placements are
+                        // undone by the group below, down to its own mark).
+                        if self.rules.memo
+                            && let Some(key) = parts.node
+                        {
+                            self.refuted.insert(key);
+                        }
+                        pending = Some(Outcome::Exhausted);
+                    }
+                    _ => match parts.waiting.pop() {
+                        Some(part) => {
+                            let (max_offset, last_rank, depth) = (parts.max_offset, parts.last_rank, parts.depth);
+                            self.levels.push(Level::Parts(parts));
+                            pending = self.enter(part, max_offset, last_rank, depth + 1);
+                        }
+                        None => pending = Some(Outcome::Solved),
+                    },
+                },
+                Level::Group(mut group) => {
+                    if pending.take() == Some(Outcome::Solved) {
+                        // The parts below solved the rest of the group.
+                        self.candidates.truncate(group.base);
+                        pending = Some(Outcome::Solved);
+                        continue;
+                    }
+                    // Exhausted parts: the group goes on with its next candidate.
+                    match self.advance(&mut group, allowance) {
+                        GroupStep::Done(outcome) => {
+                            self.candidates.truncate(group.base);
+                            pending = Some(outcome);
+                        }
+                        GroupStep::Paused => {
+                            self.levels.push(Level::Group(group));
+                            return Outcome::Stopped;
+                        }
+                        GroupStep::Split(parts) => {
+                            self.levels.push(Level::Group(group));
+                            self.levels.push(Level::Parts(parts));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Starts searching a group: pushes its level, or returns its outcome at once when its root is
+    /// already known to fail.
+    fn enter(&mut self, list: Vec<u32>, max_offset: u64, last_rank: u32, depth: u32) -> Option<Outcome> {
         // Keys of this group's nodes hash only its own buffers: the others keep their floors while
         // it is searched, so the same part met again under another parent is recognised.
         let outside =
@@ -232,17 +368,29 @@ impl<'a> Search<'a> {
         let key = self.node_key(outside, max_offset, last_rank);
         if self.rules.memo && self.refuted.contains(key) {
             self.counters.pruned_memo += 1;
-            return Outcome::Exhausted;
+            return Some(Outcome::Exhausted);
         }
-        match self.expand(&list, max_offset, last_rank, key) {
-            Some(frame) => stack.push(frame),
-            None => return Outcome::Exhausted,
-        }
+        let base = self.candidates.len();
+        let Some(frame) = self.expand(&list, max_offset, last_rank, key) else {
+            if self.rules.memo {
+                self.refuted.insert(key);
+            }
+            return Some(Outcome::Exhausted);
+        };
         let (low, high) = self.range(&list);
+        self.levels.push(Level::Group(Group { list, stack: vec![frame], outside, low, high, base, depth }));
+        None
+    }
+
+    /// The depth-first loop of one group, until it is decided, paused, or split. Leaves its
+    /// placements in place on `Solved`; on `Exhausted` every placement it made is undone.
+    fn advance(&mut self, group: &mut Group, allowance: &Allowance) -> GroupStep {
+        let Group { list, stack, outside, low, high, depth, .. } = group;
+        let (outside, low, high, depth) = (*outside, *low, *high, *depth);
         while let Some(frame) = stack.last_mut() {
             if let Some((tried, mark)) = frame.trying.take() {
                 self.undo_to(mark);
-                restore(&mut list, tried.rank, tried.position as usize);
+                restore(list, tried.rank, tried.position as usize);
             }
             if frame.next == frame.to {
                 self.candidates.truncate(frame.from);
@@ -253,6 +401,16 @@ impl<'a> Search<'a> {
                 self.counters.backtracks += 1;
                 continue;
             }
+            // Checked before a placement, so that a paused search resumes with it.
+            if self.counters.nodes >= allowance.node_limit {
+                return GroupStep::Paused;
+            }
+            if self.counters.nodes >= self.next_poll {
+                self.next_poll = self.counters.nodes + POLL_EVERY;
+                if allowance.deadline.expired().is_some() || (allowance.abandon)() {
+                    return GroupStep::Paused;
+                }
+            }
             let candidate = self.candidates[frame.next];
             frame.next += 1;
             let mark = self.placements.len();
@@ -260,17 +418,8 @@ impl<'a> Search<'a> {
             self.place(candidate.rank as usize, candidate.offset);
             list.swap_remove(candidate.position as usize);
             self.counters.nodes += 1;
-            if self.counters.nodes.is_multiple_of(POLL_EVERY) && self.must_stop() {
-                self.candidates.truncate(base);
-                return Outcome::Stopped;
-            }
-            if self.counters.nodes >= self.node_limit {
-                self.candidates.truncate(base);
-                return Outcome::Stopped;
-            }
             if list.is_empty() {
-                self.candidates.truncate(base);
-                return Outcome::Solved;
+                return GroupStep::Done(Outcome::Solved);
             }
             let child_max = if self.rules.canonical { candidate.offset } else { 0 };
             let child_key = self.node_key(outside, child_max, candidate.rank);
@@ -280,60 +429,66 @@ impl<'a> Search<'a> {
             }
             if self.rules.decompose
                 && depth < MAX_PART_DEPTH
-                && let Some(cuts) = self.cuts(candidate.rank as usize, &list, low, high)
+                && let Some(cuts) = self.cuts(candidate.rank as usize, list, low, high)
             {
-                self.counters.decompositions += 1;
-                match self.solve_parts(&list, &cuts, child_max, candidate.rank, depth) {
-                    Outcome::Solved => {
-                        self.candidates.truncate(base);
-                        return Outcome::Solved;
-                    }
-                    Outcome::Stopped => {
-                        self.candidates.truncate(base);
-                        return Outcome::Stopped;
-                    }
-                    Outcome::Exhausted => {
-                        if self.rules.memo {
-                            self.refuted.insert(child_key);
-                        }
-                        continue; // undone at the top of the loop
-                    }
+                // The node is tested before it splits, as any other: a part that cannot hold its
+                // buffers is found before the parts ahead of it are solved in vain.
+                if self.holds(list, child_max).is_none() {
+                    continue;
                 }
+                self.counters.decompositions += 1;
+                let parts = self.parts(list, &cuts, child_max, candidate.rank, depth, Some(child_key));
+                // A part refuted before fails the split at once: the parts before it in the
+                // solving order would be solved again only to be undone.
+                if self.rules.memo
+                    && parts.waiting.iter().any(|part| self.refuted.contains(self.part_key(&parts, part)))
+                {
+                    self.counters.pruned_memo += 1;
+                    self.refuted.insert(child_key);
+                    continue;
+                }
+                return GroupStep::Split(parts);
             }
-            if let Some(child) = self.expand(&list, child_max, candidate.rank, child_key) {
+            if let Some(child) = self.expand(list, child_max, candidate.rank, child_key) {
                 stack.push(child);
             }
         }
-        Outcome::Exhausted
+        GroupStep::Done(Outcome::Exhausted)
     }
 
-    /// Solves each independent part in turn; all must succeed. On failure, every placement made
-    /// by the parts is undone by the caller (it undoes down to its own mark).
-    fn solve_parts(&mut self, list: &[u32], cuts: &[u32], max_offset: u64, last_rank: u32, depth: u32) -> Outcome {
-        let mut parts: Vec<Vec<u32>> = vec![Vec::new(); cuts.len() + 1];
+    /// The buffers of `list` split at the cuts, to be solved small parts first: they are cheap,
+    /// and one that fails spares the others.
+    fn parts(
+        &self,
+        list: &[u32],
+        cuts: &[u32],
+        max_offset: u64,
+        last_rank: u32,
+        depth: u32,
+        node: Option<NodeKey>,
+    ) -> Parts {
+        let mut waiting: Vec<Vec<u32>> = vec![Vec::new(); cuts.len() + 1];
         for &rank in list {
             let first = self.instance.first[rank as usize];
-            parts[cuts.partition_point(|&x| x <= first)].push(rank);
+            waiting[cuts.partition_point(|&x| x <= first)].push(rank);
         }
-        parts.retain(|part| !part.is_empty());
-        // Small parts first: they are cheap, and one that fails spares the others.
-        parts.sort_by_key(|part| part.len());
-        for part in parts {
-            match self.solve_group(part, max_offset, last_rank, depth + 1) {
-                Outcome::Solved => {}
-                other => return other,
-            }
-        }
-        Outcome::Solved
+        waiting.retain(|part| !part.is_empty());
+        // Largest first in the list: the smallest is popped first (ties: the earlier part first).
+        waiting.reverse();
+        waiting.sort_by_key(|part| std::cmp::Reverse(part.len()));
+        Parts { waiting, max_offset, last_rank, depth, node }
+    }
+
+    /// The key a part's root node will have when it is entered (see [`Search::enter`]): it
+    /// hashes only the part's own buffers, which the other parts never touch.
+    fn part_key(&self, parts: &Parts, part: &[u32]) -> NodeKey {
+        let own = part.iter().fold(0, |hash, &r| hash ^ transpositions::key(r, self.floor[r as usize]));
+        transpositions::node_key(own, parts.max_offset, parts.last_rank)
     }
 
     /// The state of the node reached (see [`transpositions`]).
-    fn node_key(&self, outside: u128, max_offset: u64, last_rank: u32) -> u128 {
+    fn node_key(&self, outside: u128, max_offset: u64, last_rank: u32) -> NodeKey {
         transpositions::node_key(self.floors_hash ^ outside, max_offset, last_rank)
-    }
-
-    fn must_stop(&self) -> bool {
-        self.deadline.expired().is_some() || (self.abandon)()
     }
 
     /// The section range `[low, high)` spanned by the buffers of `list`.
@@ -367,7 +522,39 @@ impl<'a> Search<'a> {
     /// Computes a node's candidates (sorted by offset, then rank) and pushes its frame, or returns
     /// `None` when the node is cut: a buffer no longer fits, or a section cannot hold its
     /// unplaced buffers (eq. 3).
-    fn expand(&mut self, list: &[u32], max_offset: u64, last_rank: u32, key: u128) -> Option<Frame> {
+    fn expand(&mut self, list: &[u32], max_offset: u64, last_rank: u32, key: NodeKey) -> Option<Frame> {
+        let instance = self.instance;
+        let lowest_top = self.holds(list, max_offset)?;
+        let from = self.candidates.len();
+        for (position, &rank) in list.iter().enumerate() {
+            let r = rank as usize;
+            let offset = self.lowest[r];
+            self.consider(Candidate { offset, rank, position: position as u32 }, max_offset, last_rank, lowest_top);
+            // Beside a pinned buffer a buffer may also rest on top of it (the gaps above).
+            for obstacle in instance.obstacles(r) {
+                if obstacle.top > offset
+                    && let Some(above) = instance.lowest_fit(r, obstacle.top.max(self.floor[r]))
+                    && above.checked_add(instance.size[r]).is_some_and(|top| top <= self.capacity)
+                    && self.candidates[from..].last().is_none_or(|c| c.rank != rank || c.offset != above)
+                {
+                    self.consider(
+                        Candidate { offset: above, rank, position: position as u32 },
+                        max_offset,
+                        last_rank,
+                        lowest_top,
+                    );
+                }
+            }
+        }
+        let to = self.candidates.len();
+        self.candidates[from..to].sort_unstable_by_key(|c| (c.offset, c.rank));
+        Some(Frame { from, to, next: from, key, trying: None })
+    }
+
+    /// Whether the node can still be completed as far as cheap tests tell: every buffer still
+    /// fits under the capacity, and every section can hold its unplaced buffers (eq. 3). Sets
+    /// each buffer's lowest fit; returns the lowest top among them (h_min, for dominance).
+    fn holds(&mut self, list: &[u32], max_offset: u64) -> Option<u64> {
         let instance = self.instance;
         let mut lowest_top = u64::MAX;
         for &rank in list {
@@ -394,34 +581,35 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        if self.rules.inference && !self.sections_hold(list, max_offset) {
-            self.counters.pruned_inference += 1;
-            return None;
-        }
-        let from = self.candidates.len();
-        for (position, &rank) in list.iter().enumerate() {
-            let r = rank as usize;
-            let offset = self.lowest[r];
-            self.consider(Candidate { offset, rank, position: position as u32 }, max_offset, last_rank, lowest_top);
-            // Beside a pinned buffer a buffer may also rest on top of it (the gaps above).
-            for obstacle in instance.obstacles(r) {
-                if obstacle.top > offset
-                    && let Some(above) = instance.lowest_fit(r, obstacle.top.max(self.floor[r]))
-                    && above.checked_add(instance.size[r]).is_some_and(|top| top <= self.capacity)
-                    && self.candidates[from..].last().is_none_or(|c| c.rank != rank || c.offset != above)
-                {
-                    self.consider(
-                        Candidate { offset: above, rank, position: position as u32 },
-                        max_offset,
-                        last_rank,
-                        lowest_top,
-                    );
-                }
+        if self.rules.inference {
+            // The next placement is a candidate, at or above the maximum offset, and a canonical
+            // search places nothing lower after it: the lowest candidate offset is a floor for
+            // every buffer still unplaced (buffers beside pinned ones may also go above them:
+            // their lowest fit counts whatever it is).
+            let floor = if self.rules.canonical {
+                let next = list
+                    .iter()
+                    .map(|&rank| rank as usize)
+                    .filter(|&r| {
+                        self.lowest[r] >= max_offset || instance.obstacle_start[r] != instance.obstacle_start[r + 1]
+                    })
+                    .map(|r| self.lowest[r])
+                    .min();
+                let Some(next) = next else {
+                    // Every buffer is stuck below the maximum offset: no candidate at all.
+                    self.counters.pruned_inference += 1;
+                    return None;
+                };
+                max_offset.max(next)
+            } else {
+                0
+            };
+            if !self.sections_hold(list, floor) {
+                self.counters.pruned_inference += 1;
+                return None;
             }
         }
-        let to = self.candidates.len();
-        self.candidates[from..to].sort_unstable_by_key(|c| (c.offset, c.rank));
-        Some(Frame { from, to, next: from, key, trying: None })
+        Some(lowest_top)
     }
 
     /// Adds the candidate unless a rule rejects it.
@@ -464,40 +652,80 @@ impl<'a> Search<'a> {
     }
 
     /// Eq. (3) with both strengthenings: in every section, the unplaced buffers stack above the
-    /// lowest offset any of them can still take (never below the maximum offset placed, when the
-    /// search is canonical), and must fit under the capacity.
+    /// lowest offset any of them can still take (never below `max_offset`, the floor of every
+    /// later placement when the search is canonical), and must fit under the capacity.
+    ///
+    /// Most nodes that fail, fail in a section that failed recently: those few "witness" sections
+    /// are checked first, from their own members, before the sweep over every section.
     fn sections_hold(&mut self, list: &[u32], max_offset: u64) -> bool {
         let instance = self.instance;
         let base = if self.rules.canonical { max_offset } else { 0 };
-        let (mut low, mut high) = (u32::MAX, 0u32);
+        // Only sections inside the list's range: there every unplaced buffer is in the list (the
+        // others are in other parts), so its lowest fit is the current one.
+        let (low, high) = self.range(list);
+        for w in 0..WITNESSES {
+            let s = self.witnesses[w];
+            if (low..high).contains(&s) && !self.section_holds(s as usize, base) {
+                // Move it to the front: the next failure is likely there again.
+                self.witnesses[..=w].rotate_right(1);
+                return false;
+            }
+        }
         for &rank in list {
             let r = rank as usize;
             let (first, last) = (instance.first[r], instance.last[r]);
-            low = low.min(first);
-            high = high.max(last);
-            let mut height = self.lowest[r].max(base);
-            if self.lowest[r] < base && instance.obstacle_start[r] == instance.obstacle_start[r + 1] {
-                // Stuck below the maximum offset: only a neighbour placed later (at or above it)
-                // can lift this buffer to a canonical offset, so it ends at least that much higher;
-                // with no unplaced neighbour left it never can.
-                if self.open[r] == 0 {
-                    self.reset_effective(low, high);
-                    return false;
-                }
-                height = height.max(base.saturating_add(instance.smallest_neighbour[r]));
-            }
+            let Some(height) = self.height(r, base) else {
+                self.reset_effective(low, high);
+                return false;
+            };
             for slot in &mut self.effective[first as usize..last as usize] {
                 *slot = (*slot).min(height);
             }
         }
-        let mut holds = true;
+        let mut failed = None;
         for s in low as usize..high as usize {
             let effective = std::mem::replace(&mut self.effective[s], u64::MAX);
-            if effective != u64::MAX && effective.saturating_add(self.total[s]) > self.capacity {
-                holds = false;
+            if failed.is_none() && effective != u64::MAX && effective.saturating_add(self.total[s]) > self.capacity {
+                failed = Some(s);
             }
         }
-        holds
+        if let Some(s) = failed {
+            self.witnesses.rotate_right(1);
+            self.witnesses[0] = s as u32;
+        }
+        failed.is_none()
+    }
+
+    /// Eq. (3) in one section, from its members.
+    fn section_holds(&self, s: usize, base: u64) -> bool {
+        let mut effective = u64::MAX;
+        for &member in self.instance.members(s) {
+            let m = member as usize;
+            if !self.placed[m] {
+                match self.height(m, base) {
+                    Some(height) => effective = effective.min(height),
+                    None => return false,
+                }
+            }
+        }
+        effective == u64::MAX || effective.saturating_add(self.total[s]) <= self.capacity
+    }
+
+    /// The lowest offset an unplaced buffer can still take at this node (its lowest fit, and no
+    /// lower than `base`, the maximum offset placed), or `None` when it can never be placed.
+    fn height(&self, r: usize, base: u64) -> Option<u64> {
+        let instance = self.instance;
+        let lowest = self.lowest[r];
+        if lowest < base && instance.obstacle_start[r] == instance.obstacle_start[r + 1] {
+            // Stuck below the maximum offset: only a neighbour placed later (at or above it) can
+            // lift this buffer to a canonical offset, so it ends at least that much higher; with
+            // no unplaced neighbour left it never can.
+            if self.open[r] == 0 {
+                return None;
+            }
+            return Some(base.saturating_add(instance.smallest_neighbour[r]));
+        }
+        Some(lowest.max(base))
     }
 
     fn reset_effective(&mut self, low: u32, high: u32) {
@@ -572,5 +800,92 @@ fn restore(list: &mut Vec<u32>, rank: u32, position: usize) {
         let moved = list[position];
         list[position] = rank;
         list.push(moved);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Buffer;
+    use crate::model::Problem;
+    use crate::solvers::minimalloc::orderings::{self, ORDERINGS};
+    use crate::solvers::minimalloc::sections::{Instance, Layout};
+
+    /// Small random instances (a fixed generator).
+    fn random_problem(seed: u64) -> Problem {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        let buffers = (0..24)
+            .map(|i| {
+                let start = next(16);
+                let end = start + 1 + next(10);
+                Buffer::new(format!("b{i}"), start, end, 1 + next(100) * next(4))
+            })
+            .collect();
+        Problem::new(buffers, None).unwrap()
+    }
+
+    /// Without inference the trees are larger: more places to pause at.
+    const RULES: Rules =
+        Rules { canonical: true, dominance: true, inference: false, decompose: true, memo: true, symmetry: true };
+
+    /// Nodes at most per search (searches that reach it are compared where they stopped).
+    const LIMIT: u64 = 4000;
+
+    fn run_once(instance: &Instance, capacity: u64) -> (Outcome, Search<'_>) {
+        let (never, deadline) = (|| false, Deadline::none());
+        let mut search = Search::new(instance, capacity, RULES);
+        let outcome = search.run(&Allowance { node_limit: LIMIT, deadline: &deadline, abandon: &never });
+        (outcome, search)
+    }
+
+    /// A search paused at many node limits and resumed each time walks exactly the tree of one
+    /// uninterrupted run: same outcome, same counts, same plan (or the same partial placement
+    /// where both stopped at the node limit). Tried at the smallest capacity
+    /// that fits and the one below it, where the search must backtrack (inference off, so that
+    /// it backtracks a lot).
+    #[test]
+    fn a_resumed_search_is_the_same_search() {
+        let (never, deadline) = (|| false, Deadline::none());
+        let mut hard = 0;
+        for seed in 0..24 {
+            let problem = random_problem(seed);
+            let layout = Layout::new(&problem);
+            let keys = layout.keys(&problem);
+            let instance =
+                layout.instance(&problem, &orderings::arrange(&layout, &keys, &ORDERINGS[seed as usize % 3]));
+            let load = problem.max_load();
+            let Some(optimum) = (load..=2 * load).find(|&c| run_once(&instance, c).0 == Outcome::Solved) else {
+                continue;
+            };
+            for capacity in [optimum - 1, optimum] {
+                let (expected, straight) = run_once(&instance, capacity);
+                let mut resumed = Search::new(&instance, capacity, RULES);
+                let mut limit = 1;
+                let outcome = loop {
+                    let node_limit = limit.min(LIMIT);
+                    let outcome = resumed.run(&Allowance { node_limit, deadline: &deadline, abandon: &never });
+                    if outcome != Outcome::Stopped || node_limit == LIMIT {
+                        break outcome;
+                    }
+                    limit += 1 + limit / 4;
+                };
+                assert_eq!(outcome, expected, "seed {seed}, capacity {capacity}");
+                assert_eq!(resumed.counters, straight.counters, "seed {seed}, capacity {capacity}");
+                assert_eq!(resumed.placement_order(), straight.placement_order(), "seed {seed}");
+                if outcome == Outcome::Solved {
+                    assert_eq!(resumed.offset, straight.offset, "seed {seed}");
+                }
+                if straight.counters.backtracks > 20 {
+                    hard += 1;
+                }
+            }
+        }
+        assert!(hard >= 4, "too few instances need search ({hard}): resumption is barely tested");
     }
 }

@@ -39,6 +39,9 @@ pub struct Instance {
     /// `twins[twin_start[r]..twin_start[r + 1]]`.
     pub twin_start: Vec<u32>,
     pub twins: Vec<u32>,
+    /// The ranks alive in each section `s`: `members[member_start[s]..member_start[s + 1]]`.
+    pub member_start: Vec<u32>,
+    pub members: Vec<u32>,
 }
 
 /// The per-buffer keys the static pre-orderings sort by (MiniMalloc's heuristics).
@@ -191,6 +194,7 @@ impl Layout {
                     .unwrap_or(u64::MAX)
             })
             .collect();
+        let (member_start, members) = self.members(order);
         Instance {
             original: order.to_vec(),
             size: order.iter().map(|&i| buffers[i].size).collect(),
@@ -205,7 +209,32 @@ impl Layout {
             smallest_neighbour,
             twin_start,
             twins,
+            member_start,
+            members,
         }
+    }
+
+    /// The ranks alive in each section, as flat lists (see [`Instance::members`]).
+    fn members(&self, order: &[usize]) -> (Vec<u32>, Vec<u32>) {
+        let sections = self.section_total.len();
+        let mut count = vec![0u32; sections + 1];
+        for &i in order {
+            for s in self.first[i]..self.last[i] {
+                count[s as usize + 1] += 1;
+            }
+        }
+        for s in 0..sections {
+            count[s + 1] += count[s];
+        }
+        let mut fill = count.clone();
+        let mut members = vec![0u32; count[sections] as usize];
+        for (rank, &i) in order.iter().enumerate() {
+            for s in self.first[i]..self.last[i] {
+                members[fill[s as usize] as usize] = rank as u32;
+                fill[s as usize] += 1;
+            }
+        }
+        (count, members)
     }
 }
 
@@ -244,6 +273,10 @@ impl Instance {
 
     pub fn twins(&self, rank: usize) -> &[u32] {
         &self.twins[self.twin_start[rank] as usize..self.twin_start[rank + 1] as usize]
+    }
+
+    pub fn members(&self, section: usize) -> &[u32] {
+        &self.members[self.member_start[section] as usize..self.member_start[section + 1] as usize]
     }
 
     pub fn obstacles(&self, rank: usize) -> &[Obstacle] {

@@ -7,7 +7,7 @@
 //! The state is hashed incrementally (Zobrist-style: one XOR per floor change) into 128 bits, so
 //! that a collision, which would wrongly cut a node, is out of the question in practice.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// The hash of one unplaced buffer at one floor.
@@ -18,10 +18,19 @@ pub fn key(rank: u32, floor: u64) -> u128 {
     ((high as u128) << 64) | low as u128
 }
 
+/// What the search below a node depends on: the floors of its unplaced buffers (hashed) and
+/// the canonical bound, the maximum offset placed and the rank last placed at it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeKey {
+    pub floors: u128,
+    /// `(max_offset, last_rank + 1)`, 0 for no rank: larger is more constrained.
+    bound: (u64, u32),
+}
+
 /// The key of a node: its unplaced floors with the maximum offset and the last rank.
 #[inline]
-pub fn node_key(floors: u128, max_offset: u64, last_rank: u32) -> u128 {
-    floors ^ key(u32::MAX - 1, max_offset ^ ((last_rank as u64) << 48).rotate_left(7))
+pub fn node_key(floors: u128, max_offset: u64, last_rank: u32) -> NodeKey {
+    NodeKey { floors, bound: (max_offset, last_rank.wrapping_add(1)) }
 }
 
 /// splitmix64's finaliser.
@@ -54,24 +63,30 @@ impl Hasher for KeyHasher {
 }
 
 /// Refuted nodes, forgotten all at once when the table grows past its bound.
+///
+/// A refutation also holds for the same floors under a tighter canonical bound: such a node's
+/// candidates are a subset of the refuted one's (those below the bound are cut), and each leads
+/// to the very same child, so its whole tree is part of the refuted tree. The table keeps, per
+/// floors, the loosest bound refuted.
 pub struct Refuted {
-    keys: HashSet<u128, BuildHasherDefault<KeyHasher>>,
+    keys: HashMap<u128, (u64, u32), BuildHasherDefault<KeyHasher>>,
     limit: usize,
 }
 
 impl Refuted {
     pub fn new(limit: usize) -> Self {
-        Refuted { keys: HashSet::default(), limit }
+        Refuted { keys: HashMap::default(), limit }
     }
 
-    pub fn contains(&self, key: u128) -> bool {
-        self.keys.contains(&key)
+    pub fn contains(&self, key: NodeKey) -> bool {
+        self.keys.get(&key.floors).is_some_and(|&bound| bound <= key.bound)
     }
 
-    pub fn insert(&mut self, key: u128) {
+    pub fn insert(&mut self, key: NodeKey) {
         if self.keys.len() >= self.limit {
             self.keys.clear();
         }
-        self.keys.insert(key);
+        let bound = self.keys.entry(key.floors).or_insert(key.bound);
+        *bound = (*bound).min(key.bound);
     }
 }
