@@ -255,10 +255,11 @@ export class PlanView {
     if (data) {
       const result = data.result;
       if (result && result.described.valid) {
-        const top = this.collectVisible(data, result, L.pw);
-        if (top) {
+        this.collectVisible(data, result);
+        const overview = this.detail === 'load' || (this.detail === 'auto' && this.visibleCount > OVERVIEW_LIMIT);
+        if (overview) {
           mode = 'load';
-          this.drawEnvelope(top, L, t);
+          this.drawEnvelope(data, result, L, t);
         } else {
           mode = 'rectangles';
           this.rasterise(data, result, L, t);
@@ -282,48 +283,23 @@ export class PlanView {
     this.lastMode = mode;
   }
 
-  /**
-   * Indices of the buffers in the window (and placed so far, during a replay). In one pass, because
-   * at 10^5-10^6 buffers a second one is most of a frame: once the overview is certain (more than
-   * OVERVIEW_LIMIT in view, or asked for), the buffers go straight into the plan's top edge per
-   * pixel column, which is returned; `null` means draw rectangles from `visible`.
-   */
-  private collectVisible(data: PlanData, result: SolveResult, W: number): Float64Array | null {
+  /** Indices of the buffers in the window (and placed so far, during a replay). */
+  private collectVisible(data: PlanData, result: SolveResult) {
     const { inst } = data;
     const n = inst.n;
     if (this.visible.length < n) this.visible = new Uint32Array(n);
     const { x0, x1, y0, y1 } = this.viewport;
     const s = inst.startsF, e = inst.endsF, z = inst.sizesF, o = result.offsetsF;
     const rank = this.rank, limit = this.replayCount;
-    const sx = W / (x1 - x0);
-    let top: Float64Array | null = null;
-    const raise = (i: number) => {
-      const a = Math.max(0, Math.floor((s[i] - x0) * sx));
-      const b = Math.min(W, Math.max(a + 1, Math.ceil((e[i] - x0) * sx)));
-      const up = o[i] + z[i];
-      for (let x = a; x < b; x++) if (top![x] < up) top![x] = up;
-    };
-    const startOverview = () => {
-      top = new Float64Array(W);
-      for (let k = 0; k < count; k++) raise(this.visible[k]);
-    };
     let count = 0;
-    if (this.detail === 'load') startOverview();
     for (let i = 0; i < n; i++) {
       if (e[i] <= x0 || s[i] >= x1) continue;
       const off = o[i];
       if (off + z[i] <= y0 || off >= y1) continue;
       if (limit !== null && rank && rank[i] >= limit) continue;
-      if (top) {
-        raise(i);
-        count++;
-        continue;
-      }
       this.visible[count++] = i;
-      if (count > OVERVIEW_LIMIT && this.detail === 'auto') startOverview();
     }
     this.visibleCount = count;
-    return top;
   }
 
   private plotImage(L: { pw: number; ph: number }): ImageData {
@@ -385,22 +361,29 @@ export class PlanView {
     this.ctx.putImageData(image, L.left, L.top);
   }
 
-  /** Overview: the plan's top edge per pixel column (`top`, from collectVisible), filled, with the
-   * load curve drawn over it. */
-  private drawEnvelope(top: Float64Array, L: ReturnType<PlanView['layout']>, t: Theme) {
-    const { y0, y1 } = this.viewport;
+  /** Overview: the plan's top edge per pixel column, filled, with the load curve drawn over it. */
+  private drawEnvelope(data: PlanData, result: SolveResult, L: ReturnType<PlanView['layout']>, t: Theme) {
+    const { inst } = data;
+    const { x0, x1, y0, y1 } = this.viewport;
     const W = L.pw, H = L.ph;
-    const sy = H / (y1 - y0);
+    const sx = W / (x1 - x0), sy = H / (y1 - y0);
+    const top = new Float64Array(W);
+    const s = inst.startsF, e = inst.endsF, z = inst.sizesF, o = result.offsetsF;
+    for (let k = 0; k < this.visibleCount; k++) {
+      const i = this.visible[k];
+      const a = Math.max(0, Math.floor((s[i] - x0) * sx));
+      const b = Math.min(W, Math.max(a + 1, Math.ceil((e[i] - x0) * sx)));
+      const up = o[i] + z[i];
+      for (let x = a; x < b; x++) if (top[x] < up) top[x] = up;
+    }
     const image = this.plotImage(L);
     const pixels = new Uint32Array(image.data.buffer);
     pixels.fill(pack(t.plotBg));
     const fill = pack(t.frag, 255);
-    // The first row each column is filled from, then the rows in memory order.
-    const from = new Int32Array(W);
-    for (let x = 0; x < W; x++) from[x] = top[x] <= y0 ? H : Math.max(0, Math.floor((y1 - top[x]) * sy));
-    for (let y = 0; y < H; y++) {
-      const row = y * W;
-      for (let x = 0; x < W; x++) if (y >= from[x]) pixels[row + x] = fill;
+    for (let x = 0; x < W; x++) {
+      if (top[x] <= y0) continue;
+      const from = Math.max(0, Math.floor((y1 - top[x]) * sy));
+      for (let y = from; y < H; y++) pixels[y * W + x] = fill;
     }
     this.ctx.putImageData(image, L.left, L.top);
   }
