@@ -201,7 +201,7 @@ pub struct Query {
 
 /// A lifetime as the leaf range `[first, last)` it covers, from [`Occupancy::span`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Span {
+struct Span {
     first: u32,
     last: u32,
 }
@@ -300,9 +300,8 @@ impl Occupancy {
         occupancy
     }
 
-    /// The leaf range of a lifetime, to query it repeatedly without searching the endpoints again.
-    /// Its endpoints must have been given to `new`.
-    pub fn span(&self, start: u64, end: u64) -> Span {
+    /// The leaf range of a lifetime. Its endpoints must have been given to `new`.
+    fn span(&self, start: u64, end: u64) -> Span {
         // Leaves are fewer than 2^32: each is an interval between two of at most 2 × (2^32 − 1)
         // endpoints of a Problem, whose buffers are indexed by u32 elsewhere too.
         let first = self.times.partition_point(|&t| t < start) as u32;
@@ -458,12 +457,7 @@ impl Occupancy {
 
     /// [`Occupancy::query`] into an existing `Query`, reusing its storage.
     pub fn query_into(&self, start: u64, end: u64, query: &mut Query) {
-        self.query_span(self.span(start, end), query);
-    }
-
-    /// [`Occupancy::query_into`] for a lifetime given by its [`Occupancy::span`].
-    pub fn query_span(&self, span: Span, query: &mut Query) {
-        self.collect_nodes(span, query);
+        self.collect_nodes(self.span(start, end), query);
         query.sets.clear();
         for (k, &node) in query.nodes.iter().enumerate() {
             let slot = if k < query.ancestors_from { BELOW } else { OWN };
