@@ -560,12 +560,7 @@ impl<'a> Search<'a> {
         for &rank in list {
             let r = rank as usize;
             let fit = if instance.obstacle_start[r] == instance.obstacle_start[r + 1] {
-                let alignment = instance.alignment[r];
-                if alignment == 1 {
-                    Some(self.floor[r])
-                } else {
-                    crate::solvers::greedy::align_up(self.floor[r], alignment)
-                }
+                crate::solvers::greedy::align_up(self.floor[r], instance.alignment[r])
             } else {
                 instance.lowest_fit(r, self.floor[r])
             };
