@@ -71,7 +71,24 @@ fn a_capacity_below_the_plan_exits_1() {
         memplan(&["solve", &example("minimalloc/challenging/A.1048576.csv"), "--solver", "slff", "--capacity", "1MiB"]);
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(json_line(&output)["feasible"], false);
-    assert!(stderr(&output).contains("infeasible"), "{}", stderr(&output));
+    // slff does not search, so its plan above the capacity is no proof that nothing fits.
+    assert!(stderr(&output).contains("no plan within the capacity 1048576 found by slff"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("not proven infeasible"), "{}", stderr(&output));
+}
+
+#[test]
+fn a_capacity_below_the_max_load_is_proven_infeasible() {
+    // A's max load is 1048576: one byte less cannot hold it, whatever the planner.
+    let output = memplan(&[
+        "solve",
+        &example("minimalloc/challenging/A.1048576.csv"),
+        "--solver",
+        "slff",
+        "--capacity",
+        "1048575",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("infeasible: at least 1048576 bytes are needed (proven)"), "{}", stderr(&output));
 }
 
 #[test]

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use memplan::format::{self, Format, Offsets};
+use memplan::model::StatValue;
 use memplan::solvers::{self, greedy};
 use memplan::{Solution, SolveError, SolveOptions, bench, metrics, run, validate};
 use serde_json::json;
@@ -112,12 +113,30 @@ pub fn solve(
     if solution.feasible {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!(
-            "memplan: infeasible: the best plan needs {} bytes, more than the capacity {}",
-            solution.makespan,
-            capacity.unwrap_or(0)
-        );
+        eprintln!("memplan: {}", over_capacity(&solution, capacity.unwrap_or(0)));
         Ok(ExitCode::from(1))
+    }
+}
+
+/// Why a plan above the capacity came back: a proof that nothing fits, or only that this run found
+/// nothing that fits (a greedy planner, or a search that ran out of time). A compiler engineer
+/// acts differently on the two, so the message never calls the second "infeasible".
+fn over_capacity(solution: &Solution, capacity: u64) -> String {
+    if solution.lower_bound > capacity {
+        format!(
+            "infeasible: at least {} bytes are needed (proven), more than the capacity {capacity}",
+            solution.lower_bound
+        )
+    } else {
+        let why = match solution.stats.get("status") {
+            Some(StatValue::Text(status)) if status == "timeout" => " (the search ran out of time)",
+            Some(StatValue::Text(status)) if status == "cancelled" => " (the search was cancelled)",
+            _ => "",
+        };
+        format!(
+            "no plan within the capacity {capacity} found by {}{why}; the best needs {} bytes (not proven infeasible)",
+            solution.solver, solution.makespan
+        )
     }
 }
 
