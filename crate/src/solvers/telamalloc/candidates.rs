@@ -18,6 +18,10 @@ pub struct Candidates {
     cursor: Vec<[usize; HEURISTICS]>,
     /// Each buffer's position in its phase's list, per heuristic.
     rank: [Vec<u32>; HEURISTICS],
+    /// Each buffer's position among all buffers, per heuristic (0: best). The frontier compares
+    /// these instead of the keys: one u32 instead of a 128-bit area product per buffer and level,
+    /// which wasm has to multiply in software.
+    overall: [Vec<u32>; HEURISTICS],
     unplaced_in_phase: Vec<u32>,
 }
 
@@ -48,7 +52,12 @@ impl Candidates {
                 }
             }
         }
-        Candidates { phase_of, cursor: vec![[0; HEURISTICS]; phases], lists, rank, unplaced_in_phase }
+        let overall = std::array::from_fn(|h| {
+            let mut order: Vec<u32> = (0..n as u32).collect();
+            order.sort_by_key(|&j| std::cmp::Reverse(keys(timeline, j)[h]));
+            ranks(&order)
+        });
+        Candidates { phase_of, cursor: vec![[0; HEURISTICS]; phases], lists, rank, overall, unplaced_in_phase }
     }
 
     pub fn phases(&self) -> usize {
@@ -160,51 +169,50 @@ fn keys(timeline: &Timeline, j: u32) -> [(u128, u64, std::cmp::Reverse<u32>); HE
     [(lifetime as u128, size, rev), (size as u128, lifetime, rev), (area, size, rev)]
 }
 
-/// The three heuristics applied to the bottom frontier: the unplaced buffers whose lowest feasible
-/// offset is the lowest of all (which the propagation knows for every buffer). Then, up to
-/// `limit`, the next lowest buffers, longest first. The §7.2 ablation's "block that can be placed
-/// at the lowest position", combined with §5.1's three picks. One pass over the unplaced buffers.
-pub fn frontier(
-    timeline: &Timeline,
-    lowest: &[u64],
-    is_placed: &impl Fn(u32) -> bool,
-    limit: usize,
-    out: &mut Vec<u32>,
-) {
-    type Key = (u128, u64, std::cmp::Reverse<u32>);
-    let mut bottom = u64::MAX;
-    let mut best: [Option<(Key, u32)>; HEURISTICS] = [None; HEURISTICS];
-    // The next lowest, as (lowest, longer first, index), best first; at most `limit` kept.
-    let mut next: Vec<(u64, std::cmp::Reverse<Key>, u32)> = Vec::with_capacity(limit + 1);
-    for j in (0..timeline.len() as u32).filter(|&j| !is_placed(j)) {
-        let low = lowest[j as usize];
-        let keys = keys(timeline, j);
-        if low < bottom {
-            bottom = low;
-            best = [None; HEURISTICS];
-        }
-        if low == bottom {
-            for (h, slot) in best.iter_mut().enumerate() {
-                if slot.is_none_or(|(key, _)| keys[h] > key) {
-                    *slot = Some((keys[h], j));
+impl Candidates {
+    /// The three heuristics applied to the bottom frontier: the unplaced buffers whose lowest
+    /// feasible offset is the lowest of all (which the propagation knows for every buffer). Then, up
+    /// to `limit`, the next lowest buffers, longest first. The §7.2 ablation's "block that can be
+    /// placed at the lowest position", combined with §5.1's three picks. One pass over the unplaced
+    /// buffers.
+    pub fn frontier(&self, lowest: &[u64], is_placed: &impl Fn(u32) -> bool, limit: usize, out: &mut Vec<u32>) {
+        let [longest, largest, widest] = &self.overall;
+        let mut bottom = u64::MAX;
+        // Per heuristic: the best (lowest) rank at the bottom and its buffer.
+        let mut best: [Option<(u32, u32)>; HEURISTICS] = [None; HEURISTICS];
+        // The next lowest, as (lowest, rank in the longest-first order), best first; at most
+        // `limit` kept.
+        let mut next: Vec<(u64, u32, u32)> = Vec::with_capacity(limit + 1);
+        for j in (0..lowest.len() as u32).filter(|&j| !is_placed(j)) {
+            let low = lowest[j as usize];
+            let ranks = [longest[j as usize], largest[j as usize], widest[j as usize]];
+            if low < bottom {
+                bottom = low;
+                best = [None; HEURISTICS];
+            }
+            if low == bottom {
+                for (h, slot) in best.iter_mut().enumerate() {
+                    if slot.is_none_or(|(rank, _)| ranks[h] < rank) {
+                        *slot = Some((ranks[h], j));
+                    }
                 }
             }
+            let entry = (low, ranks[0], j);
+            if next.len() < limit || next.last().is_some_and(|last| entry < *last) {
+                let at = next.partition_point(|e| *e < entry);
+                next.insert(at, entry);
+                next.truncate(limit);
+            }
         }
-        let entry = (low, std::cmp::Reverse(keys[0]), j);
-        if next.len() < limit || next.last().is_some_and(|last| entry < *last) {
-            let at = next.partition_point(|e| *e < entry);
-            next.insert(at, entry);
-            next.truncate(limit);
+        for (_, j) in best.into_iter().flatten() {
+            if out.len() < limit && !out.contains(&j) {
+                out.push(j);
+            }
         }
-    }
-    for (_, j) in best.into_iter().flatten() {
-        if out.len() < limit && !out.contains(&j) {
-            out.push(j);
-        }
-    }
-    for (_, _, j) in next {
-        if out.len() < limit && !out.contains(&j) {
-            out.push(j);
+        for (_, _, j) in next {
+            if out.len() < limit && !out.contains(&j) {
+                out.push(j);
+            }
         }
     }
 }
