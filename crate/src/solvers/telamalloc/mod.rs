@@ -40,7 +40,7 @@ use self::search::{Limits, Settings};
 use super::minimise::{self, Probe};
 use super::{Capabilities, Solver, finish};
 use crate::model::{Problem, Solution, StatValue, Stats};
-use crate::options::{CancelFlag, Deadline, Effort, Parameter, SolveError, SolveOptions};
+use crate::options::{Deadline, Effort, Parameter, SolveError, SolveOptions};
 
 pub struct Telamalloc;
 
@@ -351,8 +351,11 @@ fn improve_from(
     if let Some(StatValue::Text(winner)) = start.stats.get("winner") {
         best.stats.insert("start".into(), StatValue::Text(winner.clone()));
     }
-    // The driver stops when this flag is set: on the caller's cancel, or when the step budget is spent.
-    let stop = CancelFlag::new();
+    // The driver stops when this flag is set: on the caller's cancel (a child of it, so that the
+    // search inside a probe sees that cancel within a poll, not only between probes: a portfolio
+    // race that MiniMalloc has won must not wait for the probe running beside it), or when the step
+    // budget is spent.
+    let stop = options.cancel.child();
     let driver_options = SolveOptions { cancel: stop.clone(), ..options.clone() };
     let deadline = driver_options.deadline(started);
     let untimed = SolveOptions { time_limit: None, ..driver_options.clone() }.deadline(started);
