@@ -236,9 +236,9 @@ export class PlanView {
     });
   }
 
-  /** Draws now (for PNG export and tests). */
+  /** Draws now (for PNG export and tests), the overview's envelope included. */
   renderNow() {
-    this.render();
+    this.render(false);
   }
 
   private layout() {
@@ -258,7 +258,8 @@ export class PlanView {
     return { dpr, w, h, left, top, pw, ph, cssW, cssH };
   }
 
-  private render() {
+  /** `deferEnvelope`: the first overview frame of a new plan may leave the envelope to a later task. */
+  private render(deferEnvelope = true) {
     const { ctx } = this;
     const L = this.layout();
     const t = theme(this.element);
@@ -287,7 +288,7 @@ export class PlanView {
           const firstOfPlan = this.envelope?.key.result !== result;
           if (sameWindow(this.envelope?.key ?? null, key) && this.envelope!.width === L.pw) {
             this.paintEnvelope(this.envelope!.top, L, t);
-          } else if (firstOfPlan && this.visibleCount > OVERVIEW_LIMIT) {
+          } else if (deferEnvelope && firstOfPlan && this.visibleCount > OVERVIEW_LIMIT) {
             // The first frame of a new plan shows the load curve only, and the envelope follows in a
             // task of its own: both passes over the buffers in one task, with the code still cold,
             // blocked the page for more than 100 ms at 500k buffers. Later frames (zoom, pan) are
