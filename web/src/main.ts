@@ -11,7 +11,7 @@ import { Viewport } from './view/viewport';
 import { Replay } from './view/replay';
 import { COLOR_MODES, legendGradient, type ColorBy } from './view/colors';
 import { bytes, duration, grouped, percent } from './format';
-import type { InstanceData, SolveResult } from './protocol';
+import type { InstanceData, Progress, SolveResult } from './protocol';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
@@ -186,11 +186,21 @@ async function showInputPlan() {
 async function solveWith(solver: string): Promise<SolveResult> {
   const progress = $('progress');
   const began = performance.now();
-  const timer = window.setInterval(() => (progress.textContent = `${solver}: ${duration(performance.now() - began)}`), 200);
+  // One line, redrawn by the timer only: the worker's reports just update what it shows.
+  let last: Progress | null = null;
+  const show = () => {
+    const elapsed = duration(performance.now() - began);
+    if (!last) {
+      progress.textContent = `${solver}: ${elapsed}`;
+      return;
+    }
+    const best = last.best_makespan ? `best ${grouped(last.best_makespan)}` : 'no plan yet';
+    progress.textContent = `${last.solver}: ${elapsed} · ${best} · bound ${grouped(last.lower_bound)} · ${grouped(last.nodes)} nodes`;
+  };
+  const timer = window.setInterval(show, 250);
   try {
-    return await engine.solve(controls.options(solver), (p, elapsed) => {
-      const best = p?.best_makespan ? `best ${grouped(p.best_makespan)}` : 'no plan yet';
-      progress.textContent = `${p?.solver ?? solver}: ${duration(elapsed)} · ${best} · bound ${grouped(p?.lower_bound ?? '0')} · ${grouped(p?.nodes ?? '0')} nodes`;
+    return await engine.solve(controls.options(solver), (p) => {
+      last = p ?? last;
     });
   } finally {
     clearInterval(timer);

@@ -13,6 +13,9 @@ declare const self: DedicatedWorkerGlobalScope;
 const EDITOR_LIMIT = 512 * 1024;
 /** How often a running threaded job is polled, ms. */
 const POLL_MS = 25;
+/** How often a running solve reports progress to the page, ms. Each report makes the page lay out
+ * and paint again, on a core the solver threads could use; the elapsed time is drawn by the page. */
+const PROGRESS_MS = 250;
 
 let wasm: Wasm | null = null;
 let instance: Instance | null = null;
@@ -135,10 +138,15 @@ function solve(id: number, options: SolveOptions) {
   const job = wasm.Job.start(instance, options);
   let cancelled = false;
   running = { id, cancel: () => { cancelled = true; job.cancel(); } };
+  let reported = -Infinity;
   const finish = () => {
     const state = job.poll() as { state: string; result?: any; message?: string; progress?: any };
     if (state.state === 'running') {
-      post({ type: 'progress', id, progress: state.progress ?? null, elapsedMs: performance.now() - began });
+      const now = performance.now();
+      if (now - reported >= PROGRESS_MS) {
+        reported = now;
+        post({ type: 'progress', id, progress: state.progress ?? null, elapsedMs: now - began });
+      }
       setTimeout(finish, POLL_MS);
       return;
     }

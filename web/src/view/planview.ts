@@ -63,6 +63,21 @@ function theme(element: Element): Theme {
   };
 }
 
+/** The window and plan a frame shows: what the visible list and the overview's envelope depend on. */
+interface WindowKey {
+  data: PlanData;
+  result: SolveResult;
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+  replayCount: number | null;
+}
+
+const sameWindow = (a: WindowKey | null, b: WindowKey) =>
+  a !== null && a.data === b.data && a.result === b.result && a.x0 === b.x0 && a.x1 === b.x1 &&
+  a.y0 === b.y0 && a.y1 === b.y1 && a.replayCount === b.replayCount;
+
 export interface HoverInfo {
   index: number;
   x: number;
@@ -80,6 +95,12 @@ export class PlanView {
   private rank: Uint32Array | null = null;
   private visible = new Uint32Array(0);
   private visibleCount = 0;
+  /** What `visible` was collected for; a frame with the same window and plan reuses it. */
+  private visibleKey: WindowKey | null = null;
+  /** The overview's top edge per pixel column, for the window it was computed for. */
+  private envelope: { key: WindowKey; width: number; top: Float64Array } | null = null;
+  /** An envelope computation waiting for its own task (see `render`). */
+  private envelopePending = false;
   /** The last colours computed from an instance alone, kept for the next plan of it. */
   private colorsOf: { inst: InstanceData; mode: ColorBy; colors: Uint32Array } | null = null;
   private image: ImageData | null = null;
@@ -215,9 +236,9 @@ export class PlanView {
     });
   }
 
-  /** Draws now (for PNG export and tests). */
+  /** Draws now (for PNG export and tests), the overview's envelope included. */
   renderNow() {
-    this.render();
+    this.render(false);
   }
 
   private layout() {
@@ -237,7 +258,8 @@ export class PlanView {
     return { dpr, w, h, left, top, pw, ph, cssW, cssH };
   }
 
-  private render() {
+  /** `deferEnvelope`: the first overview frame of a new plan may leave the envelope to a later task. */
+  private render(deferEnvelope = true) {
     const { ctx } = this;
     const L = this.layout();
     const t = theme(this.element);
@@ -255,11 +277,27 @@ export class PlanView {
     if (data) {
       const result = data.result;
       if (result && result.described.valid) {
-        this.collectVisible(data, result);
+        const key: WindowKey = { data, result, x0: vp.x0, x1: vp.x1, y0: vp.y0, y1: vp.y1, replayCount: this.replayCount };
+        if (!sameWindow(this.visibleKey, key)) {
+          this.collectVisible(data, result);
+          this.visibleKey = key;
+        }
         const overview = this.detail === 'load' || (this.detail === 'auto' && this.visibleCount > OVERVIEW_LIMIT);
         if (overview) {
           mode = 'load';
-          this.drawEnvelope(data, result, L, t);
+          const firstOfPlan = this.envelope?.key.result !== result;
+          if (sameWindow(this.envelope?.key ?? null, key) && this.envelope!.width === L.pw) {
+            this.paintEnvelope(this.envelope!.top, L, t);
+          } else if (deferEnvelope && firstOfPlan && this.visibleCount > OVERVIEW_LIMIT) {
+            // The first frame of a new plan shows the load curve only, and the envelope follows in a
+            // task of its own: both passes over the buffers in one task, with the code still cold,
+            // blocked the page for more than 100 ms at 500k buffers. Later frames (zoom, pan) are
+            // warm and draw it at once, so that it does not flicker.
+            this.scheduleEnvelope(key, L.pw);
+          } else {
+            this.envelope = { key, width: L.pw, top: this.computeEnvelope(key, L.pw) };
+            this.paintEnvelope(this.envelope.top, L, t);
+          }
         } else {
           mode = 'rectangles';
           this.rasterise(data, result, L, t);
@@ -361,12 +399,27 @@ export class PlanView {
     this.ctx.putImageData(image, L.left, L.top);
   }
 
-  /** Overview: the plan's top edge per pixel column, filled, with the load curve drawn over it. */
-  private drawEnvelope(data: PlanData, result: SolveResult, L: ReturnType<PlanView['layout']>, t: Theme) {
-    const { inst } = data;
-    const { x0, x1, y0, y1 } = this.viewport;
-    const W = L.pw, H = L.ph;
-    const sx = W / (x1 - x0), sy = H / (y1 - y0);
+  /** Computes the envelope for `key` in a task of its own, then draws again (if still current). */
+  private scheduleEnvelope(key: WindowKey, width: number) {
+    if (this.envelopePending) return;
+    this.envelopePending = true;
+    setTimeout(() => {
+      this.envelopePending = false;
+      if (!sameWindow(this.visibleKey, key)) {
+        this.draw();
+        return;
+      }
+      this.envelope = { key, width, top: this.computeEnvelope(key, width) };
+      this.draw();
+    }, 0);
+  }
+
+  /** The plan's top edge per pixel column over the visible buffers (collected for `key`), for a
+   * plot `W` pixels wide. */
+  private computeEnvelope(key: WindowKey, W: number): Float64Array {
+    const { inst } = key.data, result = key.result;
+    const { x0, x1 } = key;
+    const sx = W / (x1 - x0);
     const top = new Float64Array(W);
     const s = inst.startsF, e = inst.endsF, z = inst.sizesF, o = result.offsetsF;
     for (let k = 0; k < this.visibleCount; k++) {
@@ -376,6 +429,14 @@ export class PlanView {
       const up = o[i] + z[i];
       for (let x = a; x < b; x++) if (top[x] < up) top[x] = up;
     }
+    return top;
+  }
+
+  /** Overview: the plan's top edge per pixel column, filled (the load curve is drawn over it). */
+  private paintEnvelope(top: Float64Array, L: ReturnType<PlanView['layout']>, t: Theme) {
+    const { y0, y1 } = this.viewport;
+    const W = L.pw, H = L.ph;
+    const sy = H / (y1 - y0);
     const image = this.plotImage(L);
     const pixels = new Uint32Array(image.data.buffer);
     pixels.fill(pack(t.plotBg));
