@@ -26,6 +26,7 @@ fn rule_sets() -> Vec<(&'static str, Rules)> {
         ("decompose", Rules { decompose: false, ..all }),
         ("memo", Rules { memo: false, ..all }),
         ("symmetry", Rules { symmetry: false, ..all }),
+        ("hatless", Rules { hatless: false, ..all }),
     ]
 }
 
