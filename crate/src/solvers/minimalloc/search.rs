@@ -163,6 +163,9 @@ struct Group {
     /// Where the group's candidates start in the shared candidate list.
     base: usize,
     depth: u32,
+    /// The priorities its buffers had before the group sorted them (see [`Search::prioritise`]),
+    /// put back when it ends.
+    saved: Vec<(u32, u32)>,
 }
 
 /// The independent parts one placement split a group into, solved in turn; all must succeed.
@@ -237,6 +240,10 @@ pub struct Search<'a> {
     witnesses: [u32; WITNESSES],
     /// The search in progress, innermost level last.
     levels: Vec<Level>,
+    /// Per rank, its place in the pre-ordering of the group it is searched in: it breaks ties of
+    /// the dynamic ordering and defines index monotonicity. The ranks at first; a decomposed part
+    /// sorts its buffers again (see [`Search::prioritise`]).
+    priority: Vec<u32>,
     started: bool,
     /// The answer, once there is one.
     finished: Option<Outcome>,
@@ -284,6 +291,7 @@ impl<'a> Search<'a> {
             refuted: Refuted::new(MEMO_LIMIT),
             witnesses: [u32::MAX; WITNESSES],
             levels: Vec::new(),
+            priority: (0..n as u32).collect(),
             started: false,
             finished: None,
             next_poll: POLL_EVERY,
@@ -357,6 +365,7 @@ impl<'a> Search<'a> {
                 Level::Group(mut group) => {
                     if pending.take() == Some(Outcome::Solved) {
                         // The parts below solved the rest of the group.
+                        self.restore_priorities(&group.saved);
                         self.candidates.truncate(group.base);
                         pending = Some(Outcome::Solved);
                         continue;
@@ -364,6 +373,7 @@ impl<'a> Search<'a> {
                     // Exhausted parts: the group goes on with its next candidate.
                     match self.advance(&mut group, allowance) {
                         GroupStep::Done(outcome) => {
+                            self.restore_priorities(&group.saved);
                             self.candidates.truncate(group.base);
                             pending = Some(outcome);
                         }
@@ -385,24 +395,74 @@ impl<'a> Search<'a> {
     /// already known to fail.
     fn enter(&mut self, list: Vec<u32>, max_offset: u64, last_rank: u32, depth: u32) -> Option<Outcome> {
         // Keys of this group's nodes hash only its own buffers: the others keep their floors while
-        // it is searched, so the same part met again under another parent is recognised.
-        let outside =
-            self.floors_hash ^ list.iter().fold(0, |hash, &r| hash ^ transpositions::key(r, self.floor[r as usize]));
+        // it is searched, so the same part met again under another parent is recognised. A part
+        // also hashes its set of buffers, which fixes its priorities (see [`Search::prioritise`]).
+        let context = if depth > 0 { Self::context(&list) } else { 0 };
+        let outside = self.floors_hash
+            ^ context
+            ^ list.iter().fold(0, |hash, &r| hash ^ transpositions::key(r, self.floor[r as usize]));
         let key = self.node_key(outside, max_offset, last_rank);
         if self.rules.memo && self.refuted.contains(key) {
             self.counters.pruned_memo += 1;
             return Some(Outcome::Exhausted);
         }
+        let saved = if depth > 0 { self.prioritise(&list) } else { Vec::new() };
         let base = self.candidates.len();
         let Some(frame) = self.expand(&list, max_offset, last_rank, key) else {
+            self.restore_priorities(&saved);
             if self.rules.memo {
                 self.refuted.insert(key);
             }
             return Some(Outcome::Exhausted);
         };
         let (low, high) = self.range(&list);
-        self.levels.push(Level::Group(Group { list, stack: vec![frame], outside, low, high, base, depth }));
+        self.levels.push(Level::Group(Group { list, stack: vec![frame], outside, low, high, base, depth, saved }));
         None
+    }
+
+    /// Sorts a part's buffers by the pre-ordering again, with each buffer's section total taken
+    /// from the unplaced buffers of the moment instead of all of them (MiniMalloc does the same
+    /// when it solves a sub-problem): a part is a problem of its own, and its contended sections
+    /// are the ones to fill first. Returns the old priorities, to restore when the part ends.
+    ///
+    /// Why the search stays complete: index monotonicity holds for any fixed order of a part's
+    /// buffers, and a part is searched afresh (see [`Parts`]). Why remembered refutations stay
+    /// right: the new order depends only on the part's set of buffers (the totals in its
+    /// sections are theirs alone), which the part's node keys hash.
+    fn prioritise(&mut self, list: &[u32]) -> Vec<(u32, u32)> {
+        let instance = self.instance;
+        if instance.preorder_key.is_empty() {
+            return Vec::new();
+        }
+        let mut order: Vec<(std::cmp::Reverse<[u128; 3]>, usize, u32)> = list
+            .iter()
+            .map(|&rank| {
+                let r = rank as usize;
+                let mut key = instance.preorder_key[r];
+                if let Some(slot) = instance.total_key {
+                    let sections = &self.total[instance.first[r] as usize..instance.last[r] as usize];
+                    key[slot] = sections.iter().copied().max().unwrap_or(0) as u128;
+                }
+                (std::cmp::Reverse(key), instance.original[r], rank)
+            })
+            .collect();
+        order.sort_unstable();
+        order
+            .iter()
+            .enumerate()
+            .map(|(place, &(_, _, rank))| (rank, std::mem::replace(&mut self.priority[rank as usize], place as u32)))
+            .collect()
+    }
+
+    fn restore_priorities(&mut self, saved: &[(u32, u32)]) {
+        for &(rank, priority) in saved.iter().rev() {
+            self.priority[rank as usize] = priority;
+        }
+    }
+
+    /// The hash of a part's set of buffers (see [`Search::enter`]).
+    fn context(list: &[u32]) -> u128 {
+        list.iter().fold(0, |hash, &r| hash ^ transpositions::key(r, u64::MAX))
     }
 
     /// The depth-first loop of one group, until it is decided, paused, or split. Leaves its
@@ -507,12 +567,14 @@ impl<'a> Search<'a> {
     /// hashes only the part's own buffers, which the other parts never touch.
     fn part_key(&self, part: &[u32]) -> NodeKey {
         let own = part.iter().fold(0, |hash, &r| hash ^ transpositions::key(r, self.floor[r as usize]));
-        transpositions::node_key(own, 0, NO_RANK)
+        transpositions::node_key(own ^ Self::context(part), 0, NO_RANK)
     }
 
-    /// The state of the node reached (see [`transpositions`]).
+    /// The state of the node reached (see [`transpositions`]). Index monotonicity compares
+    /// priorities, so the key holds the last placed buffer's priority.
     fn node_key(&self, outside: u128, max_offset: u64, last_rank: u32) -> NodeKey {
-        transpositions::node_key(self.floors_hash ^ outside, max_offset, last_rank)
+        let last = if last_rank == NO_RANK { NO_RANK } else { self.priority[last_rank as usize] };
+        transpositions::node_key(self.floors_hash ^ outside, max_offset, last)
     }
 
     /// The section range `[low, high)` spanned by the buffers of `list`.
@@ -571,7 +633,8 @@ impl<'a> Search<'a> {
             }
         }
         let mut to = self.candidates.len();
-        self.candidates[from..to].sort_unstable_by_key(|c| (c.offset, c.rank));
+        let priority = &self.priority;
+        self.candidates[from..to].sort_unstable_by_key(|c| (c.offset, priority[c.rank as usize]));
         if self.rules.inference && self.rules.canonical {
             // Eq. (3) for every child at once: a child's maximum offset is its candidate's offset,
             // and every buffer still unplaced in a section then stacks above it (above the
@@ -649,7 +712,9 @@ impl<'a> Search<'a> {
     fn consider(&mut self, candidate: Candidate, max_offset: u64, last_rank: u32, lowest_top: u64) {
         if self.rules.canonical
             && (candidate.offset < max_offset
-                || (candidate.offset == max_offset && last_rank != NO_RANK && candidate.rank < last_rank))
+                || (candidate.offset == max_offset
+                    && last_rank != NO_RANK
+                    && self.priority[candidate.rank as usize] < self.priority[last_rank as usize]))
         {
             self.counters.pruned_canonical += 1;
             return;
