@@ -26,6 +26,7 @@ fn rule_sets() -> Vec<(&'static str, Rules)> {
         ("decompose", Rules { decompose: false, ..all }),
         ("memo", Rules { memo: false, ..all }),
         ("symmetry", Rules { symmetry: false, ..all }),
+        ("hatless", Rules { hatless: false, ..all }),
     ]
 }
 
@@ -205,4 +206,28 @@ fn statistics_count_the_search() {
         assert!(solution.stats.contains_key(name), "{name} missing");
     }
     assert!(matches!(solution.stats["nodes"], memplan::model::StatValue::Count(n) if n >= 3));
+}
+
+/// Issue 5: H and I of MiniMalloc's challenging suite fit their capacity 1048576 (= L, no byte
+/// to spare) within a small node budget, which is reproducible where a clock is not. They need
+/// each decomposed part searched afresh in the pre-ordering of its own section totals.
+#[test]
+fn challenging_h_and_i_fit_within_a_node_budget() {
+    for name in ["H", "I"] {
+        let file =
+            format!("{}/../public/examples/minimalloc/challenging/{name}.1048576.csv", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let problem = memplan::format::read(&text, &memplan::format::ReadOptions::default())
+            .unwrap_or_else(|e| panic!("{file}: {e}"))
+            .problem;
+        let options = SolveOptions {
+            capacity: Some(1 << 20),
+            params: memplan::Params::new().with("budget", "50000"),
+            ..SolveOptions::default()
+        };
+        let solution = MiniMalloc::default().solve(&problem, &options).unwrap();
+        let report = validate::validate_solution(&problem, &solution, Some(1 << 20));
+        assert!(report.is_valid(), "{name}: {}", report.describe(&problem));
+        assert!(solution.feasible, "{name}: not solved within the budget: {:?}", solution.stats);
+    }
 }

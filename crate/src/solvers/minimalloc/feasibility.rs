@@ -134,7 +134,10 @@ impl Prepared {
         let instances = ORDERINGS[..count]
             .iter()
             .map(|ordering| {
-                (orderings::name(ordering), layout.instance(problem, &orderings::arrange(&layout, &keys, ordering)))
+                let order = orderings::arrange(&layout, &keys, ordering);
+                let mut instance = layout.instance(problem, &order);
+                (instance.preorder_key, instance.total_key) = orderings::preorder_keys(&keys, ordering, &order);
+                (orderings::name(ordering), instance)
             })
             .collect();
         Ok(Prepared { instances })

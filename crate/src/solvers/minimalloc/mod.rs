@@ -53,6 +53,7 @@ impl MiniMalloc {
             decompose: params.get_or("decompose", defaults.rules.decompose)?,
             memo: params.get_or("memo", defaults.rules.memo)?,
             symmetry: params.get_or("symmetry", defaults.rules.symmetry)?,
+            hatless: params.get_or("hatless", defaults.rules.hatless)?,
         };
         Ok(Settings {
             rules,
@@ -75,6 +76,7 @@ fn search_stats(stats: &mut Stats, report: &Report) {
     stats.insert("decompositions".into(), StatValue::Count(c.decompositions));
     stats.insert("pruned_memo".into(), StatValue::Count(c.pruned_memo));
     stats.insert("pruned_symmetry".into(), StatValue::Count(c.pruned_symmetry));
+    stats.insert("pruned_hatless".into(), StatValue::Count(c.pruned_hatless));
     stats.insert("rounds".into(), StatValue::Count(report.rounds));
     if let Some(ordering) = &report.ordering {
         stats.insert("ordering".into(), StatValue::Text(ordering.clone()));
@@ -141,6 +143,7 @@ impl Solver for MiniMalloc {
             flag("decompose", d.rules.decompose, "solve temporally independent parts separately"),
             flag("memo", d.rules.memo, "remember refuted states and cut them when they recur"),
             flag("symmetry", d.rules.symmetry, "stack buffers of the same lifetime smaller first"),
+            flag("hatless", d.rules.hatless, "a failed buffer with no unplaced neighbour ends its node"),
         ]
     }
 

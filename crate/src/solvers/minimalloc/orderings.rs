@@ -40,24 +40,34 @@ pub fn name(ordering: &[Key; 3]) -> String {
         .join("-")
 }
 
+/// The value of one key for the buffer with problem index `i`.
+fn value(keys: &Keys, key: Key, i: usize) -> u128 {
+    match key {
+        Key::Total => keys.total[i] as u128,
+        Key::Width => keys.width[i] as u128,
+        Key::Area => keys.area[i],
+        Key::Size => keys.size[i] as u128,
+    }
+}
+
 /// The searched buffers' problem indices, by rank, for one pre-ordering (ties: problem index).
 pub fn arrange(layout: &Layout, keys: &Keys, ordering: &[Key; 3]) -> Vec<usize> {
-    let value = |key: Key, i: usize| -> u128 {
-        match key {
-            Key::Total => keys.total[i] as u128,
-            Key::Width => keys.width[i] as u128,
-            Key::Area => keys.area[i],
-            Key::Size => keys.size[i] as u128,
-        }
-    };
     let mut order = layout.searched.clone();
     order.sort_by(|&a, &b| {
         ordering
             .iter()
-            .map(|&key| value(key, b).cmp(&value(key, a)))
+            .map(|&key| value(keys, key, b).cmp(&value(keys, key, a)))
             .find(|o| o.is_ne())
             .unwrap_or(std::cmp::Ordering::Equal)
             .then(a.cmp(&b))
     });
     order
+}
+
+/// Each rank's key values under `ordering` (for `order`, as [`arrange`] gave it), and which of the
+/// three is the section total: the search sorts a decomposed part again with the totals of that
+/// moment (see [`super::search`]).
+pub fn preorder_keys(keys: &Keys, ordering: &[Key; 3], order: &[usize]) -> (Vec<[u128; 3]>, Option<usize>) {
+    let values = order.iter().map(|&i| ordering.map(|key| value(keys, key, i))).collect();
+    (values, ordering.iter().position(|&key| key == Key::Total))
 }

@@ -33,11 +33,22 @@ pub struct Rules {
     /// Of two buffers with the same lifetime stacked directly on each other, the larger (then
     /// the lower rank) goes below: swapping them gives the same plan otherwise.
     pub symmetry: bool,
+    /// When a buffer none of whose neighbours is left unplaced fails, its later siblings fail
+    /// too (see [`Search::advance`]).
+    pub hatless: bool,
 }
 
 impl Default for Rules {
     fn default() -> Self {
-        Rules { canonical: true, dominance: true, inference: true, decompose: true, memo: true, symmetry: true }
+        Rules {
+            canonical: true,
+            dominance: true,
+            inference: true,
+            decompose: true,
+            memo: true,
+            symmetry: true,
+            hatless: true,
+        }
     }
 }
 
@@ -71,6 +82,8 @@ pub struct Counters {
     pub pruned_memo: u64,
     /// Candidates skipped by the same-lifetime symmetry.
     pub pruned_symmetry: u64,
+    /// Candidates skipped because a sibling with no unplaced neighbour failed before them.
+    pub pruned_hatless: u64,
 }
 
 impl Counters {
@@ -84,6 +97,7 @@ impl Counters {
         self.decompositions += other.decompositions;
         self.pruned_memo += other.pruned_memo;
         self.pruned_symmetry += other.pruned_symmetry;
+        self.pruned_hatless += other.pruned_hatless;
     }
 
     /// What was counted since `before` (counters only grow).
@@ -98,6 +112,7 @@ impl Counters {
             decompositions: self.decompositions - before.decompositions,
             pruned_memo: self.pruned_memo - before.pruned_memo,
             pruned_symmetry: self.pruned_symmetry - before.pruned_symmetry,
+            pruned_hatless: self.pruned_hatless - before.pruned_hatless,
         }
     }
 }
@@ -119,8 +134,9 @@ struct Frame {
     next: usize,
     /// The node's state, remembered when it is refuted.
     key: NodeKey,
-    /// The candidate placed below this node, and the placement-stack length before it.
-    trying: Option<(Candidate, usize)>,
+    /// The candidate placed below this node, the placement-stack length before it, and whether
+    /// the candidate's buffer had no unplaced neighbour (then its failure ends the node).
+    trying: Option<(Candidate, usize, bool)>,
 }
 
 /// Nested decompositions deeper than this are searched as one (the stack of parts stays shallow).
@@ -147,16 +163,26 @@ struct Group {
     /// Where the group's candidates start in the shared candidate list.
     base: usize,
     depth: u32,
+    /// The priorities its buffers had before the group sorted them (see [`Search::prioritise`]),
+    /// put back when it ends.
+    saved: Vec<(u32, u32)>,
 }
 
 /// The independent parts one placement split a group into, solved in turn; all must succeed.
+///
+/// Each part is searched afresh, as a problem of its own on top of the placed buffers: from
+/// offset 0 and any rank, not above the maximum offset of the node that split. Its buffers
+/// overlap no other unplaced buffer, so any placement of each part (above the floors the placed
+/// buffers leave) completes the node, canonical or not; and a part with no placement at all
+/// refutes the node whatever its canonical bound. Searching from 0 lets a part fill the holes
+/// below the maximum offset that a canonical order would have had to fill first, so a node that
+/// has a completion succeeds at once instead of only its canonical twin elsewhere in the tree.
 struct Parts {
     /// The parts still to solve, the next one last.
     waiting: Vec<Vec<u32>>,
-    max_offset: u64,
-    last_rank: u32,
     depth: u32,
-    /// The key of the node that split (`None` at the root): refuted when a part fails.
+    /// The key of the node that split, with no canonical bound (`None` at the root): refuted
+    /// when a part fails.
     node: Option<NodeKey>,
 }
 
@@ -214,6 +240,10 @@ pub struct Search<'a> {
     witnesses: [u32; WITNESSES],
     /// The search in progress, innermost level last.
     levels: Vec<Level>,
+    /// Per rank, its place in the pre-ordering of the group it is searched in: it breaks ties of
+    /// the dynamic ordering and defines index monotonicity. The ranks at first; a decomposed part
+    /// sorts its buffers again (see [`Search::prioritise`]).
+    priority: Vec<u32>,
     started: bool,
     /// The answer, once there is one.
     finished: Option<Outcome>,
@@ -261,6 +291,7 @@ impl<'a> Search<'a> {
             refuted: Refuted::new(MEMO_LIMIT),
             witnesses: [u32::MAX; WITNESSES],
             levels: Vec::new(),
+            priority: (0..n as u32).collect(),
             started: false,
             finished: None,
             next_poll: POLL_EVERY,
@@ -285,7 +316,7 @@ impl<'a> Search<'a> {
                 && let Some(cuts) = self.all_cuts(&list)
             {
                 self.counters.decompositions += 1;
-                let parts = self.parts(&list, &cuts, 0, NO_RANK, 0, None);
+                let parts = self.parts(&list, &cuts, 0, None);
                 self.levels.push(Level::Parts(parts));
                 None
             } else {
@@ -324,9 +355,9 @@ impl<'a> Search<'a> {
                     }
                     _ => match parts.waiting.pop() {
                         Some(part) => {
-                            let (max_offset, last_rank, depth) = (parts.max_offset, parts.last_rank, parts.depth);
+                            let depth = parts.depth;
                             self.levels.push(Level::Parts(parts));
-                            pending = self.enter(part, max_offset, last_rank, depth + 1);
+                            pending = self.enter(part, 0, NO_RANK, depth + 1);
                         }
                         None => pending = Some(Outcome::Solved),
                     },
@@ -334,6 +365,7 @@ impl<'a> Search<'a> {
                 Level::Group(mut group) => {
                     if pending.take() == Some(Outcome::Solved) {
                         // The parts below solved the rest of the group.
+                        self.restore_priorities(&group.saved);
                         self.candidates.truncate(group.base);
                         pending = Some(Outcome::Solved);
                         continue;
@@ -341,6 +373,7 @@ impl<'a> Search<'a> {
                     // Exhausted parts: the group goes on with its next candidate.
                     match self.advance(&mut group, allowance) {
                         GroupStep::Done(outcome) => {
+                            self.restore_priorities(&group.saved);
                             self.candidates.truncate(group.base);
                             pending = Some(outcome);
                         }
@@ -362,24 +395,74 @@ impl<'a> Search<'a> {
     /// already known to fail.
     fn enter(&mut self, list: Vec<u32>, max_offset: u64, last_rank: u32, depth: u32) -> Option<Outcome> {
         // Keys of this group's nodes hash only its own buffers: the others keep their floors while
-        // it is searched, so the same part met again under another parent is recognised.
-        let outside =
-            self.floors_hash ^ list.iter().fold(0, |hash, &r| hash ^ transpositions::key(r, self.floor[r as usize]));
+        // it is searched, so the same part met again under another parent is recognised. A part
+        // also hashes its set of buffers, which fixes its priorities (see [`Search::prioritise`]).
+        let context = if depth > 0 { Self::context(&list) } else { 0 };
+        let outside = self.floors_hash
+            ^ context
+            ^ list.iter().fold(0, |hash, &r| hash ^ transpositions::key(r, self.floor[r as usize]));
         let key = self.node_key(outside, max_offset, last_rank);
         if self.rules.memo && self.refuted.contains(key) {
             self.counters.pruned_memo += 1;
             return Some(Outcome::Exhausted);
         }
+        let saved = if depth > 0 { self.prioritise(&list) } else { Vec::new() };
         let base = self.candidates.len();
         let Some(frame) = self.expand(&list, max_offset, last_rank, key) else {
+            self.restore_priorities(&saved);
             if self.rules.memo {
                 self.refuted.insert(key);
             }
             return Some(Outcome::Exhausted);
         };
         let (low, high) = self.range(&list);
-        self.levels.push(Level::Group(Group { list, stack: vec![frame], outside, low, high, base, depth }));
+        self.levels.push(Level::Group(Group { list, stack: vec![frame], outside, low, high, base, depth, saved }));
         None
+    }
+
+    /// Sorts a part's buffers by the pre-ordering again, with each buffer's section total taken
+    /// from the unplaced buffers of the moment instead of all of them (MiniMalloc does the same
+    /// when it solves a sub-problem): a part is a problem of its own, and its contended sections
+    /// are the ones to fill first. Returns the old priorities, to restore when the part ends.
+    ///
+    /// Why the search stays complete: index monotonicity holds for any fixed order of a part's
+    /// buffers, and a part is searched afresh (see [`Parts`]). Why remembered refutations stay
+    /// right: the new order depends only on the part's set of buffers (the totals in its
+    /// sections are theirs alone), which the part's node keys hash.
+    fn prioritise(&mut self, list: &[u32]) -> Vec<(u32, u32)> {
+        let instance = self.instance;
+        if instance.preorder_key.is_empty() {
+            return Vec::new();
+        }
+        let mut order: Vec<(std::cmp::Reverse<[u128; 3]>, usize, u32)> = list
+            .iter()
+            .map(|&rank| {
+                let r = rank as usize;
+                let mut key = instance.preorder_key[r];
+                if let Some(slot) = instance.total_key {
+                    let sections = &self.total[instance.first[r] as usize..instance.last[r] as usize];
+                    key[slot] = sections.iter().copied().max().unwrap_or(0) as u128;
+                }
+                (std::cmp::Reverse(key), instance.original[r], rank)
+            })
+            .collect();
+        order.sort_unstable();
+        order
+            .iter()
+            .enumerate()
+            .map(|(place, &(_, _, rank))| (rank, std::mem::replace(&mut self.priority[rank as usize], place as u32)))
+            .collect()
+    }
+
+    fn restore_priorities(&mut self, saved: &[(u32, u32)]) {
+        for &(rank, priority) in saved.iter().rev() {
+            self.priority[rank as usize] = priority;
+        }
+    }
+
+    /// The hash of a part's set of buffers (see [`Search::enter`]).
+    fn context(list: &[u32]) -> u128 {
+        list.iter().fold(0, |hash, &r| hash ^ transpositions::key(r, u64::MAX))
     }
 
     /// The depth-first loop of one group, until it is decided, paused, or split. Leaves its
@@ -388,9 +471,17 @@ impl<'a> Search<'a> {
         let Group { list, stack, outside, low, high, depth, .. } = group;
         let (outside, low, high, depth) = (*outside, *low, *high, *depth);
         while let Some(frame) = stack.last_mut() {
-            if let Some((tried, mark)) = frame.trying.take() {
+            if let Some((tried, mark, hatless)) = frame.trying.take() {
                 self.undo_to(mark);
                 restore(list, tried.rank, tried.position as usize);
+                if hatless && frame.next < frame.to {
+                    // Hatless pruning: the failed buffer overlapped no unplaced buffer, so in any
+                    // completion below a later sibling it could sit where it was just tried
+                    // instead; that completion (in the same order, without it) would then extend
+                    // the failed child. The siblings fail too.
+                    self.counters.pruned_hatless += (frame.to - frame.next) as u64;
+                    frame.next = frame.to;
+                }
             }
             if frame.next == frame.to {
                 self.candidates.truncate(frame.from);
@@ -414,7 +505,8 @@ impl<'a> Search<'a> {
             let candidate = self.candidates[frame.next];
             frame.next += 1;
             let mark = self.placements.len();
-            frame.trying = Some((candidate, mark));
+            let hatless = self.rules.hatless && self.open[candidate.rank as usize] == 0;
+            frame.trying = Some((candidate, mark, hatless));
             self.place(candidate.rank as usize, candidate.offset);
             list.swap_remove(candidate.position as usize);
             self.counters.nodes += 1;
@@ -437,14 +529,14 @@ impl<'a> Search<'a> {
                     continue;
                 }
                 self.counters.decompositions += 1;
-                let parts = self.parts(list, &cuts, child_max, candidate.rank, depth, Some(child_key));
+                // A failed part refutes these floors under any canonical bound (see [`Parts`]).
+                let split_key = self.node_key(outside, 0, NO_RANK);
+                let parts = self.parts(list, &cuts, depth, Some(split_key));
                 // A part refuted before fails the split at once: the parts before it in the
                 // solving order would be solved again only to be undone.
-                if self.rules.memo
-                    && parts.waiting.iter().any(|part| self.refuted.contains(self.part_key(&parts, part)))
-                {
+                if self.rules.memo && parts.waiting.iter().any(|part| self.refuted.contains(self.part_key(part))) {
                     self.counters.pruned_memo += 1;
-                    self.refuted.insert(child_key);
+                    self.refuted.insert(split_key);
                     continue;
                 }
                 return GroupStep::Split(parts);
@@ -458,15 +550,7 @@ impl<'a> Search<'a> {
 
     /// The buffers of `list` split at the cuts, to be solved small parts first: they are cheap,
     /// and one that fails spares the others.
-    fn parts(
-        &self,
-        list: &[u32],
-        cuts: &[u32],
-        max_offset: u64,
-        last_rank: u32,
-        depth: u32,
-        node: Option<NodeKey>,
-    ) -> Parts {
+    fn parts(&self, list: &[u32], cuts: &[u32], depth: u32, node: Option<NodeKey>) -> Parts {
         let mut waiting: Vec<Vec<u32>> = vec![Vec::new(); cuts.len() + 1];
         for &rank in list {
             let first = self.instance.first[rank as usize];
@@ -476,19 +560,21 @@ impl<'a> Search<'a> {
         // Largest first in the list: the smallest is popped first (ties: the earlier part first).
         waiting.reverse();
         waiting.sort_by_key(|part| std::cmp::Reverse(part.len()));
-        Parts { waiting, max_offset, last_rank, depth, node }
+        Parts { waiting, depth, node }
     }
 
     /// The key a part's root node will have when it is entered (see [`Search::enter`]): it
     /// hashes only the part's own buffers, which the other parts never touch.
-    fn part_key(&self, parts: &Parts, part: &[u32]) -> NodeKey {
+    fn part_key(&self, part: &[u32]) -> NodeKey {
         let own = part.iter().fold(0, |hash, &r| hash ^ transpositions::key(r, self.floor[r as usize]));
-        transpositions::node_key(own, parts.max_offset, parts.last_rank)
+        transpositions::node_key(own ^ Self::context(part), 0, NO_RANK)
     }
 
-    /// The state of the node reached (see [`transpositions`]).
+    /// The state of the node reached (see [`transpositions`]). Index monotonicity compares
+    /// priorities, so the key holds the last placed buffer's priority.
     fn node_key(&self, outside: u128, max_offset: u64, last_rank: u32) -> NodeKey {
-        transpositions::node_key(self.floors_hash ^ outside, max_offset, last_rank)
+        let last = if last_rank == NO_RANK { NO_RANK } else { self.priority[last_rank as usize] };
+        transpositions::node_key(self.floors_hash ^ outside, max_offset, last)
     }
 
     /// The section range `[low, high)` spanned by the buffers of `list`.
@@ -546,8 +632,23 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        let to = self.candidates.len();
-        self.candidates[from..to].sort_unstable_by_key(|c| (c.offset, c.rank));
+        let mut to = self.candidates.len();
+        let priority = &self.priority;
+        self.candidates[from..to].sort_unstable_by_key(|c| (c.offset, priority[c.rank as usize]));
+        if self.rules.inference && self.rules.canonical {
+            // Eq. (3) for every child at once: a child's maximum offset is its candidate's offset,
+            // and every buffer still unplaced in a section then stacks above it (above the
+            // candidate itself where it is alive too). So no candidate above the capacity less
+            // the fullest section's unplaced total has a completion: cut them all here instead of
+            // making each child to see its inference fail.
+            let (low, high) = self.range(list);
+            let fullest = self.total[low as usize..high as usize].iter().copied().max().unwrap_or(0);
+            let headroom = self.capacity.saturating_sub(fullest);
+            let keep = from + self.candidates[from..to].partition_point(|c| c.offset <= headroom);
+            self.counters.pruned_inference += (to - keep) as u64;
+            self.candidates.truncate(keep);
+            to = keep;
+        }
         Some(Frame { from, to, next: from, key, trying: None })
     }
 
@@ -611,7 +712,9 @@ impl<'a> Search<'a> {
     fn consider(&mut self, candidate: Candidate, max_offset: u64, last_rank: u32, lowest_top: u64) {
         if self.rules.canonical
             && (candidate.offset < max_offset
-                || (candidate.offset == max_offset && last_rank != NO_RANK && candidate.rank < last_rank))
+                || (candidate.offset == max_offset
+                    && last_rank != NO_RANK
+                    && self.priority[candidate.rank as usize] < self.priority[last_rank as usize]))
         {
             self.counters.pruned_canonical += 1;
             return;
@@ -826,8 +929,15 @@ mod tests {
     }
 
     /// Without inference the trees are larger: more places to pause at.
-    const RULES: Rules =
-        Rules { canonical: true, dominance: true, inference: false, decompose: true, memo: true, symmetry: true };
+    const RULES: Rules = Rules {
+        canonical: true,
+        dominance: true,
+        inference: false,
+        decompose: true,
+        memo: true,
+        symmetry: true,
+        hatless: true,
+    };
 
     /// Nodes at most per search (searches that reach it are compared where they stopped).
     const LIMIT: u64 = 4000;

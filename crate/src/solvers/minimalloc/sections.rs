@@ -42,6 +42,10 @@ pub struct Instance {
     /// The ranks alive in each section `s`: `members[member_start[s]..member_start[s + 1]]`.
     pub member_start: Vec<u32>,
     pub members: Vec<u32>,
+    /// Each rank's pre-ordering key values, and which of them is the section total (see
+    /// [`super::orderings::preorder_keys`]); empty when parts keep their ranks' order.
+    pub preorder_key: Vec<[u128; 3]>,
+    pub total_key: Option<usize>,
 }
 
 /// The per-buffer keys the static pre-orderings sort by (MiniMalloc's heuristics).
@@ -211,6 +215,8 @@ impl Layout {
             twins,
             member_start,
             members,
+            preorder_key: Vec::new(),
+            total_key: None,
         }
     }
 
