@@ -6,9 +6,9 @@
 //! plan and its makespan becomes the bound (§5.5); each iteration boxes the buffers (Theorem 16,
 //! `boxing`), unboxes them into loose offsets (`unboxing`) and squeezes them by first fit in that
 //! order (`squeeze`), stopping early once it cannot beat the bound. Iterations differ by their
-//! seed (critical points of Theorem 2) and, when sampled (§7.2.1), by ε. They run two at a time,
-//! each against the best makespan known when the pair started, so the plan depends only on the
-//! seed, never on the thread count or scheduling.
+//! seed (critical points of Theorem 2) and, when sampled (§7.2.1), by ε. They run on every thread,
+//! each against the best makespan of those finished so far; the plan is the best by (makespan,
+//! iteration number), so it depends only on the seed, never on the thread count or scheduling.
 
 mod boxing;
 mod jobs;
@@ -17,7 +17,7 @@ mod squeeze;
 mod unboxing;
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -35,9 +35,6 @@ use squeeze::{Arena, Squeezed, loose_order};
 
 /// Iterations when the `iterations` parameter is not set (the paper's setting for all but LevelDB).
 pub const DEFAULT_ITERATIONS: u64 = 100;
-/// Iterations that run side by side, each bounded by the best makespan known when they started.
-/// Fixed, not the thread count, so that the plan does not depend on the machine.
-const BATCH: usize = 2;
 
 pub struct Idealloc;
 
@@ -163,6 +160,31 @@ impl Solver for Idealloc {
     }
 }
 
+/// What the running iterations share.
+struct Race {
+    standing: Mutex<Standing>,
+    /// `standing.best.makespan`, for the squeezes to read without the lock.
+    best_makespan: AtomicU64,
+    /// The number of the first iteration known to meet the target (past the last one when none
+    /// has): later iterations cannot win and stop.
+    last_useful: AtomicU64,
+    /// The number of the next iteration to start (1 is the first after the bootstrap).
+    next: AtomicU64,
+    /// Set with `standing.stopped`, for the threads to see without the lock.
+    stopped: AtomicBool,
+}
+
+/// The best plan and the counts, updated as iterations finish.
+struct Standing {
+    best: Best,
+    /// Iterations that finished (placed everything or gave up), not those cut off by a stop.
+    done: u64,
+    /// Of those, the ones that gave up at the bound.
+    exceeded: u64,
+    /// A deadline passed or a cancel came: later results are dropped.
+    stopped: bool,
+}
+
 /// The best plan so far and the iteration that found it (0: the bootstrap).
 struct Best {
     offsets: Vec<u64>,
@@ -242,68 +264,127 @@ impl<'a> Iterations<'a> {
         Iterations { problem, arena, options, settings, jobs, spare, sizes, heights, range, fixed, target, phase_nanos }
     }
 
-    /// Runs the iterations, two at a time, and keeps the best plan in `best`.
+    /// Runs the iterations on every thread of the pool, each taking the next iteration number as it
+    /// frees up, and keeps the best plan in `best`.
+    ///
+    /// The plan is the minimum of (makespan, iteration number) over all iterations, the bootstrap
+    /// being number 0, whatever the thread count: an iteration gives up only once its makespan is
+    /// sure to exceed that of one already finished (so it could not win even on a tie), and that
+    /// bound, shared through an atomic, tightens the moment any iteration finishes. With a target
+    /// fragmentation, the plan is that of the first iteration (by number) that meets it, and no
+    /// iteration gives up while it could still meet it.
     fn improve(&self, best: &mut Best, deadline: &Deadline, stats: &mut Stats) {
+        // Seeds and ε are drawn in iteration order, before anything runs.
         let mut rng = ChaCha8Rng::seed_from_u64(self.options.seed);
-        let (mut done, mut exceeded, mut stopped) = (0u64, 0u64, false);
-        while done < self.settings.iterations && best.makespan > self.target && deadline.expired().is_none() {
-            let batch = (self.settings.iterations - done).min(BATCH as u64) as usize;
-            // Seeds and ε are drawn in iteration order, before the batch runs.
-            let plans: Vec<(u64, Option<Schedule>)> = (0..batch)
-                .map(|_| {
-                    let seed = rng.next_u64();
-                    let sampled = (self.settings.epsilon == EpsilonChoice::Sampled).then(|| {
-                        let epsilon = rng.random_range(self.range.0..=self.range.1);
-                        Schedule::plan(&self.heights, epsilon)
-                    });
-                    (seed, sampled)
-                })
-                .collect();
-            let bound = best.makespan;
-            let results: Vec<Result<Squeezed, SolveError>> = plans
-                .into_par_iter()
-                .map(|(seed, sampled)| {
-                    let schedule = sampled.as_ref().or(self.fixed.as_ref()).expect("one of the two is set");
-                    self.iterate(schedule, seed, bound, deadline)
-                })
-                .collect();
-            for result in results {
-                match result {
-                    Ok(Squeezed::Placed { offsets, order, makespan }) => {
-                        done += 1;
-                        if makespan < best.makespan {
-                            *best = Best { offsets, order, makespan, iteration: done };
-                        }
-                    }
-                    Ok(Squeezed::Exceeded) => {
-                        done += 1;
-                        exceeded += 1;
-                    }
-                    Err(SolveError::Timeout | SolveError::Cancelled) => stopped = true,
-                    // An iteration whose loose order overflows u64 is no better than the bound.
-                    Err(_) => done += 1,
-                }
-            }
-            self.options.report(Progress {
-                solver: "idealloc".into(),
-                best_makespan: Some(best.makespan),
-                lower_bound: self.problem.lower_bound(),
-                nodes: done,
-            });
-            if stopped {
-                break;
-            }
+        let plans: Vec<(u64, Option<Schedule>)> = (0..self.settings.iterations)
+            .map(|_| {
+                let seed = rng.next_u64();
+                let sampled = (self.settings.epsilon == EpsilonChoice::Sampled).then(|| {
+                    let epsilon = rng.random_range(self.range.0..=self.range.1);
+                    Schedule::plan(&self.heights, epsilon)
+                });
+                (seed, sampled)
+            })
+            .collect();
+        let bootstrap =
+            std::mem::replace(best, Best { offsets: Vec::new(), order: Vec::new(), makespan: 0, iteration: 0 });
+        let race = Race {
+            best_makespan: AtomicU64::new(bootstrap.makespan),
+            last_useful: AtomicU64::new(if bootstrap.makespan <= self.target { 0 } else { self.settings.iterations }),
+            next: AtomicU64::new(1),
+            stopped: AtomicBool::new(false),
+            standing: Mutex::new(Standing { best: bootstrap, done: 0, exceeded: 0, stopped: false }),
+        };
+        let workers = rayon::current_num_threads().max(1);
+        (0..workers).into_par_iter().for_each(|_| self.work(&plans, &race, deadline));
+        let standing = race.standing.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !standing.done.is_multiple_of(2) {
+            self.report(&standing);
         }
-        stats.insert("iterations".into(), done.into());
-        stats.insert("iterations_stopped_early".into(), exceeded.into());
+        *best = standing.best;
+        stats.insert("iterations".into(), standing.done.into());
+        stats.insert("iterations_stopped_early".into(), standing.exceeded.into());
         for (phase, name) in ["boxing_ms", "unboxing_ms", "squeeze_ms"].into_iter().enumerate() {
             let ms = self.phase_nanos[phase].load(Ordering::Relaxed) as f64 / 1e6;
             stats.insert(name.into(), StatValue::Ratio(ms));
         }
     }
 
+    /// One thread's share: iterations by increasing number until none is left, one met the target
+    /// below the next number, or the solve stops.
+    fn work(&self, plans: &[(u64, Option<Schedule>)], race: &Race, deadline: &Deadline) {
+        loop {
+            let iteration = race.next.fetch_add(1, Ordering::Relaxed);
+            if iteration > race.last_useful.load(Ordering::Relaxed)
+                || race.stopped.load(Ordering::Relaxed)
+                || deadline.expired().is_some()
+            {
+                return;
+            }
+            let (seed, sampled) = &plans[iteration as usize - 1];
+            let schedule = sampled.as_ref().or(self.fixed.as_ref()).expect("one of the two is set");
+            // Give up once the top passes the best makespan (and the target): equal to it, this
+            // iteration could still win on its lower number. Past an iteration that met the target,
+            // nothing counts any more.
+            let bound = || {
+                if iteration > race.last_useful.load(Ordering::Relaxed) {
+                    return Some(0);
+                }
+                Some(race.best_makespan.load(Ordering::Relaxed).max(self.target).saturating_add(1))
+            };
+            let result = self.iterate(schedule, *seed, bound, deadline);
+            let mut standing = race.standing.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if standing.stopped || iteration > race.last_useful.load(Ordering::Relaxed) {
+                continue;
+            }
+            if deadline.expired().is_some() || matches!(result, Err(SolveError::Timeout | SolveError::Cancelled)) {
+                standing.stopped = true;
+                race.stopped.store(true, Ordering::Relaxed);
+                return;
+            }
+            standing.done += 1;
+            match result {
+                Ok(Squeezed::Placed { offsets, order, makespan }) => {
+                    let best = &standing.best;
+                    // The first iteration to meet the target wins over any later one; those before
+                    // it that finished did not meet it, so they are worse.
+                    let meets_target = makespan <= self.target;
+                    if meets_target || (makespan, iteration) < (best.makespan, best.iteration) {
+                        standing.best = Best { offsets, order, makespan, iteration };
+                        race.best_makespan.store(makespan, Ordering::Relaxed);
+                    }
+                    if meets_target {
+                        race.last_useful.fetch_min(iteration, Ordering::Relaxed);
+                    }
+                }
+                Ok(Squeezed::Exceeded) => standing.exceeded += 1,
+                // An iteration whose loose order overflows u64 is no better than the bound.
+                Err(_) => {}
+            }
+            if standing.done.is_multiple_of(2) {
+                self.report(&standing);
+            }
+        }
+    }
+
+    /// Progress after every second iteration (and after the last).
+    fn report(&self, standing: &Standing) {
+        self.options.report(Progress {
+            solver: "idealloc".into(),
+            best_makespan: Some(standing.best.makespan),
+            lower_bound: self.problem.lower_bound(),
+            nodes: standing.done,
+        });
+    }
+
     /// One box-unbox-squeeze pass (Fig. 7) against `bound`.
-    fn iterate(&self, schedule: &Schedule, seed: u64, bound: u64, deadline: &Deadline) -> Result<Squeezed, SolveError> {
+    fn iterate(
+        &self,
+        schedule: &Schedule,
+        seed: u64,
+        bound: impl Fn() -> Option<u64>,
+        deadline: &Deadline,
+    ) -> Result<Squeezed, SolveError> {
         let clock = Instant::now();
         let spare = self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
         let mut jobs = spare.unwrap_or_default();
@@ -315,7 +396,7 @@ impl<'a> Iterations<'a> {
         self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(jobs);
         let order = loose_order(&loose, self.problem);
         let unboxed = Instant::now();
-        let squeezed = self.arena.squeeze(&order, Some(bound), deadline);
+        let squeezed = self.arena.squeeze_within(&order, bound, deadline);
         for (phase, (from, to)) in [(clock, boxed), (boxed, unboxed), (unboxed, Instant::now())].into_iter().enumerate()
         {
             self.phase_nanos[phase].fetch_add((to - from).as_nanos() as u64, Ordering::Relaxed);
