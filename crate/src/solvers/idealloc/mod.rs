@@ -274,18 +274,7 @@ impl<'a> Iterations<'a> {
     /// fragmentation, the plan is that of the first iteration (by number) that meets it, and no
     /// iteration gives up while it could still meet it.
     fn improve(&self, best: &mut Best, deadline: &Deadline, stats: &mut Stats) {
-        // Seeds and ε are drawn in iteration order, before anything runs.
-        let mut rng = ChaCha8Rng::seed_from_u64(self.options.seed);
-        let plans: Vec<(u64, Option<Schedule>)> = (0..self.settings.iterations)
-            .map(|_| {
-                let seed = rng.next_u64();
-                let sampled = (self.settings.epsilon == EpsilonChoice::Sampled).then(|| {
-                    let epsilon = rng.random_range(self.range.0..=self.range.1);
-                    Schedule::plan(&self.heights, epsilon)
-                });
-                (seed, sampled)
-            })
-            .collect();
+        let plans = self.draws();
         let bootstrap =
             std::mem::replace(best, Best { offsets: Vec::new(), order: Vec::new(), makespan: 0, iteration: 0 });
         let race = Race {
@@ -308,6 +297,22 @@ impl<'a> Iterations<'a> {
             let ms = self.phase_nanos[phase].load(Ordering::Relaxed) as f64 / 1e6;
             stats.insert(name.into(), StatValue::Ratio(ms));
         }
+    }
+
+    /// Every iteration's seed and, when sampled, schedule, drawn in iteration order before anything
+    /// runs.
+    fn draws(&self) -> Vec<(u64, Option<Schedule>)> {
+        let mut rng = ChaCha8Rng::seed_from_u64(self.options.seed);
+        (0..self.settings.iterations)
+            .map(|_| {
+                let seed = rng.next_u64();
+                let sampled = (self.settings.epsilon == EpsilonChoice::Sampled).then(|| {
+                    let epsilon = rng.random_range(self.range.0..=self.range.1);
+                    Schedule::plan(&self.heights, epsilon)
+                });
+                (seed, sampled)
+            })
+            .collect()
     }
 
     /// One thread's share: iterations by increasing number until none is left, one met the target
@@ -402,5 +407,69 @@ impl<'a> Iterations<'a> {
             self.phase_nanos[phase].fetch_add((to - from).as_nanos() as u64, Ordering::Relaxed);
         }
         squeezed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{TraceSpec, trace};
+
+    /// The plan as defined, without racing: every iteration squeezed to the end, then the first
+    /// to meet the target, else the minimum (makespan, iteration number), the bootstrap being 0.
+    fn by_definition(problem: &Problem, options: &SolveOptions) -> Vec<u64> {
+        let settings = Settings::read(&options.params).unwrap();
+        let prelude = Prelude::analyse(problem);
+        let arena = Arena::new(problem, settings.start_address);
+        let none = Deadline::none();
+        let slff = Order::Size.arrange(problem.buffers(), options.seed);
+        let Squeezed::Placed { offsets, makespan, .. } = arena.squeeze(&slff, None, &none).unwrap() else {
+            unreachable!()
+        };
+        let mut stats = Stats::new();
+        let run = Iterations::new(problem, &prelude, &arena, settings, options, &mut stats);
+        let mut plans = vec![(makespan, offsets)];
+        for (seed, sampled) in run.draws() {
+            let schedule = sampled.as_ref().or(run.fixed.as_ref()).unwrap();
+            let Ok(Squeezed::Placed { offsets, makespan, .. }) = run.iterate(schedule, seed, || None, &none) else {
+                panic!("an unbounded squeeze places everything")
+            };
+            plans.push((makespan, offsets));
+        }
+        let first_met = plans.iter().position(|(makespan, _)| *makespan <= run.target);
+        let best = first_met.unwrap_or_else(|| (0..plans.len()).min_by_key(|&k| (plans[k].0, k)).unwrap());
+        plans.swap_remove(best).1
+    }
+
+    /// Racing iterations on 1, 2 or 3 threads give the plan of the definition, with and without a
+    /// target that some iteration meets.
+    #[test]
+    fn racing_iterations_give_the_defined_plan_at_any_thread_count() {
+        let pools: Vec<rayon::ThreadPool> =
+            (1..=3).map(|threads| rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap()).collect();
+        for seed in 0..12u64 {
+            let problem = trace(TraceSpec::new(150 + 40 * seed as usize, seed));
+            let mut options = SolveOptions { seed, ..SolveOptions::default() };
+            options.params = Params::new().with("iterations", "9");
+            let expected = by_definition(&problem, &options);
+            // A target between the best and the bootstrap, so that some iteration meets it.
+            let slff = by_definition(
+                &problem,
+                &SolveOptions { params: Params::new().with("iterations", "0"), ..options.clone() },
+            );
+            let tops = |offsets: &[u64]| problem.buffers().iter().zip(offsets).map(|(b, o)| o + b.size).max().unwrap();
+            let (best, bootstrap) = (tops(&expected), tops(&slff));
+            let middle = (best + bootstrap) / 2;
+            let pct = (middle as f64 / problem.max_load() as f64 - 1.0) * 100.0;
+            let mut targeted = options.clone();
+            targeted.params = targeted.params.with("target-frag", pct.to_string());
+            let expected_targeted = by_definition(&problem, &targeted);
+            for pool in &pools {
+                let plan = pool.install(|| Idealloc.solve(&problem, &options).unwrap()).plan.offsets;
+                assert_eq!(plan, expected, "seed {seed}, {} threads", pool.current_num_threads());
+                let plan = pool.install(|| Idealloc.solve(&problem, &targeted).unwrap()).plan.offsets;
+                assert_eq!(plan, expected_targeted, "seed {seed}, target, {} threads", pool.current_num_threads());
+            }
+        }
     }
 }
