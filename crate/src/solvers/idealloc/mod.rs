@@ -372,7 +372,9 @@ impl<'a> Iterations<'a> {
         }
     }
 
-    /// Progress after every second iteration (and after the last).
+    /// Progress after every second finished iteration (and after the last). The best makespan
+    /// reported never rises, except with a target met by two racing iterations: the lower-numbered
+    /// one wins even when the other finished first with a lower makespan.
     fn report(&self, standing: &Standing) {
         self.options.report(Progress {
             solver: "idealloc".into(),
