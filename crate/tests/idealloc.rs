@@ -226,7 +226,7 @@ fn bad_parameters_are_refused_by_name() {
     }
 }
 
-/// Progress comes after every batch of iterations with a best makespan that never rises, and a
+/// Progress comes after every second finished iteration with a best makespan that never rises, and a
 /// cancel from the progress sink stops the solve with the best plan so far.
 #[test]
 fn progress_is_reported_and_a_cancel_returns_the_best_plan_so_far() {
@@ -237,7 +237,7 @@ fn progress_is_reported_and_a_cancel_returns_the_best_plan_so_far() {
     options.progress = Some(Arc::new(move |progress| sink_seen.lock().unwrap().push(progress.best_makespan)));
     let solution = solve_checked(&problem, &options);
     let seen = seen.lock().unwrap().clone();
-    assert_eq!(seen.len(), 4, "one report per batch of two iterations");
+    assert_eq!(seen.len(), 4, "one report per two finished iterations");
     assert!(seen.windows(2).all(|w| w[1] <= w[0]));
     assert_eq!(seen.last().copied().flatten(), Some(solution.makespan));
 
@@ -245,7 +245,7 @@ fn progress_is_reported_and_a_cancel_returns_the_best_plan_so_far() {
     let cancel = options.cancel.clone();
     options.progress = Some(Arc::new(move |_| cancel.cancel()));
     let solution = solve_checked(&problem, &options);
-    assert!(stat(&solution, "iterations").unwrap() <= 2, "stopped after the first batch");
+    assert!(stat(&solution, "iterations").unwrap() <= 2, "stopped after the first report");
 }
 
 /// A time limit ends the iterations; the bootstrap plan is there even with a zero limit.

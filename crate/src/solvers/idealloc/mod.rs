@@ -6,9 +6,9 @@
 //! plan and its makespan becomes the bound (§5.5); each iteration boxes the buffers (Theorem 16,
 //! `boxing`), unboxes them into loose offsets (`unboxing`) and squeezes them by first fit in that
 //! order (`squeeze`), stopping early once it cannot beat the bound. Iterations differ by their
-//! seed (critical points of Theorem 2) and, when sampled (§7.2.1), by ε. They run two at a time,
-//! each against the best makespan known when the pair started, so the plan depends only on the
-//! seed, never on the thread count or scheduling.
+//! seed (critical points of Theorem 2) and, when sampled (§7.2.1), by ε. They run on every thread,
+//! each against the best makespan of those finished so far; the plan is the best by (makespan,
+//! iteration number), so it depends only on the seed, never on the thread count or scheduling.
 
 mod boxing;
 mod jobs;
@@ -17,7 +17,7 @@ mod squeeze;
 mod unboxing;
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -35,9 +35,6 @@ use squeeze::{Arena, Squeezed, loose_order};
 
 /// Iterations when the `iterations` parameter is not set (the paper's setting for all but LevelDB).
 pub const DEFAULT_ITERATIONS: u64 = 100;
-/// Iterations that run side by side, each bounded by the best makespan known when they started.
-/// Fixed, not the thread count, so that the plan does not depend on the machine.
-const BATCH: usize = 2;
 
 pub struct Idealloc;
 
@@ -163,6 +160,31 @@ impl Solver for Idealloc {
     }
 }
 
+/// What the running iterations share.
+struct Race {
+    standing: Mutex<Standing>,
+    /// `standing.best.makespan`, for the squeezes to read without the lock.
+    best_makespan: AtomicU64,
+    /// The number of the first iteration known to meet the target (past the last one when none
+    /// has): later iterations cannot win and stop.
+    last_useful: AtomicU64,
+    /// The number of the next iteration to start (1 is the first after the bootstrap).
+    next: AtomicU64,
+    /// Set with `standing.stopped`, for the threads to see without the lock.
+    stopped: AtomicBool,
+}
+
+/// The best plan and the counts, updated as iterations finish.
+struct Standing {
+    best: Best,
+    /// Iterations that finished (placed everything or gave up), not those cut off by a stop.
+    done: u64,
+    /// Of those, the ones that gave up at the bound.
+    exceeded: u64,
+    /// A deadline passed or a cancel came: later results are dropped.
+    stopped: bool,
+}
+
 /// The best plan so far and the iteration that found it (0: the bootstrap).
 struct Best {
     offsets: Vec<u64>,
@@ -242,68 +264,134 @@ impl<'a> Iterations<'a> {
         Iterations { problem, arena, options, settings, jobs, spare, sizes, heights, range, fixed, target, phase_nanos }
     }
 
-    /// Runs the iterations, two at a time, and keeps the best plan in `best`.
+    /// Runs the iterations on every thread of the pool, each taking the next iteration number as it
+    /// frees up, and keeps the best plan in `best`.
+    ///
+    /// The plan is the minimum of (makespan, iteration number) over all iterations, the bootstrap
+    /// being number 0, whatever the thread count: an iteration gives up only once its makespan is
+    /// sure to exceed that of one already finished (so it could not win even on a tie), and that
+    /// bound, shared through an atomic, tightens the moment any iteration finishes. With a target
+    /// fragmentation, the plan is that of the first iteration (by number) that meets it, and no
+    /// iteration gives up while it could still meet it.
     fn improve(&self, best: &mut Best, deadline: &Deadline, stats: &mut Stats) {
-        let mut rng = ChaCha8Rng::seed_from_u64(self.options.seed);
-        let (mut done, mut exceeded, mut stopped) = (0u64, 0u64, false);
-        while done < self.settings.iterations && best.makespan > self.target && deadline.expired().is_none() {
-            let batch = (self.settings.iterations - done).min(BATCH as u64) as usize;
-            // Seeds and ε are drawn in iteration order, before the batch runs.
-            let plans: Vec<(u64, Option<Schedule>)> = (0..batch)
-                .map(|_| {
-                    let seed = rng.next_u64();
-                    let sampled = (self.settings.epsilon == EpsilonChoice::Sampled).then(|| {
-                        let epsilon = rng.random_range(self.range.0..=self.range.1);
-                        Schedule::plan(&self.heights, epsilon)
-                    });
-                    (seed, sampled)
-                })
-                .collect();
-            let bound = best.makespan;
-            let results: Vec<Result<Squeezed, SolveError>> = plans
-                .into_par_iter()
-                .map(|(seed, sampled)| {
-                    let schedule = sampled.as_ref().or(self.fixed.as_ref()).expect("one of the two is set");
-                    self.iterate(schedule, seed, bound, deadline)
-                })
-                .collect();
-            for result in results {
-                match result {
-                    Ok(Squeezed::Placed { offsets, order, makespan }) => {
-                        done += 1;
-                        if makespan < best.makespan {
-                            *best = Best { offsets, order, makespan, iteration: done };
-                        }
-                    }
-                    Ok(Squeezed::Exceeded) => {
-                        done += 1;
-                        exceeded += 1;
-                    }
-                    Err(SolveError::Timeout | SolveError::Cancelled) => stopped = true,
-                    // An iteration whose loose order overflows u64 is no better than the bound.
-                    Err(_) => done += 1,
-                }
-            }
-            self.options.report(Progress {
-                solver: "idealloc".into(),
-                best_makespan: Some(best.makespan),
-                lower_bound: self.problem.lower_bound(),
-                nodes: done,
-            });
-            if stopped {
-                break;
-            }
+        let plans = self.draws();
+        let bootstrap =
+            std::mem::replace(best, Best { offsets: Vec::new(), order: Vec::new(), makespan: 0, iteration: 0 });
+        let race = Race {
+            best_makespan: AtomicU64::new(bootstrap.makespan),
+            last_useful: AtomicU64::new(if bootstrap.makespan <= self.target { 0 } else { self.settings.iterations }),
+            next: AtomicU64::new(1),
+            stopped: AtomicBool::new(false),
+            standing: Mutex::new(Standing { best: bootstrap, done: 0, exceeded: 0, stopped: false }),
+        };
+        let workers = rayon::current_num_threads().max(1);
+        (0..workers).into_par_iter().for_each(|_| self.work(&plans, &race, deadline));
+        let standing = race.standing.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !standing.done.is_multiple_of(2) {
+            self.report(&standing);
         }
-        stats.insert("iterations".into(), done.into());
-        stats.insert("iterations_stopped_early".into(), exceeded.into());
+        *best = standing.best;
+        stats.insert("iterations".into(), standing.done.into());
+        stats.insert("iterations_stopped_early".into(), standing.exceeded.into());
         for (phase, name) in ["boxing_ms", "unboxing_ms", "squeeze_ms"].into_iter().enumerate() {
             let ms = self.phase_nanos[phase].load(Ordering::Relaxed) as f64 / 1e6;
             stats.insert(name.into(), StatValue::Ratio(ms));
         }
     }
 
+    /// Every iteration's seed and, when sampled, schedule, drawn in iteration order before anything
+    /// runs.
+    fn draws(&self) -> Vec<(u64, Option<Schedule>)> {
+        let mut rng = ChaCha8Rng::seed_from_u64(self.options.seed);
+        (0..self.settings.iterations)
+            .map(|_| {
+                let seed = rng.next_u64();
+                let sampled = (self.settings.epsilon == EpsilonChoice::Sampled).then(|| {
+                    let epsilon = rng.random_range(self.range.0..=self.range.1);
+                    Schedule::plan(&self.heights, epsilon)
+                });
+                (seed, sampled)
+            })
+            .collect()
+    }
+
+    /// One thread's share: iterations by increasing number until none is left, one met the target
+    /// below the next number, or the solve stops.
+    fn work(&self, plans: &[(u64, Option<Schedule>)], race: &Race, deadline: &Deadline) {
+        loop {
+            let iteration = race.next.fetch_add(1, Ordering::Relaxed);
+            if iteration > race.last_useful.load(Ordering::Relaxed)
+                || race.stopped.load(Ordering::Relaxed)
+                || deadline.expired().is_some()
+            {
+                return;
+            }
+            let (seed, sampled) = &plans[iteration as usize - 1];
+            let schedule = sampled.as_ref().or(self.fixed.as_ref()).expect("one of the two is set");
+            // Give up once the top passes the best makespan (and the target): equal to it, this
+            // iteration could still win on its lower number. Past an iteration that met the target,
+            // nothing counts any more.
+            let bound = || {
+                if iteration > race.last_useful.load(Ordering::Relaxed) {
+                    return Some(0);
+                }
+                Some(race.best_makespan.load(Ordering::Relaxed).max(self.target).saturating_add(1))
+            };
+            let result = self.iterate(schedule, *seed, bound, deadline);
+            let mut standing = race.standing.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if standing.stopped || iteration > race.last_useful.load(Ordering::Relaxed) {
+                continue;
+            }
+            if deadline.expired().is_some() || matches!(result, Err(SolveError::Timeout | SolveError::Cancelled)) {
+                standing.stopped = true;
+                race.stopped.store(true, Ordering::Relaxed);
+                return;
+            }
+            standing.done += 1;
+            match result {
+                Ok(Squeezed::Placed { offsets, order, makespan }) => {
+                    let best = &standing.best;
+                    // The first iteration to meet the target wins over any later one; those before
+                    // it that finished did not meet it, so they are worse.
+                    let meets_target = makespan <= self.target;
+                    if meets_target || (makespan, iteration) < (best.makespan, best.iteration) {
+                        standing.best = Best { offsets, order, makespan, iteration };
+                        race.best_makespan.store(makespan, Ordering::Relaxed);
+                    }
+                    if meets_target {
+                        race.last_useful.fetch_min(iteration, Ordering::Relaxed);
+                    }
+                }
+                Ok(Squeezed::Exceeded) => standing.exceeded += 1,
+                // An iteration whose loose order overflows u64 is no better than the bound.
+                Err(_) => {}
+            }
+            if standing.done.is_multiple_of(2) {
+                self.report(&standing);
+            }
+        }
+    }
+
+    /// Progress after every second finished iteration (and after the last). The best makespan
+    /// reported never rises, except with a target met by two racing iterations: the lower-numbered
+    /// one wins even when the other finished first with a lower makespan.
+    fn report(&self, standing: &Standing) {
+        self.options.report(Progress {
+            solver: "idealloc".into(),
+            best_makespan: Some(standing.best.makespan),
+            lower_bound: self.problem.lower_bound(),
+            nodes: standing.done,
+        });
+    }
+
     /// One box-unbox-squeeze pass (Fig. 7) against `bound`.
-    fn iterate(&self, schedule: &Schedule, seed: u64, bound: u64, deadline: &Deadline) -> Result<Squeezed, SolveError> {
+    fn iterate(
+        &self,
+        schedule: &Schedule,
+        seed: u64,
+        bound: impl Fn() -> Option<u64>,
+        deadline: &Deadline,
+    ) -> Result<Squeezed, SolveError> {
         let clock = Instant::now();
         let spare = self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
         let mut jobs = spare.unwrap_or_default();
@@ -315,11 +403,104 @@ impl<'a> Iterations<'a> {
         self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(jobs);
         let order = loose_order(&loose, self.problem);
         let unboxed = Instant::now();
-        let squeezed = self.arena.squeeze(&order, Some(bound), deadline);
+        let squeezed = self.arena.squeeze_within(&order, bound, deadline);
         for (phase, (from, to)) in [(clock, boxed), (boxed, unboxed), (unboxed, Instant::now())].into_iter().enumerate()
         {
             self.phase_nanos[phase].fetch_add((to - from).as_nanos() as u64, Ordering::Relaxed);
         }
         squeezed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{TraceSpec, trace};
+
+    /// Every plan the solve considers, without racing: the bootstrap's, then each iteration's
+    /// squeezed to the end, as (makespan, offsets).
+    fn every_plan(problem: &Problem, options: &SolveOptions) -> Vec<(u64, Vec<u64>)> {
+        let settings = Settings::read(&options.params).unwrap();
+        let prelude = Prelude::analyse(problem);
+        let arena = Arena::new(problem, settings.start_address);
+        let none = Deadline::none();
+        let slff = Order::Size.arrange(problem.buffers(), options.seed);
+        let Squeezed::Placed { offsets, makespan, .. } = arena.squeeze(&slff, None, &none).unwrap() else {
+            unreachable!()
+        };
+        let mut stats = Stats::new();
+        let run = Iterations::new(problem, &prelude, &arena, settings, options, &mut stats);
+        let mut plans = vec![(makespan, offsets)];
+        for (seed, sampled) in run.draws() {
+            let schedule = sampled.as_ref().or(run.fixed.as_ref()).unwrap();
+            let Ok(Squeezed::Placed { offsets, makespan, .. }) = run.iterate(schedule, seed, || None, &none) else {
+                panic!("an unbounded squeeze places everything")
+            };
+            plans.push((makespan, offsets));
+        }
+        plans
+    }
+
+    /// The plan as defined: the first to reach `target`, else the minimum (makespan, number).
+    fn defined(plans: &[(u64, Vec<u64>)], target: u64) -> &[u64] {
+        let first_met = plans.iter().position(|(makespan, _)| *makespan <= target);
+        let best = first_met.unwrap_or_else(|| (0..plans.len()).min_by_key(|&k| (plans[k].0, k)).unwrap());
+        &plans[best].1
+    }
+
+    /// Uniformly random lifetimes and sizes, on which the iterations often beat the bootstrap.
+    fn random_problem(buffers: usize, seed: u64) -> Problem {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = |modulus: u64| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) % modulus
+        };
+        let buffers = (0..buffers)
+            .map(|k| {
+                let (start, length, scale) = (next(200), 1 + next(40), 1 << (1 + next(14)));
+                crate::Buffer::new(format!("b{k}"), start, start + length, 1 + next(scale))
+            })
+            .collect();
+        Problem::new(buffers, None).unwrap()
+    }
+
+    /// Racing iterations on 1, 2 or 3 threads give the plan of the definition, with and without a
+    /// target that several iterations (but not the bootstrap) meet.
+    #[test]
+    fn racing_iterations_give_the_defined_plan_at_any_thread_count() {
+        let pools: Vec<rayon::ThreadPool> =
+            (1..=3).map(|threads| rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap()).collect();
+        let mut targets_met_by_iterations = 0;
+        for seed in 0..24u64 {
+            let problem = if seed % 2 == 0 {
+                random_problem(300, seed)
+            } else {
+                trace(TraceSpec::new(150 + 40 * seed as usize, seed))
+            };
+            let options =
+                SolveOptions { seed, params: Params::new().with("iterations", "9"), ..SolveOptions::default() };
+            let plans = every_plan(&problem, &options);
+            let max_load = problem.max_load();
+            // The target: the third-best iteration's makespan, met by at least three of them.
+            let mut makespans: Vec<u64> = plans[1..].iter().map(|p| p.0).collect();
+            makespans.sort_unstable();
+            let target = makespans[2];
+            let pct = (target - max_load) as f64 / max_load as f64 * 100.0;
+            let mut targeted = options.clone();
+            targeted.params = targeted.params.with("target-frag", pct.to_string());
+            // The float percentage may round the target down a little: as the solve computes it.
+            let target = (max_load as f64 * (1.0 + pct / 100.0)).floor() as u64;
+            if plans[0].0 > target && plans[1..].iter().filter(|p| p.0 <= target).count() >= 2 {
+                targets_met_by_iterations += 1;
+            }
+            for pool in &pools {
+                let threads = pool.current_num_threads();
+                let plan = pool.install(|| Idealloc.solve(&problem, &options).unwrap()).plan.offsets;
+                assert_eq!(plan, defined(&plans, max_load), "seed {seed}, {threads} threads");
+                let plan = pool.install(|| Idealloc.solve(&problem, &targeted).unwrap()).plan.offsets;
+                assert_eq!(plan, defined(&plans, target), "seed {seed}, target, {threads} threads");
+            }
+        }
+        assert!(targets_met_by_iterations >= 2, "only {targets_met_by_iterations} instances test the target");
     }
 }

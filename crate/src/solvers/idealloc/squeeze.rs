@@ -96,6 +96,17 @@ impl<'a> Arena<'a> {
     /// as a buffer's top would reach `bound`. Fails on a deadline, on colliding pinned buffers, or
     /// when an offset would pass u64.
     pub fn squeeze(&self, order: &[usize], bound: Option<u64>, deadline: &Deadline) -> Result<Squeezed, SolveError> {
+        self.squeeze_within(order, || bound, deadline)
+    }
+
+    /// [`Arena::squeeze`] against a bound that may fall while it runs (another iteration finished
+    /// with a better plan): `bound` is asked again before each buffer is placed.
+    pub fn squeeze_within(
+        &self,
+        order: &[usize],
+        bound: impl Fn() -> Option<u64>,
+        deadline: &Deadline,
+    ) -> Result<Squeezed, SolveError> {
         let mut occupancy = self.occupancy()?;
         let result = self.first_fit(&mut occupancy, order, bound, deadline);
         self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(occupancy);
@@ -106,7 +117,7 @@ impl<'a> Arena<'a> {
         &self,
         occupancy: &mut RoutedSets,
         order: &[usize],
-        bound: Option<u64>,
+        bound: impl Fn() -> Option<u64>,
         deadline: &Deadline,
     ) -> Result<Squeezed, SolveError> {
         let buffers = self.problem.buffers();
@@ -118,7 +129,7 @@ impl<'a> Arena<'a> {
             makespan = makespan.max(offsets[i] + buffers[i].size);
             placed.push(i);
         }
-        if bound.is_some_and(|bound| makespan >= bound) {
+        if bound().is_some_and(|bound| makespan >= bound) {
             return Ok(Squeezed::Exceeded);
         }
         // Per set, how many buffers still to place will read it: a placement skips the sets that
@@ -140,7 +151,7 @@ impl<'a> Arena<'a> {
             let offset =
                 occupancy.lowest_fit_from(reads, fit.size, fit.alignment, self.start_address).ok_or_else(overflow)?;
             let top = offset.checked_add(fit.size).ok_or_else(overflow)?;
-            if bound.is_some_and(|bound| top >= bound) {
+            if bound().is_some_and(|bound| top >= bound) {
                 return Ok(Squeezed::Exceeded);
             }
             for &set in reads {
