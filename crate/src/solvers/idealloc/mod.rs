@@ -163,8 +163,13 @@ impl Solver for Idealloc {
 /// What the running iterations share.
 struct Race {
     standing: Mutex<Standing>,
-    /// `standing.best.makespan`, for the squeezes to read without the lock.
+    /// `standing.best.makespan` and `.iteration`, for the squeezes to read without the lock. The
+    /// iteration is stored first and the makespan with `Release`; a reader loads the makespan with
+    /// `Acquire`, then the iteration, so it sees an iteration at least as recent as the makespan.
+    /// Bests only fall (by makespan, then number), so that pair is never looser than it should
+    /// be: see the bound in [`Iterations::work`].
     best_makespan: AtomicU64,
+    best_iteration: AtomicU64,
     /// The number of the first iteration known to meet the target (past the last one when none
     /// has): later iterations cannot win and stop.
     last_useful: AtomicU64,
@@ -279,6 +284,7 @@ impl<'a> Iterations<'a> {
             std::mem::replace(best, Best { offsets: Vec::new(), order: Vec::new(), makespan: 0, iteration: 0 });
         let race = Race {
             best_makespan: AtomicU64::new(bootstrap.makespan),
+            best_iteration: AtomicU64::new(bootstrap.iteration),
             last_useful: AtomicU64::new(if bootstrap.makespan <= self.target { 0 } else { self.settings.iterations }),
             next: AtomicU64::new(1),
             stopped: AtomicBool::new(false),
@@ -328,14 +334,23 @@ impl<'a> Iterations<'a> {
             }
             let (seed, sampled) = &plans[iteration as usize - 1];
             let schedule = sampled.as_ref().or(self.fixed.as_ref()).expect("one of the two is set");
-            // Give up once the top passes the best makespan (and the target): equal to it, this
-            // iteration could still win on its lower number. Past an iteration that met the target,
-            // nothing counts any more.
+            // Give up once the top reaches the best makespan of a lower-numbered iteration, or passes
+            // that of a higher-numbered one (equal to it, this iteration would win on its number),
+            // and cannot meet the target. Past an iteration that met the target, nothing counts any
+            // more. The pair read may mix two bests, the iteration from the later one: its
+            // makespan is at most the one read, so a tie lost to it is lost to a plan at least as
+            // good, and the bound is never tighter than the true best allows.
             let bound = || {
                 if iteration > race.last_useful.load(Ordering::Relaxed) {
                     return Some(0);
                 }
-                Some(race.best_makespan.load(Ordering::Relaxed).max(self.target).saturating_add(1))
+                let makespan = race.best_makespan.load(Ordering::Acquire);
+                let tie_lost = race.best_iteration.load(Ordering::Relaxed) < iteration;
+                Some(if makespan > self.target && tie_lost {
+                    makespan
+                } else {
+                    makespan.max(self.target).saturating_add(1)
+                })
             };
             let result = self.iterate(schedule, *seed, bound, deadline);
             let mut standing = race.standing.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -356,7 +371,8 @@ impl<'a> Iterations<'a> {
                     let meets_target = makespan <= self.target;
                     if meets_target || (makespan, iteration) < (best.makespan, best.iteration) {
                         standing.best = Best { offsets, order, makespan, iteration };
-                        race.best_makespan.store(makespan, Ordering::Relaxed);
+                        race.best_iteration.store(iteration, Ordering::Relaxed);
+                        race.best_makespan.store(makespan, Ordering::Release);
                     }
                     if meets_target {
                         race.last_useful.fetch_min(iteration, Ordering::Relaxed);
