@@ -166,8 +166,9 @@ struct Race {
     /// `standing.best.makespan` and `.iteration`, for the squeezes to read without the lock. The
     /// iteration is stored first and the makespan with `Release`; a reader loads the makespan with
     /// `Acquire`, then the iteration, so it sees an iteration at least as recent as the makespan.
-    /// Bests only fall (by makespan, then number), so that pair is never looser than it should
-    /// be: see the bound in [`Iterations::work`].
+    /// Bests only fall (by makespan, then number) while no plan meets the target, so that pair
+    /// is never tighter than it should be; once one does, the bound is the target's alone. See
+    /// the bound in [`Iterations::work`].
     best_makespan: AtomicU64,
     best_iteration: AtomicU64,
     /// The number of the first iteration known to meet the target (past the last one when none
@@ -175,7 +176,9 @@ struct Race {
     last_useful: AtomicU64,
     /// The number of the next iteration to start (1 is the first after the bootstrap).
     next: AtomicU64,
-    /// Set with `standing.stopped`, for the threads to see without the lock.
+    /// A deadline passed or a cancel came: no iteration starts, and results that finish later are
+    /// dropped (written under the `standing` lock, so a result checked under it is never counted
+    /// after the stop).
     stopped: AtomicBool,
 }
 
@@ -186,8 +189,6 @@ struct Standing {
     done: u64,
     /// Of those, the ones that gave up at the bound.
     exceeded: u64,
-    /// A deadline passed or a cancel came: later results are dropped.
-    stopped: bool,
 }
 
 /// The best plan so far and the iteration that found it (0: the bootstrap).
@@ -288,7 +289,7 @@ impl<'a> Iterations<'a> {
             last_useful: AtomicU64::new(if bootstrap.makespan <= self.target { 0 } else { self.settings.iterations }),
             next: AtomicU64::new(1),
             stopped: AtomicBool::new(false),
-            standing: Mutex::new(Standing { best: bootstrap, done: 0, exceeded: 0, stopped: false }),
+            standing: Mutex::new(Standing { best: bootstrap, done: 0, exceeded: 0 }),
         };
         let workers = rayon::current_num_threads().max(1);
         (0..workers).into_par_iter().for_each(|_| self.work(&plans, &race, deadline));
@@ -354,11 +355,10 @@ impl<'a> Iterations<'a> {
             };
             let result = self.iterate(schedule, *seed, bound, deadline);
             let mut standing = race.standing.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            if standing.stopped || iteration > race.last_useful.load(Ordering::Relaxed) {
+            if race.stopped.load(Ordering::Relaxed) || iteration > race.last_useful.load(Ordering::Relaxed) {
                 continue;
             }
             if deadline.expired().is_some() || matches!(result, Err(SolveError::Timeout | SolveError::Cancelled)) {
-                standing.stopped = true;
                 race.stopped.store(true, Ordering::Relaxed);
                 return;
             }
