@@ -396,7 +396,7 @@ await test('main thread stays responsive: Y_1 (62k buffers) and a 500k-buffer tr
   await run(page, 'slff');
   // The overview's envelope is drawn in a task after the first frame: wait for it, so that every
   // task of the first render is counted.
-  await page.waitForFunction(() => window.__memplan.view.lastMode === 'load');
+  await page.waitForFunction(() => window.__memplan.view.lastMode === 'load' && window.__memplan.view.settled);
   await page.waitForTimeout(500);
   // A figure, not an assertion: the first render after the result is split over tasks (see
   // PlanView.render), but the frame's commit to the compositor (40-60 ms of Chromium's own work on

@@ -10,9 +10,13 @@ import { ticks } from 'd3-array';
 import type { InstanceData, SolveResult } from '../protocol';
 import { bytes, compact, grouped } from '../format';
 import { blend, colours, darker, pack, type ColorBy } from './colors';
+import { columnLoads, paintGrid, paintLoadCurve, type ColumnLoads, type Plot } from './plotpixels';
 import type { Viewport } from './viewport';
 
 export const OVERVIEW_LIMIT = 200_000;
+
+/** Buffers per task when a window is prepared in the background (a few ms of work each). */
+const BACKGROUND_SLICE = 100_000;
 
 export type Detail = 'auto' | 'rectangles' | 'load';
 
@@ -92,15 +96,19 @@ export class PlanView {
   private data: PlanData | null = null;
   private colorBy: ColorBy = 'size';
   private colors: Uint32Array | null = null;
-  private rank: Uint32Array | null = null;
+  /** Each buffer's step in the placement order, computed when first needed (undefined: not yet). */
+  private rankOf: Uint32Array | null | undefined = undefined;
   private visible = new Uint32Array(0);
   private visibleCount = 0;
   /** What `visible` was collected for; a frame with the same window and plan reuses it. */
   private visibleKey: WindowKey | null = null;
   /** The overview's top edge per pixel column, for the window it was computed for. */
   private envelope: { key: WindowKey; width: number; top: Float64Array } | null = null;
-  /** An envelope computation waiting for its own task (see `render`). */
-  private envelopePending = false;
+  /** The window being prepared in the background (visible buffers, envelope), if any. */
+  private background: { key: WindowKey; width: number } | null = null;
+  /** The load curve per pixel column, for the instance and time window it was computed for: it
+   * does not depend on the plan, so the first frame of a new plan (same window) reuses it. */
+  private loadColumns: { inst: InstanceData; x0: number; x1: number; columns: ColumnLoads } | null = null;
   /** The last colours computed from an instance alone, kept for the next plan of it. */
   private colorsOf: { inst: InstanceData; mode: ColorBy; colors: Uint32Array } | null = null;
   private image: ImageData | null = null;
@@ -169,12 +177,7 @@ export class PlanView {
 
   setData(data: PlanData | null) {
     this.data = data;
-    this.rank = null;
-    if (data?.result && data.result.order.length === data.inst.n) {
-      const rank = new Uint32Array(data.inst.n), order = data.result.order;
-      for (let step = 0; step < order.length; step++) rank[order[step]] = step;
-      this.rank = rank;
-    }
+    this.rankOf = undefined;
     this.selected = null;
     this.conflicts = null;
     this.replayCount = null;
@@ -185,8 +188,26 @@ export class PlanView {
     return this.data;
   }
 
-  get placementRank(): Uint32Array | null {
-    return this.rank;
+  /** Steps of the plan's placement order (0 when the solver reported none): what a replay shows. */
+  get placementSteps(): number {
+    const data = this.data;
+    return data?.result && data.result.order.length === data.inst.n ? data.inst.n : 0;
+  }
+
+  /** Each buffer's step in the placement order, or null without one. Computed on first use (a
+   * replay, the order colours, a tooltip), not when a plan arrives: at 10^5-10^6 buffers the
+   * scattered writes cost milliseconds in the task that receives the plan. */
+  private get rank(): Uint32Array | null {
+    if (this.rankOf === undefined) {
+      this.rankOf = null;
+      if (this.placementSteps > 0) {
+        const order = this.data!.result!.order;
+        const rank = new Uint32Array(order.length);
+        for (let step = 0; step < order.length; step++) rank[order[step]] = step;
+        this.rankOf = rank;
+      }
+    }
+    return this.rankOf;
   }
 
   setColorBy(mode: ColorBy) {
@@ -218,7 +239,7 @@ export class PlanView {
       // order: a new plan of the same input keeps them (at 10^5-10^6 buffers that is tens of ms).
       this.colors = this.colorsOf.colors;
     } else {
-      this.colors = colours(this.colorBy, data.inst, this.rank);
+      this.colors = colours(this.colorBy, data.inst, this.colorBy === 'order' ? this.rank : null);
       this.colorsOf = this.colorBy === 'order' ? null : { inst: data.inst, mode: this.colorBy, colors: this.colors };
     }
     this.draw();
@@ -258,61 +279,76 @@ export class PlanView {
     return { dpr, w, h, left, top, pw, ph, cssW, cssH };
   }
 
-  /** `deferEnvelope`: the first overview frame of a new plan may leave the envelope to a later task. */
-  private render(deferEnvelope = true) {
+  /** `defer`: the first frame of a new plan may leave its large parts to the background. */
+  private render(defer = true) {
     const { ctx } = this;
+    if (!defer) this.background = null; // this frame computes everything itself
     const L = this.layout();
     const t = theme(this.element);
     const vp = this.viewport;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.fillStyle = t.bg;
     ctx.fillRect(0, 0, L.w, L.h);
-    ctx.fillStyle = t.plotBg;
-    ctx.fillRect(L.left, L.top, L.pw, L.ph);
     const sx = L.pw / (vp.x1 - vp.x0), sy = L.ph / (vp.y1 - vp.y0);
     const X = (x: number) => L.left + (x - vp.x0) * sx;
     const Y = (y: number) => L.top + L.ph - (y - vp.y0) * sy;
     const data = this.data;
     let mode = 'empty';
     if (data) {
+      // Everything inside the plot but the lines, labels and highlights goes into one ImageData:
+      // rectangles or envelope, then the grid, then the load curve (see plotpixels.ts for why).
+      const image = this.plotImage(L);
+      const plot: Plot = { pixels: new Uint32Array(image.data.buffer), W: L.pw, H: L.ph };
+      plot.pixels.fill(pack(t.plotBg));
       const result = data.result;
       if (result && result.described.valid) {
         const key: WindowKey = { data, result, x0: vp.x0, x1: vp.x1, y0: vp.y0, y1: vp.y1, replayCount: this.replayCount };
-        if (!sameWindow(this.visibleKey, key)) {
-          this.collectVisible(data, result);
+        // The first frame of a new plan with many buffers shows the load curve alone, and the
+        // buffers in the window (and the overview's envelope) are gathered in the background, a
+        // slice per task: in one task, with the code still cold, they blocked the page for more
+        // than 100 ms at 500k buffers. Later frames (zoom, pan) are warm and compute at once, so
+        // that nothing flickers.
+        const firstOfPlan = this.visibleKey?.result !== result;
+        const large = defer && firstOfPlan && data.inst.n > OVERVIEW_LIMIT;
+        if (!sameWindow(this.visibleKey, key) && !large) {
+          this.visibleCount = this.collectVisible(key, 0, data.inst.n, 0);
           this.visibleKey = key;
         }
-        const overview = this.detail === 'load' || (this.detail === 'auto' && this.visibleCount > OVERVIEW_LIMIT);
-        if (overview) {
+        if (!sameWindow(this.visibleKey, key)) {
           mode = 'load';
-          const firstOfPlan = this.envelope?.key.result !== result;
+          this.prepareInBackground(key, L.pw);
+        } else if (this.isOverview(this.visibleCount)) {
+          mode = 'load';
           if (sameWindow(this.envelope?.key ?? null, key) && this.envelope!.width === L.pw) {
-            this.paintEnvelope(this.envelope!.top, L, t);
-          } else if (deferEnvelope && firstOfPlan && this.visibleCount > OVERVIEW_LIMIT) {
-            // The first frame of a new plan shows the load curve only, and the envelope follows in a
-            // task of its own: both passes over the buffers in one task, with the code still cold,
-            // blocked the page for more than 100 ms at 500k buffers. Later frames (zoom, pan) are
-            // warm and draw it at once, so that it does not flicker.
-            this.scheduleEnvelope(key, L.pw);
+            this.paintEnvelope(plot, this.envelope!.top, t);
+          } else if (defer && this.envelope?.key.result !== result && this.visibleCount > OVERVIEW_LIMIT) {
+            this.prepareInBackground(key, L.pw);
           } else {
             this.envelope = { key, width: L.pw, top: this.computeEnvelope(key, L.pw) };
-            this.paintEnvelope(this.envelope.top, L, t);
+            this.paintEnvelope(plot, this.envelope.top, t);
           }
         } else {
           mode = 'rectangles';
-          this.rasterise(data, result, L, t);
+          this.rasterise(plot, data, result, L, t);
         }
+      } else {
+        this.background = null;
       }
+      this.paintGrid(plot, L, t, X, Y);
+      this.paintLoadCurve(plot, data, L, t, mode !== 'rectangles');
+      ctx.putImageData(image, L.left, L.top);
       ctx.save();
       ctx.beginPath();
       ctx.rect(L.left, L.top, L.pw, L.ph);
       ctx.clip();
-      this.drawGrid(L, t, X, Y);
-      this.drawLoadCurve(data, L, t, X, Y, mode !== 'rectangles');
       this.drawLines(data, L, t, Y);
       if (result && result.described.valid && mode === 'rectangles') this.drawHighlights(data, result, t, X, Y, L.dpr);
       ctx.restore();
       this.drawAxes(L, t, X, Y);
+    } else {
+      this.background = null;
+      ctx.fillStyle = t.plotBg;
+      ctx.fillRect(L.left, L.top, L.pw, L.ph);
     }
     ctx.strokeStyle = t.grid;
     ctx.lineWidth = 1;
@@ -321,23 +357,77 @@ export class PlanView {
     this.lastMode = mode;
   }
 
-  /** Indices of the buffers in the window (and placed so far, during a replay). */
-  private collectVisible(data: PlanData, result: SolveResult) {
-    const { inst } = data;
-    const n = inst.n;
-    if (this.visible.length < n) this.visible = new Uint32Array(n);
-    const { x0, x1, y0, y1 } = this.viewport;
-    const s = inst.startsF, e = inst.endsF, z = inst.sizesF, o = result.offsetsF;
-    const rank = this.rank, limit = this.replayCount;
-    let count = 0;
-    for (let i = 0; i < n; i++) {
+  /** The overview (load curve and envelope) instead of rectangles, for this many buffers in view. */
+  private isOverview(visibleCount: number): boolean {
+    return this.detail === 'load' || (this.detail === 'auto' && visibleCount > OVERVIEW_LIMIT);
+  }
+
+  /** Appends to `visible` (from position `count`, returned advanced) the buffers among `from` to
+   * `to` that are in `key`'s window (and placed so far, during a replay). */
+  private collectVisible(key: WindowKey, from: number, to: number, count: number): number {
+    const { inst } = key.data;
+    if (this.visible.length < inst.n) this.visible = new Uint32Array(inst.n);
+    const { x0, x1, y0, y1 } = key;
+    const s = inst.startsF, e = inst.endsF, z = inst.sizesF, o = key.result.offsetsF;
+    const limit = key.replayCount;
+    const rank = limit !== null ? this.rank : null;
+    const visible = this.visible;
+    for (let i = from; i < to; i++) {
       if (e[i] <= x0 || s[i] >= x1) continue;
       const off = o[i];
       if (off + z[i] <= y0 || off >= y1) continue;
       if (limit !== null && rank && rank[i] >= limit) continue;
-      this.visible[count++] = i;
+      visible[count++] = i;
     }
-    this.visibleCount = count;
+    return count;
+  }
+
+  /** True when no frame or background work is pending: what is on the canvas is complete. */
+  get settled(): boolean {
+    return !this.scheduled && this.background === null;
+  }
+
+  /**
+   * Gathers the buffers in `key`'s window, then (for the overview) the envelope over them, in
+   * tasks of BACKGROUND_SLICE buffers each, and draws again when done. A frame for another window
+   * or plan replaces the job, and the old one stops at its next slice.
+   */
+  private prepareInBackground(key: WindowKey, width: number) {
+    if (this.background && sameWindow(this.background.key, key) && this.background.width === width) return;
+    const job = { key, width };
+    this.background = job;
+    const n = key.data.inst.n;
+    let phase: 'visible' | 'envelope' = sameWindow(this.visibleKey, key) ? 'envelope' : 'visible';
+    if (phase === 'visible') this.visibleKey = null; // `visible` is rewritten from here on
+    let next = 0, count = 0;
+    const top = new Float64Array(width);
+    const slice = () => {
+      if (this.background !== job) return;
+      if (phase === 'visible') {
+        const end = Math.min(n, next + BACKGROUND_SLICE);
+        count = this.collectVisible(key, next, end, count);
+        next = end;
+        if (next < n) return void setTimeout(slice, 0);
+        this.visibleCount = count;
+        this.visibleKey = key;
+        if (!this.isOverview(count)) return this.finishBackground();
+        phase = 'envelope';
+        next = 0;
+        return void setTimeout(slice, 0);
+      }
+      const end = Math.min(this.visibleCount, next + BACKGROUND_SLICE);
+      this.accumulateEnvelope(key, top, next, end);
+      next = end;
+      if (next < this.visibleCount) return void setTimeout(slice, 0);
+      this.envelope = { key, width, top };
+      this.finishBackground();
+    };
+    setTimeout(slice, 0);
+  }
+
+  private finishBackground() {
+    this.background = null;
+    this.draw();
   }
 
   private plotImage(L: { pw: number; ph: number }): ImageData {
@@ -346,11 +436,9 @@ export class PlanView {
   }
 
   /** Rectangles into one ImageData: sub-pixel ones merge into their pixel, big ones get an edge. */
-  private rasterise(data: PlanData, result: SolveResult, L: ReturnType<PlanView['layout']>, t: Theme) {
-    const image = this.plotImage(L);
-    const pixels = new Uint32Array(image.data.buffer);
+  private rasterise(plot: Plot, data: PlanData, result: SolveResult, L: ReturnType<PlanView['layout']>, t: Theme) {
+    const { pixels } = plot;
     const bg = pack(t.plotBg);
-    pixels.fill(bg);
     const { inst } = data;
     const { x0, x1, y0, y1 } = this.viewport;
     const W = L.pw, H = L.ph;
@@ -396,144 +484,66 @@ export class PlanView {
         }
       }
     }
-    this.ctx.putImageData(image, L.left, L.top);
-  }
-
-  /** Computes the envelope for `key` in a task of its own, then draws again (if still current). */
-  private scheduleEnvelope(key: WindowKey, width: number) {
-    if (this.envelopePending) return;
-    this.envelopePending = true;
-    setTimeout(() => {
-      this.envelopePending = false;
-      if (!sameWindow(this.visibleKey, key)) {
-        this.draw();
-        return;
-      }
-      this.envelope = { key, width, top: this.computeEnvelope(key, width) };
-      this.draw();
-    }, 0);
   }
 
   /** The plan's top edge per pixel column over the visible buffers (collected for `key`), for a
    * plot `W` pixels wide. */
   private computeEnvelope(key: WindowKey, W: number): Float64Array {
+    const top = new Float64Array(W);
+    this.accumulateEnvelope(key, top, 0, this.visibleCount);
+    return top;
+  }
+
+  /** Raises `top` (one entry per pixel column) to the top of visible buffers `from` to `to`. */
+  private accumulateEnvelope(key: WindowKey, top: Float64Array, from: number, to: number) {
     const { inst } = key.data, result = key.result;
     const { x0, x1 } = key;
+    const W = top.length;
     const sx = W / (x1 - x0);
-    const top = new Float64Array(W);
     const s = inst.startsF, e = inst.endsF, z = inst.sizesF, o = result.offsetsF;
-    for (let k = 0; k < this.visibleCount; k++) {
+    for (let k = from; k < to; k++) {
       const i = this.visible[k];
       const a = Math.max(0, Math.floor((s[i] - x0) * sx));
       const b = Math.min(W, Math.max(a + 1, Math.ceil((e[i] - x0) * sx)));
       const up = o[i] + z[i];
       for (let x = a; x < b; x++) if (top[x] < up) top[x] = up;
     }
-    return top;
   }
 
   /** Overview: the plan's top edge per pixel column, filled (the load curve is drawn over it). */
-  private paintEnvelope(top: Float64Array, L: ReturnType<PlanView['layout']>, t: Theme) {
+  private paintEnvelope(plot: Plot, top: Float64Array, t: Theme) {
     const { y0, y1 } = this.viewport;
-    const W = L.pw, H = L.ph;
+    const { pixels, W, H } = plot;
     const sy = H / (y1 - y0);
-    const image = this.plotImage(L);
-    const pixels = new Uint32Array(image.data.buffer);
-    pixels.fill(pack(t.plotBg));
     const fill = pack(t.frag, 255);
     for (let x = 0; x < W; x++) {
       if (top[x] <= y0) continue;
       const from = Math.max(0, Math.floor((y1 - top[x]) * sy));
       for (let y = from; y < H; y++) pixels[y * W + x] = fill;
     }
-    this.ctx.putImageData(image, L.left, L.top);
   }
 
-  private drawGrid(L: ReturnType<PlanView['layout']>, t: Theme, X: (x: number) => number, Y: (y: number) => number) {
-    const { ctx } = this;
+  /** Grid lines at the axes' ticks, half transparent, over the rectangles or the envelope. */
+  private paintGrid(plot: Plot, L: ReturnType<PlanView['layout']>, t: Theme, X: (x: number) => number, Y: (y: number) => number) {
     const vp = this.viewport;
-    ctx.strokeStyle = t.grid;
-    ctx.globalAlpha = 0.5;
-    ctx.lineWidth = 1;
-    ctx.beginPath();
-    for (const v of ticks(vp.x0, vp.x1, Math.max(2, L.pw / (110 * L.dpr)))) {
-      const x = Math.round(X(v)) + 0.5;
-      ctx.moveTo(x, L.top);
-      ctx.lineTo(x, L.top + L.ph);
-    }
-    for (const v of ticks(vp.y0, vp.y1, Math.max(2, L.ph / (48 * L.dpr)))) {
-      const y = Math.round(Y(v)) + 0.5;
-      ctx.moveTo(L.left, y);
-      ctx.lineTo(L.left + L.pw, y);
-    }
-    ctx.stroke();
-    ctx.globalAlpha = 1;
+    const columns = ticks(vp.x0, vp.x1, Math.max(2, L.pw / (110 * L.dpr))).map((v) => Math.round(X(v)) - L.left);
+    const rows = ticks(vp.y0, vp.y1, Math.max(2, L.ph / (48 * L.dpr))).map((v) => Math.round(Y(v)) - L.top);
+    paintGrid(plot, columns, rows, pack(t.grid), 0.5);
   }
 
-  /** The load over time (a step function), the max per pixel column when steps are denser. */
-  private drawLoadCurve(data: PlanData, L: ReturnType<PlanView['layout']>, t: Theme, X: (x: number) => number, Y: (y: number) => number, filled: boolean) {
-    const { ctx } = this;
-    const times = data.inst.profileTimes, loads = data.inst.profileLoads;
-    const m = times.length;
-    if (m === 0) return;
+  /** The load over time (a step function), the max per pixel column when steps are denser;
+   * filled in the overview, an outline over the rectangles. */
+  private paintLoadCurve(plot: Plot, data: PlanData, L: ReturnType<PlanView['layout']>, t: Theme, filled: boolean) {
     const vp = this.viewport;
-    // First step that may be visible.
-    let lo = 0, hi = m;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (times[mid] <= vp.x0) lo = mid + 1;
-      else hi = mid;
+    const cached = this.loadColumns;
+    let columns: ColumnLoads;
+    if (cached && cached.inst === data.inst && cached.x0 === vp.x0 && cached.x1 === vp.x1 && cached.columns.high.length === plot.W) {
+      columns = cached.columns;
+    } else {
+      columns = columnLoads(data.inst.profileTimes, data.inst.profileLoads, vp.x0, vp.x1, plot.W);
+      this.loadColumns = { inst: data.inst, x0: vp.x0, x1: vp.x1, columns };
     }
-    const first = Math.max(0, lo - 1);
-    ctx.save();
-    ctx.beginPath();
-    let started = false;
-    let lastX = -Infinity, columnMax = 0, columnY = 0;
-    const flush = () => {
-      if (lastX === -Infinity) return;
-      ctx.lineTo(lastX, Y(columnMax));
-    };
-    for (let i = first; i < m; i++) {
-      const x = Math.max(L.left - 1, X(times[i]));
-      if (x > L.left + L.pw + 1) break;
-      const y = loads[i];
-      if (!started) {
-        ctx.moveTo(x, Y(0));
-        ctx.lineTo(x, Y(y));
-        started = true;
-        lastX = x;
-        columnMax = y;
-        columnY = y;
-        continue;
-      }
-      if (Math.floor(x) === Math.floor(lastX)) {
-        // Same pixel column: keep the highest load seen in it.
-        if (y > columnMax) columnMax = y;
-        columnY = y;
-        continue;
-      }
-      flush();
-      ctx.lineTo(x, Y(columnMax));
-      ctx.lineTo(x, Y(columnY));
-      ctx.lineTo(x, Y(y));
-      lastX = x;
-      columnMax = y;
-      columnY = y;
-    }
-    flush();
-    const end = Math.min(L.left + L.pw + 1, X(times[m - 1]));
-    ctx.lineTo(end, Y(columnY));
-    ctx.lineTo(end, Y(0));
-    if (filled) {
-      ctx.fillStyle = t.load;
-      ctx.globalAlpha = 0.8;
-      ctx.fill();
-      ctx.globalAlpha = 1;
-    }
-    ctx.strokeStyle = t.load;
-    ctx.lineWidth = 1.25 * L.dpr;
-    ctx.stroke();
-    ctx.restore();
+    paintLoadCurve(plot, columns, vp.y0, vp.y1, pack(t.load), filled, 0.8, Math.max(1, Math.round(1.25 * L.dpr)));
   }
 
   private hline(y: number, L: ReturnType<PlanView['layout']>, colour: string, label: string, dash: number[]) {

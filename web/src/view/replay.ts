@@ -32,8 +32,7 @@ export class Replay {
   /** A new plan: replay off, enabled when the solver reported its placement order. */
   reset() {
     this.pause();
-    const rank = this.view.placementRank;
-    this.total = rank ? rank.length : 0;
+    this.total = this.view.placementSteps;
     this.count = this.total;
     for (const control of [this.play, this.back, this.step, this.slider]) control.disabled = this.total === 0;
     this.slider.max = String(this.total);
