@@ -232,17 +232,24 @@ export class PlanView {
   }
 
   private recolour() {
-    const data = this.data;
-    if (!data) this.colors = null;
-    else if (this.colorBy !== 'order' && this.colorsOf?.inst === data.inst && this.colorsOf.mode === this.colorBy) {
+    this.colors = null;
+    this.draw();
+  }
+
+  /** One packed colour per buffer, computed when a frame first draws rectangles: an overview of a
+   * large plan never needs them, and at 10^5-10^6 buffers they take tens of ms. */
+  private get bufferColours(): Uint32Array {
+    if (this.colors) return this.colors;
+    const data = this.data!;
+    if (this.colorBy !== 'order' && this.colorsOf?.inst === data.inst && this.colorsOf.mode === this.colorBy) {
       // The colours depend on the instance alone (not on the plan) in every mode but placement
-      // order: a new plan of the same input keeps them (at 10^5-10^6 buffers that is tens of ms).
+      // order: a new plan of the same input keeps them.
       this.colors = this.colorsOf.colors;
     } else {
       this.colors = colours(this.colorBy, data.inst, this.colorBy === 'order' ? this.rank : null);
       this.colorsOf = this.colorBy === 'order' ? null : { inst: data.inst, mode: this.colorBy, colors: this.colors };
     }
-    this.draw();
+    return this.colors;
   }
 
   /** Schedules a frame. */
@@ -456,7 +463,7 @@ export class PlanView {
       }
     }
     const s = inst.startsF, e = inst.endsF, z = inst.sizesF, o = result.offsetsF;
-    const colors = this.colors!;
+    const colors = this.bufferColours;
     const edge = Math.max(1, Math.round(L.dpr));
     for (let k = 0; k < this.visibleCount; k++) {
       const i = this.visible[k];
@@ -594,7 +601,7 @@ export class PlanView {
       ctx.globalAlpha = 0.72;
       ctx.fillRect(0, 0, this.canvas.width, this.canvas.height);
       ctx.globalAlpha = 1;
-      const colors = this.colors!;
+      const colors = this.bufferColours;
       const limit = this.conflicts ? Math.min(this.conflicts.length, 50_000) : 0;
       ctx.lineWidth = dpr;
       for (let k = 0; k < limit; k++) {
