@@ -15,6 +15,8 @@ import type { Viewport } from './viewport';
 
 export const OVERVIEW_LIMIT = 200_000;
 
+/** A new plan with more buffers than this has its first window prepared in the background. */
+const BACKGROUND_LIMIT = 30_000;
 /** Buffers per task when a window is prepared in the background (a few ms of work each). */
 const BACKGROUND_SLICE = 100_000;
 
@@ -311,12 +313,13 @@ export class PlanView {
       if (result && result.described.valid) {
         const key: WindowKey = { data, result, x0: vp.x0, x1: vp.x1, y0: vp.y0, y1: vp.y1, replayCount: this.replayCount };
         // The first frame of a new plan with many buffers shows the load curve alone, and the
-        // buffers in the window (and the overview's envelope) are gathered in the background, a
-        // slice per task: in one task, with the code still cold, they blocked the page for more
-        // than 100 ms at 500k buffers. Later frames (zoom, pan) are warm and compute at once, so
-        // that nothing flickers.
+        // buffers in the window (then their colours, or the overview's envelope) are gathered in
+        // the background, a slice per task: in one task, with the code still cold, they blocked
+        // the page for more than 100 ms at 500k buffers (and ~60-120 ms at 62k on a loaded
+        // machine). Later frames (zoom, pan) are warm and compute at once, so that nothing
+        // flickers.
         const firstOfPlan = this.visibleKey?.result !== result;
-        const large = defer && firstOfPlan && data.inst.n > OVERVIEW_LIMIT;
+        const large = defer && firstOfPlan && data.inst.n > BACKGROUND_LIMIT;
         if (!sameWindow(this.visibleKey, key) && !large) {
           this.visibleCount = this.collectVisible(key, 0, data.inst.n, 0);
           this.visibleKey = key;
@@ -395,8 +398,9 @@ export class PlanView {
   }
 
   /**
-   * Gathers the buffers in `key`'s window, then (for the overview) the envelope over them, in
-   * tasks of BACKGROUND_SLICE buffers each, and draws again when done. A frame for another window
+   * Gathers the buffers in `key`'s window, then the envelope over them for the overview (or the
+   * buffers' colours for rectangles), in tasks of BACKGROUND_SLICE buffers each, and draws again
+   * when done. A frame for another window
    * or plan replaces the job, and the old one stops at its next slice.
    */
   private prepareInBackground(key: WindowKey, width: number) {
@@ -417,7 +421,14 @@ export class PlanView {
         if (next < n) return void setTimeout(slice, 0);
         this.visibleCount = count;
         this.visibleKey = key;
-        if (!this.isOverview(count)) return this.finishBackground();
+        if (!this.isOverview(count)) {
+          // Rectangles: their colours in a task of their own, then the frame draws them.
+          return void setTimeout(() => {
+            if (this.background !== job) return;
+            void this.bufferColours;
+            this.finishBackground();
+          }, 0);
+        }
         phase = 'envelope';
         next = 0;
         return void setTimeout(slice, 0);
