@@ -379,6 +379,8 @@ await test('main thread stays responsive: Y_1 (62k buffers) and a 500k-buffer tr
   const y1Load = await maxLongTask(page, t);
   t = await now(page);
   await run(page, 'xla');
+  // The first rectangles frame of a plan this large follows background work: wait for it.
+  await page.waitForFunction(() => window.__memplan.view.lastMode === 'rectangles' && window.__memplan.view.settled);
   await page.waitForTimeout(300);
   const y1Solve = await maxLongTask(page, t);
   assert(await page.getAttribute(T('makespan'), 'data-value'), 'no plan for Y_1');
@@ -394,14 +396,10 @@ await test('main thread stays responsive: Y_1 (62k buffers) and a 500k-buffer tr
   const bigLoad = await maxLongTask(page, t);
   t = await now(page);
   await run(page, 'slff');
-  // The overview's envelope is drawn in a task after the first frame: wait for it, so that every
-  // task of the first render is counted.
+  // The overview's envelope is drawn after background work: wait for it, so that every task of
+  // the first render is counted.
   await page.waitForFunction(() => window.__memplan.view.lastMode === 'load' && window.__memplan.view.settled);
   await page.waitForTimeout(500);
-  // A figure, not an assertion: the first render after the result is split over tasks (see
-  // PlanView.render), but the frame's commit to the compositor (40-60 ms of Chromium's own work on
-  // a loaded 2-core machine) still lands in one of them, and after Y_1 the render code starts cold
-  // or deoptimised: 50-77 ms alone, up to 127 ms inside the whole suite.
   const bigSolve = await maxLongTask(page, t);
   const draws = await page.evaluate(async () => {
     const { view, viewport } = window.__memplan;
@@ -414,8 +412,18 @@ await test('main thread stays responsive: Y_1 (62k buffers) and a 500k-buffer tr
     return out;
   });
   await page.screenshot({ path: join(screenshots, 'trace-500k.png') });
-  figures.push(`longest main-thread task: Y_1 load ${y1Load.toFixed(0)} ms, Y_1 solve (xla) ${y1Solve.toFixed(0)} ms, 500k trace generate+load ${bigLoad.toFixed(0)} ms, 500k solve (slff) ${bigSolve.toFixed(0)} ms`);
+  // Long tasks are the ones of 50 ms or more: none is reported as such.
+  const longest = (ms) => (ms > 0 ? `${ms.toFixed(0)} ms` : 'none (< 50 ms)');
+  figures.push(`longest main-thread task: Y_1 load ${longest(y1Load)}, Y_1 solve (xla) ${longest(y1Solve)}, 500k trace generate+load ${longest(bigLoad)}, 500k solve (slff) ${longest(bigSolve)}`);
   figures.push(`frame times: Y_1 ${drawY1.toFixed(0)} ms; 500k while zooming in: ${draws.join(', ')}`);
+  // Issue 4: the main thread never blocks for more than 100 ms during a solve or while loading the
+  // 62k-buffer example. The plan view's drawing stays in tasks of a few ms of CPU (the load curve
+  // in the plot's pixels, a large plan's first window prepared in background slices, see
+  // PlanView.render); measured on a loaded 2-core machine, no task reached 50 ms in 7 runs.
+  // (The 500k trace's generation and load stays a figure: the issue does not ask it.)
+  for (const [what, ms] of [['Y_1 load', y1Load], ['Y_1 solve', y1Solve], ['the 500k solve', bigSolve]]) {
+    assert(ms <= 100, `${what} blocked the main thread for ${ms.toFixed(0)} ms`);
+  }
 });
 
 await test('auto with 2 threads vs 1 (figure only)', async (page) => {

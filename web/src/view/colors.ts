@@ -42,39 +42,61 @@ const LUTS = {
   order: lut(interpolateTurbo),
 };
 
-/** Position of each value between min and max on a log scale, 0..LUT_SIZE-1. */
-function logIndex(values: ArrayLike<number>, n: number, out: Uint32Array, table: Uint32Array) {
-  let min = Infinity, max = 0;
-  for (let i = 0; i < n; i++) {
-    const v = values[i];
-    if (v < min) min = v;
-    if (v > max) max = v;
-  }
-  const lo = Math.log(Math.max(min, 1)), span = Math.log(Math.max(max, 1)) - lo || 1;
-  for (let i = 0; i < n; i++) {
-    const t = (Math.log(Math.max(values[i], 1)) - lo) / span;
-    out[i] = table[Math.min(LUT_SIZE - 1, Math.max(0, Math.round(t * (LUT_SIZE - 1))))];
-  }
+/** A colour computation that can be spread over tasks: `step(count)` colours the next `count`
+ * buffers into `out` and says whether all are done. */
+export interface ColourJob {
+  out: Uint32Array;
+  step: (count: number) => boolean;
 }
 
-/** One packed colour per buffer. `rank[i]` is buffer i's position in the placement order. */
-export function colours(mode: ColorBy, inst: InstanceData, rank: Uint32Array | null): Uint32Array {
+/**
+ * One packed colour per buffer, a slice at a time (at 10^5-10^6 buffers the logarithms take tens
+ * of ms). `rank[i]` is buffer i's position in the placement order. Size and lifetime are placed
+ * between their minimum and maximum on a log scale.
+ */
+export function colourJob(mode: ColorBy, inst: InstanceData, rank: Uint32Array | null): ColourJob {
   const n = inst.n;
   const out = new Uint32Array(n);
-  if (mode === 'size') {
-    logIndex(inst.sizesF, n, out, LUTS.size);
-  } else if (mode === 'lifetime') {
-    const life = new Float64Array(n);
-    for (let i = 0; i < n; i++) life[i] = inst.endsF[i] - inst.startsF[i];
-    logIndex(life, n, out, LUTS.lifetime);
+  let colour: (i: number) => number;
+  if (mode === 'size' || mode === 'lifetime') {
+    const s = inst.startsF, e = inst.endsF, z = inst.sizesF;
+    const value = mode === 'size' ? (i: number) => z[i] : (i: number) => e[i] - s[i];
+    const table = LUTS[mode];
+    let min = Infinity, max = 0;
+    for (let i = 0; i < n; i++) {
+      const v = value(i);
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
+    const lo = Math.log(Math.max(min, 1)), span = Math.log(Math.max(max, 1)) - lo || 1;
+    colour = (i) => {
+      const t = (Math.log(Math.max(value(i), 1)) - lo) / span;
+      return table[Math.min(LUT_SIZE - 1, Math.max(0, Math.round(t * (LUT_SIZE - 1))))];
+    };
   } else if (mode === 'order' && rank) {
-    for (let i = 0; i < n; i++) out[i] = LUTS.order[Math.floor((rank[i] * (LUT_SIZE - 1)) / Math.max(1, n - 1))];
+    colour = (i) => LUTS.order[Math.floor((rank[i] * (LUT_SIZE - 1)) / Math.max(1, n - 1))];
   } else {
     const palette = new Uint32Array(64);
     for (let k = 0; k < 64; k++) palette[k] = pack(interpolateRainbow(k / 64));
-    for (let i = 0; i < n; i++) out[i] = palette[(i * 37) % 64];
+    colour = (i) => palette[(i * 37) % 64];
   }
-  return out;
+  let next = 0;
+  return {
+    out,
+    step: (count) => {
+      const end = Math.min(n, next + count);
+      for (let i = next; i < end; i++) out[i] = colour(i);
+      next = end;
+      return next === n;
+    },
+  };
+}
+
+/** One packed colour per buffer, at once (see `colourJob`). */
+export function colours(mode: ColorBy, inst: InstanceData, rank: Uint32Array | null): Uint32Array {
+  const job = colourJob(mode, inst, rank);
+  job.step(inst.n);
+  return job.out;
 }
 
 /** CSS gradient for the legend of a mode. */

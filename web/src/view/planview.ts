@@ -9,7 +9,7 @@
 import { ticks } from 'd3-array';
 import type { InstanceData, SolveResult } from '../protocol';
 import { bytes, compact, grouped } from '../format';
-import { blend, colours, darker, pack, type ColorBy } from './colors';
+import { blend, colourJob, darker, pack, type ColorBy, type ColourJob } from './colors';
 import { columnLoads, paintGrid, paintLoadCurve, type ColumnLoads, type Plot } from './plotpixels';
 import type { Viewport } from './viewport';
 
@@ -235,24 +235,39 @@ export class PlanView {
 
   private recolour() {
     this.colors = null;
+    this.background = null; // it may be computing colours of the previous mode or plan
     this.draw();
   }
 
   /** One packed colour per buffer, computed when a frame first draws rectangles: an overview of a
    * large plan never needs them, and at 10^5-10^6 buffers they take tens of ms. */
   private get bufferColours(): Uint32Array {
-    if (this.colors) return this.colors;
+    const job = this.colourJob();
+    if (job) {
+      job.step(Infinity);
+      this.keepColours(job.out);
+    }
+    return this.colors!;
+  }
+
+  /** The computation of the current colours, or null when they are known (then `colors` is set). */
+  private colourJob(): ColourJob | null {
+    if (this.colors) return null;
     const data = this.data!;
     if (this.colorBy !== 'order' && this.colorsOf?.inst === data.inst && this.colorsOf.mode === this.colorBy) {
       // The colours depend on the instance alone (not on the plan) in every mode but placement
       // order: a new plan of the same input keeps them.
       this.colors = this.colorsOf.colors;
-    } else {
-      this.colors = colours(this.colorBy, data.inst, this.colorBy === 'order' ? this.rank : null);
-      this.colorsOf = this.colorBy === 'order' ? null : { inst: data.inst, mode: this.colorBy, colors: this.colors };
+      return null;
     }
-    return this.colors;
+    return colourJob(this.colorBy, data.inst, this.colorBy === 'order' ? this.rank : null);
   }
+
+  private keepColours(colors: Uint32Array) {
+    this.colors = colors;
+    this.colorsOf = this.colorBy === 'order' ? null : { inst: this.data!.inst, mode: this.colorBy, colors };
+  }
+
 
   /** Schedules a frame. */
   draw() {
@@ -408,10 +423,11 @@ export class PlanView {
     const job = { key, width };
     this.background = job;
     const n = key.data.inst.n;
-    let phase: 'visible' | 'envelope' = sameWindow(this.visibleKey, key) ? 'envelope' : 'visible';
+    let phase: 'visible' | 'envelope' | 'colours' = sameWindow(this.visibleKey, key) ? 'envelope' : 'visible';
     if (phase === 'visible') this.visibleKey = null; // `visible` is rewritten from here on
     let next = 0, count = 0;
     const top = new Float64Array(width);
+    let colouring: ColourJob | null = null;
     const slice = () => {
       if (this.background !== job) return;
       if (phase === 'visible') {
@@ -421,23 +437,24 @@ export class PlanView {
         if (next < n) return void setTimeout(slice, 0);
         this.visibleCount = count;
         this.visibleKey = key;
-        if (!this.isOverview(count)) {
-          // Rectangles: their colours in a task of their own, then the frame draws them.
-          return void setTimeout(() => {
-            if (this.background !== job) return;
-            void this.bufferColours;
-            this.finishBackground();
-          }, 0);
-        }
-        phase = 'envelope';
+        phase = this.isOverview(count) ? 'envelope' : 'colours';
         next = 0;
         return void setTimeout(slice, 0);
       }
-      const end = Math.min(this.visibleCount, next + BACKGROUND_SLICE);
-      this.accumulateEnvelope(key, top, next, end);
-      next = end;
-      if (next < this.visibleCount) return void setTimeout(slice, 0);
-      this.envelope = { key, width, top };
+      if (phase === 'envelope') {
+        const end = Math.min(this.visibleCount, next + BACKGROUND_SLICE);
+        this.accumulateEnvelope(key, top, next, end);
+        next = end;
+        if (next < this.visibleCount) return void setTimeout(slice, 0);
+        this.envelope = { key, width, top };
+        // The overview is complete: show it; the colours that zooming in will need follow.
+        this.draw();
+        phase = 'colours';
+        return void setTimeout(slice, 0);
+      }
+      colouring ??= this.colourJob();
+      if (colouring && !colouring.step(BACKGROUND_SLICE)) return void setTimeout(slice, 0);
+      if (colouring) this.keepColours(colouring.out);
       this.finishBackground();
     };
     setTimeout(slice, 0);
