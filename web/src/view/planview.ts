@@ -106,7 +106,7 @@ export class PlanView {
   private visibleKey: WindowKey | null = null;
   /** The overview's top edge per pixel column, for the window it was computed for. */
   private envelope: { key: WindowKey; width: number; top: Float64Array } | null = null;
-  /** The window being prepared in the background (visible buffers, envelope), if any. */
+  /** The window being prepared in the background (visible buffers, envelope, colours), if any. */
   private background: { key: WindowKey; width: number } | null = null;
   /** The load curve per pixel column, for the instance and time window it was computed for: it
    * does not depend on the plan, so the first frame of a new plan (same window) reuses it. */
@@ -239,8 +239,8 @@ export class PlanView {
     this.draw();
   }
 
-  /** One packed colour per buffer, computed when a frame first draws rectangles: an overview of a
-   * large plan never needs them, and at 10^5-10^6 buffers they take tens of ms. */
+  /** One packed colour per buffer, computed when first needed (or a slice per task in the
+   * background, see `prepareInBackground`): at 10^5-10^6 buffers they take tens of ms. */
   private get bufferColours(): Uint32Array {
     const job = this.colourJob();
     if (job) {
@@ -267,7 +267,6 @@ export class PlanView {
     this.colors = colors;
     this.colorsOf = this.colorBy === 'order' ? null : { inst: this.data!.inst, mode: this.colorBy, colors };
   }
-
 
   /** Schedules a frame. */
   draw() {
@@ -414,9 +413,8 @@ export class PlanView {
 
   /**
    * Gathers the buffers in `key`'s window, then the envelope over them for the overview (or the
-   * buffers' colours for rectangles), in tasks of BACKGROUND_SLICE buffers each, and draws again
-   * when done. A frame for another window
-   * or plan replaces the job, and the old one stops at its next slice.
+   * buffers' colours), in tasks of BACKGROUND_SLICE buffers each, and draws again when done. A
+   * frame for another window or plan replaces the job, and the old one stops at its next slice.
    */
   private prepareInBackground(key: WindowKey, width: number) {
     if (this.background && sameWindow(this.background.key, key) && this.background.width === width) return;

@@ -61,14 +61,15 @@ export function columnLoads(times: Float64Array, loads: Float64Array, x0: number
 export function paintGrid(plot: Plot, columns: number[], rows: number[], colour: number, alpha: number) {
   const { pixels, W, H } = plot;
   const blended = memoBlend(colour, alpha);
-  const isRow = new Uint8Array(H);
+  const isRow = new Uint8Array(H), isColumn = new Uint8Array(W);
   for (const y of rows) {
-    if (y < 0 || y >= H) continue;
+    if (y < 0 || y >= H || isRow[y]) continue;
     isRow[y] = 1;
     for (let k = y * W, end = k + W; k < end; k++) pixels[k] = blended(pixels[k]);
   }
   for (const x of columns) {
-    if (x < 0 || x >= W) continue;
+    if (x < 0 || x >= W || isColumn[x]) continue;
+    isColumn[x] = 1;
     for (let y = 0; y < H; y++) if (!isRow[y]) pixels[y * W + x] = blended(pixels[y * W + x]);
   }
 }
