@@ -169,9 +169,14 @@ impl<'a> Arena<'a> {
 /// The squeeze order: by loose offset, ties by larger size first, then by index.
 pub fn loose_order(loose: &[u64], problem: &Problem) -> Vec<usize> {
     let buffers = problem.buffers();
-    let mut order: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_none()).collect();
-    order.sort_unstable_by_key(|&i| (loose[i], std::cmp::Reverse(buffers[i].size), i));
-    order
+    // The keys side by side, so that the sort compares them without looking anything up; the index
+    // makes every key distinct, so an unstable sort gives the one order.
+    let mut keyed: Vec<(u64, std::cmp::Reverse<u64>, usize)> = (0..buffers.len())
+        .filter(|&i| buffers[i].pinned.is_none())
+        .map(|i| (loose[i], std::cmp::Reverse(buffers[i].size), i))
+        .collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, _, i)| i).collect()
 }
 
 #[cfg(test)]

@@ -26,15 +26,25 @@ pub fn theorem16(
     seed: u64,
     deadline: &Deadline,
 ) -> Result<Vec<JobId>, SolveError> {
+    // Two lists reused by every round (a round used to split the whole list into two new ones):
+    // the jobs left alone stay in `ids`, in order, and the boxes made of the small ones follow them.
     let mut ids: Vec<JobId> = jobs.inputs().collect();
+    let mut small: Vec<JobId> = Vec::with_capacity(ids.len());
     for (k, round) in schedule.rounds.iter().enumerate() {
-        let (small, mut large): (Vec<JobId>, Vec<JobId>) =
-            ids.into_iter().partition(|&id| jobs.get(id).size <= round.threshold);
-        large.extend(corollary15(jobs, small, round.box_height, round.mu, mix(seed ^ k as u64), deadline)?);
-        ids = large;
+        small.clear();
+        ids.retain(|&id| {
+            let is_small = jobs.get(id).size <= round.threshold;
+            if is_small {
+                small.push(id);
+            }
+            !is_small
+        });
+        corollary15(jobs, &small, round.box_height, round.mu, mix(seed ^ k as u64), deadline, &mut ids)?;
     }
     let last = schedule.last;
-    corollary15(jobs, ids, last.box_height, last.mu, mix(seed ^ u64::MAX), deadline)
+    let mut top = Vec::with_capacity(ids.len());
+    corollary15(jobs, &ids, last.box_height, last.mu, mix(seed ^ u64::MAX), deadline, &mut top)?;
+    Ok(top)
 }
 
 /// The power of (1 + ε) that a height rounds up to: the smallest i with h ≤ (1 + ε)^i.
@@ -64,16 +74,18 @@ enum Class {
 /// Corollary 15: rounds each height up to ⌊(1 + ε)^i⌋, boxes each size class h by Theorem 2 with
 /// ⌊H/h⌋ jobs to a box of height H (§5.8's interface: no rescaling), the classes in parallel (§5.9).
 /// A class whose rounded height exceeds H (which the invariants of §3.2 rule out) is left unboxed.
+/// The jobs that come out (boxes, and the jobs of classes left alone) are appended to `out`.
 pub fn corollary15(
     jobs: &mut Jobs,
-    ids: Vec<JobId>,
+    ids: &[JobId],
     box_height: u64,
     epsilon: f64,
     seed: u64,
     deadline: &Deadline,
-) -> Result<Vec<JobId>, SolveError> {
+    out: &mut Vec<JobId>,
+) -> Result<(), SolveError> {
     if ids.is_empty() {
-        return Ok(ids);
+        return Ok(());
     }
     let count = ids.len();
     // A floor on ε keeps the number of classes and the float exponents sane.
@@ -84,7 +96,7 @@ pub fn corollary15(
     heights.dedup();
     let class_of: Vec<i64> = heights.iter().map(|&h| size_class(h, base)).collect();
     let mut classed: Vec<(i64, JobId)> =
-        ids.into_iter().map(|id| (class_of[heights.partition_point(|&h| h < jobs.get(id).size)], id)).collect();
+        ids.iter().map(|&id| (class_of[heights.partition_point(|&h| h < jobs.get(id).size)], id)).collect();
     classed.sort_by_key(|&(class, _)| class);
     let mut classes: Vec<(i64, Class)> = Vec::new();
     for group in classed.chunk_by(|a, b| a.0 == b.0) {
@@ -120,15 +132,14 @@ pub fn corollary15(
     } else {
         classes.into_iter().map(box_class).collect()
     };
-    let mut out = Vec::new();
     for class in boxed {
         match class? {
-            Class::Boxed(made) => jobs.commit(made, &mut out),
+            Class::Boxed(made) => jobs.commit(made, out),
             Class::Unboxed(ids) => out.extend(ids),
             Class::ToBox(items) => out.extend(items.iter().map(|item| item.id)),
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -173,8 +184,9 @@ mod tests {
     #[test]
     fn corollary15_boxes_every_class_into_boxes_of_height_h() {
         let mut jobs = arena((0..400).map(|i| (1 + (i as u64 * 7919) % 50, (i as u64 * 3) % 200, 220)));
-        let ids = jobs.inputs().collect();
-        let boxes = corollary15(&mut jobs, ids, 100, 0.5, 1, &Deadline::none()).unwrap();
+        let ids: Vec<JobId> = jobs.inputs().collect();
+        let mut boxes = Vec::new();
+        corollary15(&mut jobs, &ids, 100, 0.5, 1, &Deadline::none(), &mut boxes).unwrap();
         let mut buffers = Vec::new();
         for &b in &boxes {
             assert_eq!(jobs.get(b).size, 100);
@@ -211,7 +223,7 @@ mod tests {
         options.cancel.cancel();
         let deadline = options.deadline(web_time::Instant::now());
         let mut jobs = arena((0..100).map(|i| (4, i as u64, i as u64 + 3)));
-        let ids = jobs.inputs().collect();
-        assert_eq!(corollary15(&mut jobs, ids, 16, 0.5, 0, &deadline), Err(SolveError::Cancelled));
+        let ids: Vec<JobId> = jobs.inputs().collect();
+        assert_eq!(corollary15(&mut jobs, &ids, 16, 0.5, 0, &deadline, &mut Vec::new()), Err(SolveError::Cancelled));
     }
 }
