@@ -464,7 +464,7 @@ impl<'t> Canonical<'t> {
             self.skyline[t] = top;
             self.need[t] -= size;
         }
-        self.need_max.add(span.start, span.end, -(size as i128));
+        self.need_max.take(span.start, span.end, size);
         let mut split = false;
         for b in span.start + 1..span.end {
             self.cross[b] -= 1;
@@ -474,7 +474,7 @@ impl<'t> Canonical<'t> {
         self.tie = self.rank[i as usize];
         self.stats.work += 2 * span.len() as u64 + 1;
         // The floor: every segment of the task must hold its unplaced buffers above it.
-        if self.need_max.max(lo as usize, hi as usize) > (self.capacity - at) as i128 {
+        if self.need_max.max(lo as usize, hi as usize) > self.capacity - at {
             return None;
         }
         self.new_dirty();
@@ -625,7 +625,7 @@ impl<'t> Canonical<'t> {
                         self.skyline[t] = self.skyline_trail.pop().unwrap_or(0);
                         self.need[t] += size;
                     }
-                    self.need_max.add(span.start, span.end, size as i128);
+                    self.need_max.give_back(span.start, span.end, size);
                     for b in span.start + 1..span.end {
                         self.cross[b] += 1;
                     }
@@ -637,60 +637,81 @@ impl<'t> Canonical<'t> {
     }
 }
 
-/// Range add and range maximum over the segments (a segment tree with the additions kept at the
-/// nodes): the floor test over a task's segments in O(log segments).
+/// Range maximum over the segments' needs, with range subtraction (a placement takes its size
+/// from the segments it spans) and its exact undo: a segment tree that keeps at each node what was
+/// taken from its whole range. The floor test over a task's segments in O(log segments).
+///
+/// Everything is a `u64` (wasm has no 128-bit arithmetic): an amount is only taken where every
+/// segment of the range still has it, and given back in reverse order, so no node's value, the
+/// maximum of its leaves minus what the nodes between them and it took, ever drops below zero.
 struct MaxTree {
     leaves: usize,
-    max: Vec<i128>,
-    add: Vec<i128>,
+    max: Vec<u64>,
+    taken: Vec<u64>,
 }
 
 impl MaxTree {
     fn new(values: &[u64]) -> MaxTree {
         let leaves = values.len().next_power_of_two().max(1);
-        let mut max = vec![i128::MIN / 4; 2 * leaves];
-        for (k, &v) in values.iter().enumerate() {
-            max[leaves + k] = v as i128;
-        }
+        // Padding leaves hold 0: never below a real need, and never inside a range.
+        let mut max = vec![0; 2 * leaves];
+        max[leaves..leaves + values.len()].copy_from_slice(values);
         for node in (1..leaves).rev() {
             max[node] = max[2 * node].max(max[2 * node + 1]);
         }
-        MaxTree { leaves, max, add: vec![0; 2 * leaves] }
+        MaxTree { leaves, max, taken: vec![0; 2 * leaves] }
     }
 
-    fn add(&mut self, lo: usize, hi: usize, delta: i128) {
-        self.add_in(1, 0, self.leaves, lo, hi, delta);
+    /// Subtracts `amount` over `[lo, hi)`; each of those values must be at least `amount`.
+    fn take(&mut self, lo: usize, hi: usize, amount: u64) {
+        self.update(1, 0, self.leaves, lo, hi, amount, true);
     }
 
-    fn add_in(&mut self, node: usize, from: usize, to: usize, lo: usize, hi: usize, delta: i128) {
+    /// Undoes the latest [`MaxTree::take`] not undone yet, which had these arguments.
+    fn give_back(&mut self, lo: usize, hi: usize, amount: u64) {
+        self.update(1, 0, self.leaves, lo, hi, amount, false);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn update(&mut self, node: usize, from: usize, to: usize, lo: usize, hi: usize, amount: u64, take: bool) {
         if hi <= from || to <= lo {
             return;
         }
         if lo <= from && to <= hi {
-            self.max[node] += delta;
-            self.add[node] += delta;
+            if take {
+                self.max[node] -= amount;
+                self.taken[node] += amount;
+            } else {
+                self.max[node] += amount;
+                self.taken[node] -= amount;
+            }
             return;
         }
         let mid = (from + to) / 2;
-        self.add_in(2 * node, from, mid, lo, hi, delta);
-        self.add_in(2 * node + 1, mid, to, lo, hi, delta);
-        self.max[node] = self.max[2 * node].max(self.max[2 * node + 1]) + self.add[node];
+        self.update(2 * node, from, mid, lo, hi, amount, take);
+        self.update(2 * node + 1, mid, to, lo, hi, amount, take);
+        self.max[node] = self.max[2 * node].max(self.max[2 * node + 1]) - self.taken[node];
     }
 
-    /// The maximum over `[lo, hi)` (very negative when empty).
-    fn max(&self, lo: usize, hi: usize) -> i128 {
+    /// The maximum over `[lo, hi)` (0 when empty).
+    fn max(&self, lo: usize, hi: usize) -> u64 {
+        if lo >= hi {
+            return 0;
+        }
         self.max_in(1, 0, self.leaves, lo, hi)
     }
 
-    fn max_in(&self, node: usize, from: usize, to: usize, lo: usize, hi: usize) -> i128 {
+    /// The maximum over the part of `[lo, hi)` (not empty) under `node`, less what the nodes from
+    /// `node` down took: a node partly in range has a leaf in range, which kept at least that.
+    fn max_in(&self, node: usize, from: usize, to: usize, lo: usize, hi: usize) -> u64 {
         if hi <= from || to <= lo {
-            return i128::MIN / 4;
+            return 0;
         }
         if lo <= from && to <= hi {
             return self.max[node];
         }
         let mid = (from + to) / 2;
-        self.max_in(2 * node, from, mid, lo, hi).max(self.max_in(2 * node + 1, mid, to, lo, hi)) + self.add[node]
+        self.max_in(2 * node, from, mid, lo, hi).max(self.max_in(2 * node + 1, mid, to, lo, hi)) - self.taken[node]
     }
 }
 
@@ -906,22 +927,43 @@ mod tests {
         assert_eq!((run == Run::Found).then(|| search.offsets().to_vec()), plan);
     }
 
+    /// Range maxima agree with a naive array after every step of a random sequence of takes
+    /// (each no more than its range holds) and give-backs in reverse order, as the search makes
+    /// them; everything given back restores the start.
     #[test]
-    fn max_tree_adds_and_queries_ranges() {
-        let values = [3u64, 1, 4, 1, 5];
-        let mut tree = MaxTree::new(&values);
-        let mut naive: Vec<i128> = values.iter().map(|&v| v as i128).collect();
-        let ops = [(0, 3, -2), (2, 5, 4), (1, 2, 10), (0, 5, -1), (4, 5, -7)];
-        for (lo, hi, delta) in ops {
-            tree.add(lo, hi, delta);
-            for v in &mut naive[lo..hi] {
-                *v += delta;
-            }
-            for a in 0..5 {
-                for b in a + 1..=5 {
-                    assert_eq!(tree.max(a, b), *naive[a..b].iter().max().unwrap(), "[{a}, {b})");
+    fn max_tree_takes_gives_back_and_queries_ranges() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..200 {
+            let len = rng.random_range(1..12usize);
+            let values: Vec<u64> = (0..len).map(|_| rng.random_range(0..20u64)).collect();
+            let mut tree = MaxTree::new(&values);
+            let mut naive = values.clone();
+            let mut taken: Vec<(usize, usize, u64)> = Vec::new();
+            for _ in 0..30 {
+                if !taken.is_empty() && rng.random_range(0..3) == 0 {
+                    let (lo, hi, amount) = taken.pop().unwrap(); // not empty
+                    tree.give_back(lo, hi, amount);
+                    naive[lo..hi].iter_mut().for_each(|v| *v += amount);
+                } else {
+                    let lo = rng.random_range(0..len);
+                    let hi = rng.random_range(lo + 1..=len);
+                    let amount = rng.random_range(0..=*naive[lo..hi].iter().min().unwrap()); // hi > lo
+                    tree.take(lo, hi, amount);
+                    naive[lo..hi].iter_mut().for_each(|v| *v -= amount);
+                    taken.push((lo, hi, amount));
+                }
+                for a in 0..len {
+                    assert_eq!(tree.max(a, a), 0, "empty range");
+                    for b in a + 1..=len {
+                        assert_eq!(tree.max(a, b), *naive[a..b].iter().max().unwrap(), "{values:?}: [{a}, {b})");
+                    }
                 }
             }
+            while let Some((lo, hi, amount)) = taken.pop() {
+                tree.give_back(lo, hi, amount);
+            }
+            assert_eq!(tree.max(0, len), *values.iter().max().unwrap());
         }
     }
 }
