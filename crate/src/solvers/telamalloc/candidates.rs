@@ -212,8 +212,14 @@ impl Candidates {
         // order in which the unplaced buffers are visited.
         let next = &mut self.next;
         next.clear();
+        // Once `next` is full, a buffer lower than its last entry is all that can change anything
+        // (that entry lies at or above the bottom): one comparison for most buffers.
+        let mut cutoff = u64::MAX;
         for &j in &self.unplaced {
             let low = lowest[j as usize];
+            if low > cutoff {
+                continue;
+            }
             let ranks = self.overall[j as usize];
             if low <= bottom {
                 if low < bottom {
@@ -231,6 +237,9 @@ impl Candidates {
                 let at = next.partition_point(|e| *e < entry);
                 next.insert(at, entry);
                 next.truncate(limit);
+                if next.len() == limit {
+                    cutoff = next[limit - 1].0;
+                }
             }
         }
         for (_, j) in best.into_iter().filter(|&pick| pick != NO_PICK) {

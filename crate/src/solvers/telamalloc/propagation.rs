@@ -216,6 +216,7 @@ impl Propagator {
         Ok(())
     }
 
+    #[inline]
     fn mark_dirty(&mut self, timeline: &Timeline, j: u32) {
         for t in timeline.span(j) {
             if self.dirty_mark[t] != self.mark_now {
@@ -241,6 +242,7 @@ impl Propagator {
         }
         let slack = self.capacity - load; // capacity >= max load is checked before any search
         self.unplaced_here.clear();
+        self.unplaced_here.reserve(timeline.alive(t).len());
         for &j in timeline.alive(t) {
             if self.offset[j as usize] == UNPLACED {
                 let lowest = self.lowest[j as usize];
