@@ -644,7 +644,9 @@ impl<'t> Canonical<'t> {
 /// Everything is a `u64` (wasm has no 128-bit arithmetic): an amount is only taken where every
 /// segment of the range still has it, and given back in reverse order, so no node's value, the
 /// maximum of its leaves minus what the nodes between them and it took, ever drops below zero.
+/// Bottom-up loops, not recursion: calls cost more in wasm than the work of a node.
 struct MaxTree {
+    /// Leaf `k` is node `leaves + k`; node `p` has children `2p` and `2p + 1`.
     leaves: usize,
     max: Vec<u64>,
     taken: Vec<u64>,
@@ -653,7 +655,7 @@ struct MaxTree {
 impl MaxTree {
     fn new(values: &[u64]) -> MaxTree {
         let leaves = values.len().next_power_of_two().max(1);
-        // Padding leaves hold 0: never below a real need, and never inside a range.
+        // Padding leaves hold 0: never above a real need, and never inside a range.
         let mut max = vec![0; 2 * leaves];
         max[leaves..leaves + values.len()].copy_from_slice(values);
         for node in (1..leaves).rev() {
@@ -664,54 +666,92 @@ impl MaxTree {
 
     /// Subtracts `amount` over `[lo, hi)`; each of those values must be at least `amount`.
     fn take(&mut self, lo: usize, hi: usize, amount: u64) {
-        self.update(1, 0, self.leaves, lo, hi, amount, true);
+        self.update(lo, hi, amount, true);
     }
 
     /// Undoes the latest [`MaxTree::take`] not undone yet, which had these arguments.
     fn give_back(&mut self, lo: usize, hi: usize, amount: u64) {
-        self.update(1, 0, self.leaves, lo, hi, amount, false);
+        self.update(lo, hi, amount, false);
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn update(&mut self, node: usize, from: usize, to: usize, lo: usize, hi: usize, amount: u64, take: bool) {
-        if hi <= from || to <= lo {
+    /// Changes the nodes that exactly cover `[lo, hi)`, then recomputes their ancestors, which
+    /// lie above its first and last leaves. Until both paths are redone, a node may see a child
+    /// that is not updated yet: one that still holds more (a take) or already less than it will
+    /// (a give-back), and neither drops the node below zero.
+    fn update(&mut self, lo: usize, hi: usize, amount: u64, take: bool) {
+        if lo >= hi {
             return;
         }
-        if lo <= from && to <= hi {
-            if take {
-                self.max[node] -= amount;
-                self.taken[node] += amount;
-            } else {
-                self.max[node] += amount;
-                self.taken[node] -= amount;
+        let (mut l, mut r) = (lo + self.leaves, hi + self.leaves);
+        while l < r {
+            if l & 1 == 1 {
+                self.apply(l, amount, take);
+                l += 1;
             }
-            return;
+            if r & 1 == 1 {
+                r -= 1;
+                self.apply(r, amount, take);
+            }
+            l >>= 1;
+            r >>= 1;
         }
-        let mid = (from + to) / 2;
-        self.update(2 * node, from, mid, lo, hi, amount, take);
-        self.update(2 * node + 1, mid, to, lo, hi, amount, take);
-        self.max[node] = self.max[2 * node].max(self.max[2 * node + 1]) - self.taken[node];
+        self.recompute_above(lo + self.leaves);
+        self.recompute_above(hi - 1 + self.leaves);
     }
 
-    /// The maximum over `[lo, hi)` (0 when empty).
+    fn apply(&mut self, node: usize, amount: u64, take: bool) {
+        if take {
+            self.max[node] -= amount;
+            self.taken[node] += amount;
+        } else {
+            self.max[node] += amount;
+            self.taken[node] -= amount;
+        }
+    }
+
+    fn recompute_above(&mut self, mut node: usize) {
+        while node > 1 {
+            node >>= 1;
+            self.max[node] = self.max[2 * node].max(self.max[2 * node + 1]) - self.taken[node];
+        }
+    }
+
+    /// The maximum over `[lo, hi)` (0 when empty). The nodes that cover the range from the left
+    /// all lie under node `l - 1` of the level the loop is at, those from the right under node
+    /// `r`: what those nodes and their ancestors took is subtracted on the way up.
     fn max(&self, lo: usize, hi: usize) -> u64 {
         if lo >= hi {
             return 0;
         }
-        self.max_in(1, 0, self.leaves, lo, hi)
-    }
-
-    /// The maximum over the part of `[lo, hi)` (not empty) under `node`, less what the nodes from
-    /// `node` down took: a node partly in range has a leaf in range, which kept at least that.
-    fn max_in(&self, node: usize, from: usize, to: usize, lo: usize, hi: usize) -> u64 {
-        if hi <= from || to <= lo {
-            return 0;
+        let (mut l, mut r) = (lo + self.leaves, hi + self.leaves);
+        let (mut left, mut right): (Option<u64>, Option<u64>) = (None, None);
+        while l < r {
+            if l & 1 == 1 {
+                left = Some(left.map_or(self.max[l], |v| v.max(self.max[l])));
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                right = Some(right.map_or(self.max[r], |v| v.max(self.max[r])));
+            }
+            l >>= 1;
+            r >>= 1;
+            if let Some(v) = &mut left {
+                *v -= self.taken[l - 1];
+            }
+            if let Some(v) = &mut right {
+                *v -= self.taken[r];
+            }
         }
-        if lo <= from && to <= hi {
-            return self.max[node];
-        }
-        let mid = (from + to) / 2;
-        self.max_in(2 * node, from, mid, lo, hi).max(self.max_in(2 * node + 1, mid, to, lo, hi)) - self.taken[node]
+        let above = |value: Option<u64>, mut node: usize| {
+            let mut value = value?;
+            while node > 1 {
+                node >>= 1;
+                value -= self.taken[node];
+            }
+            Some(value)
+        };
+        above(left, l - 1).max(above(right, r)).unwrap_or(0) // lo < hi: one side covered a node
     }
 }
 
@@ -935,7 +975,7 @@ mod tests {
         use rand::{RngExt, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         for _ in 0..200 {
-            let len = rng.random_range(1..12usize);
+            let len = rng.random_range(1..24usize);
             let values: Vec<u64> = (0..len).map(|_| rng.random_range(0..20u64)).collect();
             let mut tree = MaxTree::new(&values);
             let mut naive = values.clone();
