@@ -18,11 +18,19 @@ pub struct Candidates {
     cursor: Vec<[usize; HEURISTICS]>,
     /// Each buffer's position in its phase's list, per heuristic.
     rank: [Vec<u32>; HEURISTICS],
-    /// Each buffer's position among all buffers, per heuristic (0: best). The frontier compares
-    /// these instead of the keys: one u32 instead of a 128-bit area product per buffer and level,
-    /// which wasm has to multiply in software.
-    overall: [Vec<u32>; HEURISTICS],
+    /// Each buffer's position among all buffers, per heuristic (0: best), side by side. The
+    /// frontier compares these instead of the keys: one u32 instead of a 128-bit area product per
+    /// buffer and level, which wasm has to multiply in software.
+    overall: Vec<[u32; HEURISTICS]>,
     unplaced_in_phase: Vec<u32>,
+    /// The unplaced buffers, in no particular order (the frontier's picks do not depend on it),
+    /// and each one's index there: the frontier visits only these, not every buffer with a test
+    /// of whether it is placed. Most buffers are placed deep in the search.
+    unplaced: Vec<u32>,
+    position: Vec<u32>,
+    /// The frontier's scratch list of the next lowest buffers, kept to avoid an allocation per
+    /// decision point.
+    next: Vec<(u64, u32, u32)>,
 }
 
 impl Candidates {
@@ -52,12 +60,23 @@ impl Candidates {
                 }
             }
         }
-        let overall = std::array::from_fn(|h| {
+        let by_heuristic: [Vec<u32>; HEURISTICS] = std::array::from_fn(|h| {
             let mut order: Vec<u32> = (0..n as u32).collect();
             order.sort_by_key(|&j| std::cmp::Reverse(keys(timeline, j)[h]));
             ranks(&order)
         });
-        Candidates { phase_of, cursor: vec![[0; HEURISTICS]; phases], lists, rank, overall, unplaced_in_phase }
+        let overall = (0..n).map(|j| std::array::from_fn(|h| by_heuristic[h][j])).collect();
+        Candidates {
+            phase_of,
+            cursor: vec![[0; HEURISTICS]; phases],
+            lists,
+            rank,
+            overall,
+            unplaced_in_phase,
+            unplaced: (0..n as u32).collect(),
+            position: (0..n as u32).collect(),
+            next: Vec::new(),
+        }
     }
 
     pub fn phases(&self) -> usize {
@@ -72,12 +91,20 @@ impl Candidates {
     pub fn placed(&mut self, j: u32) {
         let phase = self.phase_of(j);
         self.unplaced_in_phase[phase] -= 1;
+        let at = self.position[j as usize] as usize;
+        debug_assert_eq!(self.unplaced[at], j, "placing a buffer that is placed");
+        self.unplaced.swap_remove(at);
+        if let Some(&moved) = self.unplaced.get(at) {
+            self.position[moved as usize] = at as u32;
+        }
     }
 
     /// Bookkeeping when `j` is taken back.
     pub fn unplaced(&mut self, j: u32) {
         let phase = self.phase_of(j);
         self.unplaced_in_phase[phase] += 1;
+        self.position[j as usize] = self.unplaced.len() as u32;
+        self.unplaced.push(j);
         for h in 0..HEURISTICS {
             let rank = self.rank[h][j as usize] as usize;
             let cursor = &mut self.cursor[phase][h];
@@ -175,25 +202,33 @@ impl Candidates {
     /// to `limit`, the next lowest buffers, longest first. The §7.2 ablation's "block that can be
     /// placed at the lowest position", combined with §5.1's three picks. One pass over the unplaced
     /// buffers.
-    pub fn frontier(&self, lowest: &[u64], is_placed: &impl Fn(u32) -> bool, limit: usize, out: &mut Vec<u32>) {
-        let [longest, largest, widest] = &self.overall;
+    pub fn frontier(&mut self, lowest: &[u64], limit: usize, out: &mut Vec<u32>) {
+        const NO_PICK: (u32, u32) = (u32::MAX, u32::MAX);
         let mut bottom = u64::MAX;
         // Per heuristic: the best (lowest) rank at the bottom and its buffer.
-        let mut best: [Option<(u32, u32)>; HEURISTICS] = [None; HEURISTICS];
+        let mut best = [NO_PICK; HEURISTICS];
         // The next lowest, as (lowest, rank in the longest-first order), best first; at most
-        // `limit` kept.
-        let mut next: Vec<(u64, u32, u32)> = Vec::with_capacity(limit + 1);
-        for j in (0..lowest.len() as u32).filter(|&j| !is_placed(j)) {
+        // `limit` kept. Every key is distinct (ranks are), so the picks do not depend on the
+        // order in which the unplaced buffers are visited.
+        let next = &mut self.next;
+        next.clear();
+        // Once `next` is full, a buffer lower than its last entry is all that can change anything
+        // (that entry lies at or above the bottom): one comparison for most buffers.
+        let mut cutoff = u64::MAX;
+        for &j in &self.unplaced {
             let low = lowest[j as usize];
-            let ranks = [longest[j as usize], largest[j as usize], widest[j as usize]];
-            if low < bottom {
-                bottom = low;
-                best = [None; HEURISTICS];
+            if low > cutoff {
+                continue;
             }
-            if low == bottom {
+            let ranks = self.overall[j as usize];
+            if low <= bottom {
+                if low < bottom {
+                    bottom = low;
+                    best = [NO_PICK; HEURISTICS];
+                }
                 for (h, slot) in best.iter_mut().enumerate() {
-                    if slot.is_none_or(|(rank, _)| ranks[h] < rank) {
-                        *slot = Some((ranks[h], j));
+                    if ranks[h] < slot.0 {
+                        *slot = (ranks[h], j);
                     }
                 }
             }
@@ -202,14 +237,17 @@ impl Candidates {
                 let at = next.partition_point(|e| *e < entry);
                 next.insert(at, entry);
                 next.truncate(limit);
+                if next.len() == limit {
+                    cutoff = next[limit - 1].0;
+                }
             }
         }
-        for (_, j) in best.into_iter().flatten() {
+        for (_, j) in best.into_iter().filter(|&pick| pick != NO_PICK) {
             if out.len() < limit && !out.contains(&j) {
                 out.push(j);
             }
         }
-        for (_, _, j) in next {
+        for &(_, _, j) in next.iter() {
             if out.len() < limit && !out.contains(&j) {
                 out.push(j);
             }

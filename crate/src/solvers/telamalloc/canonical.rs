@@ -464,7 +464,7 @@ impl<'t> Canonical<'t> {
             self.skyline[t] = top;
             self.need[t] -= size;
         }
-        self.need_max.add(span.start, span.end, -(size as i128));
+        self.need_max.take(span.start, span.end, size);
         let mut split = false;
         for b in span.start + 1..span.end {
             self.cross[b] -= 1;
@@ -474,7 +474,7 @@ impl<'t> Canonical<'t> {
         self.tie = self.rank[i as usize];
         self.stats.work += 2 * span.len() as u64 + 1;
         // The floor: every segment of the task must hold its unplaced buffers above it.
-        if self.need_max.max(lo as usize, hi as usize) > (self.capacity - at) as i128 {
+        if self.need_max.max(lo as usize, hi as usize) > self.capacity - at {
             return None;
         }
         self.new_dirty();
@@ -625,7 +625,7 @@ impl<'t> Canonical<'t> {
                         self.skyline[t] = self.skyline_trail.pop().unwrap_or(0);
                         self.need[t] += size;
                     }
-                    self.need_max.add(span.start, span.end, size as i128);
+                    self.need_max.give_back(span.start, span.end, size);
                     for b in span.start + 1..span.end {
                         self.cross[b] += 1;
                     }
@@ -637,60 +637,121 @@ impl<'t> Canonical<'t> {
     }
 }
 
-/// Range add and range maximum over the segments (a segment tree with the additions kept at the
-/// nodes): the floor test over a task's segments in O(log segments).
+/// Range maximum over the segments' needs, with range subtraction (a placement takes its size
+/// from the segments it spans) and its exact undo: a segment tree that keeps at each node what was
+/// taken from its whole range. The floor test over a task's segments in O(log segments).
+///
+/// Everything is a `u64` (wasm has no 128-bit arithmetic): an amount is only taken where every
+/// segment of the range still has it, and given back in reverse order, so no node's value, the
+/// maximum of its leaves minus what the nodes between them and it took, ever drops below zero.
+/// Bottom-up loops, not recursion: calls cost more in wasm than the work of a node.
 struct MaxTree {
+    /// Leaf `k` is node `leaves + k`; node `p` has children `2p` and `2p + 1`.
     leaves: usize,
-    max: Vec<i128>,
-    add: Vec<i128>,
+    max: Vec<u64>,
+    taken: Vec<u64>,
 }
 
 impl MaxTree {
     fn new(values: &[u64]) -> MaxTree {
         let leaves = values.len().next_power_of_two().max(1);
-        let mut max = vec![i128::MIN / 4; 2 * leaves];
-        for (k, &v) in values.iter().enumerate() {
-            max[leaves + k] = v as i128;
-        }
+        // Padding leaves hold 0: never above a real need, and never inside a range.
+        let mut max = vec![0; 2 * leaves];
+        max[leaves..leaves + values.len()].copy_from_slice(values);
         for node in (1..leaves).rev() {
             max[node] = max[2 * node].max(max[2 * node + 1]);
         }
-        MaxTree { leaves, max, add: vec![0; 2 * leaves] }
+        MaxTree { leaves, max, taken: vec![0; 2 * leaves] }
     }
 
-    fn add(&mut self, lo: usize, hi: usize, delta: i128) {
-        self.add_in(1, 0, self.leaves, lo, hi, delta);
+    /// Subtracts `amount` over `[lo, hi)`; each of those values must be at least `amount`.
+    fn take(&mut self, lo: usize, hi: usize, amount: u64) {
+        self.update(lo, hi, amount, true);
     }
 
-    fn add_in(&mut self, node: usize, from: usize, to: usize, lo: usize, hi: usize, delta: i128) {
-        if hi <= from || to <= lo {
+    /// Undoes the latest [`MaxTree::take`] not undone yet, which had these arguments.
+    fn give_back(&mut self, lo: usize, hi: usize, amount: u64) {
+        self.update(lo, hi, amount, false);
+    }
+
+    /// Changes the nodes that exactly cover `[lo, hi)`, then recomputes their ancestors, which
+    /// lie above its first and last leaves. Until both paths are redone, a node may see a child
+    /// that is not updated yet: one that still holds more (a take) or already less than it will
+    /// (a give-back), and neither drops the node below zero.
+    fn update(&mut self, lo: usize, hi: usize, amount: u64, take: bool) {
+        if lo >= hi {
             return;
         }
-        if lo <= from && to <= hi {
-            self.max[node] += delta;
-            self.add[node] += delta;
-            return;
+        let (mut l, mut r) = (lo + self.leaves, hi + self.leaves);
+        while l < r {
+            if l & 1 == 1 {
+                self.apply(l, amount, take);
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                self.apply(r, amount, take);
+            }
+            l >>= 1;
+            r >>= 1;
         }
-        let mid = (from + to) / 2;
-        self.add_in(2 * node, from, mid, lo, hi, delta);
-        self.add_in(2 * node + 1, mid, to, lo, hi, delta);
-        self.max[node] = self.max[2 * node].max(self.max[2 * node + 1]) + self.add[node];
+        self.recompute_above(lo + self.leaves);
+        self.recompute_above(hi - 1 + self.leaves);
     }
 
-    /// The maximum over `[lo, hi)` (very negative when empty).
-    fn max(&self, lo: usize, hi: usize) -> i128 {
-        self.max_in(1, 0, self.leaves, lo, hi)
+    fn apply(&mut self, node: usize, amount: u64, take: bool) {
+        if take {
+            self.max[node] -= amount;
+            self.taken[node] += amount;
+        } else {
+            self.max[node] += amount;
+            self.taken[node] -= amount;
+        }
     }
 
-    fn max_in(&self, node: usize, from: usize, to: usize, lo: usize, hi: usize) -> i128 {
-        if hi <= from || to <= lo {
-            return i128::MIN / 4;
+    fn recompute_above(&mut self, mut node: usize) {
+        while node > 1 {
+            node >>= 1;
+            self.max[node] = self.max[2 * node].max(self.max[2 * node + 1]) - self.taken[node];
         }
-        if lo <= from && to <= hi {
-            return self.max[node];
+    }
+
+    /// The maximum over `[lo, hi)` (0 when empty). The nodes that cover the range from the left
+    /// all lie under node `l - 1` of the level the loop is at, those from the right under node
+    /// `r`: what those nodes and their ancestors took is subtracted on the way up.
+    fn max(&self, lo: usize, hi: usize) -> u64 {
+        if lo >= hi {
+            return 0;
         }
-        let mid = (from + to) / 2;
-        self.max_in(2 * node, from, mid, lo, hi).max(self.max_in(2 * node + 1, mid, to, lo, hi)) + self.add[node]
+        let (mut l, mut r) = (lo + self.leaves, hi + self.leaves);
+        let (mut left, mut right): (Option<u64>, Option<u64>) = (None, None);
+        while l < r {
+            if l & 1 == 1 {
+                left = Some(left.map_or(self.max[l], |v| v.max(self.max[l])));
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                right = Some(right.map_or(self.max[r], |v| v.max(self.max[r])));
+            }
+            l >>= 1;
+            r >>= 1;
+            if let Some(v) = &mut left {
+                *v -= self.taken[l - 1];
+            }
+            if let Some(v) = &mut right {
+                *v -= self.taken[r];
+            }
+        }
+        let above = |value: Option<u64>, mut node: usize| {
+            let mut value = value?;
+            while node > 1 {
+                node >>= 1;
+                value -= self.taken[node];
+            }
+            Some(value)
+        };
+        above(left, l - 1).max(above(right, r)).unwrap_or(0) // lo < hi: one side covered a node
     }
 }
 
@@ -906,22 +967,43 @@ mod tests {
         assert_eq!((run == Run::Found).then(|| search.offsets().to_vec()), plan);
     }
 
+    /// Range maxima agree with a naive array after every step of a random sequence of takes
+    /// (each no more than its range holds) and give-backs in reverse order, as the search makes
+    /// them; everything given back restores the start.
     #[test]
-    fn max_tree_adds_and_queries_ranges() {
-        let values = [3u64, 1, 4, 1, 5];
-        let mut tree = MaxTree::new(&values);
-        let mut naive: Vec<i128> = values.iter().map(|&v| v as i128).collect();
-        let ops = [(0, 3, -2), (2, 5, 4), (1, 2, 10), (0, 5, -1), (4, 5, -7)];
-        for (lo, hi, delta) in ops {
-            tree.add(lo, hi, delta);
-            for v in &mut naive[lo..hi] {
-                *v += delta;
-            }
-            for a in 0..5 {
-                for b in a + 1..=5 {
-                    assert_eq!(tree.max(a, b), *naive[a..b].iter().max().unwrap(), "[{a}, {b})");
+    fn max_tree_takes_gives_back_and_queries_ranges() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..200 {
+            let len = rng.random_range(1..24usize);
+            let values: Vec<u64> = (0..len).map(|_| rng.random_range(0..20u64)).collect();
+            let mut tree = MaxTree::new(&values);
+            let mut naive = values.clone();
+            let mut taken: Vec<(usize, usize, u64)> = Vec::new();
+            for _ in 0..30 {
+                if !taken.is_empty() && rng.random_range(0..3) == 0 {
+                    let (lo, hi, amount) = taken.pop().unwrap(); // not empty
+                    tree.give_back(lo, hi, amount);
+                    naive[lo..hi].iter_mut().for_each(|v| *v += amount);
+                } else {
+                    let lo = rng.random_range(0..len);
+                    let hi = rng.random_range(lo + 1..=len);
+                    let amount = rng.random_range(0..=*naive[lo..hi].iter().min().unwrap()); // hi > lo
+                    tree.take(lo, hi, amount);
+                    naive[lo..hi].iter_mut().for_each(|v| *v -= amount);
+                    taken.push((lo, hi, amount));
+                }
+                for a in 0..len {
+                    assert_eq!(tree.max(a, a), 0, "empty range");
+                    for b in a + 1..=len {
+                        assert_eq!(tree.max(a, b), *naive[a..b].iter().max().unwrap(), "{values:?}: [{a}, {b})");
+                    }
                 }
             }
+            while let Some((lo, hi, amount)) = taken.pop() {
+                tree.give_back(lo, hi, amount);
+            }
+            assert_eq!(tree.max(0, len), *values.iter().max().unwrap());
         }
     }
 }

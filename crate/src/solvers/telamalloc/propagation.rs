@@ -216,6 +216,7 @@ impl Propagator {
         Ok(())
     }
 
+    #[inline]
     fn mark_dirty(&mut self, timeline: &Timeline, j: u32) {
         for t in timeline.span(j) {
             if self.dirty_mark[t] != self.mark_now {
@@ -240,14 +241,21 @@ impl Propagator {
             return true;
         }
         let slack = self.capacity - load; // capacity >= max load is checked before any search
-        self.unplaced_here.clear();
-        for &j in timeline.alive(t) {
-            if self.offset[j as usize] == UNPLACED {
-                let lowest = self.lowest[j as usize];
-                let (size, alignment) = (timeline.size[j as usize], timeline.alignment[j as usize]);
-                self.unplaced_here.push(Unplaced { buffer: j, size, lowest, alignment });
-            }
+        // Every buffer alive here is written and only the unplaced ones are kept (the count
+        // advances by whether it is placed): no branch on a pattern no predictor learns, which
+        // matters most in wasm. The list only grows, so nothing is cleared per check.
+        let alive = timeline.alive(t);
+        if self.unplaced_here.len() < alive.len() {
+            self.unplaced_here.resize(alive.len(), Unplaced::default());
         }
+        let mut count = 0;
+        for &j in alive {
+            let index = j as usize;
+            let (size, alignment, lowest) = (timeline.size[index], timeline.alignment[index], self.lowest[index]);
+            self.unplaced_here[count] = Unplaced { buffer: j, size, lowest, alignment };
+            count += usize::from(self.offset[index] == UNPLACED);
+        }
+        let unplaced_here = &self.unplaced_here[..count];
         let intervals = self.layout.intervals(t);
         let mut dead = 0u64;
         let mut low = 0u64;
@@ -260,7 +268,7 @@ impl Propagator {
             let high = intervals.get(k).map_or(self.capacity, |iv| iv.low);
             if high > low {
                 let from = low.max(self.floor).min(high);
-                dead += (high - low) - self.fill.usable(&self.unplaced_here, from, high, &fits_in_hole);
+                dead += (high - low) - self.fill.usable(unplaced_here, from, high, &fits_in_hole);
                 if dead > slack {
                     return false;
                 }
@@ -299,7 +307,7 @@ impl Propagator {
 /// of `unit`, the sizes' common divisor) is what finds the gaps no combination fills exactly, which
 /// matters where a segment may leave nothing empty.
 /// An unplaced buffer alive in the segment being checked.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Unplaced {
     pub buffer: u32,
     pub size: u64,

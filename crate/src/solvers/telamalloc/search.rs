@@ -354,7 +354,7 @@ impl<'t> Search<'t> {
         let propagator = &self.propagator;
         let is_placed = |j: u32| propagator.is_placed(j);
         if self.settings.frontier {
-            self.candidates.frontier(&propagator.lowest, &is_placed, self.settings.candidates, &mut pending);
+            self.candidates.frontier(&propagator.lowest, self.settings.candidates, &mut pending);
         } else if let Some(phase) = self.candidates.current_phase(previous) {
             self.candidates.collect(phase, self.settings.candidates, &is_placed, &mut pending);
         }
