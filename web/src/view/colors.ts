@@ -92,13 +92,6 @@ export function colourJob(mode: ColorBy, inst: InstanceData, rank: Uint32Array |
   };
 }
 
-/** One packed colour per buffer, at once (see `colourJob`). */
-export function colours(mode: ColorBy, inst: InstanceData, rank: Uint32Array | null): Uint32Array {
-  const job = colourJob(mode, inst, rank);
-  job.step(inst.n);
-  return job.out;
-}
-
 /** CSS gradient for the legend of a mode. */
 export function legendGradient(mode: ColorBy): string {
   const f = mode === 'size' ? interpolateViridis : mode === 'lifetime' ? interpolateCividis : mode === 'order' ? interpolateTurbo : interpolateRainbow;

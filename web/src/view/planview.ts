@@ -564,7 +564,7 @@ export class PlanView {
     paintGrid(plot, columns, rows, pack(t.grid), 0.5);
   }
 
-  /** The load over time (a step function), the max per pixel column when steps are denser;
+  /** The load over time (a step function), its range per pixel column when steps are denser;
    * filled in the overview, an outline over the rectangles. */
   private paintLoadCurve(plot: Plot, data: PlanData, L: ReturnType<PlanView['layout']>, t: Theme, filled: boolean) {
     const vp = this.viewport;

@@ -90,9 +90,7 @@ export function paintLoadCurve(plot: Plot, columns: ColumnLoads, y0: number, y1:
   const zero = row(0);
   const clampRow = (r: number) => (r < 0 ? 0 : r > H ? H : r);
   if (fill) {
-    // Row by row (the pixels' order in memory), each column from its peak down to zero; the
-    // blend is remembered for the last colour under it (few distinct ones: background, envelope,
-    // grid).
+    // Row by row (the pixels' order in memory), each column from its peak down to zero.
     const tops = new Int32Array(W);
     let first = H;
     for (let x = 0; x < W; x++) {
@@ -101,16 +99,10 @@ export function paintLoadCurve(plot: Plot, columns: ColumnLoads, y0: number, y1:
       if (tops[x] < first) first = tops[x];
     }
     const bottom = clampRow(zero);
-    let under = -1, over = 0;
+    const blended = memoBlend(colour, fillAlpha);
     for (let y = first; y < bottom; y++) {
       for (let x = 0, k = y * W; x < W; x++, k++) {
-        if (tops[x] > y) continue;
-        const pixel = pixels[k];
-        if (pixel !== under) {
-          under = pixel;
-          over = blend(colour, pixel, fillAlpha);
-        }
-        pixels[k] = over;
+        if (tops[x] <= y) pixels[k] = blended(pixels[k]);
       }
     }
   }
