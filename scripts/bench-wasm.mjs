@@ -1,8 +1,14 @@
 // Compares the single-threaded wasm build (in Node's V8, the engine Chromium uses) with the native
-// CLI on one thread (--threads 1) on the same instances and solvers: median time over repeated runs
-// (after one untimed warm-up run in wasm), and the ratio.
+// CLI on one thread (--threads 1) on the same instances and solvers: the median of each side's own
+// `elapsed_ms` over repeated runs, and their ratio.
 // Usage: node scripts/bench-wasm.mjs [repeats] [solvers] FILES...   (after scripts/build-wasm.sh and
 // cargo build --release). MEMPLAN_CAPACITY=1048576 solves at that capacity (both sides).
+//
+// The two sides take turns, one native run then one wasm run, repeat after repeat: this machine's
+// speed drifts over seconds (a shared, 2-core VM), and running all native repeats before all wasm
+// ones put each side in a different phase of the drift (the same instance measured 0.87 s and
+// 1.31 s natively a minute apart). One untimed wasm run comes first: V8 compiles wasm lazily
+// (baseline first, optimised once hot), a cost the native binary paid at build time.
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { basename } from 'node:path';
@@ -16,31 +22,47 @@ const pkg = await import(`${pkgDir}/index.js`);
 await pkg.default({ module_or_path: readFileSync(`${pkgDir}/index_bg.wasm`) });
 
 const capacity = process.env.MEMPLAN_CAPACITY;
-const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** One native solve; the CLI prints one JSON line (and exits 1 when no plan fits the capacity). */
+function runNative(file, solver) {
+  const args = ['solve', file, '--solver', solver, '--seed', '0', '--threads', '1',
+    ...(capacity ? ['--capacity', capacity] : [])];
+  let out;
+  try {
+    out = execFileSync(`${root}target/release/memplan`, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch (error) {
+    out = error.stdout; // over capacity: the JSON line is still printed
+  }
+  const result = JSON.parse(out.toString());
+  return { ms: result.elapsed_ms, makespan: String(result.makespan) };
+}
+
+function runWasm(instance, solver) {
+  const job = pkg.Job.start(instance, { solver, seed: '0', ...(capacity ? { capacity } : {}) });
+  const { result } = job.poll();
+  job.free();
+  return { ms: result.elapsed_ms, makespan: String(result.makespan) };
+}
+
 console.log('| instance | solver | wasm ms | native ms | wasm / native | same makespan |');
 console.log('|---|---|---:|---:|---:|---|');
 for (const file of files) {
   const instance = new pkg.Instance(readFileSync(file, 'utf8'), '', 'half-open');
-  const native = execFileSync(`${root}target/release/memplan`,
-    ['bench', file, '--solvers', solvers.join(','), '--repeat', String(repeats), '--csv', '--threads', '1',
-      ...(capacity ? ['--capacity', capacity] : [])]).toString();
-  const nativeRows = native.trim().split('\n').slice(1).map((line) => line.split(','));
   for (const solver of solvers) {
-    const times = [];
-    let makespan;
-    // One untimed run first: V8 compiles wasm lazily (baseline first, optimised once hot), a cost
-    // the native binary paid at build time; without it the first repeats measure the compiler.
-    for (let i = -1; i < repeats; i++) {
-      const job = pkg.Job.start(instance, { solver, seed: '0', ...(capacity ? { capacity } : {}) });
-      const state = job.poll();
-      if (i >= 0) times.push(state.result.elapsed_ms);
-      makespan = state.result.makespan;
-      job.free();
+    let { makespan } = runWasm(instance, solver); // warm-up, untimed
+    let same = true;
+    const wasmTimes = [];
+    const nativeTimes = [];
+    for (let i = 0; i < repeats; i++) {
+      const native = runNative(file, solver);
+      const wasm = runWasm(instance, solver);
+      nativeTimes.push(native.ms);
+      wasmTimes.push(wasm.ms);
+      same &&= native.makespan === makespan && wasm.makespan === makespan;
     }
-    const row = nativeRows.find((r) => r[3].split(' ')[0] === solver);
-    const nativeMs = Number(row[6]);
-    const wasmMs = median(times);
-    console.log(`| ${basename(file)} | ${solver} | ${wasmMs.toFixed(3)} | ${nativeMs.toFixed(3)} | ${(wasmMs / nativeMs).toFixed(2)} | ${row[4] === makespan ? 'yes' : 'NO'} |`);
+    const [wasmMs, nativeMs] = [median(wasmTimes), median(nativeTimes)];
+    console.log(`| ${basename(file)} | ${solver} | ${wasmMs.toFixed(3)} | ${nativeMs.toFixed(3)} | ${(wasmMs / nativeMs).toFixed(2)} | ${same ? 'yes' : 'NO'} |`);
   }
   instance.free();
 }
