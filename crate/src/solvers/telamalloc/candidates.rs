@@ -202,6 +202,11 @@ impl Candidates {
     /// to `limit`, the next lowest buffers, longest first. The §7.2 ablation's "block that can be
     /// placed at the lowest position", combined with §5.1's three picks. One pass over the unplaced
     /// buffers.
+    ///
+    /// Not inlined: the search loop that calls it is one large function, and V8 (which compiles
+    /// the wasm build) kept this loop's state in stack slots there; on its own it stays in
+    /// registers.
+    #[inline(never)]
     pub fn frontier(&mut self, lowest: &[u64], limit: usize, out: &mut Vec<u32>) {
         const NO_PICK: (u32, u32) = (u32::MAX, u32::MAX);
         let mut bottom = u64::MAX;

@@ -180,8 +180,9 @@ impl Propagator {
         self.stats.work += 1;
         timeline.for_each_overlapping(i, |j| {
             self.stats.work += 1;
-            let lowest = self.lowest[j as usize];
-            if self.offset[j as usize] != UNPLACED || lowest >= top || at >= lowest + timeline.size[j as usize] {
+            // Placed buffers read as `u64::MAX`, at or above `top`: one array read decides most.
+            let lowest = self.open_lowest[j as usize];
+            if lowest >= top || at >= lowest + timeline.size[j as usize] {
                 return true;
             }
             self.stats.work += timeline.span(j).len() as u64;
@@ -418,10 +419,13 @@ impl GapFill {
         self.bits[0] = 1;
         let top_word = words - 1;
         let top_mask = if units % 64 == 63 { u64::MAX } else { (1u64 << (units % 64 + 1)) - 1 };
+        // The highest sum reachable so far: words above it are still zero and shift into zero.
+        let mut reach = 0usize;
         for &size in &self.fitting {
-            let shift = (size / self.unit) as usize;
+            let shift = (size / self.unit) as usize; // at most `units`: a fitting size fits the room
             let (word_shift, bit_shift) = (shift / 64, shift % 64);
-            for w in (word_shift..words).rev() {
+            reach = (reach + shift).min(units as usize);
+            for w in (word_shift..=reach / 64).rev() {
                 let mut moved = self.bits[w - word_shift] << bit_shift;
                 if bit_shift > 0 && w > word_shift {
                     moved |= self.bits[w - word_shift - 1] >> (64 - bit_shift);
