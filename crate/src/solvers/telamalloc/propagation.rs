@@ -421,16 +421,27 @@ impl GapFill {
         let top_mask = if units % 64 == 63 { u64::MAX } else { (1u64 << (units % 64 + 1)) - 1 };
         // The highest sum reachable so far: words above it are still zero and shift into zero.
         let mut reach = 0usize;
+        let unit_is_power_of_two = self.unit.is_power_of_two();
         for &size in &self.fitting {
-            let shift = (size / self.unit) as usize; // at most `units`: a fitting size fits the room
+            // At most `units`: a fitting size fits the room. A shift, not a division, for the
+            // usual power-of-two unit.
+            let shift =
+                if unit_is_power_of_two { size >> self.unit.trailing_zeros() } else { size / self.unit } as usize;
             let (word_shift, bit_shift) = (shift / 64, shift % 64);
             reach = (reach + shift).min(units as usize);
-            for w in (word_shift..=reach / 64).rev() {
-                let mut moved = self.bits[w - word_shift] << bit_shift;
-                if bit_shift > 0 && w > word_shift {
-                    moved |= self.bits[w - word_shift - 1] >> (64 - bit_shift);
+            // From the top down, so each word reads words below it that are not updated yet.
+            let bits = &mut self.bits[..=reach / 64];
+            if bit_shift == 0 {
+                for w in (word_shift..bits.len()).rev() {
+                    bits[w] |= bits[w - word_shift];
                 }
-                self.bits[w] |= moved;
+            } else {
+                for w in (word_shift + 1..bits.len()).rev() {
+                    bits[w] |= bits[w - word_shift] << bit_shift | bits[w - word_shift - 1] >> (64 - bit_shift);
+                }
+                if let Some(first) = bits.get(word_shift).copied() {
+                    bits[word_shift] = first | bits[0] << bit_shift;
+                }
             }
             self.bits[top_word] &= top_mask;
             if self.bits[top_word] >> (units % 64) & 1 == 1 {
@@ -640,20 +651,23 @@ mod tests {
         assert_eq!(fill.usable(&unplaced(&[(4, 0, 1), (6, 0, 1)]), 0, 7, &ANYWHERE), 6);
         assert_eq!(fill.usable(&unplaced(&[(4, 0, 1), (6, 0, 1)]), 0, 10, &ANYWHERE), 10);
         assert_eq!(fill.usable(&unplaced(&[(6, 0, 1), (6, 0, 1)]), 0, 11, &ANYWHERE), 6, "two 6s need 12");
-        // Brute force over many sets and rooms, across word boundaries.
-        let sizes: Vec<u64> = vec![2, 2, 6, 14, 62, 66, 130, 198];
-        let mut fill = GapFill::new(sizes.iter().copied());
-        let list = unplaced(&sizes.iter().map(|&s| (s, 0, 1)).collect::<Vec<_>>());
-        for room in 0..500u64 {
-            let mut best = 0;
-            for mask in 0u32..(1 << sizes.len()) {
-                let sum: u64 = (0..sizes.len()).filter(|&k| mask >> k & 1 == 1).map(|k| sizes[k]).sum();
-                if sum <= room && (mask == 0 || sizes.iter().enumerate().all(|(k, &s)| mask >> k & 1 == 0 || s <= room))
-                {
-                    best = best.max(sum);
+        // Brute force over many sets and rooms, across word boundaries: a unit of 2 (a shift),
+        // of 6 (a division), and shifts of whole words (64 and 128 units).
+        let sets: [&[u64]; 3] =
+            [&[2, 2, 6, 14, 62, 66, 130, 198], &[6, 6, 18, 42, 186, 198, 390, 594], &[1, 3, 64, 64, 128, 70, 5, 200]];
+        for sizes in sets {
+            let mut fill = GapFill::new(sizes.iter().copied());
+            let list = unplaced(&sizes.iter().map(|&s| (s, 0, 1)).collect::<Vec<_>>());
+            for room in 0..sizes.iter().sum::<u64>() + 2 {
+                let mut best = 0;
+                for mask in 0u32..(1 << sizes.len()) {
+                    let sum: u64 = (0..sizes.len()).filter(|&k| mask >> k & 1 == 1).map(|k| sizes[k]).sum();
+                    if sum <= room {
+                        best = best.max(sum);
+                    }
                 }
+                assert_eq!(fill.usable(&list, 0, room, &ANYWHERE), best, "sizes {sizes:?} room {room}");
             }
-            assert_eq!(fill.usable(&list, 0, room, &ANYWHERE), best, "room {room}");
         }
     }
 }
