@@ -451,6 +451,9 @@ impl<'t> Canonical<'t> {
 
     /// Places `i` at its offset and propagates; `None` on a failure (the caller undoes), else
     /// whether some time point is no longer crossed by an unplaced buffer (a possible split).
+    /// Not inlined into the run loop: V8 allocates registers per function (see
+    /// `Candidates::frontier`).
+    #[inline(never)]
     fn place(&mut self, i: u32, lo: u32, hi: u32) -> Option<bool> {
         let timeline = self.timeline;
         let at = self.low(i)?;

@@ -153,6 +153,10 @@ impl Propagator {
     /// Places unplaced buffer `i` at its lowest feasible offset and propagates. On failure the
     /// state is left half-updated for [`Propagator::undo_to`] and `conflict` holds the placed
     /// buffers responsible (including `i`).
+    ///
+    /// Not inlined into the search loop, for the same reason as `Candidates::frontier`: V8
+    /// allocates registers per function, and the loop's own state crowded this one's out.
+    #[inline(never)]
     pub fn place(&mut self, timeline: &Timeline, i: u32) -> Result<(), Failure> {
         // Not timed: a clock read per placement cost more than the placement itself in wasm, where
         // `Instant::now` is a call out to JavaScript. `work` measures the propagation's effort.
@@ -375,6 +379,9 @@ impl GapFill {
 
     /// `fits_in_hole(j, low, high)` says whether `j` fits inside `[low, high)` over its whole
     /// lifetime; it is asked only for buffers whose lowest offset lies below `low`.
+    ///
+    /// Not inlined (nor the subset sum): small functions get V8's registers to themselves.
+    #[inline(never)]
     pub fn usable(
         &mut self,
         unplaced: &[Unplaced],
@@ -412,6 +419,7 @@ impl GapFill {
     }
 
     /// The largest sum of some of `fitting` (in units) that is at most `units`.
+    #[inline(never)]
     fn best_subset_sum(&mut self, units: u64) -> u64 {
         let words = (units / 64 + 1) as usize;
         self.bits.clear();
