@@ -347,12 +347,6 @@ impl Propagator {
     }
 }
 
-/// The most bytes the unplaced buffers `(size, lowest, alignment)` (sorted by size) can put into
-/// the gap `[low, high)` of one segment: only those that fit in it above their lowest feasible
-/// offset count, all of them lie above the lowest start any of them can have, and what they put
-/// there is a sum of some of their sizes. The last bound (a subset sum, by a bitset over multiples
-/// of `unit`, the sizes' common divisor) is what finds the gaps no combination fills exactly, which
-/// matters where a segment may leave nothing empty.
 /// An unplaced buffer alive in the segment being checked.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Unplaced {
@@ -362,6 +356,12 @@ pub struct Unplaced {
     pub alignment: u64,
 }
 
+/// The most bytes the unplaced buffers `(size, lowest, alignment)` (sorted by size) can put into
+/// the gap `[low, high)` of one segment: only those that fit in it above their lowest feasible
+/// offset count, all of them lie above the lowest start any of them can have, and what they put
+/// there is a sum of some of their sizes. The last bound (a subset sum, by a bitset over multiples
+/// of `unit`, the sizes' common divisor) is what finds the gaps no combination fills exactly, which
+/// matters where a segment may leave nothing empty.
 pub struct GapFill {
     unit: u64,
     fitting: Vec<u64>,
