@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use crate::model::Problem;
+use crate::model::{Problem, Stopped};
 use crate::options::SolveOptions;
-use crate::{run, validate};
+use crate::run;
 
 /// One solver on one instance. Time is the median over the repeats.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -14,13 +14,14 @@ pub struct Row {
     pub buffers: usize,
     pub max_load: u64,
     pub solver: String,
-    /// `None` when the solver returned no plan (then `error` says why).
+    /// `None` when the solver returned no plan (then `stopped` or `error` says why).
     pub makespan: Option<u64>,
     pub fragmentation_pct: Option<f64>,
     pub time: Duration,
     pub valid: bool,
     pub feasible: bool,
-    pub optimal: bool,
+    /// Why the run stopped (`None` when it could not run: see `error`).
+    pub stopped: Option<Stopped>,
     /// The portfolio member that won, for `auto`.
     pub winner: Option<String>,
     pub error: Option<String>,
@@ -51,44 +52,33 @@ pub fn run_all(
             }
             times.sort();
             let time = times[times.len() / 2];
-            let row = match last.expect("at least one repeat ran") {
-                Ok(solution) => {
-                    let capacity = options.capacity.or(problem.capacity());
-                    let report =
-                        validate::validate_solution(problem, &solution, capacity.filter(|_| solution.feasible));
-                    Row {
-                        instance: name.clone(),
-                        buffers: problem.len(),
-                        max_load: problem.max_load(),
-                        solver: solver.clone(),
-                        makespan: Some(solution.makespan),
-                        fragmentation_pct: Some(solution.fragmentation_pct()),
-                        time,
-                        valid: report.is_valid(),
-                        feasible: solution.feasible,
-                        optimal: solution.optimal,
-                        winner: match solution.stats.get("winner") {
-                            Some(crate::model::StatValue::Text(w)) => Some(w.clone()),
-                            _ => None,
-                        },
-                        error: (!report.is_valid()).then(|| report.describe(problem)),
-                    }
-                }
-                Err(error) => Row {
-                    instance: name.clone(),
-                    buffers: problem.len(),
-                    max_load: problem.max_load(),
-                    solver: solver.clone(),
-                    makespan: None,
-                    fragmentation_pct: None,
-                    time,
-                    valid: false,
-                    feasible: false,
-                    optimal: false,
-                    winner: None,
-                    error: Some(error.to_string()),
-                },
+            let mut row = Row {
+                instance: name.clone(),
+                buffers: problem.len(),
+                max_load: problem.max_load(),
+                solver: solver.clone(),
+                makespan: None,
+                fragmentation_pct: None,
+                time,
+                valid: false,
+                feasible: false,
+                stopped: None,
+                winner: None,
+                error: None,
             };
+            match last.expect("at least one repeat ran") {
+                Ok(run) => {
+                    let summary = run.summary(problem);
+                    row.makespan = summary.makespan;
+                    row.fragmentation_pct = summary.fragmentation_pct;
+                    row.valid = summary.valid;
+                    row.feasible = summary.feasible;
+                    row.stopped = Some(summary.stopped);
+                    row.winner = summary.winner;
+                    row.error = (!summary.valid).then(|| summary.violations.join("; "));
+                }
+                Err(error) => row.error = Some(error.to_string()),
+            }
             rows.push(row);
         }
     }
@@ -98,7 +88,7 @@ pub fn run_all(
 /// A bench runs several solvers with one set of options: each gets the parameters it declares
 /// (an unknown solver keeps them all, and `run::solve` reports it).
 fn options_for(solver: &str, options: &SolveOptions) -> SolveOptions {
-    let Ok(declared) = crate::solvers::by_name(solver).map(|s| s.parameters()) else {
+    let Ok(declared) = run::registry::by_name(solver).map(|s| s.parameters()) else {
         return options.clone();
     };
     let mut params = crate::options::Params::new();
@@ -127,13 +117,13 @@ fn cells(row: &Row) -> [String; 10] {
             if ms < 10.0 { format!("{ms:.3}") } else { format!("{ms:.1}") }
         },
         if row.valid { "yes".into() } else { "NO".into() },
-        if row.optimal { "yes".into() } else { "".into() },
+        row.stopped.map_or_else(String::new, |s| serde_json::to_value(s).map_or_else(|_| String::new(), |v| v.as_str().unwrap_or_default().to_string())),
         row.error.clone().unwrap_or_default().replace(['\n', '|'], " "),
     ]
 }
 
 const HEADER: [&str; 10] =
-    ["instance", "buffers", "max load", "solver", "makespan", "frag %", "time ms", "valid", "optimal", "note"];
+    ["instance", "buffers", "max load", "solver", "makespan", "frag %", "time ms", "valid", "stopped", "note"];
 
 /// A markdown table, one row per instance and solver.
 pub fn markdown(rows: &[Row]) -> String {

@@ -16,8 +16,8 @@ pub mod size;
 pub mod solvers;
 pub mod validate;
 
-pub use model::{Buffer, InputError, InputErrors, Plan, Problem, Semantics, Solution, Stats};
-pub use options::{CancelFlag, Deadline, Effort, Parameter, Params, SolveError, SolveOptions};
+pub use model::{Buffer, InputError, InputErrors, Outcome, Plan, Problem, Semantics, Stats, Stopped};
+pub use options::{CancelFlag, Deadline, Effort, Halt, Parameter, Params, SolveError, SolveOptions};
 pub use solvers::Solver;
 
 #[cfg(target_arch = "wasm32")]

@@ -1,6 +1,6 @@
 //! Measures of an instance and of a plan, each by an event sweep or sorting: O(n log n).
 
-use crate::model::Buffer;
+use crate::model::{Buffer, Problem, Semantics, wire};
 
 /// The most bytes alive at once (L), as u128 so that a sum beyond u64 is seen, not wrapped.
 pub fn max_load_wide<'a>(buffers: impl IntoIterator<Item = &'a Buffer>) -> u128 {
@@ -89,25 +89,56 @@ pub fn contention_per_buffer(buffers: &[Buffer]) -> Vec<u64> {
         .collect()
 }
 
-/// Total size, min and max size, and the time span of an instance.
+/// An instance at a glance (`memplan stats`, the page's header): sizes, span, conflicts. Integers
+/// follow [`crate::model::wire`]'s rule in JSON.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Summary {
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct InstanceSummary {
     pub buffers: usize,
+    /// The most bytes alive at once (L).
+    #[serde(serialize_with = "wire::serialize_u64")]
+    #[cfg_attr(test, ts(type = "number | string"))]
     pub max_load: u64,
+    /// The instance's own lower bound: L, pinned tops and alignment.
+    #[serde(serialize_with = "wire::serialize_u64")]
+    #[cfg_attr(test, ts(type = "number | string"))]
+    pub lower_bound: u64,
+    /// The sum of all sizes (it may pass u64).
+    #[serde(serialize_with = "wire::serialize_u128")]
+    #[cfg_attr(test, ts(type = "number | string"))]
     pub total_size: u128,
+    #[serde(serialize_with = "wire::serialize_u64")]
+    #[cfg_attr(test, ts(type = "number | string"))]
     pub min_size: u64,
+    #[serde(serialize_with = "wire::serialize_u64")]
+    #[cfg_attr(test, ts(type = "number | string"))]
     pub max_size: u64,
+    #[serde(serialize_with = "wire::serialize_u64")]
+    #[cfg_attr(test, ts(type = "number | string"))]
     pub first_start: u64,
+    #[serde(serialize_with = "wire::serialize_u64")]
+    #[cfg_attr(test, ts(type = "number | string"))]
     pub last_end: u64,
+    /// Pairs of buffers alive at the same time.
+    #[serde(serialize_with = "wire::serialize_u64")]
+    #[cfg_attr(test, ts(type = "number | string"))]
     pub conflicts: u64,
     pub pinned: usize,
     pub aligned: usize,
+    /// The instance's own capacity, if it has one.
+    #[serde(serialize_with = "wire::serialize_option_u64")]
+    #[cfg_attr(test, ts(type = "number | string | null"))]
+    pub capacity: Option<u64>,
+    /// What the input's times meant.
+    pub semantics: Semantics,
 }
 
-pub fn summary(buffers: &[Buffer]) -> Summary {
-    Summary {
+pub fn summary(problem: &Problem) -> InstanceSummary {
+    let buffers = problem.buffers();
+    InstanceSummary {
         buffers: buffers.len(),
-        max_load: u64::try_from(max_load_wide(buffers)).unwrap_or(u64::MAX),
+        max_load: problem.max_load(),
+        lower_bound: problem.lower_bound(),
         total_size: buffers.iter().map(|b| b.size as u128).sum(),
         min_size: buffers.iter().map(|b| b.size).min().unwrap_or(0),
         max_size: buffers.iter().map(|b| b.size).max().unwrap_or(0),
@@ -116,6 +147,8 @@ pub fn summary(buffers: &[Buffer]) -> Summary {
         conflicts: conflict_count(buffers),
         pinned: buffers.iter().filter(|b| b.pinned.is_some()).count(),
         aligned: buffers.iter().filter(|b| b.alignment > 1).count(),
+        capacity: problem.capacity(),
+        semantics: problem.semantics(),
     }
 }
 

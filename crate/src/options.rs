@@ -7,6 +7,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use web_time::Instant;
 
+use crate::model::Plan;
+
 /// How hard the portfolio works: more planners, orders and random restarts at higher levels.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -92,6 +94,9 @@ pub struct SolveOptions {
     /// Solver-specific settings by name (`iterations=100`), as each solver declares them in
     /// [`crate::Solver::parameters`]; `run::solve` refuses names the solver does not declare.
     pub params: Params,
+    /// A valid plan of the problem to start from (a warm start): solvers that search from a plan
+    /// ([`crate::solvers::Capabilities::warm_start`]) begin with it instead of building their own.
+    pub start: Option<Arc<Plan>>,
 }
 
 impl std::fmt::Debug for SolveOptions {
@@ -104,6 +109,7 @@ impl std::fmt::Debug for SolveOptions {
             .field("effort", &self.effort)
             .field("cancelled", &self.cancel.is_cancelled())
             .field("params", &self.params)
+            .field("start", &self.start.as_ref().map(|plan| plan.makespan))
             .finish()
     }
 }
@@ -222,32 +228,54 @@ impl Deadline {
     }
 
     /// Why the solve must stop now, if it must.
-    pub fn expired(&self) -> Option<SolveError> {
+    pub fn expired(&self) -> Option<Halt> {
         if self.cancel.is_cancelled() {
-            return Some(SolveError::Cancelled);
+            return Some(Halt::Cancelled);
         }
         match self.at {
-            Some(at) if Instant::now() >= at => Some(SolveError::Timeout),
+            Some(at) if Instant::now() >= at => Some(Halt::Timeout),
             _ => None,
         }
     }
 }
 
-/// Why a solver returned no plan.
+/// Why a solve could not run at all: the request itself is wrong (an unknown solver, a setting it
+/// does not have or cannot honour). Everything else, including "nothing fits", a time limit and a
+/// cancel, is an [`crate::Outcome`] with its [`crate::Stopped`] reason.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize)]
 pub enum SolveError {
-    #[error("infeasible: {0}")]
-    Infeasible(String),
-    #[error("time limit reached before any plan was found")]
-    Timeout,
-    #[error("cancelled")]
-    Cancelled,
     #[error("unsupported: {0}")]
     Unsupported(String),
     #[error("no such solver: {0}")]
     UnknownSolver(String),
+}
+
+/// Why a solver's work ended without a plan of its own. It lives inside the solvers, whose
+/// [`crate::Solver::solve`] turns it into an outcome (see [`crate::solvers::conclude`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Halt {
+    /// A proof that no plan fits.
+    #[error("infeasible: {0}")]
+    Infeasible(String),
+    #[error("time limit reached")]
+    Timeout,
+    #[error("cancelled")]
+    Cancelled,
+    /// An offset this solver chose would pass u64: it has no plan (another solver may).
     #[error("buffer {buffer}: offset {offset} + size {size} overflows u64")]
     Overflow { buffer: String, offset: u64, size: u64 },
+    /// The request cannot be served (a parameter's value, a missing preset).
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+}
+
+impl From<SolveError> for Halt {
+    fn from(error: SolveError) -> Self {
+        match error {
+            SolveError::Unsupported(what) => Halt::Unsupported(what),
+            SolveError::UnknownSolver(name) => Halt::Unsupported(format!("no such solver: {name}")),
+        }
+    }
 }
 
 #[cfg(test)]

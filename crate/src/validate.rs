@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::metrics;
-use crate::model::{Problem, Solution};
+use crate::model::{Outcome, Problem, Stopped};
 
 /// One way a plan is wrong. Buffers are named by their index in the problem.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -184,47 +184,47 @@ fn find_overlaps(problem: &Problem, offsets: &[u64], placeable: &[bool], violati
     }
 }
 
-/// Checks a solution: its plan, and that its stated makespan, max load and feasibility are true.
-pub fn validate_solution(problem: &Problem, solution: &Solution, capacity: Option<u64>) -> Report {
-    let mut report = validate(problem, &solution.plan.offsets, capacity);
+/// Checks an outcome: its plan against the problem (and the capacity when the outcome says its
+/// plan fits), and that what it states of the plan is true: the makespan, a lower bound no higher
+/// than the plan and no lower than L, a plan that fits when the reason says so, an optimal
+/// reason only at the bound, and no plan within the capacity beside a proof that none exists.
+pub fn validate_outcome(problem: &Problem, outcome: &Outcome) -> Report {
+    let capacity = outcome.capacity.filter(|_| outcome.stopped == Stopped::Fits);
+    let Some(plan) = &outcome.plan else {
+        let mut report = Report { violations: Vec::new(), makespan: 0 };
+        if outcome.stopped.is_optimal() || outcome.stopped == Stopped::Fits {
+            report.violations.push(Violation::WrongClaim {
+                what: "a plan (optimal or within the capacity) but has none, makespan",
+                claimed: outcome.lower_bound,
+                actual: 0,
+            });
+        }
+        return report;
+    };
+    let mut report = validate(problem, &plan.offsets, capacity);
     if report.violations.iter().any(|v| matches!(v, Violation::WrongLength { .. })) {
         return report;
     }
     let max_load = metrics::max_load_wide(problem.buffers());
-    if solution.makespan != report.makespan {
-        report.violations.push(Violation::WrongClaim {
-            what: "makespan",
-            claimed: solution.makespan,
-            actual: report.makespan,
-        });
+    let mut claim = |what, claimed, actual| report.violations.push(Violation::WrongClaim { what, claimed, actual });
+    if plan.makespan != report.makespan {
+        claim("makespan", plan.makespan, report.makespan);
     }
-    if solution.max_load as u128 != max_load {
-        report.violations.push(Violation::WrongClaim {
-            what: "max load",
-            claimed: solution.max_load,
-            actual: max_load as u64,
-        });
+    if (outcome.lower_bound as u128) < max_load {
+        claim("a lower bound below the max load", outcome.lower_bound, max_load as u64);
     }
-    if solution.optimal && solution.makespan > solution.lower_bound {
-        report.violations.push(Violation::WrongClaim {
-            what: "an optimal makespan at lower bound",
-            claimed: solution.lower_bound,
-            actual: solution.makespan,
-        });
+    if outcome.lower_bound > report.makespan {
+        claim("a lower bound above its makespan", outcome.lower_bound, report.makespan);
     }
-    if solution.lower_bound < solution.max_load {
-        report.violations.push(Violation::WrongClaim {
-            what: "a lower bound below max load",
-            claimed: solution.lower_bound,
-            actual: max_load as u64,
-        });
+    if outcome.stopped.is_optimal() && report.makespan > outcome.lower_bound {
+        claim("an optimal makespan at lower bound", outcome.lower_bound, report.makespan);
     }
-    if solution.lower_bound > solution.makespan {
-        report.violations.push(Violation::WrongClaim {
-            what: "a lower bound above its makespan",
-            claimed: solution.lower_bound,
-            actual: solution.makespan,
-        });
+    if let Some(capacity) = outcome.capacity
+        && outcome.stopped == Stopped::Infeasible
+        && report.makespan <= capacity
+    {
+        claim("that nothing fits the capacity", capacity, report.makespan);
     }
     report
 }
+

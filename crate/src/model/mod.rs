@@ -5,9 +5,10 @@ mod error;
 mod problem;
 mod semantics;
 mod solution;
+pub mod wire;
 
 pub use buffer::Buffer;
 pub use error::{InputError, InputErrors};
 pub use problem::Problem;
 pub use semantics::Semantics;
-pub use solution::{Plan, Solution, StatValue, Stats};
+pub use solution::{Outcome, Plan, StatValue, Stats, Stopped};

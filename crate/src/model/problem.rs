@@ -13,6 +13,8 @@ pub struct Problem {
     /// What the times meant in the input; the buffers themselves are always `[start, end)`.
     semantics: Semantics,
     max_load: u64,
+    /// [`Problem::lower_bound`], computed once.
+    lower_bound: u64,
 }
 
 impl Problem {
@@ -76,7 +78,9 @@ impl Problem {
                 "the total size of buffers alive at once ({max_load}) does not fit in 64 bits"
             )))
         })?;
-        Ok(Problem { buffers, capacity, semantics: Semantics::HalfOpen, max_load })
+        let pinned_top = buffers.iter().filter_map(|b| b.pinned.map(|offset| offset + b.size)).max().unwrap_or(0);
+        let lower_bound = max_load.max(pinned_top).max(alignment_bound(&buffers));
+        Ok(Problem { buffers, capacity, semantics: Semantics::HalfOpen, max_load, lower_bound })
     }
 
     pub fn buffers(&self) -> &[Buffer] {
@@ -113,15 +117,10 @@ impl Problem {
         self.max_load
     }
 
-    /// A lower bound on the makespan of every valid plan: L, and the top of each pinned buffer.
+    /// A lower bound on the makespan of every valid plan that the instance gives without search:
+    /// L, the top of each pinned buffer, and the alignment bound ([`alignment_bound`]).
     pub fn lower_bound(&self) -> u64 {
-        let pinned_top = self
-            .buffers
-            .iter()
-            .filter_map(|b| b.pinned.map(|offset| offset + b.size)) // no overflow: checked in new()
-            .max()
-            .unwrap_or(0);
-        self.max_load.max(pinned_top)
+        self.lower_bound
     }
 
     pub fn has_pinned(&self) -> bool {
@@ -131,6 +130,54 @@ impl Problem {
     pub fn has_alignment(&self) -> bool {
         self.buffers.iter().any(|b| b.alignment > 1)
     }
+}
+
+/// How many distinct alignments [`alignment_bound`] looks at (the largest ones): it costs a sweep
+/// each, and real models use a handful (powers of two).
+const ALIGNMENT_CLASSES: usize = 16;
+
+/// A bound on the makespan that alignment forces. Take an alignment `a` and the buffers alive at
+/// one time whose alignment is a multiple of `a`: their offsets are multiples of `a` and their
+/// ranges disjoint, so each after the lowest starts at least `a * ceil(size / a)` above the one
+/// before it. The highest of `k` such buffers therefore starts at `a * (sum of ceil(size / a) - 1)`
+/// or above and ends at least one byte higher. With `a` = 1 this is L; with three 1-byte buffers
+/// aligned to 2^30 it is 2^31 + 1, where L is 3. The maximum over every time and alignment class
+/// (saturating at u64::MAX, which no plan can pass anyway).
+pub fn alignment_bound(buffers: &[Buffer]) -> u64 {
+    let mut alignments: Vec<u64> = buffers.iter().map(|b| b.alignment).filter(|&a| a > 1).collect();
+    alignments.sort_unstable_by(|a, b| b.cmp(a));
+    alignments.dedup();
+    alignments.truncate(ALIGNMENT_CLASSES);
+    if alignments.is_empty() {
+        return 0;
+    }
+    // (time, is_start, index): ends before starts at one time, as `[start, end)` asks.
+    let mut events: Vec<(u64, bool, usize)> = Vec::with_capacity(buffers.len() * 2);
+    for (i, b) in buffers.iter().enumerate() {
+        if b.alignment > 1 {
+            events.push((b.start, true, i));
+            events.push((b.end, false, i));
+        }
+    }
+    events.sort_unstable();
+    let mut best: u128 = 0;
+    for &alignment in &alignments {
+        let mut slots: u128 = 0; // sum of ceil(size / alignment) over the class alive now
+        for &(_, is_start, i) in &events {
+            let b = &buffers[i];
+            if b.alignment % alignment != 0 {
+                continue;
+            }
+            let need = b.size.div_ceil(alignment) as u128;
+            if is_start {
+                slots += need;
+                best = best.max(alignment as u128 * (slots - 1) + 1);
+            } else {
+                slots -= need;
+            }
+        }
+    }
+    u64::try_from(best).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]
@@ -167,6 +214,24 @@ mod tests {
     fn max_load_beyond_u64_is_an_error() {
         let buffers = vec![Buffer::new("a", 0, 4, u64::MAX), Buffer::new("b", 1, 2, 2)];
         assert!(Problem::new(buffers, None).is_err());
+    }
+
+    #[test]
+    fn lower_bound_knows_alignment() {
+        let buffers = (0..3).map(|i| Buffer::new(i.to_string(), 0, 10, 1).with_alignment(1 << 30)).collect();
+        let problem = Problem::new(buffers, None).unwrap();
+        assert_eq!(problem.max_load(), 3);
+        assert_eq!(problem.lower_bound(), (1 << 31) + 1);
+        // Alignments that are multiples of a smaller one count in its class: 8, 8 and 4 bytes at
+        // alignment 4 need slots 0, 8 and 16 at best (the 4-byte buffer last).
+        let buffers = vec![
+            Buffer::new("a", 0, 2, 5).with_alignment(8),
+            Buffer::new("b", 0, 2, 5).with_alignment(4),
+            Buffer::new("c", 1, 2, 1).with_alignment(4),
+        ];
+        let problem = Problem::new(buffers, None).unwrap();
+        // Class 4: slots 2 + 2 + 1 = 5, so at least 4 * 4 + 1 = 17. Class 8: one buffer, 1.
+        assert_eq!(problem.lower_bound(), 17);
     }
 
     #[test]

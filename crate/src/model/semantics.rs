@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 /// §5.4): MiniMalloc, TVM and SOMAS use `[start, end)`, XLA's heap simulator `[start, end]`, idealloc
 /// `(start, end)`. Internally memplan always uses `[start, end)`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum Semantics {
     /// `[start, end)`: alive from `start` up to, not including, `end` (MiniMalloc).

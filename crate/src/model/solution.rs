@@ -1,26 +1,39 @@
+//! What a solve returns: a plan (or none), the proven lower bound, and why the run stopped.
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-/// An offset for every buffer, indexed like [`crate::Problem::buffers`].
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+use super::Problem;
+
+/// An offset for every buffer, indexed like [`crate::Problem::buffers`], with the order in which
+/// the solver chose them (for replaying a plan) and the makespan they give.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Plan {
     pub offsets: Vec<u64>,
+    /// Buffer indices in the order the solver placed them (may be empty when unknown).
+    pub placement_order: Vec<usize>,
+    /// The highest address in use: max over buffers of offset + size.
+    pub makespan: u64,
 }
 
 impl Plan {
-    pub fn new(offsets: Vec<u64>) -> Self {
-        Plan { offsets }
+    /// A plan of `problem` with its makespan measured from the offsets.
+    pub fn new(problem: &Problem, offsets: Vec<u64>, placement_order: Vec<usize>) -> Self {
+        let makespan = crate::metrics::makespan(problem.buffers(), &offsets);
+        Plan { offsets, placement_order, makespan }
     }
 }
 
-/// A solver statistic: counters stay exact integers (they may pass 2^53), ratios are floats.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A solver statistic: counters stay exact integers, ratios are floats. Statistics are for people
+/// and benchmarks; nothing a caller must act on lives in them. In JSON they follow
+/// [`super::wire`]'s rule.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum StatValue {
-    Count(u64),
-    Ratio(f64),
+    Count(#[serde(serialize_with = "super::wire::serialize_u64")] u64),
+    Ratio(#[serde(serialize_with = "super::wire::serialize_f64")] f64),
     Text(String),
 }
 
@@ -57,52 +70,181 @@ impl From<String> for StatValue {
 /// Named solver statistics (nodes, backtracks, pool buffers, ...), sorted by name for stable output.
 pub type Stats = BTreeMap<String, StatValue>;
 
-/// A plan with what is known about it. `optimal` is true only with a proof: the makespan equals a
-/// proven lower bound.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Solution {
-    /// The solver that produced the plan (for `auto`, the portfolio member that won).
+/// Why a run ended. Every outcome has exactly one; the first two mean the plan is optimal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum Stopped {
+    /// The plan's makespan meets the bound the instance itself gives (the max load L, a pinned
+    /// buffer's top, or an alignment bound): no plan can be lower, and no search was needed to know.
+    LowerBound,
+    /// A search proved that no plan has a lower makespan than this one.
+    Optimal,
+    /// A plan within the capacity asked for was found and the run stopped there, as asked: it did
+    /// not look for a lower one.
+    Fits,
+    /// A proof that no plan fits the capacity (a plan, when present, is the best known above it).
+    Infeasible,
+    /// A heuristic ran its course: one or more greedy passes, no search, so no proof either way.
+    Completed,
+    /// The work budget (nodes, steps, iterations) ran out before a proof.
+    Budget,
+    /// The time limit passed before a proof.
+    TimeLimit,
+    /// The caller cancelled; the plan, when present, is the best found so far.
+    Cancelled,
+}
+
+impl Stopped {
+    /// The plan's makespan is proven to be the lowest possible.
+    pub fn is_optimal(self) -> bool {
+        matches!(self, Stopped::LowerBound | Stopped::Optimal)
+    }
+
+    /// The run ended before it could prove what it was asked (the plan may still be optimal or
+    /// fit: a longer run could tell).
+    pub fn is_interrupted(self) -> bool {
+        matches!(self, Stopped::Budget | Stopped::TimeLimit | Stopped::Cancelled)
+    }
+
+    /// The reason in a few words, as the CLI and the page show it next to a result.
+    pub fn describe(self, has_plan: bool) -> &'static str {
+        match (self, has_plan) {
+            (Stopped::LowerBound, _) => "optimal: the plan meets the lower bound",
+            (Stopped::Optimal, _) => "optimal, proven by search",
+            (Stopped::Fits, _) => "fits the capacity (not minimised further)",
+            (Stopped::Infeasible, _) => "proven infeasible: nothing fits the capacity",
+            (Stopped::Completed, true) => "best plan of the heuristics (not proven optimal)",
+            (Stopped::Completed, false) => "the heuristics found no plan",
+            (Stopped::Budget, true) => "best found; the work budget ran out before a proof",
+            (Stopped::Budget, false) => "no plan found before the work budget ran out",
+            (Stopped::TimeLimit, true) => "best found; the time limit was reached before a proof",
+            (Stopped::TimeLimit, false) => "no plan found before the time limit",
+            (Stopped::Cancelled, true) => "cancelled: the best plan so far",
+            (Stopped::Cancelled, false) => "cancelled before any plan was found",
+        }
+    }
+
+    /// Of two reasons for one result, the one that says more: a proof beats a plain stop, and a
+    /// stop the caller caused (cancel, time) beats one the solver chose (budget, a heuristic's end).
+    pub fn stronger(self, other: Stopped) -> Stopped {
+        if self.rank() >= other.rank() { self } else { other }
+    }
+
+    fn rank(self) -> u8 {
+        match self {
+            Stopped::Completed => 0,
+            Stopped::Budget => 1,
+            Stopped::TimeLimit => 2,
+            Stopped::Cancelled => 3,
+            Stopped::Fits => 4,
+            Stopped::Infeasible => 5,
+            Stopped::Optimal => 6,
+            Stopped::LowerBound => 7,
+        }
+    }
+}
+
+/// The answer of one solve: the plan (or none), what is proven, and why the run stopped.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The solver that was asked.
     pub solver: String,
-    pub plan: Plan,
-    /// The highest address in use: max over buffers of offset + size.
-    pub makespan: u64,
-    /// The most bytes alive at once (L).
-    pub max_load: u64,
+    /// For a portfolio (`auto`), the member whose plan this is.
+    pub winner: Option<String>,
+    pub plan: Option<Plan>,
+    /// A proven lower bound on every plan's makespan (at least the instance's own bound); equal to
+    /// the plan's makespan when the plan is optimal.
     pub lower_bound: u64,
-    pub optimal: bool,
-    /// The makespan is within the problem's capacity (always true without one).
-    pub feasible: bool,
+    /// The capacity the run was held to (the caller's, else the instance's), if any.
+    pub capacity: Option<u64>,
+    pub stopped: Stopped,
+    /// A sentence for people on what was proven or why no plan came back (e.g. "the max load 12
+    /// exceeds the capacity 10"). Never needed to act: `stopped` says that.
+    pub detail: Option<String>,
     pub stats: Stats,
-    #[serde(with = "duration_ms")]
     pub elapsed: Duration,
-    /// Buffer indices in the order the solver placed them (for replaying a plan).
-    pub placement_order: Vec<usize>,
     pub seed: u64,
 }
 
-impl Solution {
-    /// makespan − L: the memory lost to fragmentation.
-    pub fn fragmentation(&self) -> u64 {
-        self.makespan.saturating_sub(self.max_load)
+impl Outcome {
+    /// An outcome with `plan`, its reason made as strong as the plan and bound allow (see
+    /// [`Outcome::settle`]).
+    pub fn new(
+        solver: &str,
+        problem: &Problem,
+        capacity: Option<u64>,
+        plan: Option<Plan>,
+        lower_bound: u64,
+        stopped: Stopped,
+    ) -> Self {
+        let mut outcome = Outcome {
+            solver: solver.to_string(),
+            winner: None,
+            plan,
+            lower_bound,
+            capacity,
+            stopped,
+            detail: None,
+            stats: Stats::new(),
+            elapsed: Duration::ZERO,
+            seed: 0,
+        };
+        outcome.settle(problem);
+        outcome
     }
 
-    /// Fragmentation as a percentage of L (0 when L is 0).
-    pub fn fragmentation_pct(&self) -> f64 {
-        if self.max_load == 0 { 0.0 } else { 100.0 * self.fragmentation() as f64 / self.max_load as f64 }
+    /// Brings `lower_bound` and `stopped` in line with the plan, so that the reason is as strong
+    /// as what is known: a bound above the capacity is [`Stopped::Infeasible`]; a plan at the
+    /// instance's own bound is [`Stopped::LowerBound`], one at a bound a search proved is
+    /// [`Stopped::Optimal`]. `lower_bound` is raised to the instance's own bound and capped at the
+    /// plan's makespan. Call it after changing the plan or the bound.
+    pub fn settle(&mut self, problem: &Problem) {
+        let own = problem.lower_bound();
+        self.lower_bound = self.lower_bound.max(own);
+        if let Some(plan) = &self.plan {
+            self.lower_bound = self.lower_bound.min(plan.makespan);
+        }
+        if self.capacity.is_some_and(|capacity| self.lower_bound > capacity) {
+            self.stopped = Stopped::Infeasible;
+        } else if let Some(plan) = &self.plan {
+            if plan.makespan <= own {
+                self.stopped = Stopped::LowerBound;
+            } else if plan.makespan <= self.lower_bound {
+                self.stopped = Stopped::Optimal;
+            }
+        }
     }
-}
 
-mod duration_ms {
-    use std::time::Duration;
-
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(value: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_f64(value.as_secs_f64() * 1000.0)
+    pub fn makespan(&self) -> Option<u64> {
+        self.plan.as_ref().map(|p| p.makespan)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
-        let ms = f64::deserialize(deserializer)?;
-        Ok(Duration::from_secs_f64(ms.max(0.0) / 1000.0))
+    pub fn offsets(&self) -> &[u64] {
+        self.plan.as_ref().map_or(&[], |p| &p.offsets)
+    }
+
+    /// A plan came back and it is within the capacity (any plan, without one).
+    pub fn feasible(&self) -> bool {
+        match (&self.plan, self.capacity) {
+            (None, _) => false,
+            (Some(plan), Some(capacity)) => plan.makespan <= capacity,
+            (Some(_), None) => true,
+        }
+    }
+
+    /// The plan's makespan is proven to be the lowest possible.
+    pub fn optimal(&self) -> bool {
+        self.plan.is_some() && self.stopped.is_optimal()
+    }
+
+    /// makespan − L, the memory lost to fragmentation (`None` without a plan).
+    pub fn fragmentation(&self, problem: &Problem) -> Option<u64> {
+        self.makespan().map(|m| m.saturating_sub(problem.max_load()))
+    }
+
+    /// The reason in words (see [`Stopped::describe`]).
+    pub fn verdict(&self) -> &'static str {
+        self.stopped.describe(self.plan.is_some())
     }
 }

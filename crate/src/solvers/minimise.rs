@@ -1,18 +1,19 @@
 //! Makespan minimisation on top of a feasibility search: the driver that the exact and the search
 //! solvers share.
 //!
-//! It starts from a plan that is already known (the best greedy plan, so there is always an answer)
-//! and a proven lower bound (L and the pinned tops), and probes capacities in between. A plan found
-//! at a capacity lowers the upper end to that plan's makespan; a proof that nothing fits raises the
-//! lower end; a probe that runs out of its budget proves nothing, so the driver moves on to higher
-//! capacities (where plans are easier to find) and comes back to the unknown range with a doubled
-//! budget once the rest is settled. Unlike a bisection that shares one deadline from capacity 0,
-//! one hard probe cannot eat the whole time limit, and the best plan and bound so far are always
-//! there to return.
+//! It starts from a plan that is already known (a start plan, so there is always an answer) and a
+//! proven lower bound (the instance's own: L, pinned tops, alignment), and probes capacities in
+//! between. It probes the bound itself first (perfect packings are common and end the search),
+//! then bisects: a plan found at a capacity lowers the upper end to that plan's makespan; a proof
+//! that nothing fits raises the lower end (and the proven bound) past it; a probe that runs out of
+//! its budget proves nothing, so the bisection moves on above it, and once the range is settled
+//! the driver comes back to what stayed unknown with a doubled budget. Each round therefore takes
+//! O(log(makespan − bound)) probes, and one hard probe cannot eat the whole time limit: the best
+//! plan and bound so far are always there to return.
 
 use std::time::Duration;
 
-use crate::model::{Problem, Solution, StatValue};
+use crate::model::{Plan, Problem, StatValue, Stats, Stopped};
 use crate::options::{Deadline, Progress, SolveOptions};
 
 /// What one feasibility probe at a capacity found.
@@ -33,7 +34,7 @@ const MIN_SLICE: Duration = Duration::from_millis(20);
 /// is revisited only after the easier capacities are settled.
 const UNLIMITED_FIRST_SLICE: Duration = Duration::from_secs(2);
 
-/// Counts of what the probes found, for the solution's statistics.
+/// Counts of what the probes found, for the outcome's statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ProbeCounts {
     pub feasible: u64,
@@ -41,52 +42,86 @@ pub struct ProbeCounts {
     pub unknown: u64,
 }
 
+impl ProbeCounts {
+    pub fn total(&self) -> u64 {
+        self.feasible + self.infeasible + self.unknown
+    }
+}
+
+/// What a minimisation ended with.
+#[derive(Clone, Debug)]
+pub struct Minimised {
+    /// The best plan: the start plan or a lower one.
+    pub plan: Plan,
+    /// The best proven lower bound (at most the plan's makespan).
+    pub lower_bound: u64,
+    /// [`Stopped::Optimal`] when plan and bound met; else why the driver stopped.
+    pub stopped: Stopped,
+    pub counts: ProbeCounts,
+}
+
+impl Minimised {
+    /// Adds the probe counts to `stats`.
+    pub fn write_stats(&self, stats: &mut Stats) {
+        stats.insert("probes_feasible".into(), StatValue::Count(self.counts.feasible));
+        stats.insert("probes_infeasible".into(), StatValue::Count(self.counts.infeasible));
+        stats.insert("probes_unknown".into(), StatValue::Count(self.counts.unknown));
+    }
+}
+
 /// Lowers `start`'s makespan by probing capacities between the proven lower bound and it.
 ///
 /// `probe(capacity, deadline)` must return a plan whose makespan is at most `capacity`, or a proof
-/// that none exists, or `Unknown` once `deadline` has expired. The returned solution keeps the
-/// best plan, its `lower_bound` is the best proven bound, and `optimal` is true only when the two
-/// meet. Statistics `probes_*` are added.
+/// that none exists, or `Unknown` once `deadline` has expired. The driver stops when the plan
+/// meets the bound or `deadline` expires; `caller` is the deadline of the solve that asked (its
+/// time limit and cancel), which tells a time limit or a cancel from the solver's own stop (its
+/// work budget, raised on `deadline`'s flag).
 pub fn minimise(
+    solver: &str,
     problem: &Problem,
     options: &SolveOptions,
+    caller: &Deadline,
     deadline: &Deadline,
-    mut best: Solution,
+    start: Plan,
+    known_lower: u64,
     mut probe: impl FnMut(u64, &Deadline) -> Probe,
-) -> Solution {
-    let started = web_time::Instant::now();
-    let mut proven_lower = problem.lower_bound().max(best.lower_bound);
+) -> Minimised {
+    let mut best = start;
+    let mut proven_lower = problem.lower_bound().max(known_lower).min(best.makespan);
     let mut counts = ProbeCounts::default();
-    // Capacities below `search_lower` are proven infeasible or were left unknown in this round.
+    // The range still to settle in this round is [search_lower, best.makespan): capacities below
+    // `search_lower` are refuted or were left unknown in this round.
     let mut search_lower = proven_lower;
     let mut slice = match deadline.remaining() {
         Some(left) => (left / FIRST_SLICE_DIVISOR).max(MIN_SLICE),
         None => UNLIMITED_FIRST_SLICE,
     };
     let mut unknown_this_round = false;
+    let mut bound_probed = false;
     while proven_lower < best.makespan && deadline.expired().is_none() {
         if search_lower >= best.makespan {
             if !unknown_this_round {
                 break; // every capacity below the best plan was refuted
             }
-            // Settle the ranges that timed out, with more time each.
+            // Settle the ranges that stayed unknown, with more time each.
             search_lower = proven_lower;
             slice = slice.saturating_mul(2);
             unknown_this_round = false;
         }
-        // Probe the lower bound itself first: perfect packings are common and end the search.
-        let capacity =
-            if search_lower == proven_lower { proven_lower } else { search_lower + (best.makespan - search_lower) / 2 };
+        let capacity = if bound_probed {
+            search_lower + (best.makespan - 1 - search_lower) / 2
+        } else {
+            bound_probed = true;
+            proven_lower
+        };
         let probe_deadline = deadline.within(slice);
         match probe(capacity, &probe_deadline) {
             Probe::Feasible { offsets, placement_order } => {
                 counts.feasible += 1;
-                let makespan = crate::metrics::makespan(problem.buffers(), &offsets);
-                debug_assert!(makespan <= capacity, "a probe at {capacity} returned makespan {makespan}");
-                if makespan < best.makespan {
-                    best.plan.offsets = offsets;
-                    best.placement_order = placement_order;
-                    best.makespan = makespan;
+                let found = Plan::new(problem, offsets, placement_order);
+                debug_assert!(found.makespan <= capacity, "a probe at {capacity} returned makespan {}", found.makespan);
+                if found.makespan < best.makespan {
+                    best = found;
                 }
             }
             Probe::Infeasible => {
@@ -102,25 +137,24 @@ pub fn minimise(
             }
         }
         options.report(Progress {
-            solver: best.solver.clone(),
+            solver: solver.to_string(),
             best_makespan: Some(best.makespan),
             lower_bound: proven_lower,
-            nodes: counts.feasible + counts.infeasible + counts.unknown,
+            nodes: counts.total(),
         });
     }
-    best.lower_bound = proven_lower.min(best.makespan);
-    best.optimal = best.makespan <= proven_lower;
-    best.stats.insert("probes_feasible".into(), StatValue::Count(counts.feasible));
-    best.stats.insert("probes_infeasible".into(), StatValue::Count(counts.infeasible));
-    best.stats.insert("probes_unknown".into(), StatValue::Count(counts.unknown));
-    best.stats.insert("minimise_ms".into(), StatValue::Ratio(started.elapsed().as_secs_f64() * 1000.0));
-    best
+    let stopped = if proven_lower >= best.makespan {
+        Stopped::Optimal
+    } else {
+        super::stop_reason(caller, Stopped::Budget)
+    };
+    Minimised { lower_bound: proven_lower.min(best.makespan), plan: best, stopped, counts }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Buffer, Plan, Stats};
+    use crate::model::Buffer;
 
     /// Two buffers alive together (sizes 3 and 5) and one alone: L = 8.
     fn problem() -> Problem {
@@ -128,20 +162,18 @@ mod tests {
             .unwrap()
     }
 
-    fn stacked(problem: &Problem, offsets: Vec<u64>) -> Solution {
-        Solution {
-            solver: "test".into(),
-            makespan: crate::metrics::makespan(problem.buffers(), &offsets),
-            plan: Plan::new(offsets),
-            max_load: problem.max_load(),
-            lower_bound: problem.lower_bound(),
-            optimal: false,
-            feasible: true,
-            stats: Stats::new(),
-            elapsed: Duration::ZERO,
-            placement_order: vec![0, 1, 2],
-            seed: 0,
-        }
+    fn stacked(problem: &Problem, offsets: Vec<u64>) -> Plan {
+        Plan::new(problem, offsets, vec![0, 1, 2])
+    }
+
+    fn run(
+        problem: &Problem,
+        options: &SolveOptions,
+        start: Plan,
+        probe: impl FnMut(u64, &Deadline) -> Probe,
+    ) -> Minimised {
+        let deadline = options.deadline(web_time::Instant::now());
+        minimise("test", problem, options, &deadline, &deadline, start, 0, probe)
     }
 
     #[test]
@@ -149,14 +181,14 @@ mod tests {
         let problem = problem();
         let start = stacked(&problem, vec![0, 10, 0]); // makespan 15
         let mut asked = Vec::new();
-        let solution = minimise(&problem, &SolveOptions::default(), &Deadline::none(), start, |capacity, _| {
+        let found = run(&problem, &SolveOptions::default(), start, |capacity, _| {
             asked.push(capacity);
             Probe::Feasible { offsets: vec![0, 3, 0], placement_order: vec![0, 1, 2] }
         });
         assert_eq!(asked, vec![8]);
-        assert_eq!(solution.makespan, 8);
-        assert!(solution.optimal);
-        assert_eq!(solution.lower_bound, 8);
+        assert_eq!(found.plan.makespan, 8);
+        assert_eq!(found.stopped, Stopped::Optimal);
+        assert_eq!(found.lower_bound, 8);
     }
 
     #[test]
@@ -164,39 +196,67 @@ mod tests {
         // A pretend solver for which exactly capacities >= 11 are feasible.
         let problem = problem();
         let start = stacked(&problem, vec![0, 10, 0]); // makespan 15
-        let solution = minimise(&problem, &SolveOptions::default(), &Deadline::none(), start, |capacity, _| {
+        let found = run(&problem, &SolveOptions::default(), start, |capacity, _| {
             if capacity >= 11 {
                 Probe::Feasible { offsets: vec![0, capacity - 5, 0], placement_order: vec![0, 1, 2] }
             } else {
                 Probe::Infeasible
             }
         });
-        assert_eq!(solution.makespan, 11);
-        assert_eq!(solution.lower_bound, 11);
-        assert!(solution.optimal);
+        assert_eq!(found.plan.makespan, 11);
+        assert_eq!(found.lower_bound, 11);
+        assert_eq!(found.stopped, Stopped::Optimal);
+    }
+
+    /// The optimum is 2^40 bytes above L: a driver that raised its bound a byte (or a constant)
+    /// per refuted probe would never end; bisection needs about 2 × 41 probes.
+    #[test]
+    fn byte_scale_gaps_take_logarithmically_many_probes() {
+        let problem = problem();
+        let optimum = 8 + (1u64 << 40) + 12_345;
+        let start = stacked(&problem, vec![0, (1 << 50) - 5, 0]); // makespan 2^50
+        let mut probes = 0u64;
+        let found = run(&problem, &SolveOptions::default(), start, |capacity, _| {
+            probes += 1;
+            if capacity >= optimum {
+                // A plan that uses all of the capacity: the worst a feasible probe can return.
+                Probe::Feasible { offsets: vec![0, capacity - 5, 0], placement_order: vec![0, 1, 2] }
+            } else {
+                Probe::Infeasible
+            }
+        });
+        assert_eq!(found.plan.makespan, optimum);
+        assert_eq!(found.lower_bound, optimum);
+        assert_eq!(found.stopped, Stopped::Optimal);
+        assert!(probes <= 2 * 52, "{probes} probes for a range of 2^50");
     }
 
     #[test]
     fn unknown_probes_never_raise_the_proven_bound() {
         let problem = problem();
         let start = stacked(&problem, vec![0, 10, 0]);
-        let options = SolveOptions { time_limit: Some(Duration::from_millis(200)), ..SolveOptions::default() };
-        let deadline = options.deadline(web_time::Instant::now());
-        let solution = minimise(&problem, &options, &deadline, start, |capacity, probe_deadline| {
+        // The caller's deadline never passes; the driver's own stops after a number of probes
+        // (as a solver's work budget does).
+        let options = SolveOptions::default();
+        let caller = options.deadline(web_time::Instant::now());
+        let stop = options.cancel.child();
+        let deadline = SolveOptions { cancel: stop.clone(), ..options.clone() }.deadline(web_time::Instant::now());
+        let mut probes = 0;
+        let found = minimise("test", &problem, &options, &caller, &deadline, start, 0, |capacity, _| {
+            probes += 1;
+            if probes == 40 {
+                stop.cancel();
+            }
             if capacity >= 12 {
                 Probe::Feasible { offsets: vec![0, capacity - 5, 0], placement_order: vec![0, 1, 2] }
             } else {
-                // Hard: never decided within the budget.
-                while probe_deadline.expired().is_none() {
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                Probe::Unknown
+                Probe::Unknown // hard: never decided
             }
         });
-        assert_eq!(solution.makespan, 12);
-        assert_eq!(solution.lower_bound, 8, "nothing was refuted");
-        assert!(!solution.optimal);
-        assert!(deadline.expired().is_some(), "an unknown range is retried until the time is up");
+        assert_eq!(found.plan.makespan, 12);
+        assert_eq!(found.lower_bound, 8, "nothing was refuted");
+        assert_eq!(found.stopped, Stopped::Budget, "the driver's own stop is its budget");
+        assert_eq!(probes, 40, "an unknown range is retried until the budget is spent");
     }
 
     #[test]
@@ -205,9 +265,8 @@ mod tests {
         let start = stacked(&problem, vec![0, 10, 0]);
         let options = SolveOptions::default();
         options.cancel.cancel();
-        let deadline = options.deadline(web_time::Instant::now());
-        let solution = minimise(&problem, &options, &deadline, start, |_, _| unreachable!("cancelled before probing"));
-        assert_eq!(solution.makespan, 15);
-        assert!(!solution.optimal);
+        let found = run(&problem, &options, start, |_, _| unreachable!("cancelled before probing"));
+        assert_eq!(found.plan.makespan, 15);
+        assert_eq!(found.stopped, Stopped::Cancelled);
     }
 }

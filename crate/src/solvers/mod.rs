@@ -1,7 +1,9 @@
-//! Every solver speaks one small trait: read a [`Problem`], return a [`Solution`].
+//! Every solver speaks one small trait: read a [`Problem`], return an [`Outcome`]: a plan (or
+//! none), the proven lower bound and why the run stopped.
 //!
-//! The registry here is the single list the CLI, the portfolio and (later) the browser read, so a
-//! solver added here appears everywhere.
+//! This module holds what every solver shares (the trait, how a result becomes an outcome, the
+//! start plan); the list of solvers by name is [`crate::run::registry`], above the portfolio, so
+//! that no solver depends on it.
 
 pub mod greedy;
 pub mod idealloc;
@@ -14,12 +16,11 @@ pub mod zant;
 use serde::Serialize;
 use web_time::Instant;
 
-use crate::metrics;
-use crate::model::{Plan, Problem, Solution, Stats};
-use crate::options::{Parameter, SolveError, SolveOptions};
+use crate::model::{Outcome, Plan, Problem, Stats, Stopped};
+use crate::options::{Deadline, Halt, Parameter, SolveError, SolveOptions};
 
 /// What a solver can honour. A solver that cannot honour a constraint of the problem refuses it
-/// with [`SolveError::Unsupported`] rather than dropping it.
+/// with [`Halt::Unsupported`] rather than dropping it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Capabilities {
     pub alignment: bool,
@@ -30,6 +31,9 @@ pub struct Capabilities {
     pub minimise: bool,
     /// Its result depends on the seed.
     pub randomised: bool,
+    /// It searches from a start plan ([`SolveOptions::start`]) and does better with a good one:
+    /// callers that have one (the run, the portfolio) pass it in.
+    pub warm_start: bool,
 }
 
 pub trait Solver: Send + Sync {
@@ -42,51 +46,58 @@ pub trait Solver: Send + Sync {
     fn parameters(&self) -> Vec<Parameter> {
         Vec::new()
     }
-    fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Solution, SolveError>;
-}
+    /// The solver's work: an outcome, or a halt when it ends without a plan of its own.
+    /// Callers use [`Solver::solve`].
+    fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt>;
 
-/// A solver's name and description, for listings.
-#[derive(Clone, Debug, Serialize)]
-pub struct SolverInfo {
-    pub name: String,
-    pub description: String,
-    pub capabilities: Capabilities,
-    pub parameters: Vec<Parameter>,
-}
-
-/// The named solvers, in the order listings show them. The generic greedy combinations
-/// (`greedy-<order>-<fit>`) are found by [`by_name`] too but listed once, by [`greedy::describe_combinations`].
-pub fn all() -> Vec<Box<dyn Solver>> {
-    let mut solvers: Vec<Box<dyn Solver>> = vec![Box::new(portfolio::Auto)];
-    solvers.extend(greedy::presets());
-    solvers.extend(zant::presets());
-    solvers.push(Box::new(minimalloc::MiniMalloc::default()));
-    solvers.push(Box::new(idealloc::Idealloc));
-    solvers.push(Box::new(telamalloc::Telamalloc));
-    solvers
-}
-
-pub fn infos() -> Vec<SolverInfo> {
-    all()
-        .iter()
-        .map(|s| SolverInfo {
-            name: s.name().to_string(),
-            description: s.description(),
-            capabilities: s.capabilities(),
-            parameters: s.parameters(),
-        })
-        .collect()
-}
-
-/// Finds a solver by its name, including every `greedy-<order>-<fit>` combination.
-pub fn by_name(name: &str) -> Result<Box<dyn Solver>, SolveError> {
-    if let Some(solver) = all().into_iter().find(|s| s.name() == name) {
-        return Ok(solver);
+    /// Solves `problem`: a plan (or none) with what is proven and why the run stopped. `Err` only
+    /// when the request cannot be served (see [`SolveError`]): no plan within the capacity, a time
+    /// limit or a cancel are outcomes. Fills in what every outcome shares (capacity, seed, time)
+    /// and settles the reason against the bound ([`Outcome::settle`]).
+    fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, SolveError> {
+        let started = web_time::Instant::now();
+        let result = self.run(problem, options);
+        conclude(self.name(), problem, options, result, started)
     }
-    if let Some(combination) = greedy::Greedy::from_name(name) {
-        return Ok(Box::new(combination));
-    }
-    Err(SolveError::UnknownSolver(name.to_string()))
+}
+
+/// A solver's result as its outcome: a halt without a plan becomes an outcome without one (a
+/// proof of infeasibility raises the bound past the capacity); only a refused request stays an
+/// error.
+pub fn conclude(
+    solver: &str,
+    problem: &Problem,
+    options: &SolveOptions,
+    result: Result<Outcome, Halt>,
+    started: Instant,
+) -> Result<Outcome, SolveError> {
+    let capacity = capacity(problem, options);
+    let mut outcome = match result {
+        Ok(outcome) => outcome,
+        Err(Halt::Unsupported(what)) => return Err(SolveError::Unsupported(what)),
+        Err(halt) => {
+            let (stopped, lower_bound) = match &halt {
+                // Nothing fits the capacity, or (without one, e.g. clashing pinned buffers) at all.
+                Halt::Infeasible(_) => (Stopped::Infeasible, capacity.map_or(u64::MAX, |c| c.saturating_add(1))),
+                Halt::Timeout => (Stopped::TimeLimit, 0),
+                Halt::Cancelled => (Stopped::Cancelled, 0),
+                Halt::Overflow { .. } => (Stopped::Completed, 0),
+                Halt::Unsupported(_) => unreachable!("returned above"),
+            };
+            let mut outcome = Outcome::new(solver, problem, capacity, None, lower_bound, stopped);
+            outcome.detail = match halt {
+                Halt::Infeasible(why) => Some(why),
+                Halt::Overflow { .. } => Some(halt.to_string()),
+                _ => None,
+            };
+            outcome
+        }
+    };
+    outcome.capacity = capacity;
+    outcome.seed = options.seed;
+    outcome.elapsed = started.elapsed();
+    outcome.settle(problem);
+    Ok(outcome)
 }
 
 /// The capacity that applies: the options' when set, else the problem's.
@@ -94,8 +105,27 @@ pub fn capacity(problem: &Problem, options: &SolveOptions) -> Option<u64> {
     options.capacity.or(problem.capacity())
 }
 
-/// Wraps a finished plan with its measures. Every solver ends here, so makespan, bound,
-/// feasibility and optimality are computed one way.
+/// The plan a search starts from: the caller's warm start ([`SolveOptions::start`]), else the best
+/// of a few quick greedy passes ([`greedy::quick_plan`]).
+pub fn start_plan(problem: &Problem, options: &SolveOptions) -> Result<Plan, Halt> {
+    match &options.start {
+        Some(start) => Ok(Plan::clone(start)),
+        None => greedy::quick_plan(problem, &options.cancel),
+    }
+}
+
+/// Why a run that ended with a plan stopped: the deadline's reason when it has passed or the
+/// caller cancelled, else `otherwise` (the solver's own reason: its course ran, its budget ran out).
+pub fn stop_reason(deadline: &Deadline, otherwise: Stopped) -> Stopped {
+    match deadline.expired() {
+        Some(Halt::Cancelled) => Stopped::Cancelled,
+        Some(_) => Stopped::TimeLimit,
+        None => otherwise,
+    }
+}
+
+/// The outcome of a heuristic's plan: it ran its course ([`Stopped::Completed`]), unless the plan
+/// meets the lower bound.
 pub fn finish(
     solver: &str,
     problem: &Problem,
@@ -103,21 +133,10 @@ pub fn finish(
     offsets: Vec<u64>,
     placement_order: Vec<usize>,
     stats: Stats,
-    started: Instant,
-) -> Solution {
-    let makespan = metrics::makespan(problem.buffers(), &offsets);
-    let lower_bound = problem.lower_bound();
-    Solution {
-        solver: solver.to_string(),
-        plan: Plan::new(offsets),
-        makespan,
-        max_load: problem.max_load(),
-        lower_bound,
-        optimal: makespan <= lower_bound,
-        feasible: capacity(problem, options).is_none_or(|c| makespan <= c),
-        stats,
-        elapsed: started.elapsed(),
-        placement_order,
-        seed: options.seed,
-    }
+) -> Outcome {
+    let plan = Plan::new(problem, offsets, placement_order);
+    let mut outcome =
+        Outcome::new(solver, problem, capacity(problem, options), Some(plan), problem.lower_bound(), Stopped::Completed);
+    outcome.stats = stats;
+    outcome
 }

@@ -5,26 +5,30 @@
 //!    planners, random restarts, and idealloc for inputs large enough to need it. Ties go to the
 //!    member listed first. The list runs from cheap to costly, so that rule mostly picks the faster
 //!    one, and unlike "whichever finished first" it keeps the result the same for a given seed
-//!    whatever the number of threads or the machine's load.
-//! 2. At high effort, on inputs small enough for search, the search solvers race from the best
-//!    plan of phase 1: MiniMalloc's exact search and TelaMalloc's heuristic search run side by side;
-//!    the first to prove its plan optimal stops the other. Without a capacity they lower the
-//!    makespan and prove bounds; with a capacity the quick plan does not meet, they try to meet it.
-//!    The better plan wins (ties: MiniMalloc's), and the bound is the best either proved.
+//!    whatever the number of threads or the machine's load. A member whose plan meets the lower
+//!    bound stops the members listed after it (none of them could win), so a large trace that a
+//!    greedy order packs perfectly does not wait for idealloc's iterations.
+//! 2. At normal and high effort, on inputs of at most [`SEARCH_MAX`] buffers, the search solvers
+//!    race from the best plan of phase 1 (their warm start): MiniMalloc's exact search and
+//!    TelaMalloc's heuristic search run side by side; the first to settle the question stops the
+//!    other. Without a capacity they lower the makespan and prove bounds; with a capacity the quick
+//!    plan does not meet, they try to meet it. The better plan wins (ties: MiniMalloc's), and the
+//!    bound is the best either proved. Normal effort gives them a budget that keeps a typical
+//!    instance of a few hundred buffers under a second on two cores; high effort a larger one.
 //!
 //! Without a time limit every member works to a budget counted in work, not time (iterations,
 //! nodes, steps), so a seed gives the same plan on any machine. With a time limit, phase 2 uses
 //! whatever time phase 1 left.
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
 use web_time::Instant;
 
 use super::greedy::{Fit, Greedy, Order, Run};
 use super::{Capabilities, Solver, idealloc, minimalloc, telamalloc, zant};
-use crate::model::{Problem, Solution, StatValue};
-use crate::options::{Effort, Params, Progress, SolveError, SolveOptions};
+use crate::model::{Outcome, Plan, Problem, StatValue, Stopped};
+use crate::options::{CancelFlag, Effort, Halt, Params, Progress, SolveError, SolveOptions};
 
 pub struct Auto;
 
@@ -38,9 +42,11 @@ const IDEALLOC_MIN_NORMAL: usize = 5_000;
 const IDEALLOC_MAX: usize = 200_000;
 /// The search solvers of phase 2 run on inputs up to this size (MiniMalloc's own limit for
 /// minimisation; TelaMalloc's layout grows with buffers × time segments).
-const SEARCH_MAX: usize = 4_096;
-/// MiniMalloc's node budget per feasibility search in phase 2 when no time limit is given.
+pub const SEARCH_MAX: usize = 4_096;
+/// MiniMalloc's node budget in phase 2 at high effort when no time limit is given.
 const SEARCH_NODE_BUDGET: u64 = 1_000_000;
+/// The same at normal effort.
+const NORMAL_NODE_BUDGET: u64 = 200_000;
 
 /// One planner of the portfolio with the seed and parameters it runs with.
 pub struct Member {
@@ -111,75 +117,110 @@ impl Solver for Auto {
     }
 
     fn description(&self) -> String {
-        "portfolio: races greedy planners, Zant and idealloc on all cores (more at higher --effort); at high \
-         effort MiniMalloc and TelaMalloc then search from the best plan; keeps the lowest makespan"
+        "portfolio: races greedy planners, Zant and idealloc on all cores (more at higher --effort), then, up to \
+         4,096 buffers, MiniMalloc and TelaMalloc search from the best plan (not at --effort low); keeps the \
+         lowest makespan"
             .into()
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { alignment: true, pinned: true, capacity: true, minimise: true, randomised: true }
+        Capabilities {
+            alignment: true,
+            pinned: true,
+            capacity: true,
+            minimise: true,
+            randomised: true,
+            warm_start: false,
+        }
     }
 
-    fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Solution, SolveError> {
+    fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
         let started = Instant::now();
         let members = members(options.effort, options.seed, problem.len(), options.time_limit.is_some());
-        let (mut solution, finished) = quick_phase(problem, options, &members, started)?;
-        let winner = std::mem::replace(&mut solution.solver, "auto".to_string());
-        solution.stats.insert("winner".into(), StatValue::Text(winner));
-        solution.stats.insert("members".into(), members.len().into());
-        solution.stats.insert("finished".into(), finished.into());
+        let quick = quick_phase(problem, options, &members, started)?;
+        let mut outcome = quick.best;
+        outcome.stats.insert("members".into(), members.len().into());
+        outcome.stats.insert("finished".into(), quick.finished.into());
         // Where the time went: the quick phase, and the rest (the search) by difference.
-        let quick_ms = started.elapsed().as_secs_f64() * 1000.0;
-        solution.stats.insert("quick_phase_ms".into(), StatValue::Ratio(quick_ms));
-        if options.effort == Effort::High && problem.len() <= SEARCH_MAX {
-            solution = search_phase(problem, options, solution, started);
+        outcome.stats.insert("quick_phase_ms".into(), StatValue::Ratio(round_ms(started.elapsed())));
+        if options.effort >= Effort::Normal && problem.len() <= SEARCH_MAX {
+            outcome = search_phase(problem, options, outcome, started);
         }
-        solution.stats.insert("effort".into(), options.effort.name().into());
-        solution.elapsed = started.elapsed();
-        solution.seed = options.seed;
-        Ok(solution)
+        outcome.stats.insert("effort".into(), options.effort.name().into());
+        Ok(outcome)
     }
 }
 
-/// Phase 1: every member in parallel; the lowest makespan, ties to the first listed. Returns it
-/// with the number of members that finished.
-fn quick_phase(
-    problem: &Problem,
-    options: &SolveOptions,
-    members: &[Member],
-    started: Instant,
-) -> Result<(Solution, usize), SolveError> {
+/// Milliseconds to the microsecond, for statistics.
+fn round_ms(elapsed: std::time::Duration) -> f64 {
+    (elapsed.as_secs_f64() * 1e6).round() / 1000.0
+}
+
+/// What phase 1 found.
+pub struct Quick {
+    /// The best plan, named as `auto`'s with the member that made it as the winner.
+    pub best: Outcome,
+    /// Members that returned a plan.
+    pub finished: usize,
+}
+
+/// The best plan of phase 1 at the options' effort: what the run passes to a search solver as its
+/// warm start.
+pub fn quick_plan(problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
+    let started = Instant::now();
+    let members = members(options.effort, options.seed, problem.len(), options.time_limit.is_some());
+    Ok(quick_phase(problem, options, &members, started)?.best)
+}
+
+/// Phase 1: every member in parallel; the lowest makespan, ties to the first listed.
+fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member], started: Instant) -> Result<Quick, Halt> {
     let best_so_far: Mutex<Option<u64>> = Mutex::new(None);
+    let lower_bound = problem.lower_bound();
+    // The first member (by listed position) whose plan met the lower bound, and a cancel flag per
+    // member: when a member meets the bound, every member listed after it is stopped. Those
+    // before it run on, so the winner is still the first listed among the best, on any number
+    // of threads.
+    let at_bound: Mutex<usize> = Mutex::new(usize::MAX);
+    let flags: Vec<CancelFlag> = members.iter().map(|_| options.cancel.child()).collect();
     // Slow members first: rayon hands out the list front to back, and a slow member taken last
     // would leave the other threads idle while it runs. The results are put back in listed order,
     // so ties still go to the member listed first, on any number of threads.
     let mut schedule: Vec<usize> = (0..members.len()).collect();
     schedule.sort_by_key(|&position| !members[position].slow);
-    let mut scheduled: Vec<(usize, Result<Solution, SolveError>)> = schedule
+    let mut scheduled: Vec<(usize, Result<Outcome, SolveError>)> = schedule
         .into_par_iter()
         .map(|position| {
             let member = &members[position];
             let mut member_options = member.options(options);
             member_options.progress = None;
+            member_options.cancel = flags[position].clone();
             if position == 0 {
                 // The first member ignores the time limit, so that `auto` always has an answer; a
                 // cancel still stops it.
                 member_options.time_limit = None;
-            } else if let Some(stop) = options.deadline(started).expired() {
-                return (position, Err(stop));
+            } else if flags[position].is_cancelled() || options.deadline(started).expired().is_some() {
+                let stopped = if options.cancel.is_cancelled() { Stopped::Cancelled } else { Stopped::TimeLimit };
+                return (position, Ok(Outcome::new(member.solver.name(), problem, None, None, 0, stopped)));
             } else {
                 // What is left of the caller's limit, not the whole of it again.
                 member_options.time_limit = options.deadline(started).remaining();
             }
             let result = member.solver.solve(problem, &member_options);
-            if let Ok(solution) = &result {
+            if let Some(makespan) = result.as_ref().ok().and_then(Outcome::makespan) {
+                if makespan <= lower_bound {
+                    let mut first = at_bound.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                    if position < *first {
+                        *first = position;
+                        flags.iter().skip(position + 1).for_each(CancelFlag::cancel);
+                    }
+                }
                 let mut best = best_so_far.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                if best.is_none_or(|b| solution.makespan < b) {
-                    *best = Some(solution.makespan);
+                if best.is_none_or(|b| makespan < b) {
+                    *best = Some(makespan);
                     options.report(Progress {
                         solver: member.solver.name().to_string(),
                         best_makespan: *best,
-                        lower_bound: problem.lower_bound(),
+                        lower_bound,
                         nodes: 0,
                     });
                 }
@@ -188,68 +229,96 @@ fn quick_phase(
         })
         .collect();
     scheduled.sort_by_key(|&(position, _)| position);
-    let results = scheduled.into_iter().map(|(_, result)| result);
-    let mut best: Option<Solution> = None;
+    let mut best: Option<Outcome> = None;
     let mut finished = 0usize;
     let mut first_error = None;
-    let mut stopped = None;
-    for result in results {
+    // Why members without a plan stopped (a time limit or a cancel makes the portfolio's answer
+    // one of a cut-short run).
+    let mut interrupted: Option<Stopped> = None;
+    let stopped_early = *at_bound.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    for (position, result) in scheduled {
         match result {
-            Ok(solution) => {
+            Ok(outcome) if outcome.plan.is_some() => {
                 finished += 1;
-                if best.as_ref().is_none_or(|b| solution.makespan < b.makespan) {
-                    best = Some(solution);
+                if best.as_ref().is_none_or(|b| outcome.makespan() < b.makespan()) {
+                    best = Some(outcome);
                 }
             }
-            Err(stop @ (SolveError::Timeout | SolveError::Cancelled)) => stopped = stopped.or(Some(stop)),
-            Err(error) => first_error = first_error.or(Some(error)),
+            // A member stopped because an earlier one met the bound is no loss.
+            Ok(_) if position > stopped_early => {}
+            Ok(outcome) => {
+                if outcome.stopped.is_interrupted() {
+                    interrupted = Some(interrupted.map_or(outcome.stopped, |s| s.stronger(outcome.stopped)));
+                }
+                // A proof that nothing fits at all (clashing pinned buffers) is the portfolio's too.
+                if outcome.stopped == Stopped::Infeasible && best.is_none() {
+                    first_error = first_error.or(Some(Halt::Infeasible(outcome.detail.unwrap_or_default())));
+                }
+            }
+            Err(error) => first_error = first_error.or(Some(Halt::from(error))),
         }
     }
-    match best {
-        Some(solution) => Ok((solution, finished)),
-        None => Err(first_error.or(stopped).unwrap_or(SolveError::Timeout)),
+    let Some(member) = best else {
+        return Err(first_error.unwrap_or(match interrupted {
+            Some(Stopped::Cancelled) => Halt::Cancelled,
+            _ => Halt::Timeout,
+        }));
+    };
+    let winner = member.solver.clone();
+    let stopped = interrupted.map_or(Stopped::Completed, |s| s.stronger(Stopped::Completed));
+    let mut outcome = Outcome::new("auto", problem, super::capacity(problem, options), member.plan, 0, stopped);
+    outcome.stats = member.stats;
+    outcome.winner = Some(winner);
+    if outcome.feasible() && outcome.capacity.is_some() && outcome.stopped == Stopped::Completed {
+        outcome.stopped = Stopped::Fits;
     }
+    Ok(Quick { best: outcome, finished })
 }
 
-/// Phase 2: MiniMalloc and TelaMalloc search from `quick`, racing on two threads or taking turns
-/// on one; the first proof of optimality (or plan within the capacity) ends the search. Keeps
-/// `quick` when neither improves on it or when the caller cancels.
-fn search_phase(problem: &Problem, options: &SolveOptions, quick: Solution, started: Instant) -> Solution {
-    let capacity = super::capacity(problem, options);
-    let settled = match capacity {
-        Some(capacity) => quick.makespan <= capacity,
-        None => quick.makespan <= quick.lower_bound,
-    };
+/// Phase 2: MiniMalloc and TelaMalloc search from `quick`'s plan, racing on two threads or taking
+/// turns on one; the first to settle the question ends the search. Keeps `quick` when neither
+/// improves on it.
+fn search_phase(problem: &Problem, options: &SolveOptions, quick: Outcome, started: Instant) -> Outcome {
+    let capacity = quick.capacity;
+    let settled = quick.optimal() || (capacity.is_some() && quick.feasible());
     if settled || options.deadline(started).expired().is_some() {
         return quick;
     }
+    let start = Arc::new(quick.plan.clone().unwrap_or_default());
     let results = if options.time_limit.is_some() && rayon::current_num_threads() == 1 {
-        take_turns(problem, options, &quick, capacity, started)
+        take_turns(problem, options, &start, capacity, started)
     } else {
-        race(problem, options, &quick, capacity, started)
+        race(problem, options, &start, capacity, started)
     };
     let mut best = quick;
     let mut proven = best.lower_bound;
     let mut searched = Vec::new();
+    // Why the search ended, when it did not settle the question: the strongest of the racers'.
+    let mut stopped: Option<Stopped> = None;
     for (name, found) in results {
         proven = proven.max(found.lower_bound);
-        // A racer's plan replaces the quick one only when it is lower, or when it meets a capacity
-        // that the quick one misses.
-        let better = found.makespan < best.makespan && (capacity.is_none() || found.feasible || !best.feasible);
-        searched.push(format!("{name} {}", found.makespan));
-        if better {
+        stopped = Some(stopped.map_or(found.stopped, |s| s.stronger(found.stopped)));
+        let Some(makespan) = found.makespan() else { continue };
+        searched.push(format!("{name} {makespan}"));
+        // A racer's plan replaces the quick one only when it is lower.
+        if best.makespan().is_none_or(|m| makespan < m) {
             // The winner's own statistics, with the portfolio's counts carried over.
             let portfolio: Vec<_> =
                 ["members", "finished", "quick_phase_ms"].iter().filter_map(|&k| best.stats.remove_entry(k)).collect();
-            best = Solution { solver: "auto".into(), ..found };
+            best.plan = found.plan;
+            best.stats = found.stats;
             best.stats.extend(portfolio);
-            best.stats.insert("winner".into(), StatValue::Text(name.into()));
+            best.winner = Some(name.to_string());
         }
     }
     // Both bounds are proofs, so the better one holds for whichever plan won.
-    best.lower_bound = proven.min(best.makespan);
-    best.optimal = best.makespan <= proven;
-    best.feasible = capacity.is_none_or(|c| best.makespan <= c);
+    best.lower_bound = proven;
+    best.stopped = match stopped {
+        Some(reason) if capacity.is_some() && best.feasible() => reason.stronger(Stopped::Fits),
+        Some(reason) => reason,
+        None => best.stopped,
+    };
+    best.settle(problem);
     best.stats.insert("search".into(), StatValue::Text(searched.join(", ")));
     best
 }
@@ -257,29 +326,27 @@ fn search_phase(problem: &Problem, options: &SolveOptions, quick: Solution, star
 /// The searches of phase 2, by name.
 const SEARCHERS: [&str; 2] = ["minimalloc", "telamalloc"];
 
-/// Whether a searcher's result ends the search: a plan proven optimal or within the capacity
+/// Whether a searcher's outcome ends the search: a plan proven optimal or within the capacity
 /// asked for, or a proof that nothing fits the capacity.
-fn conclusive(result: &Result<Solution, SolveError>, capacity: Option<u64>) -> bool {
-    match result {
-        Ok(solution) => solution.optimal || capacity.is_some_and(|c| solution.makespan <= c),
-        Err(error) => matches!(error, SolveError::Infeasible(_)),
-    }
+fn conclusive(outcome: &Outcome) -> bool {
+    outcome.optimal() || outcome.stopped == Stopped::Infeasible || (outcome.capacity.is_some() && outcome.feasible())
 }
 
-/// One run of a phase-2 searcher. TelaMalloc lowers the makespan of `start` when no capacity is
-/// given; MiniMalloc minimises on its own (its bound proofs need its own probes).
-fn search(
-    name: &str,
-    problem: &Problem,
-    options: &SolveOptions,
-    start: &Solution,
-    capacity: Option<u64>,
-) -> Result<Solution, SolveError> {
-    match (name, capacity) {
-        ("minimalloc", _) => minimalloc::MiniMalloc::default().solve(problem, options),
-        (_, Some(_)) => telamalloc::Telamalloc.solve(problem, options),
-        (_, None) => telamalloc::improve(problem, options, start.clone()),
+/// One run of a phase-2 searcher from `start`, with the search budget of the effort when no time
+/// limit is given.
+fn search(name: &str, problem: &Problem, options: &SolveOptions, start: &Arc<Plan>) -> Option<Outcome> {
+    let timed = options.time_limit.is_some();
+    let mut params = Params::new();
+    if name == "minimalloc" && !timed {
+        let budget = if options.effort == Effort::High { SEARCH_NODE_BUDGET } else { NORMAL_NODE_BUDGET };
+        params.set("budget", budget.to_string());
     }
+    let searcher_options = SolveOptions { params, start: Some(start.clone()), progress: None, ..options.clone() };
+    let result = match name {
+        "minimalloc" => minimalloc::MiniMalloc::default().solve(problem, &searcher_options),
+        _ => telamalloc::Telamalloc.solve(problem, &searcher_options),
+    };
+    result.ok()
 }
 
 /// Both searchers at once (`rayon::join`): a conclusive result stops the other, whose partial
@@ -290,27 +357,22 @@ fn search(
 fn race(
     problem: &Problem,
     options: &SolveOptions,
-    quick: &Solution,
+    start: &Arc<Plan>,
     capacity: Option<u64>,
     started: Instant,
-) -> Vec<(&'static str, Solution)> {
+) -> Vec<(&'static str, Outcome)> {
     let race = options.cancel.child();
     let timed = options.time_limit.is_some();
     let stopper: OnceLock<&str> = OnceLock::new();
     let run = |name: &'static str| {
-        let params = if name == "minimalloc" && !timed {
-            Params::new().with("budget", SEARCH_NODE_BUDGET.to_string())
-        } else {
-            Params::new()
-        };
         let racer_options = SolveOptions {
             time_limit: options.deadline(started).remaining(),
             cancel: race.child(),
-            params,
+            capacity,
             ..options.clone()
         };
-        let result = search(name, problem, &racer_options, quick, capacity);
-        if conclusive(&result, capacity) && (timed || name == "minimalloc") && stopper.set(name).is_ok() {
+        let result = search(name, problem, &racer_options, start);
+        if result.as_ref().is_some_and(conclusive) && (timed || name == "minimalloc") && stopper.set(name).is_ok() {
             race.cancel();
         }
         result
@@ -319,7 +381,7 @@ fn race(
     [(SEARCHERS[0], exact), (SEARCHERS[1], heuristic)]
         .into_iter()
         .filter(|(name, _)| stopper.get().is_none_or(|winner| winner == name))
-        .filter_map(|(name, result)| result.ok().map(|solution| (name, solution)))
+        .filter_map(|(name, result)| result.map(|outcome| (name, outcome)))
         .collect()
 }
 
@@ -328,19 +390,19 @@ const FIRST_TURN: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// One thread with a time limit: the searchers take turns with doubling time slices, TelaMalloc
 /// first (its heuristic attempts are quick to find plans that exist), so that neither stalls
-/// the other the way running them one after the other would. Each turn restarts its solver; the
-/// doubling bounds the repeated work by the time of the last turn. Ends at the first conclusive
-/// result, the deadline or a cancel.
+/// the other the way running them one after the other would. Each turn restarts its solver from
+/// the best plan so far; the doubling bounds the repeated work by the time of the last turn. Ends
+/// at the first conclusive result, the deadline or a cancel.
 fn take_turns(
     problem: &Problem,
     options: &SolveOptions,
-    quick: &Solution,
+    start: &Arc<Plan>,
     capacity: Option<u64>,
     started: Instant,
-) -> Vec<(&'static str, Solution)> {
+) -> Vec<(&'static str, Outcome)> {
     let deadline = options.deadline(started);
-    let mut results: Vec<(&'static str, Solution)> = Vec::new();
-    let mut best = quick.clone();
+    let mut results: Vec<(&'static str, Outcome)> = Vec::new();
+    let mut best = start.clone();
     let mut slice = FIRST_TURN;
     loop {
         for name in [SEARCHERS[1], SEARCHERS[0]] {
@@ -348,18 +410,14 @@ fn take_turns(
             if deadline.expired().is_some() {
                 return results;
             }
-            let turn_options = SolveOptions { time_limit: Some(slice.min(remaining)), ..options.clone() };
-            let result = search(name, problem, &turn_options, &best, capacity);
-            let done = conclusive(&result, capacity);
-            let Ok(found) = result else {
-                if done {
-                    return results;
-                }
-                continue;
-            };
-            if found.makespan < best.makespan {
-                best = found.clone();
+            let turn_options = SolveOptions { time_limit: Some(slice.min(remaining)), capacity, ..options.clone() };
+            let Some(found) = search(name, problem, &turn_options, &best) else { continue };
+            if let Some(plan) = &found.plan
+                && plan.makespan < best.makespan
+            {
+                best = Arc::new(plan.clone());
             }
+            let done = conclusive(&found);
             results.push((name, found));
             if done {
                 return results;

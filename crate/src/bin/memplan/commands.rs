@@ -4,9 +4,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use memplan::format::{self, Format, Offsets};
-use memplan::model::StatValue;
-use memplan::solvers::{self, greedy};
-use memplan::{Solution, SolveError, SolveOptions, bench, metrics, run, validate};
+use memplan::model::wire;
+use memplan::run::registry;
+use memplan::solvers::greedy;
+use memplan::{Outcome, SolveError, SolveOptions, Stopped, bench, metrics, run, validate};
 use serde_json::json;
 
 use crate::input::load;
@@ -52,29 +53,7 @@ fn solve_error(error: SolveError) -> Failure {
             Failure::bad_input(format!("no solver named '{name}' (run `memplan solvers` for the list)"))
         }
         SolveError::Unsupported(what) => Failure::bad_input(format!("unsupported: {what}")),
-        other => Failure::infeasible(other.to_string()),
     }
-}
-
-fn summary_line(solution: &Solution, buffers: usize) -> serde_json::Value {
-    let mut line = json!({
-        "solver": solution.solver,
-        "buffers": buffers,
-        "max_load": solution.max_load,
-        "makespan": solution.makespan,
-        "fragmentation": solution.fragmentation(),
-        "fragmentation_pct": (solution.fragmentation_pct() * 1000.0).round() / 1000.0,
-        "lower_bound": solution.lower_bound,
-        "optimal": solution.optimal,
-        "feasible": solution.feasible,
-        "elapsed_ms": (solution.elapsed.as_secs_f64() * 1e6).round() / 1000.0,
-        "seed": solution.seed,
-        "stats": solution.stats,
-    });
-    if let Some(winner) = solution.stats.get("winner") {
-        line["winner"] = json!(winner);
-    }
-    line
 }
 
 pub fn solve(
@@ -86,58 +65,83 @@ pub fn solve(
 ) -> Result<ExitCode, Failure> {
     let options = options(args)?;
     let out_format = match out {
+        Some("-") | None => None,
         Some(path) => Some(
             Format::from_path(path)
-                .ok_or_else(|| Failure::bad_input(format!("--out {path}: use a .csv or .json file name")))?,
+                .ok_or_else(|| Failure::bad_input(format!("--out {path}: use a .csv or .json file name, or -")))?,
         ),
-        None => None,
     };
     let document = load(file, input, Offsets::Pinned)?;
     let problem = &document.problem;
-    let solution = run::solve(problem, solver, &options).map_err(solve_error)?;
-    let capacity = options.capacity.or(problem.capacity());
-    // Never print a wrong answer: the independent validator sees every plan first.
-    let report = validate::validate_solution(problem, &solution, capacity.filter(|_| solution.feasible));
-    if !report.is_valid() {
+    let run = run::solve(problem, solver, &options).map_err(solve_error)?;
+    let summary = run.summary(problem);
+    let line = serde_json::to_string(&summary).map_err(|e| Failure::infeasible(format!("internal error: {e}")))?;
+    // The summary goes to standard output, unless the plan does (`--out -`).
+    if out == Some("-") {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
+    // Never write a wrong answer: the independent validator has seen every plan.
+    if !run.is_valid() {
         return Err(Failure::infeasible(format!(
             "internal error: solver {} produced an invalid plan:\n{}",
-            solution.solver,
-            report.describe(problem)
+            summary.winner.as_deref().unwrap_or(&summary.solver),
+            run.violations.join("\n")
         )));
     }
-    println!("{}", summary_line(&solution, problem.len()));
-    if let (Some(path), Some(format)) = (out, out_format) {
-        std::fs::write(path, format::write(&document, &solution.plan.offsets, format))
-            .map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+    let outcome = &run.outcome;
+    match (&outcome.plan, out) {
+        (Some(plan), Some("-")) => print!("{}", format::write(&document, &plan.offsets, document.format)),
+        (Some(plan), Some(path)) => {
+            let format = out_format.unwrap_or(document.format);
+            std::fs::write(path, format::write(&document, &plan.offsets, format))
+                .map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+            eprintln!("memplan: plan written to {path}");
+        }
+        (Some(_), None) => eprintln!("memplan: plan not written (--out PLAN.csv or PLAN.json keeps it, --out - prints it)"),
+        (None, Some(path)) => eprintln!("memplan: no plan, so nothing written to {path}"),
+        (None, None) => {}
     }
-    if solution.feasible {
+    if outcome.feasible() {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("memplan: {}", over_capacity(&solution, capacity.unwrap_or(0)));
+        eprintln!("memplan: {}", no_plan(outcome));
         Ok(ExitCode::from(1))
     }
 }
 
-/// Why a plan above the capacity came back: a proof that nothing fits, or only that this run found
-/// nothing that fits (a greedy planner, or a search that ran out of time). A compiler engineer
-/// acts differently on the two, so the message never calls the second "infeasible".
-fn over_capacity(solution: &Solution, capacity: u64) -> String {
-    if solution.lower_bound > capacity {
-        format!(
-            "infeasible: at least {} bytes are needed (proven), more than the capacity {capacity}",
-            solution.lower_bound
-        )
-    } else {
-        let why = match solution.stats.get("status") {
-            Some(StatValue::Text(status)) if status == "timeout" => " (the search ran out of time)",
-            Some(StatValue::Text(status)) if status == "cancelled" => " (the search was cancelled)",
-            _ => "",
-        };
-        format!(
-            "no plan within the capacity {capacity} found by {}{why}; the best needs {} bytes (not proven infeasible)",
-            solution.solver, solution.makespan
-        )
+/// Why no plan within the capacity came back: a proof that nothing fits, or only that this run
+/// found nothing that fits (a heuristic, a search that ran out of budget or time). A compiler
+/// engineer acts differently on the two, so the message never calls the second "infeasible".
+fn no_plan(outcome: &Outcome) -> String {
+    let capacity = outcome.capacity.map_or_else(String::new, |c| format!(" within the capacity {c}"));
+    if outcome.stopped == Stopped::Infeasible {
+        let why = outcome.detail.as_deref().map_or_else(String::new, |d| format!(": {d}"));
+        return format!("infeasible (proven): no plan{capacity} exists{why}");
     }
+    let best = outcome.makespan().map_or_else(String::new, |m| format!("; the best needs {m} bytes"));
+    format!(
+        "no plan{capacity} found by {} ({}){best} (not proven infeasible)",
+        outcome.winner.as_deref().unwrap_or(&outcome.solver),
+        outcome.verdict()
+    )
+}
+
+/// What `memplan check` prints.
+#[derive(serde::Serialize)]
+struct Checked {
+    valid: bool,
+    buffers: usize,
+    #[serde(serialize_with = "wire::serialize_u64")]
+    max_load: u64,
+    #[serde(serialize_with = "wire::serialize_u64")]
+    makespan: u64,
+    #[serde(serialize_with = "wire::serialize_u64")]
+    fragmentation: u64,
+    #[serde(serialize_with = "wire::serialize_option_u64")]
+    capacity: Option<u64>,
+    violations: Vec<String>,
 }
 
 pub fn check(path: &str, capacity: Option<u64>, input: &InputArgs) -> Result<ExitCode, Failure> {
@@ -147,18 +151,16 @@ pub fn check(path: &str, capacity: Option<u64>, input: &InputArgs) -> Result<Exi
     let capacity = capacity.or(problem.capacity());
     let report = validate::validate(problem, offsets, capacity);
     let violations: Vec<String> = report.violations.iter().map(|v| v.describe(problem)).collect();
-    println!(
-        "{}",
-        json!({
-            "valid": report.is_valid(),
-            "buffers": problem.len(),
-            "max_load": problem.max_load(),
-            "makespan": report.makespan,
-            "fragmentation": report.makespan.saturating_sub(problem.max_load()),
-            "capacity": capacity,
-            "violations": violations,
-        })
-    );
+    let checked = Checked {
+        valid: report.is_valid(),
+        buffers: problem.len(),
+        max_load: problem.max_load(),
+        makespan: report.makespan,
+        fragmentation: report.makespan.saturating_sub(problem.max_load()),
+        capacity,
+        violations: violations.clone(),
+    };
+    println!("{}", serde_json::to_string(&checked).map_err(|e| Failure::infeasible(format!("internal error: {e}")))?);
     if report.is_valid() {
         Ok(ExitCode::SUCCESS)
     } else {
@@ -168,23 +170,8 @@ pub fn check(path: &str, capacity: Option<u64>, input: &InputArgs) -> Result<Exi
 
 pub fn stats(file: &str, input: &InputArgs) -> Result<ExitCode, Failure> {
     let document = load(file, input, Offsets::Pinned)?;
-    let summary = metrics::summary(document.problem.buffers());
-    println!(
-        "{}",
-        json!({
-            "buffers": summary.buffers,
-            "max_load": summary.max_load,
-            "total_size": summary.total_size.to_string(),
-            "min_size": summary.min_size,
-            "max_size": summary.max_size,
-            "first_start": summary.first_start,
-            "last_end": summary.last_end,
-            "conflicts": summary.conflicts,
-            "pinned": summary.pinned,
-            "aligned": summary.aligned,
-            "capacity": document.problem.capacity(),
-        })
-    );
+    let summary = metrics::summary(&document.problem);
+    println!("{}", serde_json::to_string(&summary).map_err(|e| Failure::infeasible(format!("internal error: {e}")))?);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -199,7 +186,7 @@ pub fn bench(
     let options = options(args)?;
     let mut declared = Vec::new();
     for name in solvers {
-        declared.extend(solvers::by_name(name).map_err(solve_error)?.parameters().into_iter().map(|p| p.name));
+        declared.extend(registry::by_name(name).map_err(solve_error)?.parameters().into_iter().map(|p| p.name));
     }
     // Each solver of a bench gets the parameters it declares; one that none declares is a typo.
     if let Some(unknown) = options.params.names().find(|name| !declared.contains(name)) {
@@ -220,7 +207,7 @@ pub fn bench(
 }
 
 pub fn solvers(as_json: bool) -> Result<ExitCode, Failure> {
-    let infos = solvers::infos();
+    let infos = registry::infos();
     if as_json {
         println!("{}", json!({ "solvers": infos, "combinations": greedy::describe_combinations() }));
         return Ok(ExitCode::SUCCESS);

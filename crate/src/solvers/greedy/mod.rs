@@ -15,9 +15,9 @@ pub use occupancy::align_up;
 use occupancy::{Occupancy, Query};
 pub use order::Order;
 
-use super::{Capabilities, Solver, finish};
-use crate::model::{Buffer, Problem, Solution, Stats};
-use crate::options::{Deadline, SolveError, SolveOptions};
+use super::{Capabilities, Solver, finish, stop_reason};
+use crate::model::{Buffer, Outcome, Plan, Problem, Stats, Stopped};
+use crate::options::{CancelFlag, Deadline, Halt, SolveOptions};
 
 /// One pass of the engine: visit buffers in `order`, place each by `fit`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -126,19 +126,22 @@ impl Solver for Greedy {
 
     fn capabilities(&self) -> Capabilities {
         let randomised = self.runs.iter().any(|r| r.order == Order::Random);
-        Capabilities { alignment: true, pinned: true, capacity: false, minimise: false, randomised }
+        Capabilities { alignment: true, pinned: true, capacity: false, minimise: false, randomised, warm_start: false }
     }
 
-    fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Solution, SolveError> {
-        let started = Instant::now();
-        let deadline = options.deadline(started);
+    fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
+        let deadline = options.deadline(Instant::now());
         let mut best: Option<(u64, Run, Placement)> = None;
+        let mut stopped = Stopped::Completed;
         for &run in &self.runs {
             let order = run.order.arrange(problem.buffers(), options.seed);
             let placement = match place(problem, &order, run.fit, &deadline) {
                 Ok(placement) => placement,
                 // A later run's timeout still leaves the earlier runs' plan.
-                Err(SolveError::Timeout | SolveError::Cancelled) if best.is_some() => break,
+                Err(Halt::Timeout | Halt::Cancelled) if best.is_some() => {
+                    stopped = stop_reason(&deadline, Stopped::Completed);
+                    break;
+                }
                 Err(error) => return Err(error),
             };
             let makespan = crate::metrics::makespan(problem.buffers(), &placement.offsets);
@@ -147,13 +150,36 @@ impl Solver for Greedy {
             }
         }
         let (_, run, placement) =
-            best.ok_or_else(|| SolveError::Unsupported("a greedy planner needs at least one run".into()))?;
+            best.ok_or_else(|| Halt::Unsupported("a greedy planner needs at least one run".into()))?;
         let mut stats = Stats::new();
         stats.insert("order".into(), run.order.name().into());
         stats.insert("fit".into(), run.fit.name().into());
         stats.insert("runs".into(), self.runs.len().into());
-        Ok(finish(&self.name, problem, options, placement.offsets, placement.order, stats, started))
+        let mut outcome = finish(&self.name, problem, options, placement.offsets, placement.order, stats);
+        outcome.stopped = outcome.stopped.stronger(stopped);
+        Ok(outcome)
     }
+}
+
+/// The runs of [`quick_plan`]: XLA's pair (size and lifetime, best fit) and the skyline, which
+/// between them win most instances of the challenging suite among single passes.
+const QUICK_RUNS: [Run; 3] =
+    [Run::new(Order::Size, Fit::Best), Run::new(Order::Lifetime, Fit::Best), Run::new(Order::Contention, Fit::Top)];
+
+/// The best plan of a few greedy passes, for a search to start from when its caller has none. No
+/// time limit applies (a search needs a plan to return); a cancel stops it.
+pub fn quick_plan(problem: &Problem, cancel: &CancelFlag) -> Result<Plan, Halt> {
+    let deadline = SolveOptions { cancel: cancel.clone(), ..SolveOptions::default() }.deadline(Instant::now());
+    let mut best: Option<Plan> = None;
+    for run in QUICK_RUNS {
+        let order = run.order.arrange(problem.buffers(), 0);
+        let placement = place(problem, &order, run.fit, &deadline)?;
+        let plan = Plan::new(problem, placement.offsets, placement.order);
+        if best.as_ref().is_none_or(|b| plan.makespan < b.makespan) {
+            best = Some(plan);
+        }
+    }
+    Ok(best.unwrap_or_default())
 }
 
 /// Offsets and the order in which they were chosen.
@@ -169,7 +195,7 @@ const POLL_EVERY: usize = 1024;
 
 /// Places pinned buffers at their offsets, then the others in `order` by `fit`. Fails when two
 /// pinned buffers overlap, on an offset past u64, or when the deadline passes.
-pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) -> Result<Placement, SolveError> {
+pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) -> Result<Placement, Halt> {
     let buffers = problem.buffers();
     let mut occupancy = Occupancy::new(buffers.iter().map(|b| (b.start, b.end)));
     let mut offsets = vec![0u64; buffers.len()];
@@ -190,7 +216,7 @@ pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) 
                     b.overlaps_in_time(buffer) && offsets[j] < top && offset < offsets[j] + b.size
                 })
                 .map_or_else(String::new, |j| format!(" and {}", buffers[j].id));
-            return Err(SolveError::Infeasible(format!("pinned buffers {}{other} overlap", buffer.id)));
+            return Err(Halt::Infeasible(format!("pinned buffers {}{other} overlap", buffer.id)));
         }
         occupancy.insert(buffer.start, buffer.end, offset, top);
         offsets[i] = offset;
@@ -212,16 +238,16 @@ pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) 
 
 /// Where `fit` puts `buffer` among the placements `occupancy` holds: its offset and top, or an
 /// overflow error when they would pass u64.
-fn locate(occupancy: &Occupancy, query: &mut Query, buffer: &Buffer, fit: Fit) -> Result<(u64, u64), SolveError> {
+fn locate(occupancy: &Occupancy, query: &mut Query, buffer: &Buffer, fit: Fit) -> Result<(u64, u64), Halt> {
     occupancy.query_into(buffer.start, buffer.end, query);
-    let overflow = || SolveError::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
+    let overflow = || Halt::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
     let offset = fit.choose(occupancy, query, buffer.size, buffer.alignment).ok_or_else(overflow)?;
     let top = offset.checked_add(buffer.size).ok_or_else(overflow)?;
     Ok((offset, top))
 }
 
 /// The deadline's verdict every [`POLL_EVERY`] buffers of a placement loop.
-pub(crate) fn poll(step: usize, deadline: &Deadline) -> Result<(), SolveError> {
+pub(crate) fn poll(step: usize, deadline: &Deadline) -> Result<(), Halt> {
     if step % POLL_EVERY != POLL_EVERY - 1 {
         return Ok(());
     }

@@ -25,9 +25,9 @@ use rayon::prelude::*;
 use web_time::Instant;
 
 use super::greedy::Order;
-use super::{Capabilities, Solver, finish};
-use crate::model::{Problem, Solution, StatValue, Stats};
-use crate::options::{Deadline, Parameter, Params, Progress, SolveError, SolveOptions};
+use super::{Capabilities, Solver, finish, stop_reason};
+use crate::model::{Outcome, Problem, StatValue, Stats, Stopped};
+use crate::options::{Deadline, Parameter, Params, Progress, Halt, SolveOptions};
 use boxing::{MIN_RATIO, MU_MAX, Schedule, epsilon_range, theorem16};
 use jobs::Jobs;
 use prelude::Prelude;
@@ -60,8 +60,8 @@ struct Settings {
 }
 
 impl Settings {
-    fn read(params: &Params) -> Result<Settings, SolveError> {
-        let invalid = |what: String| Err(SolveError::Unsupported(what));
+    fn read(params: &Params) -> Result<Settings, Halt> {
+        let invalid = |what: String| Err(Halt::Unsupported(what));
         let iterations = params.get_or("iterations", DEFAULT_ITERATIONS)?;
         let target_frag_pct = params.get_or("target-frag", 0.0f64)?;
         if !(target_frag_pct.is_finite() && target_frag_pct >= 0.0) {
@@ -93,7 +93,7 @@ impl Solver for Idealloc {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { alignment: true, pinned: true, capacity: false, minimise: false, randomised: true }
+        Capabilities { alignment: true, pinned: true, capacity: false, minimise: false, randomised: true, warm_start: false }
     }
 
     fn parameters(&self) -> Vec<Parameter> {
@@ -131,18 +131,18 @@ impl Solver for Idealloc {
         ]
     }
 
-    fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Solution, SolveError> {
+    fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
         let started = Instant::now();
         let settings = Settings::read(&options.params)?;
         let mut stats = Stats::new();
         if problem.is_empty() {
-            return Ok(finish(self.name(), problem, options, Vec::new(), Vec::new(), stats, started));
+            return Ok(finish(self.name(), problem, options, Vec::new(), Vec::new(), stats));
         }
         let prelude = Prelude::analyse(problem);
         if let Some(offsets) = prelude.elementary(problem, settings.start_address) {
             let case = if prelude.overlapping { "one size" } else { "no overlap" };
             stats.insert("case".into(), case.into());
-            return Ok(finish(self.name(), problem, options, offsets, (0..problem.len()).collect(), stats, started));
+            return Ok(finish(self.name(), problem, options, offsets, (0..problem.len()).collect(), stats));
         }
         let arena = Arena::new(problem, settings.start_address);
         // The bootstrap always finishes (only a cancel stops it), so that there is a plan to return.
@@ -154,9 +154,12 @@ impl Solver for Idealloc {
         stats.insert("bootstrap_makespan".into(), makespan.into());
         let mut best = Best { offsets, order, makespan, iteration: 0 };
         let run = Iterations::new(problem, &prelude, &arena, settings, options, &mut stats);
-        run.improve(&mut best, &options.deadline(started), &mut stats);
+        let deadline = options.deadline(started);
+        run.improve(&mut best, &deadline, &mut stats);
         stats.insert("best_iteration".into(), best.iteration.into());
-        Ok(finish(self.name(), problem, options, best.offsets, best.order, stats, started))
+        let mut outcome = finish(self.name(), problem, options, best.offsets, best.order, stats);
+        outcome.stopped = outcome.stopped.stronger(stop_reason(&deadline, Stopped::Completed));
+        Ok(outcome)
     }
 }
 
@@ -358,7 +361,7 @@ impl<'a> Iterations<'a> {
             if race.stopped.load(Ordering::Relaxed) || iteration > race.last_useful.load(Ordering::Relaxed) {
                 continue;
             }
-            if deadline.expired().is_some() || matches!(result, Err(SolveError::Timeout | SolveError::Cancelled)) {
+            if deadline.expired().is_some() || matches!(result, Err(Halt::Timeout | Halt::Cancelled)) {
                 race.stopped.store(true, Ordering::Relaxed);
                 return;
             }
@@ -407,7 +410,7 @@ impl<'a> Iterations<'a> {
         seed: u64,
         bound: impl Fn() -> Option<u64>,
         deadline: &Deadline,
-    ) -> Result<Squeezed, SolveError> {
+    ) -> Result<Squeezed, Halt> {
         let clock = Instant::now();
         let spare = self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
         let mut jobs = spare.unwrap_or_default();
@@ -511,9 +514,9 @@ mod tests {
             }
             for pool in &pools {
                 let threads = pool.current_num_threads();
-                let plan = pool.install(|| Idealloc.solve(&problem, &options).unwrap()).plan.offsets;
+                let plan = pool.install(|| Idealloc.solve(&problem, &options).unwrap()).offsets().to_vec();
                 assert_eq!(plan, defined(&plans, max_load), "seed {seed}, {threads} threads");
-                let plan = pool.install(|| Idealloc.solve(&problem, &targeted).unwrap()).plan.offsets;
+                let plan = pool.install(|| Idealloc.solve(&problem, &targeted).unwrap()).offsets().to_vec();
                 assert_eq!(plan, defined(&plans, target), "seed {seed}, target, {threads} threads");
             }
         }

@@ -9,7 +9,7 @@
 use std::sync::Mutex;
 
 use crate::model::Problem;
-use crate::options::{Deadline, SolveError};
+use crate::options::{Deadline, Halt};
 use crate::solvers::greedy::occupancy::{Occupancy, RoutedSets, Routes};
 use crate::solvers::greedy::poll;
 
@@ -64,7 +64,7 @@ impl<'a> Arena<'a> {
 
     /// An index holding the pinned buffers; two pinned buffers that collide make the problem
     /// infeasible.
-    fn occupancy(&self) -> Result<RoutedSets, SolveError> {
+    fn occupancy(&self) -> Result<RoutedSets, Halt> {
         let buffers = self.problem.buffers();
         let spare = self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
         let mut occupancy = match spare {
@@ -85,7 +85,7 @@ impl<'a> Arena<'a> {
                     b.overlaps_in_time(buffer) && low < top && offset < low + b.size
                 });
                 let other = other.map_or_else(String::new, |b| format!(" and {}", b.id));
-                return Err(SolveError::Infeasible(format!("pinned buffers {}{other} overlap", buffer.id)));
+                return Err(Halt::Infeasible(format!("pinned buffers {}{other} overlap", buffer.id)));
             }
             occupancy.insert(writes.iter().copied(), offset, top);
         }
@@ -95,7 +95,7 @@ impl<'a> Arena<'a> {
     /// First fit of the movable buffers in `order` (the pinned ones are skipped), stopping as soon
     /// as a buffer's top would reach `bound`. Fails on a deadline, on colliding pinned buffers, or
     /// when an offset would pass u64.
-    pub fn squeeze(&self, order: &[usize], bound: Option<u64>, deadline: &Deadline) -> Result<Squeezed, SolveError> {
+    pub fn squeeze(&self, order: &[usize], bound: Option<u64>, deadline: &Deadline) -> Result<Squeezed, Halt> {
         self.squeeze_within(order, || bound, deadline)
     }
 
@@ -106,7 +106,7 @@ impl<'a> Arena<'a> {
         order: &[usize],
         bound: impl Fn() -> Option<u64>,
         deadline: &Deadline,
-    ) -> Result<Squeezed, SolveError> {
+    ) -> Result<Squeezed, Halt> {
         let mut occupancy = self.occupancy()?;
         let result = self.first_fit(&mut occupancy, order, bound, deadline);
         self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(occupancy);
@@ -119,7 +119,7 @@ impl<'a> Arena<'a> {
         order: &[usize],
         bound: impl Fn() -> Option<u64>,
         deadline: &Deadline,
-    ) -> Result<Squeezed, SolveError> {
+    ) -> Result<Squeezed, Halt> {
         let buffers = self.problem.buffers();
         let mut offsets = vec![0u64; buffers.len()];
         let mut placed = Vec::with_capacity(buffers.len());
@@ -147,7 +147,7 @@ impl<'a> Arena<'a> {
             }
             poll(step, deadline)?;
             let (reads, writes) = self.routes.route(i);
-            let overflow = || SolveError::Overflow { buffer: buffers[i].id.clone(), offset: u64::MAX, size: fit.size };
+            let overflow = || Halt::Overflow { buffer: buffers[i].id.clone(), offset: u64::MAX, size: fit.size };
             let offset =
                 occupancy.lowest_fit_from(reads, fit.size, fit.alignment, self.start_address).ok_or_else(overflow)?;
             let top = offset.checked_add(fit.size).ok_or_else(overflow)?;

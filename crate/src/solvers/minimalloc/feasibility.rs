@@ -14,7 +14,7 @@ use super::search::{Allowance, Counters, Outcome, Rules, Search};
 use super::sections::{Instance, Layout, MAX_PAIRS};
 use crate::metrics;
 use crate::model::Problem;
-use crate::options::{Deadline, SolveError};
+use crate::options::{Deadline, Halt};
 
 /// How the search runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,10 +122,10 @@ pub struct Prepared {
 
 impl Prepared {
     /// Refuses problems with too many overlapping pairs (see [`MAX_PAIRS`]).
-    pub fn new(problem: &Problem, settings: &Settings) -> Result<Prepared, SolveError> {
+    pub fn new(problem: &Problem, settings: &Settings) -> Result<Prepared, Halt> {
         let layout = Layout::new(problem);
         if layout.overlapping_pairs() > MAX_PAIRS {
-            return Err(SolveError::Unsupported(format!(
+            return Err(Halt::Unsupported(format!(
                 "more than {MAX_PAIRS} pairs of buffers overlap in time: too large for the exact search"
             )));
         }
@@ -150,7 +150,7 @@ pub fn decide(
     capacity: u64,
     settings: &Settings,
     deadline: &Deadline,
-) -> Result<Report, SolveError> {
+) -> Result<Report, Halt> {
     if let Some(reason) = quick_refutation(problem, Some(capacity)) {
         let mut report =
             Report { decision: Decision::Unknown, counters: Counters::default(), rounds: 0, ordering: None };

@@ -2,13 +2,14 @@
 //! partial solutions with cross-section inference, dominance pruning and dynamic temporal
 //! decomposition.
 //!
-//! With a capacity (the options' or the problem's) it decides feasibility: a plan within it, or
-//! `Infeasible` with the reason when none exists. Without one it minimises the makespan: it starts
-//! from the best greedy plan of the portfolio and probes capacities between L and that plan with
-//! the shared driver ([`crate::solvers::minimise`]).
+//! With a capacity (the options' or the problem's) it decides feasibility: a plan within it
+//! ([`Stopped::Fits`]), or a proof that none exists ([`Stopped::Infeasible`], with the reason).
+//! Without one it minimises the makespan: it starts from the start plan it is given (the run
+//! passes the best greedy plan of the portfolio) and probes capacities between the lower bound and
+//! that plan with the shared driver ([`crate::solvers::minimise`]).
 //!
-//! When the time limit ends a feasibility search without an answer, the solver still returns a
-//! plan: the best greedy one, marked `feasible: false` with `status: timeout` in its statistics. A
+//! When the budget or the time limit ends a feasibility search without an answer, the solver
+//! still returns a plan: the start plan, which may or may not fit, with the reason it stopped. A
 //! compiler that asked "does it fit?" then learns how far the best known plan is from fitting
 //! instead of getting nothing.
 
@@ -24,11 +25,11 @@ pub use feasibility::{Decision, Prepared, Report, Settings, decide, decide_prepa
 pub use search::{Counters, Rules};
 
 use super::minimise::{self, Probe};
-use super::{Capabilities, Solver, portfolio};
-use crate::model::{Problem, Solution, StatValue, Stats};
-use crate::options::{CancelFlag, Deadline, Effort, Parameter, SolveError, SolveOptions};
+use super::{Capabilities, Solver, start_plan, stop_reason};
+use crate::model::{Outcome, Plan, Problem, StatValue, Stats, Stopped};
+use crate::options::{CancelFlag, Deadline, Halt, Parameter, SolveOptions};
 
-/// Above this many buffers minimisation keeps the greedy plan: every probe costs time linear in
+/// Above this many buffers minimisation keeps the start plan: every probe costs time linear in
 /// the buffers per node and the search would not settle such instances anyway.
 const MAX_MINIMISE_BUFFERS: usize = 4096;
 
@@ -43,7 +44,7 @@ impl MiniMalloc {
         MiniMalloc { settings }
     }
 
-    fn settings(&self, options: &SolveOptions) -> Result<Settings, SolveError> {
+    fn settings(&self, options: &SolveOptions) -> Result<Settings, Halt> {
         let params = &options.params;
         let defaults = self.settings;
         let rules = Rules {
@@ -83,18 +84,6 @@ fn search_stats(stats: &mut Stats, report: &Report) {
     }
 }
 
-/// The best greedy plan of the portfolio (normal effort), named as this solver's. The portfolio's
-/// first member ignores the time limit, so there is always one (unless cancelled).
-fn greedy_start(problem: &Problem, options: &SolveOptions) -> Result<Solution, SolveError> {
-    let greedy_options = SolveOptions { effort: Effort::Normal, capacity: None, progress: None, ..options.clone() };
-    let mut start = portfolio::Auto.solve(problem, &greedy_options)?;
-    let winner = std::mem::replace(&mut start.solver, "minimalloc".to_string());
-    start.stats = Stats::new();
-    start.stats.insert("start".into(), StatValue::Text(winner));
-    start.stats.insert("start_makespan".into(), StatValue::Count(start.makespan));
-    Ok(start)
-}
-
 impl Solver for MiniMalloc {
     fn name(&self) -> &str {
         "minimalloc"
@@ -107,7 +96,7 @@ impl Solver for MiniMalloc {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { alignment: true, pinned: true, capacity: true, minimise: true, randomised: false }
+        Capabilities { alignment: true, pinned: true, capacity: true, minimise: true, randomised: false, warm_start: true }
     }
 
     fn parameters(&self) -> Vec<Parameter> {
@@ -147,19 +136,21 @@ impl Solver for MiniMalloc {
         ]
     }
 
-    fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Solution, SolveError> {
+    fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
         let started = Instant::now();
         let settings = self.settings(options)?;
         let deadline = options.deadline(started);
         match super::capacity(problem, options) {
-            Some(capacity) => self.fit(problem, options, &settings, capacity, &deadline, started),
+            Some(capacity) => self.fit(problem, options, &settings, capacity, &deadline),
             None => self.minimise(problem, options, &settings, &deadline, started),
         }
     }
 }
 
 impl MiniMalloc {
-    /// Feasibility at `capacity`.
+    /// Feasibility at `capacity`: a plan within it ([`Stopped::Fits`]), a proof that none exists,
+    /// or, when the search stops first, the start plan with the reason (a compiler that asked
+    /// "does it fit?" then learns how far the best known plan is from fitting).
     fn fit(
         &self,
         problem: &Problem,
@@ -167,35 +158,36 @@ impl MiniMalloc {
         settings: &Settings,
         capacity: u64,
         deadline: &Deadline,
-        started: Instant,
-    ) -> Result<Solution, SolveError> {
+    ) -> Result<Outcome, Halt> {
         let report = decide(problem, capacity, settings, deadline)?;
         let mut stats = Stats::new();
         search_stats(&mut stats, &report);
-        match report.decision {
+        let mut outcome = match report.decision {
             Decision::Feasible { offsets, placement_order } => {
-                stats.insert("status".into(), "feasible".into());
-                let solution = super::finish("minimalloc", problem, options, offsets, placement_order, stats, started);
-                Ok(solution)
+                let plan = Plan::new(problem, offsets, placement_order);
+                Outcome::new(self.name(), problem, Some(capacity), Some(plan), 0, Stopped::Fits)
             }
-            Decision::Infeasible(reason) => Err(SolveError::Infeasible(reason)),
+            Decision::Infeasible(reason) => {
+                let mut outcome =
+                    Outcome::new(self.name(), problem, Some(capacity), None, capacity.saturating_add(1), Stopped::Infeasible);
+                outcome.detail = Some(reason);
+                outcome
+            }
             Decision::Unknown => {
-                if let Some(stop @ SolveError::Cancelled) = deadline.expired() {
-                    return Err(stop);
+                let stopped = stop_reason(deadline, Stopped::Budget);
+                if stopped == Stopped::Cancelled && options.start.is_none() {
+                    return Err(Halt::Cancelled);
                 }
-                // Out of time (or budget): the best greedy plan, which may or may not fit.
-                let mut start = greedy_start(problem, &SolveOptions { time_limit: None, ..options.clone() })?;
-                stats.append(&mut start.stats);
-                stats.insert("status".into(), "timeout".into());
-                start.stats = stats;
-                start.feasible = start.makespan <= capacity;
-                start.elapsed = started.elapsed();
-                Ok(start)
+                let plan = start_plan(problem, options)?;
+                stats.insert("start_makespan".into(), plan.makespan.into());
+                Outcome::new(self.name(), problem, Some(capacity), Some(plan), 0, stopped)
             }
-        }
+        };
+        outcome.stats = stats;
+        Ok(outcome)
     }
 
-    /// Makespan minimisation from the best greedy plan.
+    /// Makespan minimisation from the start plan.
     fn minimise(
         &self,
         problem: &Problem,
@@ -203,18 +195,18 @@ impl MiniMalloc {
         settings: &Settings,
         deadline: &Deadline,
         started: Instant,
-    ) -> Result<Solution, SolveError> {
+    ) -> Result<Outcome, Halt> {
         if let Some(reason) = quick_refutation(problem, None) {
-            return Err(SolveError::Infeasible(reason));
+            return Err(Halt::Infeasible(reason));
         }
-        let start = greedy_start(problem, options)?;
+        let start = start_plan(problem, options)?;
+        let mut stats = Stats::new();
+        stats.insert("start_makespan".into(), start.makespan.into());
         if problem.len() > MAX_MINIMISE_BUFFERS {
-            let mut start = start;
-            start
-                .stats
-                .insert("search".into(), StatValue::Text(format!("skipped: more than {MAX_MINIMISE_BUFFERS} buffers")));
-            start.elapsed = started.elapsed();
-            return Ok(start);
+            stats.insert("search".into(), StatValue::Text(format!("skipped: more than {MAX_MINIMISE_BUFFERS} buffers")));
+            let mut outcome = Outcome::new(self.name(), problem, None, Some(start), 0, Stopped::Completed);
+            outcome.stats = stats;
+            return Ok(outcome);
         }
         let mut total = Counters::default();
         let mut rounds = 0;
@@ -227,45 +219,56 @@ impl MiniMalloc {
         let driver_deadline = driver_options.deadline(started);
         let budgeted = settings.budget != u64::MAX;
         let mut prepared: Option<Prepared> = None;
-        let mut solution = minimise::minimise(problem, &driver_options, &driver_deadline, start, |capacity, slice| {
-            let spent = total.nodes;
-            if deadline.expired().is_some() || spent >= settings.budget || failure.is_some() {
-                stop.cancel();
-                return Probe::Unknown;
-            }
-            // Without a time limit a node budget keeps every probe reproducible: no time slices.
-            let probe_deadline = match slice.remaining() {
-                Some(left) if !(budgeted && options.time_limit.is_none()) => deadline.within(left),
-                _ => deadline.clone(),
-            };
-            let probe_settings = Settings { budget: settings.budget.saturating_sub(spent), ..*settings };
-            if prepared.is_none() {
-                match Prepared::new(problem, settings) {
-                    Ok(ready) => prepared = Some(ready),
-                    Err(error) => {
-                        failure = Some(error);
-                        stop.cancel();
-                        return Probe::Unknown;
+        let minimised = minimise::minimise(
+            self.name(),
+            problem,
+            options,
+            deadline,
+            &driver_deadline,
+            start,
+            0,
+            |capacity, slice| {
+                let spent = total.nodes;
+                if deadline.expired().is_some() || spent >= settings.budget || failure.is_some() {
+                    stop.cancel();
+                    return Probe::Unknown;
+                }
+                // Without a time limit a node budget keeps every probe reproducible: no time slices.
+                let probe_deadline = match slice.remaining() {
+                    Some(left) if !(budgeted && options.time_limit.is_none()) => deadline.within(left),
+                    _ => deadline.clone(),
+                };
+                let probe_settings = Settings { budget: settings.budget.saturating_sub(spent), ..*settings };
+                if prepared.is_none() {
+                    match Prepared::new(problem, settings) {
+                        Ok(ready) => prepared = Some(ready),
+                        Err(error) => {
+                            failure = Some(error);
+                            stop.cancel();
+                            return Probe::Unknown;
+                        }
                     }
                 }
-            }
-            let Some(ready) = prepared.as_ref() else { return Probe::Unknown };
-            let report = decide_prepared(problem, ready, capacity, &probe_settings, &probe_deadline);
-            total.add(&report.counters);
-            rounds += report.rounds;
-            match report.decision {
-                Decision::Feasible { offsets, placement_order } => Probe::Feasible { offsets, placement_order },
-                Decision::Infeasible(_) => Probe::Infeasible,
-                Decision::Unknown => Probe::Unknown,
-            }
-        });
+                let Some(ready) = prepared.as_ref() else { return Probe::Unknown };
+                let report = decide_prepared(problem, ready, capacity, &probe_settings, &probe_deadline);
+                total.add(&report.counters);
+                rounds += report.rounds;
+                match report.decision {
+                    Decision::Feasible { offsets, placement_order } => Probe::Feasible { offsets, placement_order },
+                    Decision::Infeasible(_) => Probe::Infeasible,
+                    Decision::Unknown => Probe::Unknown,
+                }
+            },
+        );
         let report = Report { decision: Decision::Unknown, counters: total, rounds, ordering: None };
-        search_stats(&mut solution.stats, &report);
+        search_stats(&mut stats, &report);
+        minimised.write_stats(&mut stats);
+        let mut outcome =
+            Outcome::new(self.name(), problem, None, Some(minimised.plan), minimised.lower_bound, minimised.stopped);
         if let Some(error) = failure {
-            solution.stats.insert("search".into(), StatValue::Text(error.to_string()));
+            outcome.detail = Some(format!("the search could not run: {error}"));
         }
-        solution.elapsed = started.elapsed();
-        solution.seed = options.seed;
-        Ok(solution)
+        outcome.stats = stats;
+        Ok(outcome)
     }
 }

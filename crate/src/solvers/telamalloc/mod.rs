@@ -38,9 +38,9 @@ use self::parts::{Parts, Searched};
 use self::report::Report;
 use self::search::{Limits, Settings};
 use super::minimise::{self, Probe};
-use super::{Capabilities, Solver, finish};
-use crate::model::{Problem, Solution, StatValue, Stats};
-use crate::options::{Deadline, Effort, Parameter, SolveError, SolveOptions};
+use super::{Capabilities, Solver, greedy};
+use crate::model::{Outcome, Plan, Problem, StatValue, Stats, Stopped};
+use crate::options::{Deadline, Effort, Halt, Parameter, SolveOptions};
 
 pub struct Telamalloc;
 
@@ -56,7 +56,7 @@ impl Solver for Telamalloc {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { alignment: true, pinned: true, capacity: true, minimise: true, randomised: true }
+        Capabilities { alignment: true, pinned: true, capacity: true, minimise: true, randomised: true, warm_start: true }
     }
 
     fn parameters(&self) -> Vec<Parameter> {
@@ -110,7 +110,7 @@ impl Solver for Telamalloc {
         ]
     }
 
-    fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Solution, SolveError> {
+    fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
         let started = Instant::now();
         let config = Config::from_options(options)?;
         match super::capacity(problem, options) {
@@ -131,7 +131,7 @@ struct Config {
 }
 
 impl Config {
-    fn from_options(options: &SolveOptions) -> Result<Config, SolveError> {
+    fn from_options(options: &SolveOptions) -> Result<Config, Halt> {
         let params = &options.params;
         let defaults = Settings::default();
         let settings = Settings {
@@ -221,11 +221,13 @@ fn obviously_infeasible(problem: &Problem, capacity: u64) -> Option<String> {
     })
 }
 
-/// The §3.1 baseline: the greedy engine's `skyline` preset, as TelaMalloc runs it before searching.
-fn baseline(problem: &Problem, options: &SolveOptions) -> Result<Solution, SolveError> {
-    let skyline = super::greedy::presets().into_iter().find(|s| s.name() == "skyline");
-    let skyline = skyline.ok_or_else(|| SolveError::Unsupported("the skyline preset is missing".into()))?;
-    skyline.solve(problem, &SolveOptions { capacity: None, params: Default::default(), ..options.clone() })
+/// The §3.1 baseline: the greedy engine's skyline pass (highest contention first, on top), as
+/// TelaMalloc runs it before searching.
+fn baseline(problem: &Problem, options: &SolveOptions) -> Result<Plan, Halt> {
+    let run = greedy::Run::new(greedy::Order::Contention, greedy::Fit::Top);
+    let order = run.order.arrange(problem.buffers(), options.seed);
+    let placement = greedy::place(problem, &order, run.fit, &options.deadline(Instant::now()))?;
+    Ok(Plan::new(problem, placement.offsets, placement.order))
 }
 
 /// Capacity mode: a plan within `capacity`, or a proof that none exists, or the best plan known.
@@ -235,10 +237,11 @@ fn fit(
     config: &Config,
     capacity: u64,
     started: Instant,
-) -> Result<Solution, SolveError> {
+) -> Result<Outcome, Halt> {
     if let Some(reason) = obviously_infeasible(problem, capacity) {
-        return Err(SolveError::Infeasible(reason));
+        return Err(Halt::Infeasible(reason));
     }
+    let name = "telamalloc";
     let deadline = options.deadline(started);
     let mut parts = Parts::split(problem);
     parts.place_singles(problem);
@@ -247,12 +250,12 @@ fn fit(
     if config.baseline && !misfits(&parts).is_empty() {
         match baseline(problem, options) {
             Ok(plan) => {
-                parts.adopt(problem, &plan.plan.offsets, &plan.placement_order, |_| true);
+                parts.adopt(problem, &plan.offsets, &plan.placement_order, |_| true);
                 report.by_baseline = (0..parts.len())
                     .filter(|&k| parts.members(k).len() > 1 && parts.makespan[k] <= capacity)
                     .count() as u64;
             }
-            Err(SolveError::Timeout | SolveError::Cancelled) => {}
+            Err(Halt::Timeout | Halt::Cancelled) => {}
             Err(error) => return Err(error),
         }
     }
@@ -270,87 +273,56 @@ fn fit(
                 stopped = Some(why);
                 break;
             }
-            Searched::Infeasible(reason) => return Err(SolveError::Infeasible(reason)),
+            Searched::Infeasible(reason) => return Err(Halt::Infeasible(reason)),
         }
     }
     let mut stats = Stats::new();
     let unsolved = misfits(&parts);
     if !unsolved.is_empty() {
         // The best plan known for what the search did not fit (its partial plans are not plans):
-        // the better of the baseline's and the greedy portfolio's, in the time left. Parts too
-        // large to search may fit that way too.
+        // the better of the baseline's and the start plan's. Parts too large to search may fit
+        // that way too.
         if unsolved.iter().any(|&k| parts.makespan[k] == u64::MAX) && deadline.cancel_flag().is_cancelled() {
-            return Err(SolveError::Cancelled);
+            return Err(Halt::Cancelled);
         }
-        let greedy_options = SolveOptions {
-            capacity: None,
-            time_limit: deadline.remaining(),
-            effort: options.effort.min(Effort::Normal),
-            params: Default::default(),
-            progress: None,
-            ..options.clone()
-        };
-        let greedy = crate::run::solve(problem, "auto", &greedy_options)?;
-        parts.adopt(problem, &greedy.plan.offsets, &greedy.placement_order, |k| unsolved.contains(&k));
+        let start = super::start_plan(problem, options)?;
+        parts.adopt(problem, &start.offsets, &start.placement_order, |k| unsolved.contains(&k));
         let fitted = unsolved.iter().filter(|&&k| parts.makespan[k] <= capacity).count();
-        stats.insert("parts_by_greedy".into(), StatValue::Count(fitted as u64));
+        stats.insert("parts_by_start_plan".into(), StatValue::Count(fitted as u64));
     }
     let (offsets, order) = parts.assemble();
     report.write(&mut stats);
-    stats.insert("capacity".into(), StatValue::Count(capacity));
-    if let Some(why) = stopped {
-        let reason = match why {
-            None => "steps",
-            Some(SolveError::Cancelled) => "cancelled",
-            Some(_) => "time limit",
-        };
-        stats.insert("stopped".into(), StatValue::Text(reason.into()));
-    }
-    Ok(finish("telamalloc", problem, options, offsets, order, stats, started))
+    let plan = Plan::new(problem, offsets, order);
+    let stopped = if plan.makespan <= capacity {
+        Stopped::Fits
+    } else {
+        match stopped {
+            Some(Some(Halt::Cancelled)) => Stopped::Cancelled,
+            Some(Some(_)) => Stopped::TimeLimit,
+            // Out of steps, or parts too large for the search's layout.
+            _ => Stopped::Budget,
+        }
+    };
+    let mut outcome = Outcome::new(name, problem, Some(capacity), Some(plan), 0, stopped);
+    outcome.stats = stats;
+    Ok(outcome)
 }
 
-/// Makespan mode: the best greedy plan (the `auto` portfolio), then [`improve`].
-fn minimise_peak(
-    problem: &Problem,
-    options: &SolveOptions,
-    config: &Config,
-    started: Instant,
-) -> Result<Solution, SolveError> {
-    // On large problems the cheaper portfolio: its normal effort takes seconds.
-    let effort = if problem.len() > 10_000 { Effort::Low } else { options.effort.min(Effort::Normal) };
-    let start_options =
-        SolveOptions { capacity: None, effort, params: Default::default(), progress: None, ..options.clone() };
-    let start = crate::run::solve(problem, "auto", &start_options)?;
-    Ok(improve_from(problem, options, config, start, started))
-}
-
-/// Lowers the peak of `start` (any valid plan of `problem`) with the TelaMalloc search, within
-/// `options`' time limit, cancel flag and effort; `optimal` only with a proof. The entry point
-/// for a portfolio that already has a greedy plan: `solve` without a capacity calls `auto` for
-/// its start plan, so `auto` must call this, not `solve`.
-pub fn improve(problem: &Problem, options: &SolveOptions, start: Solution) -> Result<Solution, SolveError> {
-    let started = Instant::now();
-    let config = Config::from_options(options)?;
-    Ok(improve_from(problem, options, &config, start, started))
+/// Makespan mode: [`improve`] the start plan.
+fn minimise_peak(problem: &Problem, options: &SolveOptions, config: &Config, started: Instant) -> Result<Outcome, Halt> {
+    let start = super::start_plan(problem, options)?;
+    Ok(improve(problem, options, config, start, started))
 }
 
 /// The shared minimisation driver with the capacity search as its probe. Parts are independent,
 /// so each keeps its own best plan and proven bound across probes, and a probe only searches the
 /// parts that do not fit yet.
-fn improve_from(
-    problem: &Problem,
-    options: &SolveOptions,
-    config: &Config,
-    start: Solution,
-    started: Instant,
-) -> Solution {
+fn improve(problem: &Problem, options: &SolveOptions, config: &Config, start: Plan, started: Instant) -> Outcome {
     let mut parts = Parts::split(problem);
-    parts.adopt(problem, &start.plan.offsets, &start.placement_order, |_| true);
+    parts.adopt(problem, &start.offsets, &start.placement_order, |_| true);
     let mut report = Report { parts: parts.len() as u64, ..Report::default() };
-    let mut best = Solution { solver: "telamalloc".into(), stats: Stats::new(), ..start.clone() };
-    if let Some(StatValue::Text(winner)) = start.stats.get("winner") {
-        best.stats.insert("start".into(), StatValue::Text(winner.clone()));
-    }
+    let mut stats = Stats::new();
+    stats.insert("start_makespan".into(), start.makespan.into());
     // The driver stops when this flag is set: on the caller's cancel (a child of it, so that the
     // search inside a probe sees that cancel within a poll, not only between probes: a portfolio
     // race that MiniMalloc has won must not wait for the probe running beside it), or when the step
@@ -363,7 +335,8 @@ fn improve_from(
     let budget = config.budget(problem.len(), true);
     // Each probe gets a sixteenth of the budget at first, doubled after each probe that runs out.
     let mut probe_share = 16u64;
-    let solution = minimise::minimise(problem, options, &deadline, best, |capacity, probe_deadline| {
+    let caller = options.deadline(started);
+    let minimised = minimise::minimise("telamalloc", problem, options, &caller, &deadline, start, 0, |capacity, probe_deadline| {
         if options.cancel.is_cancelled() {
             stop.cancel();
             return Probe::Unknown;
@@ -420,11 +393,10 @@ fn improve_from(
             other => other,
         }
     });
-    let mut solution = solution;
-    report.write(&mut solution.stats);
-    solution.elapsed = started.elapsed();
-    if options.cancel.is_cancelled() {
-        solution.stats.insert("stopped".into(), StatValue::Text("cancelled".into()));
-    }
-    solution
+    report.write(&mut stats);
+    minimised.write_stats(&mut stats);
+    let mut outcome =
+        Outcome::new("telamalloc", problem, None, Some(minimised.plan), minimised.lower_bound, minimised.stopped);
+    outcome.stats = stats;
+    outcome
 }

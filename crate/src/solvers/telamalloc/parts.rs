@@ -8,7 +8,7 @@ use super::search::{Limits, Outcome, Search, Settings};
 use super::timeline::Timeline;
 use super::{phases, report::Report};
 use crate::model::Problem;
-use crate::options::SolveError;
+use crate::options::Halt;
 
 /// Parts with more (buffer, segment) pairs than this are not searched: the per-segment layout
 /// would need too much memory. Their plan is a greedy one.
@@ -24,7 +24,7 @@ pub enum Searched {
     /// A plan within the capacity, now kept.
     Found,
     /// The limits stopped it (`None`: the step budget).
-    Stopped(Option<SolveError>),
+    Stopped(Option<Halt>),
     /// Proof that no plan fits, with the reason.
     Infeasible(String),
 }

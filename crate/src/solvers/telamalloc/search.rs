@@ -23,7 +23,7 @@ use super::canonical::{Canonical, Run};
 use super::phases;
 use super::propagation::{Failure, Propagator};
 use super::timeline::Timeline;
-use crate::options::{Deadline, SolveError};
+use crate::options::{Deadline, Halt};
 
 /// The knobs of the search (see the solver's parameters).
 #[derive(Clone, Debug)]
@@ -102,7 +102,7 @@ pub enum Outcome {
     /// Proven: no plan fits. The root's failure, or `None` when a complete search ran out.
     Infeasible(Option<Failure>),
     /// Out of steps (`None`), time or cancelled.
-    Stopped(Option<SolveError>),
+    Stopped(Option<Halt>),
 }
 
 enum Step {
@@ -110,7 +110,7 @@ enum Step {
     Exhausted,
     /// The attempt used its own work budget.
     Yield,
-    Stopped(Option<SolveError>),
+    Stopped(Option<Halt>),
 }
 
 /// The work budgets of the first heuristic slice and of the first complete turn, per buffer; each

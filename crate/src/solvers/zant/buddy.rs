@@ -11,7 +11,7 @@ use std::collections::{BTreeSet, BinaryHeap};
 
 use super::{POLL_EVERY, align_up, overflow};
 use crate::model::Buffer;
-use crate::options::{Deadline, SolveError};
+use crate::options::{Deadline, Halt};
 
 /// Block sizes are 2^0 ..= 2^63.
 const ORDERS: usize = 64;
@@ -94,7 +94,7 @@ fn request_order(buffer: &Buffer) -> Option<u32> {
 /// from `base`. A top-level block's base is aligned to the largest power-of-two alignment among the
 /// walked buffers (at most its size), so every block inside it is aligned to its own size or that,
 /// whichever is smaller, which is enough for each buffer it serves.
-pub fn plan(buffers: &[Buffer], walk: &[usize], base: u64, deadline: &Deadline) -> Result<BuddyPlan, SolveError> {
+pub fn plan(buffers: &[Buffer], walk: &[usize], base: u64, deadline: &Deadline) -> Result<BuddyPlan, Halt> {
     let largest_alignment =
         walk.iter().map(|&i| buffers[i].alignment).filter(|a| a.is_power_of_two()).max().unwrap_or(1);
     let mut free = FreeBlocks { by_order: vec![BTreeSet::new(); ORDERS], splits: 0, merges: 0 };

@@ -22,8 +22,8 @@ use pool::{Pool, Rules};
 
 use super::greedy::align_up;
 use super::{Capabilities, Solver, finish};
-use crate::model::{Buffer, Problem, Solution, Stats};
-use crate::options::{SolveError, SolveOptions};
+use crate::model::{Buffer, Outcome, Problem, Stats};
+use crate::options::{Halt, SolveOptions};
 
 /// How many later buffers `zant-lookahead` sizes a new object for.
 pub const LOOKAHEAD: usize = 8;
@@ -124,12 +124,18 @@ impl Solver for Zant {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { alignment: true, pinned: true, capacity: false, minimise: false, randomised: false }
+        Capabilities {
+            alignment: true,
+            pinned: true,
+            capacity: false,
+            minimise: false,
+            randomised: false,
+            warm_start: false,
+        }
     }
 
-    fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Solution, SolveError> {
-        let started = Instant::now();
-        let deadline = options.deadline(started);
+    fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
+        let deadline = options.deadline(Instant::now());
         let buffers = problem.buffers();
         let mut by_start: Vec<usize> = (0..buffers.len()).collect();
         by_start.sort_unstable_by_key(|&i| (buffers[i].start, i));
@@ -166,7 +172,7 @@ impl Solver for Zant {
         }
         let mut placement_order = pinned;
         placement_order.extend_from_slice(&walk);
-        Ok(finish(self.name(), problem, options, offsets, placement_order, stats, started))
+        Ok(finish(self.name(), problem, options, offsets, placement_order, stats))
     }
 }
 
@@ -183,7 +189,7 @@ fn pool_stats(stats: &mut Stats, buffers: usize, objects: usize, reused: usize, 
 /// Refuses pinned buffers that overlap each other: no plan can keep them all. `pinned` is sorted
 /// by start. A sweep keeps the live pinned buffers by offset and checks each newcomer against its
 /// neighbours in address order.
-fn check_pinned(buffers: &[Buffer], pinned: &[usize]) -> Result<(), SolveError> {
+fn check_pinned(buffers: &[Buffer], pinned: &[usize]) -> Result<(), Halt> {
     use std::collections::BTreeMap;
     // (time, is_start, index): at one time ends (false) come first, as `[start, end)` asks.
     let mut events: Vec<(u64, bool, usize)> = Vec::with_capacity(2 * pinned.len());
@@ -203,7 +209,7 @@ fn check_pinned(buffers: &[Buffer], pinned: &[usize]) -> Result<(), SolveError> 
         let below = alive.range(..=offset).next_back().filter(|&(_, &(other_top, _))| other_top > offset);
         let above = alive.range(offset..).next().filter(|&(&other_offset, _)| other_offset < top);
         if let Some((_, &(_, other))) = below.or(above) {
-            return Err(SolveError::Infeasible(format!(
+            return Err(Halt::Infeasible(format!(
                 "pinned buffers {} and {} overlap",
                 buffers[other].id, buffers[i].id
             )));
@@ -214,6 +220,6 @@ fn check_pinned(buffers: &[Buffer], pinned: &[usize]) -> Result<(), SolveError> 
 }
 
 /// The error for a buffer whose placement would pass u64.
-fn overflow(buffer: &Buffer, offset: u64) -> SolveError {
-    SolveError::Overflow { buffer: buffer.id.clone(), offset, size: buffer.size }
+fn overflow(buffer: &Buffer, offset: u64) -> Halt {
+    Halt::Overflow { buffer: buffer.id.clone(), offset, size: buffer.size }
 }

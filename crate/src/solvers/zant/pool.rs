@@ -9,7 +9,7 @@ use super::free::{FreeObjects, Reuse};
 use super::{POLL_EVERY, align_up, overflow};
 use crate::metrics;
 use crate::model::Buffer;
-use crate::options::{Deadline, SolveError};
+use crate::options::{Deadline, Halt};
 
 /// How a walk picks free objects and sizes new ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,7 +51,7 @@ impl Pool {
         prepopulate: &[u64],
         rules: Rules,
         deadline: &Deadline,
-    ) -> Result<Pool, SolveError> {
+    ) -> Result<Pool, Halt> {
         let mut objects: Vec<Object> =
             prepopulate.iter().map(|&size| Object { size, alignment: 1, users: 0, first_user: None }).collect();
         let mut free = FreeObjects::new(rules.reuse, prepopulate.len() + walk.len());
@@ -109,12 +109,12 @@ impl Pool {
 
     /// Each object's offset when the used objects are stacked in creation order from `base`, each
     /// aligned up to its alignment. Unused objects take no room; their entry is 0 and means nothing.
-    pub fn stack(&self, buffers: &[Buffer], base: u64) -> Result<Vec<u64>, SolveError> {
+    pub fn stack(&self, buffers: &[Buffer], base: u64) -> Result<Vec<u64>, Halt> {
         let mut offsets = vec![0u64; self.objects.len()];
         let mut top = base;
         for (index, object) in self.objects.iter().enumerate() {
             let Some(user) = object.first_user else { continue };
-            let error = || SolveError::Overflow { buffer: buffers[user].id.clone(), offset: top, size: object.size };
+            let error = || Halt::Overflow { buffer: buffers[user].id.clone(), offset: top, size: object.size };
             let offset = align_up(top, object.alignment).ok_or_else(error)?;
             top = offset.checked_add(object.size).ok_or_else(error)?;
             offsets[index] = offset;

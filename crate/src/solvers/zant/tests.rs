@@ -6,7 +6,7 @@ use std::cmp::Reverse;
 use proptest::prelude::*;
 
 use super::*;
-use crate::model::{Buffer, Problem, StatValue};
+use crate::model::{Buffer, Outcome, Problem, StatValue, Stopped};
 use crate::options::CancelFlag;
 use crate::validate::validate;
 
@@ -15,23 +15,23 @@ fn problem(spec: &[(u64, u64, u64)]) -> Problem {
     Problem::new(buffers, None).unwrap()
 }
 
-fn solve(variant: Variant, problem: &Problem) -> Solution {
+fn solve(variant: Variant, problem: &Problem) -> Outcome {
     let solution = Zant::new(variant).solve(problem, &SolveOptions::default()).unwrap();
-    let report = validate(problem, &solution.plan.offsets, None);
+    let report = validate(problem, &solution.offsets(), None);
     assert!(report.is_valid(), "{}: {}", variant.name(), report.describe(problem));
     solution
 }
 
-fn count(solution: &Solution, name: &str) -> u64 {
+fn count(solution: &Outcome, name: &str) -> u64 {
     match solution.stats.get(name) {
-        Some(StatValue::Count(value)) => *value,
+        Some(&StatValue::Count(value)) => value,
         other => panic!("stat {name} is {other:?}"),
     }
 }
 
-fn ratio(solution: &Solution, name: &str) -> f64 {
+fn ratio(solution: &Outcome, name: &str) -> f64 {
     match solution.stats.get(name) {
-        Some(StatValue::Ratio(value)) => *value,
+        Some(&StatValue::Ratio(value)) => value,
         other => panic!("stat {name} is {other:?}"),
     }
 }
@@ -52,35 +52,35 @@ fn first_fit_takes_the_earliest_object_best_fit_the_smallest() {
     // Objects 0 (10 bytes) and 1 (6 bytes) are free at time 2, when a 5 and then a 9 arrive.
     let p = problem(&[(0, 2, 10), (0, 2, 6), (2, 4, 5), (2, 4, 9)]);
     let first = solve(Variant::First, &p);
-    assert_eq!(first.plan.offsets, vec![0, 10, 0, 16]);
-    assert_eq!(first.makespan, 25);
+    assert_eq!(first.offsets(), vec![0, 10, 0, 16]);
+    assert_eq!(first.makespan().unwrap(), 25);
     assert_eq!(count(&first, "pool_buffers"), 3);
     let best = solve(Variant::Best, &p);
-    assert_eq!(best.plan.offsets, vec![0, 10, 10, 0]);
-    assert_eq!(best.makespan, 16);
+    assert_eq!(best.offsets(), vec![0, 10, 10, 0]);
+    assert_eq!(best.makespan().unwrap(), 16);
     assert_eq!(count(&best, "pool_buffers"), 2);
     assert_eq!(count(&best, "reused"), 2);
-    assert_eq!(solve(Variant::Worst, &p).plan.offsets, vec![0, 10, 0, 16]);
+    assert_eq!(solve(Variant::Worst, &p).offsets(), vec![0, 10, 0, 16]);
 }
 
 #[test]
 fn worst_fit_takes_the_largest_object() {
     // Objects 0 (6 bytes) and 1 (10 bytes): first and best fit put the 5 in object 0, worst in 1.
     let p = problem(&[(0, 2, 6), (0, 2, 10), (2, 4, 5), (2, 4, 9)]);
-    assert_eq!(solve(Variant::First, &p).plan.offsets, vec![0, 6, 0, 6]);
-    assert_eq!(solve(Variant::Best, &p).plan.offsets, vec![0, 6, 0, 6]);
+    assert_eq!(solve(Variant::First, &p).offsets(), vec![0, 6, 0, 6]);
+    assert_eq!(solve(Variant::Best, &p).offsets(), vec![0, 6, 0, 6]);
     let worst = solve(Variant::Worst, &p);
-    assert_eq!(worst.plan.offsets, vec![0, 6, 6, 16]);
-    assert_eq!(worst.makespan, 25);
+    assert_eq!(worst.offsets(), vec![0, 6, 6, 16]);
+    assert_eq!(worst.makespan().unwrap(), 25);
 }
 
 #[test]
 fn lookahead_sizes_a_new_object_for_its_next_user() {
     let p = problem(&[(0, 1, 4), (1, 2, 8)]);
-    assert_eq!(solve(Variant::Best, &p).makespan, 12);
+    assert_eq!(solve(Variant::Best, &p).makespan().unwrap(), 12);
     let lookahead = solve(Variant::Lookahead, &p);
-    assert_eq!(lookahead.plan.offsets, vec![0, 0]);
-    assert_eq!(lookahead.makespan, 8);
+    assert_eq!(lookahead.offsets(), vec![0, 0]);
+    assert_eq!(lookahead.makespan().unwrap(), 8);
     assert_eq!(count(&lookahead, "pool_buffers"), 1);
     assert_eq!(count(&lookahead, "reused"), 1);
     assert_eq!(ratio(&lookahead, "reuse_rate"), 2.0);
@@ -91,7 +91,7 @@ fn lookahead_ignores_buffers_that_overlap_its_buffer() {
     // The 100 starts before the 4 ends, so it could never reuse the 4's object.
     let p = problem(&[(0, 2, 4), (1, 3, 100), (2, 3, 6)]);
     let lookahead = solve(Variant::Lookahead, &p);
-    assert_eq!(lookahead.plan.offsets, vec![0, 6, 0]);
+    assert_eq!(lookahead.offsets(), vec![0, 6, 0]);
     assert_eq!(count(&lookahead, "pool_size"), 106);
 }
 
@@ -100,8 +100,8 @@ fn prepopulated_pool_holds_the_peak_buffers() {
     // Peak at time 1 (the 8): the early 4 takes the prepopulated 8, which the 8 then reuses.
     let p = problem(&[(0, 1, 4), (1, 2, 8)]);
     let prepopulated = solve(Variant::Prepopulated, &p);
-    assert_eq!(prepopulated.plan.offsets, vec![0, 0]);
-    assert_eq!(prepopulated.makespan, 8);
+    assert_eq!(prepopulated.offsets(), vec![0, 0]);
+    assert_eq!(prepopulated.makespan().unwrap(), 8);
     assert_eq!(count(&prepopulated, "pool_buffers"), 1);
     assert_eq!(count(&prepopulated, "pool_size"), 8);
 }
@@ -112,8 +112,8 @@ fn buddy_splits_and_merges() {
     // the halves merge back so the last 8 fits in it again.
     let p = problem(&[(0, 1, 8), (1, 3, 2), (1, 3, 3), (1, 3, 2), (3, 4, 8)]);
     let buddy = solve(Variant::Buddy, &p);
-    assert_eq!(buddy.plan.offsets, vec![0, 0, 4, 2, 0]);
-    assert_eq!(buddy.makespan, 8);
+    assert_eq!(buddy.offsets(), vec![0, 0, 4, 2, 0]);
+    assert_eq!(buddy.makespan().unwrap(), 8);
     assert_eq!(count(&buddy, "blocks"), 1);
     assert_eq!(count(&buddy, "pool_buffers"), 1);
     assert_eq!(count(&buddy, "pool_size"), 8);
@@ -126,8 +126,8 @@ fn buddy_splits_and_merges() {
 fn buddy_stacks_a_new_top_level_block_when_nothing_is_free() {
     let p = problem(&[(0, 2, 3), (0, 2, 5)]);
     let buddy = solve(Variant::Buddy, &p);
-    assert_eq!(buddy.plan.offsets, vec![0, 4]);
-    assert_eq!(buddy.makespan, 9);
+    assert_eq!(buddy.offsets(), vec![0, 4]);
+    assert_eq!(buddy.makespan().unwrap(), 9);
     assert_eq!(count(&buddy, "blocks"), 2);
     assert_eq!(count(&buddy, "pool_size"), 12);
 }
@@ -141,14 +141,14 @@ fn pool_view_sums_to_the_makespan() {
         // No alignment, nothing pinned: the objects stack without padding. A lookahead or
         // prepopulated object may be larger than every buffer it held, so the top one may stick out.
         if matches!(variant, Variant::Lookahead | Variant::Prepopulated) {
-            assert!(count(&solution, "pool_size") >= solution.makespan, "{}", variant.name());
+            assert!(count(&solution, "pool_size") >= solution.makespan().unwrap(), "{}", variant.name());
         } else {
-            assert_eq!(count(&solution, "pool_size"), solution.makespan, "{}", variant.name());
+            assert_eq!(count(&solution, "pool_size"), solution.makespan().unwrap(), "{}", variant.name());
         }
         assert_eq!(objects + count(&solution, "reused"), 7);
         assert_eq!(ratio(&solution, "reuse_rate"), 7.0 / objects as f64);
         // Distinct offsets are distinct objects.
-        let mut offsets = solution.plan.offsets.clone();
+        let mut offsets = solution.offsets().to_vec();
         offsets.sort_unstable();
         offsets.dedup();
         assert_eq!(offsets.len() as u64, objects, "{}", variant.name());
@@ -166,11 +166,11 @@ fn pinned_buffers_keep_their_offsets() {
     let p = Problem::new(buffers, None).unwrap();
     for variant in Variant::ALL {
         let solution = solve(variant, &p);
-        assert_eq!((solution.plan.offsets[0], solution.plan.offsets[3]), (100, 0), "{}", variant.name());
-        assert!(solution.plan.offsets[1] >= 120 && solution.plan.offsets[2] >= 120);
-        assert_eq!(&solution.placement_order[..2], &[0, 3]);
+        assert_eq!((solution.offsets()[0], solution.offsets()[3]), (100, 0), "{}", variant.name());
+        assert!(solution.offsets()[1] >= 120 && solution.offsets()[2] >= 120);
+        assert_eq!(&solution.plan.as_ref().unwrap().placement_order[..2], &[0, 3]);
     }
-    assert_eq!(solve(Variant::First, &p).plan.offsets, vec![100, 120, 120, 0]);
+    assert_eq!(solve(Variant::First, &p).offsets(), vec![100, 120, 120, 0]);
 }
 
 #[test]
@@ -178,8 +178,10 @@ fn overlapping_pinned_buffers_are_infeasible() {
     let buffers = vec![Buffer::new("p", 0, 10, 20).pinned_at(0), Buffer::new("q", 5, 6, 4).pinned_at(16)];
     let p = Problem::new(buffers, None).unwrap();
     for variant in Variant::ALL {
-        let error = Zant::new(variant).solve(&p, &SolveOptions::default()).unwrap_err();
-        assert!(matches!(error, SolveError::Infeasible(ref m) if m.contains("p and q")), "{error:?}");
+        let outcome = Zant::new(variant).solve(&p, &SolveOptions::default()).unwrap();
+        assert_eq!(outcome.stopped, Stopped::Infeasible);
+        assert!(outcome.plan.is_none());
+        assert!(outcome.detail.as_deref().is_some_and(|m| m.contains("p and q")), "{:?}", outcome.detail);
     }
 }
 
@@ -187,7 +189,7 @@ fn overlapping_pinned_buffers_are_infeasible() {
 fn alignment_is_honoured() {
     let buffers = vec![Buffer::new("a", 0, 1, 3), Buffer::new("b", 0, 1, 5).with_alignment(8)];
     let p = Problem::new(buffers, None).unwrap();
-    assert_eq!(solve(Variant::First, &p).plan.offsets, vec![0, 8]);
+    assert_eq!(solve(Variant::First, &p).offsets(), vec![0, 8]);
     for variant in Variant::ALL {
         solve(variant, &p);
     }
@@ -199,7 +201,7 @@ fn alignment_is_honoured() {
     ];
     let p = Problem::new(buffers, None).unwrap();
     for variant in [Variant::First, Variant::Best, Variant::Worst, Variant::Lookahead, Variant::Prepopulated] {
-        assert_eq!(solve(variant, &p).plan.offsets, vec![0, 12, 12], "{}", variant.name());
+        assert_eq!(solve(variant, &p).offsets(), vec![0, 12, 12], "{}", variant.name());
     }
     solve(Variant::Buddy, &p);
 }
@@ -209,20 +211,17 @@ fn buddy_pads_inside_the_block_for_other_alignments() {
     let buffers = vec![Buffer::new("p", 0, 1, 1).pinned_at(0), Buffer::new("x", 0, 2, 5).with_alignment(3)];
     let p = Problem::new(buffers, None).unwrap();
     // The 8-byte block starts at 1; x goes to 3, inside it.
-    assert_eq!(solve(Variant::Buddy, &p).plan.offsets, vec![0, 3]);
+    assert_eq!(solve(Variant::Buddy, &p).offsets(), vec![0, 3]);
 }
 
 #[test]
-fn offsets_past_u64_are_an_overflow_error() {
+fn offsets_past_u64_leave_no_plan() {
     let buffers = vec![Buffer::new("p", 0, 1, 64).pinned_at(0), Buffer::new("big", 1, 2, u64::MAX - 32)];
     let p = Problem::new(buffers, None).unwrap();
     for variant in Variant::ALL {
-        let error = Zant::new(variant).solve(&p, &SolveOptions::default()).unwrap_err();
-        assert!(
-            matches!(error, SolveError::Overflow { ref buffer, .. } if buffer == "big"),
-            "{}: {error:?}",
-            variant.name()
-        );
+        let outcome = Zant::new(variant).solve(&p, &SolveOptions::default()).unwrap();
+        assert!(outcome.plan.is_none(), "{}", variant.name());
+        assert!(outcome.detail.as_deref().is_some_and(|m| m.contains("big")), "{}: {:?}", variant.name(), outcome.detail);
     }
 }
 
@@ -231,7 +230,7 @@ fn an_empty_problem_has_an_empty_pool() {
     let p = problem(&[]);
     for variant in Variant::ALL {
         let solution = solve(variant, &p);
-        assert_eq!(solution.makespan, 0);
+        assert_eq!(solution.makespan().unwrap(), 0);
         assert_eq!(count(&solution, "pool_buffers"), 0);
         assert_eq!(ratio(&solution, "reuse_rate"), 0.0);
     }
@@ -245,7 +244,8 @@ fn a_cancelled_solve_stops() {
     cancel.cancel();
     let options = SolveOptions { cancel, ..SolveOptions::default() };
     for variant in Variant::ALL {
-        assert_eq!(Zant::new(variant).solve(&p, &options).unwrap_err(), SolveError::Cancelled);
+        let outcome = Zant::new(variant).solve(&p, &options).unwrap();
+        assert_eq!((outcome.stopped, outcome.plan.is_none()), (Stopped::Cancelled, true));
     }
 }
 
@@ -323,13 +323,13 @@ proptest! {
         let pinned_top = p.buffers().iter().filter_map(|b| b.pinned.map(|o| o + b.size)).max().unwrap_or(0);
         for variant in Variant::ALL {
             let solution = Zant::new(variant).solve(&p, &SolveOptions::default()).unwrap();
-            let report = validate(&p, &solution.plan.offsets, None);
+            let report = validate(&p, &solution.offsets(), None);
             prop_assert!(report.is_valid(), "{}: {}", variant.name(), report.describe(&p));
-            prop_assert!(solution.makespan >= p.max_load());
-            prop_assert_eq!(solution.placement_order.len(), p.len());
+            prop_assert!(solution.makespan().unwrap() >= p.max_load());
+            prop_assert_eq!(solution.plan.as_ref().unwrap().placement_order.len(), p.len());
             prop_assert_eq!(count(&solution, "pool_buffers") + count(&solution, "reused"), walked);
             if walked > 0 && matches!(variant, Variant::First | Variant::Best | Variant::Worst) {
-                prop_assert!(solution.makespan >= pinned_top + count(&solution, "pool_size"));
+                prop_assert!(solution.makespan().unwrap() >= pinned_top + count(&solution, "pool_size"));
             }
         }
     }
@@ -338,7 +338,7 @@ proptest! {
     fn reuse_rules_agree_with_a_naive_walk(p in instance()) {
         for (variant, reuse) in [(Variant::First, Reuse::First), (Variant::Best, Reuse::Best), (Variant::Worst, Reuse::Worst)] {
             let solution = Zant::new(variant).solve(&p, &SolveOptions::default()).unwrap();
-            prop_assert_eq!(&solution.plan.offsets, &naive_offsets(&p, reuse), "{}", variant.name());
+            prop_assert_eq!(&solution.offsets(), &naive_offsets(&p, reuse), "{}", variant.name());
         }
     }
 }

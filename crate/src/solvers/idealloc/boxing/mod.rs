@@ -13,7 +13,7 @@ use rayon::prelude::*;
 pub use schedule::{MIN_RATIO, MU_MAX, Schedule, epsilon_range};
 
 use super::jobs::{Item, JobId, Jobs, Made, mix};
-use crate::options::{Deadline, SolveError};
+use crate::options::{Deadline, Halt};
 use same_height::{BoxShape, PARALLEL_MIN_JOBS, theorem2};
 
 /// Theorem 16 run along `schedule` on the input jobs of `jobs` (which gains the boxes): each round
@@ -25,7 +25,7 @@ pub fn theorem16(
     schedule: &Schedule,
     seed: u64,
     deadline: &Deadline,
-) -> Result<Vec<JobId>, SolveError> {
+) -> Result<Vec<JobId>, Halt> {
     // Two lists reused by every round (a round used to split the whole list into two new ones):
     // the jobs left alone stay in `ids`, in order, and the boxes made of the small ones follow them.
     let mut ids: Vec<JobId> = jobs.inputs().collect();
@@ -83,7 +83,7 @@ pub fn corollary15(
     seed: u64,
     deadline: &Deadline,
     out: &mut Vec<JobId>,
-) -> Result<(), SolveError> {
+) -> Result<(), Halt> {
     if ids.is_empty() {
         return Ok(());
     }
@@ -114,7 +114,7 @@ pub fn corollary15(
         classes.push((class, Class::ToBox(items)));
     }
     let shared: &Jobs = jobs;
-    let box_class = |(class, members): (i64, Class)| -> Result<Class, SolveError> {
+    let box_class = |(class, members): (i64, Class)| -> Result<Class, Halt> {
         let Class::ToBox(mut items) = members else {
             return Ok(members);
         };
@@ -127,7 +127,7 @@ pub fn corollary15(
         Ok(Class::Boxed(made))
     };
     // Small inputs are not worth the tasks; either way the classes come back in class order.
-    let boxed: Vec<Result<Class, SolveError>> = if count >= PARALLEL_MIN_JOBS {
+    let boxed: Vec<Result<Class, Halt>> = if count >= PARALLEL_MIN_JOBS {
         classes.into_par_iter().map(box_class).collect()
     } else {
         classes.into_iter().map(box_class).collect()
@@ -224,6 +224,6 @@ mod tests {
         let deadline = options.deadline(web_time::Instant::now());
         let mut jobs = arena((0..100).map(|i| (4, i as u64, i as u64 + 3)));
         let ids: Vec<JobId> = jobs.inputs().collect();
-        assert_eq!(corollary15(&mut jobs, &ids, 16, 0.5, 0, &deadline, &mut Vec::new()), Err(SolveError::Cancelled));
+        assert_eq!(corollary15(&mut jobs, &ids, 16, 0.5, 0, &deadline, &mut Vec::new()), Err(Halt::Cancelled));
     }
 }

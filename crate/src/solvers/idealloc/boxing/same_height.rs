@@ -11,7 +11,7 @@
 
 use super::super::jobs::{Item, Jobs, Made, mix};
 use super::strips::{box_by_rows, lemma1};
-use crate::options::{Deadline, SolveError};
+use crate::options::{Deadline, Halt};
 
 /// Below this many jobs on the two sides together, a step is not worth a parallel task.
 pub const PARALLEL_MIN_JOBS: usize = 2048;
@@ -36,7 +36,7 @@ pub fn theorem2(
     seed: u64,
     deadline: &Deadline,
     made: &mut Made,
-) -> Result<(), SolveError> {
+) -> Result<(), Halt> {
     split(jobs, items, shape, seed, 0, deadline, made)
 }
 
@@ -89,7 +89,7 @@ fn split(
     depth: usize,
     deadline: &Deadline,
     made: &mut Made,
-) -> Result<(), SolveError> {
+) -> Result<(), Halt> {
     if items.is_empty() {
         return Ok(());
     }

@@ -1,0 +1,96 @@
+//! How numbers cross JSON (the CLI's output, the page's messages): one rule for every integer
+//! that may pass 2^53. JavaScript reads JSON numbers as doubles, which are exact only up to 2^53,
+//! so an integer up to 2^53 is written as a JSON number and a larger one as a decimal string
+//! (`"18446744073709551615"`). Readers that may meet large values accept both. Floats are rounded
+//! to six significant digits: they are measures (times, percentages), and the digits past that
+//! are noise of the arithmetic, not information.
+
+use serde::Serializer;
+
+/// The largest integer a JSON reader in JavaScript holds exactly.
+pub const EXACT_LIMIT: u64 = 1 << 53;
+
+/// Writes `value` by the rule: a number up to 2^53, else a decimal string.
+pub fn serialize_u64<S: Serializer>(value: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+    if *value <= EXACT_LIMIT { serializer.serialize_u64(*value) } else { serializer.collect_str(value) }
+}
+
+/// [`serialize_u64`]'s rule for a 128-bit value (a sum of sizes).
+pub fn serialize_u128<S: Serializer>(value: &u128, serializer: S) -> Result<S::Ok, S::Error> {
+    match u64::try_from(*value) {
+        Ok(value) => serialize_u64(&value, serializer),
+        Err(_) => serializer.collect_str(value),
+    }
+}
+
+/// [`serialize_u64`] for an optional value (`null` when absent).
+pub fn serialize_option_u64<S: Serializer>(value: &Option<u64>, serializer: S) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(value) => serialize_u64(value, serializer),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// A float rounded to six significant digits (non-finite values as they are).
+pub fn round_float(value: f64) -> f64 {
+    if !value.is_finite() || value == 0.0 {
+        return value;
+    }
+    let digits = 5 - value.abs().log10().floor() as i32;
+    // Scale by an exact power of ten on the side that keeps it whole (10^-k is not a double).
+    let rounded = if digits >= 0 {
+        let scale = 10f64.powi(digits);
+        (value * scale).round() / scale
+    } else {
+        let scale = 10f64.powi(-digits);
+        (value / scale).round() * scale
+    };
+    if rounded.is_finite() { rounded } else { value }
+}
+
+/// Writes a float rounded by [`round_float`].
+pub fn serialize_f64<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_f64(round_float(*value))
+}
+
+/// [`serialize_f64`] for an optional value.
+pub fn serialize_option_f64<S: Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(value) => serialize_f64(value, serializer),
+        None => serializer.serialize_none(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Serialize)]
+    struct Probe {
+        #[serde(serialize_with = "serialize_u64")]
+        value: u64,
+        #[serde(serialize_with = "serialize_f64")]
+        ratio: f64,
+    }
+
+    fn json(value: u64, ratio: f64) -> String {
+        serde_json::to_string(&Probe { value, ratio }).unwrap()
+    }
+
+    #[test]
+    fn integers_past_two_to_the_53_become_strings() {
+        assert_eq!(json(EXACT_LIMIT, 1.0), r#"{"value":9007199254740992,"ratio":1.0}"#);
+        assert_eq!(json(EXACT_LIMIT + 1, 1.0), r#"{"value":"9007199254740993","ratio":1.0}"#);
+        assert_eq!(json(u64::MAX, 1.0), r#"{"value":"18446744073709551615","ratio":1.0}"#);
+    }
+
+    #[test]
+    fn floats_keep_six_significant_digits() {
+        assert_eq!(json(0, 66.24561299999999), r#"{"value":0,"ratio":66.2456}"#);
+        assert_eq!(json(0, 0.000123456789), r#"{"value":0,"ratio":0.000123457}"#);
+        assert_eq!(json(0, 1234567.8), r#"{"value":0,"ratio":1234570.0}"#);
+        assert_eq!(round_float(f64::MAX), 1.79769e308);
+        assert!(round_float(f64::NAN).is_nan());
+        assert_eq!(round_float(-2.5e-7), -2.5e-7);
+    }
+}

@@ -1,0 +1,95 @@
+//! A run: one solve as the edges (the CLI, the wasm facade, `memplan bench`) ask for it, done once
+//! here. It finds the solver by name, checks the request (parameters the solver declares, a
+//! thread count the machine can start), resolves the capacity, passes a warm start to the
+//! solvers that search from one, solves, and puts the outcome through the independent validator.
+//! [`Summary`] is what the edges print or send.
+
+pub mod registry;
+mod summary;
+
+use std::sync::Arc;
+
+pub use summary::Summary;
+
+use crate::model::{Outcome, Problem};
+use crate::options::{Effort, Params, SolveError, SolveOptions};
+use crate::solvers::{self, portfolio};
+use crate::validate;
+
+/// A finished run: the outcome and what the validator found in it.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub outcome: Outcome,
+    /// Empty when the plan is valid and every claim about it true.
+    pub violations: Vec<String>,
+}
+
+impl Run {
+    /// The plan passed the validator (a run without a plan is valid when it claims none).
+    pub fn is_valid(&self) -> bool {
+        self.violations.is_empty()
+    }
+
+    pub fn summary(&self, problem: &Problem) -> Summary {
+        Summary::new(problem, self)
+    }
+}
+
+/// Above this many buffers the warm start of a search solver comes from the portfolio's low
+/// effort (every order, first fit) instead of its normal one, which takes seconds there.
+const WARM_START_NORMAL_MAX: usize = 10_000;
+
+/// Runs the named solver on `problem` and validates what it returns. `Err` only when the request
+/// cannot be served (an unknown solver, a parameter it does not declare, a value it cannot use).
+/// With `options.threads` set, natively, the solve runs in a pool of that many threads; in wasm
+/// the page's global pool is used.
+pub fn solve(problem: &Problem, solver: &str, options: &SolveOptions) -> Result<Run, SolveError> {
+    let solver = registry::by_name(solver)?;
+    let declared = solver.parameters();
+    let unknown: Vec<&str> = options.params.names().filter(|n| !declared.iter().any(|p| p.name == *n)).collect();
+    if !unknown.is_empty() {
+        let known: Vec<&str> = declared.iter().map(|p| p.name).collect();
+        return Err(SolveError::Unsupported(format!(
+            "{} has no parameter {} (it has: {})",
+            solver.name(),
+            unknown.join(", "),
+            if known.is_empty() { "none".to_string() } else { known.join(", ") }
+        )));
+    }
+    let mut options = options.clone();
+    options.capacity = solvers::capacity(problem, &options);
+    let work = |options: &SolveOptions| -> Result<Outcome, SolveError> {
+        let mut options = options.clone();
+        if solver.capabilities().warm_start && options.start.is_none() {
+            options.start = warm_start(problem, &options)?;
+        }
+        solver.solve(problem, &options)
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    let outcome = match options.threads {
+        Some(threads) => rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+            .map_err(|e| SolveError::Unsupported(format!("cannot start {threads} threads: {e}")))?
+            .install(|| work(&options))?,
+        None => work(&options)?,
+    };
+    #[cfg(target_arch = "wasm32")]
+    let outcome = work(&options)?;
+    let report = validate::validate_outcome(problem, &outcome);
+    Ok(Run { violations: report.violations.iter().map(|v| v.describe(problem)).collect(), outcome })
+}
+
+/// The start plan for a search solver: the portfolio's quick phase (no search of its own), at
+/// normal effort, or low on large inputs. A cancel before it ends leaves none (the solver then
+/// stops too).
+fn warm_start(problem: &Problem, options: &SolveOptions) -> Result<Option<Arc<crate::Plan>>, SolveError> {
+    let effort = if problem.len() > WARM_START_NORMAL_MAX { Effort::Low } else { Effort::Normal };
+    let quick_options =
+        SolveOptions { capacity: None, effort, params: Params::new(), progress: None, ..options.clone() };
+    match portfolio::quick_plan(problem, &quick_options) {
+        Ok(outcome) => Ok(outcome.plan.map(Arc::new)),
+        Err(crate::Halt::Unsupported(what)) => Err(SolveError::Unsupported(what)),
+        Err(_) => Ok(None),
+    }
+}

@@ -1,0 +1,96 @@
+//! The summary of a run, as the CLI prints it (one JSON line) and the page receives it: the one
+//! serialised form of an [`Outcome`]. Its TypeScript twin is generated from this type
+//! (`web/src/generated/`), so the page never declares it again.
+
+use serde::Serialize;
+
+use super::Run;
+use crate::model::wire;
+use crate::model::{Problem, Stats, Stopped};
+
+/// A run's result in the form the edges send. Integers follow [`wire`]'s rule (a JSON number up
+/// to 2^53, else a decimal string); `makespan`, `fragmentation` and `fragmentation_pct` are `null`
+/// when no plan came back. The plan's offsets travel separately (a file, or a typed array).
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Summary {
+    /// The solver asked for.
+    pub solver: String,
+    /// For `auto`, the member whose plan this is.
+    pub winner: Option<String>,
+    pub buffers: usize,
+    /// The most bytes alive at once (L).
+    #[serde(serialize_with = "wire::serialize_u64")]
+    #[cfg_attr(test, ts(type = "number | string"))]
+    pub max_load: u64,
+    /// A proven lower bound on every plan's makespan.
+    #[serde(serialize_with = "wire::serialize_u64")]
+    #[cfg_attr(test, ts(type = "number | string"))]
+    pub lower_bound: u64,
+    #[serde(serialize_with = "wire::serialize_option_u64")]
+    #[cfg_attr(test, ts(type = "number | string | null"))]
+    pub makespan: Option<u64>,
+    /// The capacity the run was held to, if any.
+    #[serde(serialize_with = "wire::serialize_option_u64")]
+    #[cfg_attr(test, ts(type = "number | string | null"))]
+    pub capacity: Option<u64>,
+    /// makespan − L.
+    #[serde(serialize_with = "wire::serialize_option_u64")]
+    #[cfg_attr(test, ts(type = "number | string | null"))]
+    pub fragmentation: Option<u64>,
+    /// Fragmentation as a percentage of L.
+    #[serde(serialize_with = "wire::serialize_option_f64")]
+    pub fragmentation_pct: Option<f64>,
+    /// Why the run stopped.
+    pub stopped: Stopped,
+    /// `stopped` in words, as shown next to a result.
+    pub verdict: String,
+    /// What was proven or why no plan came back, for people (never needed to act).
+    pub detail: Option<String>,
+    /// The plan's makespan is proven to be the lowest possible.
+    pub optimal: bool,
+    /// A plan came back and it is within the capacity (any plan, without one).
+    pub feasible: bool,
+    /// The independent validator accepted the plan and every claim about it.
+    pub valid: bool,
+    /// What the validator found wrong, a sentence each.
+    pub violations: Vec<String>,
+    #[serde(serialize_with = "wire::serialize_f64")]
+    pub elapsed_ms: f64,
+    #[serde(serialize_with = "wire::serialize_u64")]
+    #[cfg_attr(test, ts(type = "number | string"))]
+    pub seed: u64,
+    /// Solver statistics, for people and benchmarks.
+    #[cfg_attr(test, ts(type = "Record<string, number | string>"))]
+    pub stats: Stats,
+}
+
+impl Summary {
+    pub fn new(problem: &Problem, run: &Run) -> Summary {
+        let outcome = &run.outcome;
+        let fragmentation = outcome.fragmentation(problem);
+        let max_load = problem.max_load();
+        Summary {
+            solver: outcome.solver.clone(),
+            winner: outcome.winner.clone(),
+            buffers: problem.len(),
+            max_load,
+            lower_bound: outcome.lower_bound,
+            makespan: outcome.makespan(),
+            capacity: outcome.capacity,
+            fragmentation,
+            fragmentation_pct: fragmentation
+                .map(|f| if max_load == 0 { 0.0 } else { 100.0 * f as f64 / max_load as f64 }),
+            stopped: outcome.stopped,
+            verdict: outcome.verdict().to_string(),
+            detail: outcome.detail.clone(),
+            optimal: outcome.optimal(),
+            feasible: outcome.feasible(),
+            valid: run.is_valid(),
+            violations: run.violations.clone(),
+            elapsed_ms: outcome.elapsed.as_secs_f64() * 1000.0,
+            seed: outcome.seed,
+            stats: outcome.stats.clone(),
+        }
+    }
+}
