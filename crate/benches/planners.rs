@@ -47,7 +47,7 @@ fn scaling(c: &mut Criterion) {
 fn validator(c: &mut Criterion) {
     let problem = example("idealloc/iopddl/Y_1.csv");
     let plan = run::solve(&problem, "slff", &SolveOptions::default()).expect("plans");
-    c.bench_function("validate-Y_1", |b| b.iter(|| validate::validate(&problem, &plan.plan.offsets, None)));
+    c.bench_function("validate-Y_1", |b| b.iter(|| validate::validate(&problem, plan.outcome.offsets(), None)));
 }
 
 criterion_group!(benches, planners, scaling, validator);

@@ -117,7 +117,9 @@ fn cells(row: &Row) -> [String; 10] {
             if ms < 10.0 { format!("{ms:.3}") } else { format!("{ms:.1}") }
         },
         if row.valid { "yes".into() } else { "NO".into() },
-        row.stopped.map_or_else(String::new, |s| serde_json::to_value(s).map_or_else(|_| String::new(), |v| v.as_str().unwrap_or_default().to_string())),
+        row.stopped.map_or_else(String::new, |s| {
+            serde_json::to_value(s).map_or_else(|_| String::new(), |v| v.as_str().unwrap_or_default().to_string())
+        }),
         row.error.clone().unwrap_or_default().replace(['\n', '|'], " "),
     ]
 }

@@ -227,4 +227,3 @@ pub fn validate_outcome(problem: &Problem, outcome: &Outcome) -> Report {
     }
     report
 }
-

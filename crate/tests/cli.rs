@@ -88,7 +88,9 @@ fn a_capacity_below_the_max_load_is_proven_infeasible() {
         "1048575",
     ]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("infeasible: at least 1048576 bytes are needed (proven)"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("infeasible (proven)"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("at least 1048576 bytes are needed"), "{}", stderr(&output));
+    assert_eq!(json_line(&output)["stopped"], "infeasible");
 }
 
 #[test]

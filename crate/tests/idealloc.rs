@@ -10,11 +10,11 @@ use std::time::Duration;
 
 use common::{brute_force_optimum, instances};
 use memplan::generate::{TraceSpec, trace};
-use memplan::{Buffer, Params, Problem, Solution, SolveError, SolveOptions, Solver, run, validate};
+use memplan::{Buffer, Outcome, Params, Problem, SolveError, SolveOptions, Solver, Stopped, run, validate};
 use proptest::prelude::*;
 
 fn idealloc() -> Box<dyn Solver> {
-    memplan::solvers::by_name("idealloc").expect("idealloc is registered")
+    memplan::run::registry::by_name("idealloc").expect("idealloc is registered")
 }
 
 fn with(params: &[(&str, &str)]) -> SolveOptions {
@@ -22,21 +22,22 @@ fn with(params: &[(&str, &str)]) -> SolveOptions {
     SolveOptions { params, ..SolveOptions::default() }
 }
 
-fn slff(problem: &Problem) -> Solution {
-    run::solve(problem, "slff", &SolveOptions::default()).expect("slff plans every valid problem")
+fn slff(problem: &Problem) -> Outcome {
+    run::solve(problem, "slff", &SolveOptions::default()).expect("slff plans every valid problem").outcome
 }
 
 /// Solves, validates and checks the SLFF guarantee; returns the solution.
-fn solve_checked(problem: &Problem, options: &SolveOptions) -> Solution {
-    let solution = run::solve(problem, "idealloc", options).unwrap_or_else(|e| panic!("idealloc failed: {e}"));
-    let report = validate::validate_solution(problem, &solution, None);
+fn solve_checked(problem: &Problem, options: &SolveOptions) -> Outcome {
+    let solution = run::solve(problem, "idealloc", options).unwrap_or_else(|e| panic!("idealloc failed: {e}")).outcome;
+    let report = validate::validate_outcome(problem, &solution);
     assert!(report.is_valid(), "{}", report.describe(problem));
-    assert!(solution.makespan >= problem.lower_bound());
-    assert!(solution.makespan <= slff(problem).makespan, "worse than the SLFF bootstrap");
+    assert!(solution.plan.is_some(), "no plan: {:?}", solution.stopped);
+    assert!(solution.makespan().unwrap() >= problem.lower_bound());
+    assert!(solution.makespan().unwrap() <= slff(problem).makespan().unwrap(), "worse than the SLFF bootstrap");
     solution
 }
 
-fn stat(solution: &Solution, name: &str) -> Option<u64> {
+fn stat(solution: &Outcome, name: &str) -> Option<u64> {
     match solution.stats.get(name)? {
         memplan::model::StatValue::Count(count) => Some(*count),
         _ => None,
@@ -51,9 +52,9 @@ proptest! {
     fn plans_are_valid_reproducible_and_never_worse_than_slff(problem in instances(40, 1000), seed in any::<u64>()) {
         let options = SolveOptions { seed, ..SolveOptions::default() };
         let solution = solve_checked(&problem, &options);
-        let again = run::solve(&problem, "idealloc", &options).unwrap();
+        let again = run::solve(&problem, "idealloc", &options).unwrap().outcome;
         prop_assert_eq!(&again.plan, &solution.plan);
-        prop_assert_eq!(solution.placement_order.len(), problem.len());
+        prop_assert_eq!(solution.plan.as_ref().unwrap().placement_order.len(), problem.len());
     }
 
     /// Both ways of choosing ε beyond calibration, and a start address, on random instances.
@@ -66,14 +67,14 @@ proptest! {
         let start = start.to_string();
         for params in [vec![("sample-epsilon", "true")], vec![("epsilon", "0.3")], vec![("start-address", start.as_str())]] {
             let options = SolveOptions { seed, ..with(&params) };
-            let solution = run::solve(&problem, "idealloc", &options).unwrap();
-            let report = validate::validate_solution(&problem, &solution, None);
+            let solution = run::solve(&problem, "idealloc", &options).unwrap().outcome;
+            let report = validate::validate_outcome(&problem, &solution);
             prop_assert!(report.is_valid(), "{:?}: {}", params, report.describe(&problem));
         }
         let options = SolveOptions { seed, ..with(&[("start-address", &start)]) };
-        let solution = run::solve(&problem, "idealloc", &options).unwrap();
+        let solution = run::solve(&problem, "idealloc", &options).unwrap().outcome;
         let start: u64 = start.parse().unwrap();
-        for (buffer, &offset) in problem.buffers().iter().zip(&solution.plan.offsets) {
+        for (buffer, &offset) in problem.buffers().iter().zip(solution.offsets()) {
             prop_assert!(buffer.pinned.is_some() || offset >= start, "{} below the start address", buffer.id);
         }
     }
@@ -85,7 +86,7 @@ proptest! {
         let problem = trace(TraceSpec::new(buffers, seed));
         let options = SolveOptions { seed, threads: Some(1), ..with(&[("iterations", "6")]) };
         let one = solve_checked(&problem, &options);
-        let two = run::solve(&problem, "idealloc", &SolveOptions { threads: Some(2), ..options }).unwrap();
+        let two = run::solve(&problem, "idealloc", &SolveOptions { threads: Some(2), ..options }).unwrap().outcome;
         prop_assert_eq!(&one.plan, &two.plan);
     }
 
@@ -93,9 +94,9 @@ proptest! {
     fn never_below_the_brute_force_optimum(problem in instances(6, 16)) {
         let optimum = brute_force_optimum(&problem);
         let solution = idealloc().solve(&problem, &SolveOptions::default()).unwrap();
-        prop_assert!(solution.makespan >= optimum);
-        if solution.optimal {
-            prop_assert_eq!(solution.makespan, optimum);
+        prop_assert!(solution.makespan().unwrap() >= optimum);
+        if solution.optimal() {
+            prop_assert_eq!(solution.makespan().unwrap(), optimum);
         }
     }
 }
@@ -108,7 +109,7 @@ fn lifespan_one_jobs() {
         (0..600u64).map(|i| Buffer::new(format!("b{i}"), i % 37, i % 37 + 1, 1 + (i * 7919) % 5000)).collect();
     let problem = Problem::new(buffers, None).unwrap();
     let solution = solve_checked(&problem, &SolveOptions::default());
-    assert_eq!(solution.max_load, problem.max_load());
+    assert!(solution.lower_bound >= problem.max_load());
     // Mixed with long-lived buffers.
     let mut buffers: Vec<Buffer> =
         (0..300u64).map(|i| Buffer::new(format!("s{i}"), i, i + 1, 1 + (i * 31) % 900)).collect();
@@ -122,8 +123,8 @@ fn one_size_is_optimal() {
     let buffers = (0..500u64).map(|i| Buffer::new(format!("b{i}"), (i * 13) % 400, (i * 13) % 400 + 1 + i % 50, 96));
     let problem = Problem::new(buffers.collect(), None).unwrap();
     let solution = solve_checked(&problem, &SolveOptions::default());
-    assert_eq!(solution.makespan, problem.max_load());
-    assert!(solution.optimal);
+    assert_eq!(solution.makespan().unwrap(), problem.max_load());
+    assert!(solution.optimal());
     assert_eq!(solution.stats.get("case"), Some(&memplan::model::StatValue::Text("one size".into())));
 }
 
@@ -134,10 +135,10 @@ fn non_overlapping_buffers_all_go_to_the_start() {
         (0..100u64).map(|i| Buffer::new(format!("b{i}"), i * 3, i * 3 + 3, 1 + i * 11).with_alignment(8)).collect();
     let problem = Problem::new(buffers, None).unwrap();
     let solution = solve_checked(&problem, &SolveOptions::default());
-    assert!(solution.plan.offsets.iter().all(|&o| o == 0));
-    assert!(solution.optimal);
-    let shifted = run::solve(&problem, "idealloc", &with(&[("start-address", "13")])).unwrap();
-    assert!(shifted.plan.offsets.iter().all(|&o| o == 16), "13 rounded up to the alignment 8");
+    assert!(solution.offsets().iter().all(|&o| o == 0));
+    assert!(solution.optimal());
+    let shifted = run::solve(&problem, "idealloc", &with(&[("start-address", "13")])).unwrap().outcome;
+    assert!(shifted.offsets().iter().all(|&o| o == 16), "13 rounded up to the alignment 8");
 }
 
 #[test]
@@ -152,7 +153,7 @@ fn aligned_buffers_get_aligned_offsets() {
         .collect();
     let problem = Problem::new(buffers, None).unwrap();
     let solution = solve_checked(&problem, &with(&[("iterations", "20")]));
-    for (buffer, offset) in problem.buffers().iter().zip(&solution.plan.offsets) {
+    for (buffer, offset) in problem.buffers().iter().zip(solution.offsets()) {
         assert_eq!(offset % buffer.alignment, 0, "{}", buffer.id);
     }
 }
@@ -170,17 +171,17 @@ fn pinned_buffers_stay_put_and_colliding_pins_are_infeasible() {
     let problem = Problem::new(buffers.clone(), None).unwrap();
     let solution = solve_checked(&problem, &with(&[("iterations", "20")]));
     let n = problem.len();
-    assert_eq!(&solution.plan.offsets[n - 2..], &[5000, 0]);
+    assert_eq!(&solution.offsets()[n - 2..], &[5000, 0]);
     // Nothing to move at all.
     let pinned_only: Vec<Buffer> = buffers.iter().filter(|b| b.pinned.is_some()).cloned().collect();
     let solution = solve_checked(&Problem::new(pinned_only, None).unwrap(), &SolveOptions::default());
-    assert_eq!(solution.plan.offsets, vec![5000, 0]);
+    assert_eq!(solution.offsets(), vec![5000, 0]);
     buffers.push(Buffer::new("p2", 50, 60, 64).pinned_at(32));
     let clash = Problem::new(buffers, None).unwrap();
-    match idealloc().solve(&clash, &SolveOptions::default()) {
-        Err(SolveError::Infeasible(reason)) => assert!(reason.contains("p2 and p1"), "{reason}"),
-        other => panic!("expected infeasible, got {other:?}"),
-    }
+    let outcome = idealloc().solve(&clash, &SolveOptions::default()).unwrap();
+    assert_eq!(outcome.stopped, Stopped::Infeasible);
+    let reason = outcome.detail.unwrap_or_default();
+    assert!(reason.contains("p2 and p1"), "{reason}");
 }
 
 /// Sizes close to u64::MAX / 4: no overflow panic, and a valid plan.
@@ -202,8 +203,8 @@ fn huge_sizes_do_not_overflow() {
 fn an_empty_problem_has_an_empty_plan() {
     let problem = Problem::new(Vec::new(), None).unwrap();
     let solution = idealloc().solve(&problem, &SolveOptions::default()).unwrap();
-    assert!(solution.plan.offsets.is_empty());
-    assert_eq!(solution.makespan, 0);
+    assert!(solution.offsets().is_empty());
+    assert_eq!(solution.makespan().unwrap(), 0);
 }
 
 #[test]
@@ -239,7 +240,7 @@ fn progress_is_reported_and_a_cancel_returns_the_best_plan_so_far() {
     let seen = seen.lock().unwrap().clone();
     assert_eq!(seen.len(), 4, "one report per two finished iterations");
     assert!(seen.windows(2).all(|w| w[1] <= w[0]));
-    assert_eq!(seen.last().copied().flatten(), Some(solution.makespan));
+    assert_eq!(seen.last().copied().flatten(), Some(solution.makespan().unwrap()));
 
     let mut options = with(&[("iterations", "1000")]);
     let cancel = options.cancel.clone();
@@ -254,7 +255,7 @@ fn a_time_limit_returns_the_best_plan_so_far() {
     let problem = trace(TraceSpec::new(4000, 9));
     let options = SolveOptions { time_limit: Some(Duration::ZERO), ..with(&[("iterations", "1000")]) };
     let solution = solve_checked(&problem, &options);
-    assert_eq!(solution.makespan, slff(&problem).makespan);
+    assert_eq!(solution.makespan().unwrap(), slff(&problem).makespan().unwrap());
     assert_eq!(stat(&solution, "iterations"), Some(0));
     let options = SolveOptions { time_limit: Some(Duration::from_millis(300)), ..with(&[("iterations", "100000")]) };
     let solution = solve_checked(&problem, &options);
@@ -267,10 +268,11 @@ fn target_fragmentation_exits_early() {
     // A trace on which SLFF leaves some fragmentation.
     let problem = (0..)
         .map(|seed| trace(TraceSpec::new(2000, seed)))
-        .find(|problem| slff(problem).makespan > problem.max_load())
+        .find(|problem| slff(problem).makespan().unwrap() > problem.max_load())
         .expect("some trace is not packed perfectly by SLFF");
     let bootstrap = slff(&problem);
-    let generous = format!("{}", bootstrap.fragmentation_pct() + 1.0);
+    let pct = 100.0 * bootstrap.fragmentation(&problem).unwrap() as f64 / problem.max_load() as f64;
+    let generous = format!("{}", pct + 1.0);
     let solution = solve_checked(&problem, &with(&[("target-frag", &generous)]));
     assert_eq!(stat(&solution, "iterations"), Some(0));
     let solution = solve_checked(&problem, &with(&[("target-frag", "0"), ("iterations", "4")]));

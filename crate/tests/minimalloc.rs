@@ -5,10 +5,10 @@
 
 mod common;
 
-use common::{brute_force_optimum, instances};
+use common::{brute_force_optimum, checked, instances};
 use memplan::solvers::Solver;
 use memplan::solvers::minimalloc::{MiniMalloc, Rules, Settings};
-use memplan::{Buffer, Problem, SolveError, SolveOptions, validate};
+use memplan::{Buffer, Problem, SolveOptions, Stopped};
 use proptest::prelude::*;
 
 fn with_rules(rules: Rules) -> MiniMalloc {
@@ -33,16 +33,17 @@ fn rule_sets() -> Vec<(&'static str, Rules)> {
 /// Feasibility at `capacity`: `Some(true)` with a plan (validated), `Some(false)` when refuted.
 fn fits(solver: &MiniMalloc, problem: &Problem, capacity: u64) -> bool {
     let options = SolveOptions { capacity: Some(capacity), ..SolveOptions::default() };
-    match solver.solve(problem, &options) {
-        Ok(solution) => {
-            let report = validate::validate_solution(problem, &solution, Some(capacity));
-            assert!(report.is_valid(), "{}", report.describe(problem));
-            assert!(solution.feasible, "no time limit: the answer is a proof");
-            assert!(solution.makespan <= capacity);
+    let outcome = solver.solve(problem, &options).unwrap();
+    match outcome.stopped {
+        Stopped::Infeasible => {
+            assert!(outcome.plan.is_none() && outcome.lower_bound > capacity);
+            false
+        }
+        Stopped::Fits | Stopped::LowerBound | Stopped::Optimal => {
+            assert!(checked(problem, &outcome).makespan <= capacity);
             true
         }
-        Err(SolveError::Infeasible(_)) => false,
-        Err(other) => panic!("unexpected error {other}"),
+        other => panic!("no time limit: the answer is a proof, not {other:?}"),
     }
 }
 
@@ -67,20 +68,18 @@ proptest! {
     #[test]
     fn minimisation_reaches_the_brute_force_optimum(problem in instances(7, 16)) {
         let optimum = brute_force_optimum(&problem);
-        let solution = MiniMalloc::default().solve(&problem, &SolveOptions::default()).unwrap();
-        let report = validate::validate_solution(&problem, &solution, None);
-        prop_assert!(report.is_valid(), "{}", report.describe(&problem));
-        prop_assert_eq!(solution.makespan, optimum);
-        prop_assert!(solution.optimal);
-        prop_assert_eq!(solution.lower_bound, optimum);
+        let outcome = MiniMalloc::default().solve(&problem, &SolveOptions::default()).unwrap();
+        prop_assert_eq!(checked(&problem, &outcome).makespan, optimum);
+        prop_assert!(outcome.optimal());
+        prop_assert_eq!(outcome.lower_bound, optimum);
     }
 
     /// On larger instances the rule sets agree with each other at a capacity near the best greedy
     /// plan (where answers go both ways), and plans are reproducible for a seed and thread count.
     #[test]
     fn rule_sets_agree_on_larger_instances(problem in instances(14, 64), slack in 0u64..3) {
-        let greedy = memplan::run::solve(&problem, "auto", &SolveOptions::default()).unwrap();
-        let capacity = problem.lower_bound() + (greedy.makespan - problem.lower_bound()) * slack / 4;
+        let greedy = memplan::run::solve(&problem, "xla", &SolveOptions::default()).unwrap().outcome;
+        let capacity = problem.lower_bound() + (greedy.makespan().unwrap() - problem.lower_bound()) * slack / 4;
         let reference = fits(&with_rules(Rules::default()), &problem, capacity);
         for (name, rules) in rule_sets() {
             prop_assert_eq!(fits(&with_rules(rules), &problem, capacity), reference, "{}", name);
@@ -88,7 +87,7 @@ proptest! {
         let options = SolveOptions { capacity: Some(capacity), threads: Some(2), seed: 7, ..SolveOptions::default() };
         let one = memplan::run::solve(&problem, "minimalloc", &options);
         let two = memplan::run::solve(&problem, "minimalloc", &options);
-        prop_assert_eq!(one.map(|s| s.plan), two.map(|s| s.plan));
+        prop_assert_eq!(one.map(|run| run.outcome.plan), two.map(|run| run.outcome.plan));
     }
 }
 
@@ -98,10 +97,9 @@ fn problem(buffers: Vec<Buffer>) -> Problem {
 
 fn infeasible_reason(problem: &Problem, capacity: Option<u64>) -> String {
     let options = SolveOptions { capacity, ..SolveOptions::default() };
-    match MiniMalloc::default().solve(problem, &options) {
-        Err(SolveError::Infeasible(reason)) => reason,
-        other => panic!("expected infeasible, got {other:?}"),
-    }
+    let outcome = MiniMalloc::default().solve(problem, &options).unwrap();
+    assert_eq!(outcome.stopped, Stopped::Infeasible, "{outcome:?}");
+    outcome.detail.expect("a proof of infeasibility says what it is")
 }
 
 #[test]
@@ -137,14 +135,14 @@ fn pinned_buffers_and_alignment_are_honoured() {
     let problem = problem(buffers);
     for capacity in [15, 16, 20] {
         let options = SolveOptions { capacity: Some(capacity), ..SolveOptions::default() };
-        if let Ok(solution) = MiniMalloc::default().solve(&problem, &options) {
-            let report = validate::validate_solution(&problem, &solution, Some(capacity));
-            assert!(report.is_valid(), "{}", report.describe(&problem));
+        let outcome = MiniMalloc::default().solve(&problem, &options).unwrap();
+        if outcome.plan.is_some() {
+            checked(&problem, &outcome);
         }
     }
-    let solution = MiniMalloc::default().solve(&problem, &SolveOptions::default()).unwrap();
-    assert!(validate::validate_solution(&problem, &solution, None).is_valid());
-    assert!(solution.optimal);
+    let outcome = MiniMalloc::default().solve(&problem, &SolveOptions::default()).unwrap();
+    checked(&problem, &outcome);
+    assert!(outcome.optimal());
 }
 
 /// A hard instance: the challenging suite's E at a capacity below its optimum... rather, a large
@@ -159,24 +157,25 @@ fn a_cancel_or_time_limit_stops_the_search_with_an_answer() {
     let capacity = problem.lower_bound();
     let options = SolveOptions { capacity: Some(capacity), ..SolveOptions::default() };
     options.cancel.cancel();
-    assert_eq!(MiniMalloc::default().solve(&problem, &options).unwrap_err(), SolveError::Cancelled);
-    // Out of time: the best greedy plan, marked as such.
+    let outcome = MiniMalloc::default().solve(&problem, &options).unwrap();
+    assert_eq!((outcome.stopped, outcome.plan.is_none()), (Stopped::Cancelled, true));
+    // Out of time: the start plan, marked as such.
     let options = SolveOptions {
         capacity: Some(capacity),
         time_limit: Some(std::time::Duration::from_millis(50)),
         ..SolveOptions::default()
     };
-    let solution = MiniMalloc::default().solve(&problem, &options).unwrap();
-    assert!(validate::validate_solution(&problem, &solution, None).is_valid());
-    if !solution.feasible {
-        assert_eq!(solution.stats["status"], memplan::model::StatValue::Text("timeout".into()));
+    let outcome = MiniMalloc::default().solve(&problem, &options).unwrap();
+    checked(&problem, &outcome);
+    if !outcome.feasible() {
+        assert_eq!(outcome.stopped, Stopped::TimeLimit);
     }
     // Minimisation under a time limit returns a valid plan with a bound it proved.
     let options = SolveOptions { time_limit: Some(std::time::Duration::from_millis(100)), ..SolveOptions::default() };
-    let solution = MiniMalloc::default().solve(&problem, &options).unwrap();
-    assert!(validate::validate_solution(&problem, &solution, None).is_valid());
-    assert!(solution.lower_bound >= problem.lower_bound());
-    assert!(solution.lower_bound <= solution.makespan);
+    let outcome = MiniMalloc::default().solve(&problem, &options).unwrap();
+    let plan = checked(&problem, &outcome);
+    assert!(outcome.lower_bound >= problem.lower_bound());
+    assert!(outcome.lower_bound <= plan.makespan);
 }
 
 #[test]
@@ -187,9 +186,9 @@ fn a_node_budget_makes_the_answer_reproducible() {
         params: memplan::Params::new().with("budget", "500"),
         ..SolveOptions::default()
     };
-    let first = memplan::run::solve(&problem, "minimalloc", &options).unwrap();
+    let first = memplan::run::solve(&problem, "minimalloc", &options).unwrap().outcome;
     let again = memplan::run::solve(&problem, "minimalloc", &SolveOptions { threads: Some(1), ..options }).unwrap();
-    assert_eq!(first.plan, again.plan);
+    assert_eq!(first.plan, again.outcome.plan);
 }
 
 #[test]
@@ -225,9 +224,9 @@ fn challenging_h_and_i_fit_within_a_node_budget() {
             params: memplan::Params::new().with("budget", "50000"),
             ..SolveOptions::default()
         };
-        let solution = MiniMalloc::default().solve(&problem, &options).unwrap();
-        let report = validate::validate_solution(&problem, &solution, Some(1 << 20));
-        assert!(report.is_valid(), "{name}: {}", report.describe(&problem));
-        assert!(solution.feasible, "{name}: not solved within the budget: {:?}", solution.stats);
+        let outcome = MiniMalloc::default().solve(&problem, &options).unwrap();
+        checked(&problem, &outcome);
+        assert!(outcome.feasible(), "{name}: not solved within the budget: {:?}", outcome.stats);
+        assert_eq!(outcome.stopped, Stopped::LowerBound, "{name}: 1048576 is L");
     }
 }

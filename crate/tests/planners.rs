@@ -4,10 +4,10 @@
 
 mod common;
 
-use common::{brute_force_optimum, every_planner, instances, naive_place};
+use common::{brute_force_optimum, checked, every_planner, instances, naive_place};
 use memplan::solvers::greedy::{Fit, Greedy, Order, Run};
 use memplan::solvers::{self, Solver};
-use memplan::{Effort, SolveOptions, validate};
+use memplan::{Effort, SolveOptions, Stopped};
 use proptest::prelude::*;
 use std::time::Duration;
 
@@ -26,14 +26,14 @@ proptest! {
                 // and, unlike a time limit, keeps them reproducible.
                 options.params = memplan::Params::new().with("budget", "20000");
             }
-            let solution = solver.solve(&problem, &options).unwrap();
-            let report = validate::validate_solution(&problem, &solution, None);
-            prop_assert!(report.is_valid(), "{}: {}", solver.name(), report.describe(&problem));
-            prop_assert!(solution.makespan >= problem.max_load());
-            prop_assert!(solution.makespan >= problem.lower_bound());
+            let outcome = solver.solve(&problem, &options).unwrap();
+            let plan = checked(&problem, &outcome);
+            prop_assert!(plan.makespan >= problem.max_load());
+            prop_assert!(plan.makespan >= problem.lower_bound());
             let again = solver.solve(&problem, &options).unwrap();
-            prop_assert_eq!(&again.plan, &solution.plan, "{} is not reproducible", solver.name());
-            prop_assert_eq!(again.placement_order.len(), problem.len());
+            prop_assert_eq!(&again.plan, &outcome.plan, "{} is not reproducible", solver.name());
+            prop_assert_eq!(again.stopped, outcome.stopped, "{} stops for another reason", solver.name());
+            prop_assert_eq!(plan.placement_order.len(), problem.len());
         }
     }
 
@@ -43,9 +43,9 @@ proptest! {
             let arranged = order.arrange(problem.buffers(), seed);
             for fit in Fit::ALL {
                 let solver = Greedy::combination(Run::new(order, fit));
-                let solution = solver.solve(&problem, &SolveOptions { seed, ..SolveOptions::default() }).unwrap();
+                let outcome = solver.solve(&problem, &SolveOptions { seed, ..SolveOptions::default() }).unwrap();
                 let expected = naive_place(fit.name(), &problem, &arranged);
-                prop_assert_eq!(&solution.plan.offsets, &expected, "{}", solver.name());
+                prop_assert_eq!(outcome.offsets(), &expected[..], "{}", solver.name());
             }
         }
     }
@@ -55,10 +55,12 @@ proptest! {
         let optimum = brute_force_optimum(&problem);
         prop_assert!(optimum >= problem.lower_bound());
         for solver in every_planner() {
-            let solution = solver.solve(&problem, &SolveOptions::default()).unwrap();
-            prop_assert!(solution.makespan >= optimum, "{} beat the optimum", solver.name());
-            if solution.optimal {
-                prop_assert_eq!(solution.makespan, optimum, "{} claims optimality", solver.name());
+            let outcome = solver.solve(&problem, &SolveOptions::default()).unwrap();
+            let plan = checked(&problem, &outcome);
+            prop_assert!(plan.makespan >= optimum, "{} beat the optimum", solver.name());
+            prop_assert!(outcome.lower_bound <= optimum, "{} proved a bound above the optimum", solver.name());
+            if outcome.optimal() {
+                prop_assert_eq!(plan.makespan, optimum, "{} claims optimality", solver.name());
             }
         }
     }
@@ -72,14 +74,20 @@ proptest! {
         let racing = SolveOptions { seed, effort: Effort::High, ..SolveOptions::default() };
         let turns = SolveOptions { threads: Some(1), time_limit: Some(Duration::from_secs(60)), ..racing.clone() };
         for options in [racing, turns] {
-            let solution = memplan::run::solve(&problem, "auto", &options).unwrap();
-            prop_assert!(validate::validate_solution(&problem, &solution, None).is_valid());
-            prop_assert_eq!(solution.makespan, optimum);
-            prop_assert!(solution.optimal, "the optimum {} was reached but not proven", optimum);
+            let run = memplan::run::solve(&problem, "auto", &options).unwrap();
+            prop_assert_eq!(checked(&problem, &run.outcome).makespan, optimum);
+            prop_assert!(run.outcome.optimal(), "the optimum {} was reached but not proven", optimum);
             let at_capacity = SolveOptions { capacity: Some(optimum), ..options };
             let fitted = memplan::run::solve(&problem, "auto", &at_capacity).unwrap();
-            prop_assert!(validate::validate_solution(&problem, &fitted, Some(optimum)).is_valid());
-            prop_assert!(fitted.feasible && fitted.makespan <= optimum);
+            prop_assert!(checked(&problem, &fitted.outcome).makespan <= optimum);
+            prop_assert!(fitted.outcome.feasible());
+            if optimum > problem.lower_bound() {
+                // One byte less is infeasible, and the search proves it.
+                let below = SolveOptions { capacity: Some(optimum - 1), ..at_capacity };
+                let refuted = memplan::run::solve(&problem, "auto", &below).unwrap();
+                prop_assert!(refuted.is_valid());
+                prop_assert_eq!(refuted.outcome.stopped, Stopped::Infeasible);
+            }
         }
     }
 
@@ -88,11 +96,11 @@ proptest! {
     #[test]
     fn auto_at_high_effort_is_reproducible(problem in instances(14, 200), seed in any::<u64>()) {
         let options = SolveOptions { seed, effort: Effort::High, threads: Some(2), ..SolveOptions::default() };
-        let first = memplan::run::solve(&problem, "auto", &options).unwrap();
-        prop_assert!(validate::validate_solution(&problem, &first, None).is_valid());
-        let again = memplan::run::solve(&problem, "auto", &options).unwrap();
+        let first = memplan::run::solve(&problem, "auto", &options).unwrap().outcome;
+        checked(&problem, &first);
+        let again = memplan::run::solve(&problem, "auto", &options).unwrap().outcome;
         prop_assert_eq!(&first.plan, &again.plan);
-        let one = memplan::run::solve(&problem, "auto", &SolveOptions { threads: Some(1), ..options }).unwrap();
+        let one = memplan::run::solve(&problem, "auto", &SolveOptions { threads: Some(1), ..options }).unwrap().outcome;
         prop_assert_eq!(&first.plan, &one.plan);
     }
 
@@ -100,12 +108,12 @@ proptest! {
     #[test]
     fn auto_keeps_the_best_member_whatever_the_threads(problem in instances(40, 1000), seed in any::<u64>()) {
         let options = SolveOptions { seed, threads: Some(1), ..SolveOptions::default() };
-        let one = memplan::run::solve(&problem, "auto", &options).unwrap();
+        let one = memplan::run::solve(&problem, "auto", &options).unwrap().outcome;
         let two = memplan::run::solve(&problem, "auto", &SolveOptions { threads: Some(2), ..options.clone() }).unwrap();
-        prop_assert_eq!(&one.plan, &two.plan);
+        prop_assert_eq!(&one.plan, &two.outcome.plan);
         for member in solvers::portfolio::members(options.effort, seed, problem.len(), false) {
-            let solution = member.solver.solve(&problem, &member.options(&options)).unwrap();
-            prop_assert!(one.makespan <= solution.makespan, "auto lost to {}", member.solver.name());
+            let outcome = member.solver.solve(&problem, &member.options(&options)).unwrap();
+            prop_assert!(one.makespan() <= outcome.makespan(), "auto lost to {}", member.solver.name());
         }
     }
 }
@@ -116,38 +124,41 @@ fn overlapping_pinned_buffers_are_infeasible() {
         vec![memplan::Buffer::new("a", 0, 4, 8).pinned_at(0), memplan::Buffer::new("b", 2, 6, 8).pinned_at(4)];
     let problem = memplan::Problem::new(buffers, None).unwrap();
     for solver in every_planner() {
-        let error = solver.solve(&problem, &SolveOptions::default()).unwrap_err();
-        assert!(matches!(error, memplan::SolveError::Infeasible(_)), "{}: {error}", solver.name());
+        let outcome = solver.solve(&problem, &SolveOptions::default()).unwrap();
+        assert_eq!((outcome.stopped, outcome.plan.is_none()), (Stopped::Infeasible, true), "{}", solver.name());
+        assert!(memplan::validate::validate_outcome(&problem, &outcome).is_valid());
     }
 }
 
 #[test]
-fn offsets_past_u64_are_an_error_not_a_wrap() {
+fn offsets_past_u64_leave_no_plan_not_a_wrapped_one() {
     // L = (MAX - 20) + 11 fits, but b fits neither below a (10 bytes) nor above it.
     let buffers =
         vec![memplan::Buffer::new("a", 0, 4, u64::MAX - 20).pinned_at(10), memplan::Buffer::new("b", 2, 6, 11)];
     let problem = memplan::Problem::new(buffers, None).unwrap();
     for solver in every_planner() {
-        let error = solver.solve(&problem, &SolveOptions::default()).unwrap_err();
-        assert!(matches!(error, memplan::SolveError::Overflow { .. }), "{}: {error}", solver.name());
+        let outcome = solver.solve(&problem, &SolveOptions::default()).unwrap();
+        assert!(outcome.plan.is_none(), "{}: {:?}", solver.name(), outcome.plan);
+        assert!(!outcome.stopped.is_optimal() && outcome.stopped != Stopped::Fits, "{}", solver.name());
     }
 }
 
 #[test]
-fn a_cancelled_solve_stops() {
+fn a_solve_cancelled_before_it_starts_says_so() {
     let buffers: Vec<_> = (0..5000u64).map(|i| memplan::Buffer::new(i.to_string(), i, i + 50, 1 + i % 7)).collect();
     let problem = memplan::Problem::new(buffers, None).unwrap();
     let options = SolveOptions::default();
     options.cancel.cancel();
-    for name in ["slff", "greedy-random-best"] {
-        let error = memplan::run::solve(&problem, name, &options).unwrap_err();
-        assert_eq!(error, memplan::SolveError::Cancelled, "{name}");
+    for name in ["slff", "greedy-random-best", "auto", "minimalloc", "telamalloc", "idealloc", "zant"] {
+        let outcome = memplan::run::solve(&problem, name, &options).unwrap().outcome;
+        assert_eq!((outcome.stopped, outcome.plan.is_none()), (Stopped::Cancelled, true), "{name}");
     }
-    assert_eq!(memplan::run::solve(&problem, "auto", &options).unwrap_err(), memplan::SolveError::Cancelled);
     // A time limit is different: `auto` still answers, as its first member always finishes.
     let options = SolveOptions { time_limit: Some(Duration::ZERO), ..SolveOptions::default() };
-    let solution = memplan::run::solve(&problem, "auto", &options).unwrap();
-    assert_eq!(solution.stats["finished"], memplan::model::StatValue::Count(1));
+    let outcome = memplan::run::solve(&problem, "auto", &options).unwrap().outcome;
+    assert_eq!(outcome.stats["finished"], memplan::model::StatValue::Count(1));
+    assert_eq!(outcome.stopped, Stopped::TimeLimit);
+    assert!(outcome.plan.is_some());
 }
 
 #[test]
@@ -159,10 +170,10 @@ fn presets_reproduce_what_compilers_do_on_a_known_case() {
         memplan::Buffer::new("mid", 5, 10, 3),
     ];
     let problem = memplan::Problem::new(buffers, None).unwrap();
-    let solve = |name: &str| memplan::run::solve(&problem, name, &SolveOptions::default()).unwrap();
+    let solve = |name: &str| memplan::run::solve(&problem, name, &SolveOptions::default()).unwrap().outcome;
     // SLFF: big at 0, mid at 4, small at 4 (lifetimes disjoint from mid): makespan 7 = L.
-    assert_eq!(solve("slff").plan.offsets, vec![0, 4, 4]);
-    assert!(solve("slff").optimal);
+    assert_eq!(solve("slff").offsets(), [0, 4, 4]);
+    assert_eq!(solve("slff").stopped, Stopped::LowerBound);
     // Start order: big 0, small 4, mid 4.
-    assert_eq!(solve("first-fit-start").plan.offsets, vec![0, 4, 4]);
+    assert_eq!(solve("first-fit-start").offsets(), [0, 4, 4]);
 }

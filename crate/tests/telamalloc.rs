@@ -6,21 +6,30 @@ mod common;
 
 use std::time::Duration;
 
-use common::{brute_force_optimum, instances};
+use common::{brute_force_optimum, checked, instances};
 use memplan::generate;
 use memplan::model::StatValue;
-use memplan::{Buffer, Params, Problem, SolveError, SolveOptions, run, validate};
+use memplan::{Buffer, Outcome, Params, Problem, SolveOptions, Stopped, run};
 use proptest::prelude::*;
 
-fn solve(problem: &Problem, options: &SolveOptions) -> Result<memplan::Solution, SolveError> {
-    run::solve(problem, "telamalloc", options)
+/// TelaMalloc through the run (which validates it and passes it a warm start).
+fn solve(problem: &Problem, options: &SolveOptions) -> Outcome {
+    let run = run::solve(problem, "telamalloc", options).unwrap();
+    assert!(run.is_valid(), "{}", run.violations.join("\n"));
+    run.outcome
+}
+
+/// The reason of a proof of infeasibility (panics on any other outcome).
+fn refusal(outcome: Outcome) -> String {
+    assert_eq!(outcome.stopped, Stopped::Infeasible, "{outcome:?}");
+    outcome.detail.unwrap_or_default()
 }
 
 fn at_capacity(capacity: u64) -> SolveOptions {
     SolveOptions { capacity: Some(capacity), ..SolveOptions::default() }
 }
 
-fn count(solution: &memplan::Solution, name: &str) -> u64 {
+fn count(solution: &Outcome, name: &str) -> u64 {
     match solution.stats.get(name) {
         Some(StatValue::Count(n)) => *n,
         other => panic!("statistic {name}: {other:?}"),
@@ -36,16 +45,12 @@ proptest! {
         let optimum = brute_force_optimum(&problem);
         let mut options = at_capacity(optimum);
         options.params = Params::new().with("baseline", baseline.to_string());
-        let solution = solve(&problem, &options).unwrap();
-        let report = validate::validate_solution(&problem, &solution, Some(optimum));
-        prop_assert!(report.is_valid(), "{}", report.describe(&problem));
-        prop_assert!(solution.feasible && solution.makespan <= optimum);
+        let outcome = solve(&problem, &options);
+        prop_assert!(checked(&problem, &outcome).makespan <= optimum);
         if optimum > 1 {
             options.capacity = Some(optimum - 1);
-            match solve(&problem, &options) {
-                Err(SolveError::Infeasible(_)) => {}
-                other => prop_assert!(false, "below the optimum: {:?}", other.map(|s| s.makespan)),
-            }
+            let below = solve(&problem, &options);
+            prop_assert_eq!(below.stopped, Stopped::Infeasible, "below the optimum: {:?}", below.makespan());
         }
     }
 
@@ -55,15 +60,13 @@ proptest! {
     fn never_claims_a_plan_that_does_not_fit(problem in instances(8, 30), slack in 0u64..40) {
         let optimum = brute_force_optimum(&problem);
         let capacity = (problem.max_load() + slack).max(1);
-        match solve(&problem, &at_capacity(capacity)) {
-            Ok(solution) => {
-                let report = validate::validate_solution(&problem, &solution, solution.feasible.then_some(capacity));
-                prop_assert!(report.is_valid(), "{}", report.describe(&problem));
-                prop_assert_eq!(solution.feasible, solution.makespan <= capacity);
-                prop_assert!(solution.feasible || optimum > capacity, "gave up although {optimum} fits {capacity}");
-            }
-            Err(SolveError::Infeasible(reason)) => prop_assert!(optimum > capacity, "refused {capacity} >= {optimum}: {reason}"),
-            Err(other) => prop_assert!(false, "{other}"),
+        let outcome = solve(&problem, &at_capacity(capacity));
+        if outcome.stopped == Stopped::Infeasible {
+            prop_assert!(optimum > capacity, "refused {capacity} >= {optimum}: {:?}", outcome.detail);
+        } else {
+            let plan = checked(&problem, &outcome);
+            prop_assert_eq!(outcome.feasible(), plan.makespan <= capacity);
+            prop_assert!(outcome.feasible() || optimum > capacity, "gave up although {optimum} fits {capacity}");
         }
     }
 
@@ -72,13 +75,12 @@ proptest! {
     #[test]
     fn minimises_the_peak(problem in instances(8, 16)) {
         let optimum = brute_force_optimum(&problem);
-        let solution = solve(&problem, &SolveOptions::default()).unwrap();
-        let report = validate::validate_solution(&problem, &solution, None);
-        prop_assert!(report.is_valid(), "{}", report.describe(&problem));
-        prop_assert!(solution.makespan >= optimum);
-        prop_assert_eq!(solution.optimal, solution.makespan == optimum, "optimal flag vs {}", optimum);
-        let again = solve(&problem, &SolveOptions::default()).unwrap();
-        prop_assert_eq!(again.plan, solution.plan);
+        let outcome = solve(&problem, &SolveOptions::default());
+        let makespan = checked(&problem, &outcome).makespan;
+        prop_assert!(makespan >= optimum);
+        prop_assert_eq!(outcome.optimal(), makespan == optimum, "optimal flag vs {}", optimum);
+        let again = solve(&problem, &SolveOptions::default());
+        prop_assert_eq!(again.plan, outcome.plan);
     }
 
     /// Larger random instances at a capacity between L and the greedy plans: every plan fits.
@@ -86,9 +88,9 @@ proptest! {
     fn plans_within_the_capacity_are_valid(problem in instances(40, 1000), percent in 100u64..130) {
         let capacity = problem.lower_bound() * percent / 100;
         let options = SolveOptions { params: Params::new().with("max_steps", "20000"), ..at_capacity(capacity.max(1)) };
-        if let Ok(solution) = solve(&problem, &options) {
-            let report = validate::validate_solution(&problem, &solution, solution.feasible.then_some(capacity));
-            prop_assert!(report.is_valid(), "{}", report.describe(&problem));
+        let outcome = solve(&problem, &options);
+        if outcome.plan.is_some() {
+            checked(&problem, &outcome);
         }
     }
 }
@@ -96,26 +98,20 @@ proptest! {
 #[test]
 fn obvious_infeasibility_is_proven_without_search() {
     let problem = Problem::new(vec![Buffer::new("a", 0, 4, 8), Buffer::new("b", 2, 6, 8)], None).unwrap();
-    match solve(&problem, &at_capacity(15)) {
-        Err(SolveError::Infeasible(reason)) => assert!(reason.contains("max load"), "{reason}"),
-        other => panic!("{other:?}"),
-    }
+    let reason = refusal(solve(&problem, &at_capacity(15)));
+    assert!(reason.contains("max load"), "{reason}");
     // b fits under the pinned a (0..4): capacity 12 works, 11 cuts a itself.
     let pinned = Problem::new(vec![Buffer::new("a", 0, 4, 8).pinned_at(4), Buffer::new("b", 2, 6, 2)], None).unwrap();
-    assert!(solve(&pinned, &at_capacity(12)).unwrap().feasible);
-    match solve(&pinned, &at_capacity(11)) {
-        Err(SolveError::Infeasible(reason)) => assert!(reason.contains("does not fit"), "{reason}"),
-        other => panic!("{other:?}"),
-    }
+    assert!(solve(&pinned, &at_capacity(12)).feasible());
+    let reason = refusal(solve(&pinned, &at_capacity(11)));
+    assert!(reason.contains("does not fit"), "{reason}");
     // c pinned at 0..4 and a at 6..12 leave b (size 4) only 12..16, above the capacity 15 (L = 14):
     // the root propagation proves it.
     let buffers =
         vec![Buffer::new("a", 0, 4, 6).pinned_at(6), Buffer::new("c", 0, 6, 4).pinned_at(0), Buffer::new("b", 2, 6, 4)];
     let wedged = Problem::new(buffers, None).unwrap();
-    match solve(&wedged, &at_capacity(15)) {
-        Err(SolveError::Infeasible(reason)) => assert!(reason.contains("fits nowhere"), "{reason}"),
-        other => panic!("{other:?}"),
-    }
+    let reason = refusal(solve(&wedged, &at_capacity(15)));
+    assert!(reason.contains("fits nowhere"), "{reason}");
 }
 
 /// TelaMalloc's microbenchmarks need no backtracking at all.
@@ -124,10 +120,10 @@ fn microbenchmarks_solve_without_backtracking() {
     let no_baseline = Params::new().with("baseline", "false");
     for problem in [generate::non_overlapping(1000, 1), generate::full_overlap(300, 1)] {
         let options = SolveOptions { params: no_baseline.clone(), ..SolveOptions::default() };
-        let solution = solve(&problem, &options).unwrap();
-        assert!(solution.feasible);
-        assert!(validate::validate_solution(&problem, &solution, problem.capacity()).is_valid());
-        assert_eq!(count(&solution, "minor_backtracks") + count(&solution, "major_backtracks"), 0);
+        let outcome = solve(&problem, &options);
+        assert!(outcome.feasible());
+        checked(&problem, &outcome);
+        assert_eq!(count(&outcome, "minor_backtracks") + count(&outcome, "major_backtracks"), 0);
     }
 }
 
@@ -136,36 +132,40 @@ fn cancel_and_time_limits_are_honoured() {
     let problem = generate::trace(generate::TraceSpec::new(3000, 5));
     let capacity = problem.max_load(); // tight: the search will not finish quickly
     let options = SolveOptions { time_limit: Some(Duration::from_millis(200)), ..at_capacity(capacity) };
-    let started = std::time::Instant::now();
-    let solution = solve(&problem, &options).unwrap();
-    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
-    assert!(validate::validate_solution(&problem, &solution, None).is_valid());
+    let outcome = solve(&problem, &options);
+    checked(&problem, &outcome);
+    if !outcome.feasible() {
+        assert_eq!(outcome.stopped, Stopped::TimeLimit);
+    }
     let options = at_capacity(capacity);
     options.cancel.cancel();
-    match solve(&problem, &options) {
-        Ok(solution) => assert!(!solution.feasible || solution.makespan <= capacity),
-        Err(error) => assert_eq!(error, SolveError::Cancelled),
-    }
+    let outcome = solve(&problem, &options);
+    assert_eq!(outcome.stopped, Stopped::Cancelled);
 }
 
 #[test]
 fn is_registered_with_its_capabilities() {
-    let solver = memplan::solvers::by_name("telamalloc").unwrap();
+    let solver = memplan::run::registry::by_name("telamalloc").unwrap();
     let capabilities = solver.capabilities();
     assert!(capabilities.capacity && capabilities.minimise && capabilities.alignment && capabilities.pinned);
     let names: Vec<_> = solver.parameters().iter().map(|p| p.name).collect();
     assert!(names.contains(&"subtree_limit") && names.contains(&"candidates"), "{names:?}");
 }
 
-/// The entry point for a portfolio: lowers any start plan, never raises it.
+/// A warm start (as the portfolio passes one): the plan is lowered from it, never raised.
 #[test]
 fn improves_a_given_start_plan() {
     let problem = generate::trace(generate::TraceSpec::new(300, 3));
-    let start = run::solve(&problem, "first-fit-start", &SolveOptions::default()).unwrap();
-    let options = SolveOptions { time_limit: Some(Duration::from_millis(300)), ..SolveOptions::default() };
-    let better = memplan::solvers::telamalloc::improve(&problem, &options, start.clone()).unwrap();
-    assert!(validate::validate_solution(&problem, &better, None).is_valid());
-    assert!(better.makespan <= start.makespan);
-    assert!(better.makespan >= problem.lower_bound());
-    assert_eq!(better.optimal, better.makespan == better.lower_bound);
+    let start = run::solve(&problem, "first-fit-start", &SolveOptions::default()).unwrap().outcome;
+    let start = std::sync::Arc::new(start.plan.unwrap());
+    let options = SolveOptions {
+        params: Params::new().with("max_steps", "3000"),
+        start: Some(start.clone()),
+        ..SolveOptions::default()
+    };
+    let better = solve(&problem, &options);
+    let plan = checked(&problem, &better);
+    assert!(plan.makespan <= start.makespan);
+    assert!(plan.makespan >= problem.lower_bound());
+    assert_eq!(better.stats["start_makespan"], StatValue::Count(start.makespan));
 }

@@ -165,7 +165,7 @@ pub fn alignment_bound(buffers: &[Buffer]) -> u64 {
         let mut slots: u128 = 0; // sum of ceil(size / alignment) over the class alive now
         for &(_, is_start, i) in &events {
             let b = &buffers[i];
-            if b.alignment % alignment != 0 {
+            if !b.alignment.is_multiple_of(alignment) {
                 continue;
             }
             let need = b.size.div_ceil(alignment) as u128;

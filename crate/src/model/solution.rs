@@ -205,8 +205,14 @@ impl Outcome {
         if let Some(plan) = &self.plan {
             self.lower_bound = self.lower_bound.min(plan.makespan);
         }
-        if self.capacity.is_some_and(|capacity| self.lower_bound > capacity) {
+        if let Some(capacity) = self.capacity.filter(|&capacity| self.lower_bound > capacity) {
             self.stopped = Stopped::Infeasible;
+            if self.detail.is_none() {
+                self.detail = Some(format!(
+                    "at least {} bytes are needed (a proven lower bound), more than the capacity {capacity}",
+                    self.lower_bound
+                ));
+            }
         } else if let Some(plan) = &self.plan {
             if plan.makespan <= own {
                 self.stopped = Stopped::LowerBound;

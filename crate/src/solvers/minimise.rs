@@ -83,11 +83,10 @@ pub fn minimise(
     caller: &Deadline,
     deadline: &Deadline,
     start: Plan,
-    known_lower: u64,
     mut probe: impl FnMut(u64, &Deadline) -> Probe,
 ) -> Minimised {
     let mut best = start;
-    let mut proven_lower = problem.lower_bound().max(known_lower).min(best.makespan);
+    let mut proven_lower = problem.lower_bound().min(best.makespan);
     let mut counts = ProbeCounts::default();
     // The range still to settle in this round is [search_lower, best.makespan): capacities below
     // `search_lower` are refuted or were left unknown in this round.
@@ -143,11 +142,8 @@ pub fn minimise(
             nodes: counts.total(),
         });
     }
-    let stopped = if proven_lower >= best.makespan {
-        Stopped::Optimal
-    } else {
-        super::stop_reason(caller, Stopped::Budget)
-    };
+    let stopped =
+        if proven_lower >= best.makespan { Stopped::Optimal } else { super::stop_reason(caller, Stopped::Budget) };
     Minimised { lower_bound: proven_lower.min(best.makespan), plan: best, stopped, counts }
 }
 
@@ -173,7 +169,7 @@ mod tests {
         probe: impl FnMut(u64, &Deadline) -> Probe,
     ) -> Minimised {
         let deadline = options.deadline(web_time::Instant::now());
-        minimise("test", problem, options, &deadline, &deadline, start, 0, probe)
+        minimise("test", problem, options, &deadline, &deadline, start, probe)
     }
 
     #[test]
@@ -242,7 +238,7 @@ mod tests {
         let stop = options.cancel.child();
         let deadline = SolveOptions { cancel: stop.clone(), ..options.clone() }.deadline(web_time::Instant::now());
         let mut probes = 0;
-        let found = minimise("test", &problem, &options, &caller, &deadline, start, 0, |capacity, _| {
+        let found = minimise("test", &problem, &options, &caller, &deadline, start, |capacity, _| {
             probes += 1;
             if probes == 40 {
                 stop.cancel();

@@ -135,8 +135,14 @@ pub fn finish(
     stats: Stats,
 ) -> Outcome {
     let plan = Plan::new(problem, offsets, placement_order);
-    let mut outcome =
-        Outcome::new(solver, problem, capacity(problem, options), Some(plan), problem.lower_bound(), Stopped::Completed);
+    let mut outcome = Outcome::new(
+        solver,
+        problem,
+        capacity(problem, options),
+        Some(plan),
+        problem.lower_bound(),
+        Stopped::Completed,
+    );
     outcome.stats = stats;
     outcome
 }

@@ -143,7 +143,7 @@ impl Solver for Auto {
         outcome.stats.insert("finished".into(), quick.finished.into());
         // Where the time went: the quick phase, and the rest (the search) by difference.
         outcome.stats.insert("quick_phase_ms".into(), StatValue::Ratio(round_ms(started.elapsed())));
-        if options.effort >= Effort::Normal && problem.len() <= SEARCH_MAX {
+        if outcome.plan.is_some() && options.effort >= Effort::Normal && problem.len() <= SEARCH_MAX {
             outcome = search_phase(problem, options, outcome, started);
         }
         outcome.stats.insert("effort".into(), options.effort.name().into());
@@ -199,7 +199,7 @@ fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member], st
                 // cancel still stops it.
                 member_options.time_limit = None;
             } else if flags[position].is_cancelled() || options.deadline(started).expired().is_some() {
-                let stopped = if options.cancel.is_cancelled() { Stopped::Cancelled } else { Stopped::TimeLimit };
+                let stopped = if flags[position].is_cancelled() { Stopped::Cancelled } else { Stopped::TimeLimit };
                 return (position, Ok(Outcome::new(member.solver.name(), problem, None, None, 0, stopped)));
             } else {
                 // What is left of the caller's limit, not the whole of it again.
@@ -231,45 +231,42 @@ fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member], st
     scheduled.sort_by_key(|&(position, _)| position);
     let mut best: Option<Outcome> = None;
     let mut finished = 0usize;
-    let mut first_error = None;
+    // The first listed member without a plan, for when none has one: the first member ignores
+    // the time limit, so its reason (a cancel, clashing pinned buffers, offsets past u64) holds.
+    let mut first_planless: Option<Outcome> = None;
     // Why members without a plan stopped (a time limit or a cancel makes the portfolio's answer
     // one of a cut-short run).
     let mut interrupted: Option<Stopped> = None;
     let stopped_early = *at_bound.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     for (position, result) in scheduled {
-        match result {
-            Ok(outcome) if outcome.plan.is_some() => {
-                finished += 1;
-                if best.as_ref().is_none_or(|b| outcome.makespan() < b.makespan()) {
-                    best = Some(outcome);
-                }
+        let outcome = result.map_err(Halt::from)?;
+        if outcome.plan.is_some() {
+            finished += 1;
+            if best.as_ref().is_none_or(|b| outcome.makespan() < b.makespan()) {
+                best = Some(outcome);
             }
-            // A member stopped because an earlier one met the bound is no loss.
-            Ok(_) if position > stopped_early => {}
-            Ok(outcome) => {
-                if outcome.stopped.is_interrupted() {
-                    interrupted = Some(interrupted.map_or(outcome.stopped, |s| s.stronger(outcome.stopped)));
-                }
-                // A proof that nothing fits at all (clashing pinned buffers) is the portfolio's too.
-                if outcome.stopped == Stopped::Infeasible && best.is_none() {
-                    first_error = first_error.or(Some(Halt::Infeasible(outcome.detail.unwrap_or_default())));
-                }
+        } else if position <= stopped_early {
+            // (A member stopped because an earlier one met the bound is no loss.)
+            if outcome.stopped.is_interrupted() {
+                interrupted = Some(interrupted.map_or(outcome.stopped, |s| s.stronger(outcome.stopped)));
             }
-            Err(error) => first_error = first_error.or(Some(Halt::from(error))),
+            first_planless.get_or_insert(outcome);
         }
     }
+    let capacity = super::capacity(problem, options);
     let Some(member) = best else {
-        return Err(first_error.unwrap_or(match interrupted {
-            Some(Stopped::Cancelled) => Halt::Cancelled,
-            _ => Halt::Timeout,
-        }));
+        let first = first_planless.ok_or_else(|| Halt::Unsupported("the portfolio has no members".into()))?;
+        let mut outcome = Outcome::new("auto", problem, capacity, None, first.lower_bound, first.stopped);
+        outcome.detail = first.detail;
+        outcome.winner = Some(first.solver);
+        return Ok(Quick { best: outcome, finished });
     };
     let winner = member.solver.clone();
     let stopped = interrupted.map_or(Stopped::Completed, |s| s.stronger(Stopped::Completed));
-    let mut outcome = Outcome::new("auto", problem, super::capacity(problem, options), member.plan, 0, stopped);
+    let mut outcome = Outcome::new("auto", problem, capacity, member.plan, 0, stopped);
     outcome.stats = member.stats;
     outcome.winner = Some(winner);
-    if outcome.feasible() && outcome.capacity.is_some() && outcome.stopped == Stopped::Completed {
+    if outcome.feasible() && capacity.is_some() && outcome.stopped == Stopped::Completed {
         outcome.stopped = Stopped::Fits;
     }
     Ok(Quick { best: outcome, finished })

@@ -2,9 +2,9 @@
 //! brute-force optimum. Everything here is written the slow, obvious way on purpose.
 #![allow(dead_code)]
 
+use memplan::solvers::Solver;
 use memplan::solvers::greedy::{Fit, Greedy, Order, Run};
-use memplan::solvers::{self, Solver};
-use memplan::{Buffer, Problem};
+use memplan::{Buffer, Outcome, Plan, Problem, validate};
 use proptest::prelude::*;
 
 /// A random instance: up to `max_buffers` buffers with small times, some aligned, some pinned
@@ -126,11 +126,19 @@ fn permute(items: &mut Vec<usize>, k: usize, visit: &mut impl FnMut(&[usize])) {
 
 /// Every named solver and every `greedy-<order>-<fit>` combination.
 pub fn every_planner() -> Vec<Box<dyn Solver>> {
-    let mut all = solvers::all();
+    let mut all = memplan::run::registry::all();
     for order in Order::ALL {
         for fit in Fit::ALL {
             all.push(Box::new(Greedy::combination(Run::new(order, fit))));
         }
     }
     all
+}
+
+/// The outcome's plan, once the independent validator has accepted the outcome (the plan and
+/// every claim about it). Panics, naming the solver, when it is invalid or has no plan.
+pub fn checked<'a>(problem: &Problem, outcome: &'a Outcome) -> &'a Plan {
+    let report = validate::validate_outcome(problem, outcome);
+    assert!(report.is_valid(), "{}: {}", outcome.solver, report.describe(problem));
+    outcome.plan.as_ref().unwrap_or_else(|| panic!("{} returned no plan ({:?})", outcome.solver, outcome.stopped))
 }

@@ -99,7 +99,9 @@ pub fn solve(
                 .map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
             eprintln!("memplan: plan written to {path}");
         }
-        (Some(_), None) => eprintln!("memplan: plan not written (--out PLAN.csv or PLAN.json keeps it, --out - prints it)"),
+        (Some(_), None) => {
+            eprintln!("memplan: plan not written (--out PLAN.csv or PLAN.json keeps it, --out - prints it)")
+        }
         (None, Some(path)) => eprintln!("memplan: no plan, so nothing written to {path}"),
         (None, None) => {}
     }

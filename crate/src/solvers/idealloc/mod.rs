@@ -27,7 +27,7 @@ use web_time::Instant;
 use super::greedy::Order;
 use super::{Capabilities, Solver, finish, stop_reason};
 use crate::model::{Outcome, Problem, StatValue, Stats, Stopped};
-use crate::options::{Deadline, Parameter, Params, Progress, Halt, SolveOptions};
+use crate::options::{Deadline, Halt, Parameter, Params, Progress, SolveOptions};
 use boxing::{MIN_RATIO, MU_MAX, Schedule, epsilon_range, theorem16};
 use jobs::Jobs;
 use prelude::Prelude;
@@ -93,7 +93,14 @@ impl Solver for Idealloc {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { alignment: true, pinned: true, capacity: false, minimise: false, randomised: true, warm_start: false }
+        Capabilities {
+            alignment: true,
+            pinned: true,
+            capacity: false,
+            minimise: false,
+            randomised: true,
+            warm_start: false,
+        }
     }
 
     fn parameters(&self) -> Vec<Parameter> {

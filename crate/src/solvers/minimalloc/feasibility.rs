@@ -145,12 +145,7 @@ impl Prepared {
 }
 
 /// Decides whether `problem` fits `capacity`.
-pub fn decide(
-    problem: &Problem,
-    capacity: u64,
-    settings: &Settings,
-    deadline: &Deadline,
-) -> Result<Report, Halt> {
+pub fn decide(problem: &Problem, capacity: u64, settings: &Settings, deadline: &Deadline) -> Result<Report, Halt> {
     if let Some(reason) = quick_refutation(problem, Some(capacity)) {
         let mut report =
             Report { decision: Decision::Unknown, counters: Counters::default(), rounds: 0, ordering: None };

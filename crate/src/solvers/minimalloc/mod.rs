@@ -96,7 +96,14 @@ impl Solver for MiniMalloc {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { alignment: true, pinned: true, capacity: true, minimise: true, randomised: false, warm_start: true }
+        Capabilities {
+            alignment: true,
+            pinned: true,
+            capacity: true,
+            minimise: true,
+            randomised: false,
+            warm_start: true,
+        }
     }
 
     fn parameters(&self) -> Vec<Parameter> {
@@ -168,8 +175,14 @@ impl MiniMalloc {
                 Outcome::new(self.name(), problem, Some(capacity), Some(plan), 0, Stopped::Fits)
             }
             Decision::Infeasible(reason) => {
-                let mut outcome =
-                    Outcome::new(self.name(), problem, Some(capacity), None, capacity.saturating_add(1), Stopped::Infeasible);
+                let mut outcome = Outcome::new(
+                    self.name(),
+                    problem,
+                    Some(capacity),
+                    None,
+                    capacity.saturating_add(1),
+                    Stopped::Infeasible,
+                );
                 outcome.detail = Some(reason);
                 outcome
             }
@@ -203,7 +216,8 @@ impl MiniMalloc {
         let mut stats = Stats::new();
         stats.insert("start_makespan".into(), start.makespan.into());
         if problem.len() > MAX_MINIMISE_BUFFERS {
-            stats.insert("search".into(), StatValue::Text(format!("skipped: more than {MAX_MINIMISE_BUFFERS} buffers")));
+            stats
+                .insert("search".into(), StatValue::Text(format!("skipped: more than {MAX_MINIMISE_BUFFERS} buffers")));
             let mut outcome = Outcome::new(self.name(), problem, None, Some(start), 0, Stopped::Completed);
             outcome.stats = stats;
             return Ok(outcome);
@@ -219,15 +233,8 @@ impl MiniMalloc {
         let driver_deadline = driver_options.deadline(started);
         let budgeted = settings.budget != u64::MAX;
         let mut prepared: Option<Prepared> = None;
-        let minimised = minimise::minimise(
-            self.name(),
-            problem,
-            options,
-            deadline,
-            &driver_deadline,
-            start,
-            0,
-            |capacity, slice| {
+        let minimised =
+            minimise::minimise(self.name(), problem, options, deadline, &driver_deadline, start, |capacity, slice| {
                 let spent = total.nodes;
                 if deadline.expired().is_some() || spent >= settings.budget || failure.is_some() {
                     stop.cancel();
@@ -258,8 +265,7 @@ impl MiniMalloc {
                     Decision::Infeasible(_) => Probe::Infeasible,
                     Decision::Unknown => Probe::Unknown,
                 }
-            },
-        );
+            });
         let report = Report { decision: Decision::Unknown, counters: total, rounds, ordering: None };
         search_stats(&mut stats, &report);
         minimised.write_stats(&mut stats);

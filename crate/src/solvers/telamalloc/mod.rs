@@ -56,7 +56,14 @@ impl Solver for Telamalloc {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { alignment: true, pinned: true, capacity: true, minimise: true, randomised: true, warm_start: true }
+        Capabilities {
+            alignment: true,
+            pinned: true,
+            capacity: true,
+            minimise: true,
+            randomised: true,
+            warm_start: true,
+        }
     }
 
     fn parameters(&self) -> Vec<Parameter> {
@@ -309,7 +316,12 @@ fn fit(
 }
 
 /// Makespan mode: [`improve`] the start plan.
-fn minimise_peak(problem: &Problem, options: &SolveOptions, config: &Config, started: Instant) -> Result<Outcome, Halt> {
+fn minimise_peak(
+    problem: &Problem,
+    options: &SolveOptions,
+    config: &Config,
+    started: Instant,
+) -> Result<Outcome, Halt> {
     let start = super::start_plan(problem, options)?;
     Ok(improve(problem, options, config, start, started))
 }
@@ -336,63 +348,64 @@ fn improve(problem: &Problem, options: &SolveOptions, config: &Config, start: Pl
     // Each probe gets a sixteenth of the budget at first, doubled after each probe that runs out.
     let mut probe_share = 16u64;
     let caller = options.deadline(started);
-    let minimised = minimise::minimise("telamalloc", problem, options, &caller, &deadline, start, 0, |capacity, probe_deadline| {
-        if options.cancel.is_cancelled() {
-            stop.cancel();
-            return Probe::Unknown;
-        }
-        // Without a time limit probes are bounded by steps only, so that the result is reproducible.
-        let probe_deadline = if timed { probe_deadline } else { &untimed };
-        let left = budget.left(report.used());
-        let share = |total: u64, left: u64| {
-            if total == u64::MAX { u64::MAX } else { (total / probe_share).max(1).min(left) }
-        };
-        let probe = Budget { steps: share(budget.steps, left.steps), work: share(budget.work, left.work) };
-        let before = report.used();
-        let mut verdict = Probe::Feasible { offsets: Vec::new(), placement_order: Vec::new() };
-        for k in 0..parts.len() {
-            if parts.proven_lower[k] > capacity {
-                verdict = Probe::Infeasible;
-                break;
-            }
-            if parts.makespan[k] <= capacity {
-                continue;
-            }
-            if !parts.searchable(k) {
-                // Nothing will ever lower this part: stop the minimisation.
+    let minimised =
+        minimise::minimise("telamalloc", problem, options, &caller, &deadline, start, |capacity, probe_deadline| {
+            if options.cancel.is_cancelled() {
                 stop.cancel();
-                verdict = Probe::Unknown;
-                break;
+                return Probe::Unknown;
             }
-            let now = report.used();
-            let used = Budget { steps: now.steps - before.steps, work: now.work - before.work };
-            let limits = probe.left(used).limits(probe_deadline);
-            match parts.search(k, problem, &config.settings, capacity, &limits, &mut report) {
-                Searched::Found => {}
-                Searched::Stopped(_) => {
-                    verdict = Probe::Unknown;
-                    break;
-                }
-                Searched::Infeasible(_) => {
+            // Without a time limit probes are bounded by steps only, so that the result is reproducible.
+            let probe_deadline = if timed { probe_deadline } else { &untimed };
+            let left = budget.left(report.used());
+            let share = |total: u64, left: u64| {
+                if total == u64::MAX { u64::MAX } else { (total / probe_share).max(1).min(left) }
+            };
+            let probe = Budget { steps: share(budget.steps, left.steps), work: share(budget.work, left.work) };
+            let before = report.used();
+            let mut verdict = Probe::Feasible { offsets: Vec::new(), placement_order: Vec::new() };
+            for k in 0..parts.len() {
+                if parts.proven_lower[k] > capacity {
                     verdict = Probe::Infeasible;
                     break;
                 }
+                if parts.makespan[k] <= capacity {
+                    continue;
+                }
+                if !parts.searchable(k) {
+                    // Nothing will ever lower this part: stop the minimisation.
+                    stop.cancel();
+                    verdict = Probe::Unknown;
+                    break;
+                }
+                let now = report.used();
+                let used = Budget { steps: now.steps - before.steps, work: now.work - before.work };
+                let limits = probe.left(used).limits(probe_deadline);
+                match parts.search(k, problem, &config.settings, capacity, &limits, &mut report) {
+                    Searched::Found => {}
+                    Searched::Stopped(_) => {
+                        verdict = Probe::Unknown;
+                        break;
+                    }
+                    Searched::Infeasible(_) => {
+                        verdict = Probe::Infeasible;
+                        break;
+                    }
+                }
             }
-        }
-        if verdict == Probe::Unknown {
-            probe_share = (probe_share / 2).max(1);
-        }
-        if !budget.covers(report.used()) {
-            stop.cancel();
-        }
-        match verdict {
-            Probe::Feasible { .. } => {
-                let (offsets, placement_order) = parts.assemble();
-                Probe::Feasible { offsets, placement_order }
+            if verdict == Probe::Unknown {
+                probe_share = (probe_share / 2).max(1);
             }
-            other => other,
-        }
-    });
+            if !budget.covers(report.used()) {
+                stop.cancel();
+            }
+            match verdict {
+                Probe::Feasible { .. } => {
+                    let (offsets, placement_order) = parts.assemble();
+                    Probe::Feasible { offsets, placement_order }
+                }
+                other => other,
+            }
+        });
     report.write(&mut stats);
     minimised.write_stats(&mut stats);
     let mut outcome =

@@ -17,7 +17,7 @@ fn problem(spec: &[(u64, u64, u64)]) -> Problem {
 
 fn solve(variant: Variant, problem: &Problem) -> Outcome {
     let solution = Zant::new(variant).solve(problem, &SolveOptions::default()).unwrap();
-    let report = validate(problem, &solution.offsets(), None);
+    let report = validate(problem, solution.offsets(), None);
     assert!(report.is_valid(), "{}: {}", variant.name(), report.describe(problem));
     solution
 }
@@ -221,7 +221,12 @@ fn offsets_past_u64_leave_no_plan() {
     for variant in Variant::ALL {
         let outcome = Zant::new(variant).solve(&p, &SolveOptions::default()).unwrap();
         assert!(outcome.plan.is_none(), "{}", variant.name());
-        assert!(outcome.detail.as_deref().is_some_and(|m| m.contains("big")), "{}: {:?}", variant.name(), outcome.detail);
+        assert!(
+            outcome.detail.as_deref().is_some_and(|m| m.contains("big")),
+            "{}: {:?}",
+            variant.name(),
+            outcome.detail
+        );
     }
 }
 
@@ -323,7 +328,7 @@ proptest! {
         let pinned_top = p.buffers().iter().filter_map(|b| b.pinned.map(|o| o + b.size)).max().unwrap_or(0);
         for variant in Variant::ALL {
             let solution = Zant::new(variant).solve(&p, &SolveOptions::default()).unwrap();
-            let report = validate(&p, &solution.offsets(), None);
+            let report = validate(&p, solution.offsets(), None);
             prop_assert!(report.is_valid(), "{}: {}", variant.name(), report.describe(&p));
             prop_assert!(solution.makespan().unwrap() >= p.max_load());
             prop_assert_eq!(solution.plan.as_ref().unwrap().placement_order.len(), p.len());
@@ -338,7 +343,7 @@ proptest! {
     fn reuse_rules_agree_with_a_naive_walk(p in instance()) {
         for (variant, reuse) in [(Variant::First, Reuse::First), (Variant::Best, Reuse::Best), (Variant::Worst, Reuse::Worst)] {
             let solution = Zant::new(variant).solve(&p, &SolveOptions::default()).unwrap();
-            prop_assert_eq!(&solution.offsets(), &naive_offsets(&p, reuse), "{}", variant.name());
+            prop_assert_eq!(solution.offsets(), &naive_offsets(&p, reuse), "{}", variant.name());
         }
     }
 }
