@@ -11,6 +11,7 @@ pub mod generate;
 pub mod metrics;
 pub mod model;
 pub mod options;
+pub mod protocol;
 pub mod run;
 pub mod size;
 pub mod solvers;

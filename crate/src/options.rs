@@ -11,6 +11,7 @@ use crate::model::Plan;
 
 /// How hard the portfolio works: more planners, orders and random restarts at higher levels.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Effort {
     Low,
@@ -28,6 +29,8 @@ impl Effort {
             _ => None,
         }
     }
+
+    pub const ALL: [Effort; 3] = [Effort::Low, Effort::Normal, Effort::High];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -69,12 +72,24 @@ impl CancelFlag {
     }
 }
 
-/// A report during a long solve (for the playground's progress line).
+/// A report during a long solve (for the playground's progress line). Integers follow
+/// [`crate::model::wire`]'s rule in JSON.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Progress {
+    /// The solver (or portfolio member) reporting.
     pub solver: String,
+    /// The lowest makespan found so far.
+    #[serde(serialize_with = "crate::model::wire::serialize_option_u64")]
+    #[cfg_attr(test, ts(type = "number | string | null"))]
     pub best_makespan: Option<u64>,
+    /// The best lower bound proven so far.
+    #[serde(serialize_with = "crate::model::wire::serialize_u64")]
+    #[cfg_attr(test, ts(type = "number | string"))]
     pub lower_bound: u64,
+    /// Work done so far, in the solver's own unit (capacity probes of a minimisation).
+    #[serde(serialize_with = "crate::model::wire::serialize_u64")]
+    #[cfg_attr(test, ts(type = "number | string"))]
     pub nodes: u64,
 }
 
@@ -186,6 +201,7 @@ fn short_type_name<T>() -> &'static str {
 
 /// A setting a solver accepts, for `memplan solvers` and the playground's controls.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Parameter {
     pub name: &'static str,
     /// `int`, `float` or `bool`: how the page draws the control.
@@ -242,7 +258,7 @@ impl Deadline {
 /// Why a solve could not run at all: the request itself is wrong (an unknown solver, a setting it
 /// does not have or cannot honour). Everything else, including "nothing fits", a time limit and a
 /// cancel, is an [`crate::Outcome`] with its [`crate::Stopped`] reason.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SolveError {
     #[error("unsupported: {0}")]
     Unsupported(String),

@@ -1,5 +1,6 @@
 //! The browser facade: a thin layer over the library for the playground's Web Worker. Text in,
-//! handles and plain objects out, errors mapped here once. Values that may pass 2^53 (sizes, times,
+//! handles and the types of [`crate::protocol`] out (their TypeScript twins are generated), and
+//! every refusal thrown as a [`Refusal`]. Values that may pass 2^53 (sizes, times,
 //! offsets) cross as `BigUint64Array`s or decimal strings, never as JS numbers.
 //!
 //! Solving runs as a [`Job`]: in the threaded build it is spawned on the rayon pool and the worker
@@ -13,10 +14,12 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::format::{self, Document, Format, Offsets, ReadOptions};
-use crate::model::{Problem, Semantics, Solution};
+use crate::model::{InputError, Problem, Semantics};
 use crate::options::{CancelFlag, Effort, Params, Progress, SolveError, SolveOptions};
-use crate::solvers::{self, greedy};
-use crate::{generate, metrics, run, size, validate};
+use crate::protocol::{Catalogue, Choice, JobStatus, ParsedSummary, Refusal, SolveRequest};
+use crate::run::registry;
+use crate::solvers::greedy;
+use crate::{generate, metrics, run, size};
 
 #[cfg(target_feature = "atomics")]
 pub use wasm_bindgen_rayon::init_thread_pool;
@@ -46,28 +49,34 @@ pub fn num_threads() -> usize {
 }
 
 fn to_js<T: Serialize>(value: &T) -> JsValue {
-    // Objects as plain JS objects (not Maps); u64 fields are sent as strings by the callers.
+    // Objects as plain JS objects (not Maps); integers past 2^53 - 1 arrive as decimal strings
+    // (the wire rule), so none is ever rounded.
     let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
     value.serialize(&serializer).unwrap_or(JsValue::NULL)
 }
 
-fn error(message: impl Into<String>) -> JsValue {
-    to_js(&serde_json::json!({ "errors": [{ "line": null, "column": null, "message": message.into() }] }))
+/// A refusal as the value a facade function throws.
+fn refuse(refusal: Refusal) -> JsValue {
+    to_js(&refusal)
+}
+
+fn request_error(message: impl Into<String>) -> JsValue {
+    refuse(Refusal::request(message))
 }
 
 /// The solvers, their descriptions and what the controls may offer, all from the core.
 #[wasm_bindgen(js_name = listSolvers)]
 pub fn list_solvers() -> JsValue {
-    let orders: Vec<_> = greedy::Order::ALL.iter().map(|o| (o.name(), o.describe())).collect();
-    let fits: Vec<_> = greedy::Fit::ALL.iter().map(|f| (f.name(), f.describe())).collect();
-    to_js(&serde_json::json!({
-        "solvers": solvers::infos(),
-        "orders": orders,
-        "fits": fits,
-        "combinations": greedy::describe_combinations(),
-        "efforts": ["low", "normal", "high"],
-        "semantics": Semantics::ALL.iter().map(|s| s.name()).collect::<Vec<_>>(),
-    }))
+    let choice = |name: &str, description: &str| Choice { name: name.into(), description: description.into() };
+    to_js(&Catalogue {
+        solvers: registry::infos(),
+        orders: greedy::Order::ALL.iter().map(|o| choice(o.name(), o.describe())).collect(),
+        fits: greedy::Fit::ALL.iter().map(|f| choice(f.name(), f.describe())).collect(),
+        combinations: greedy::describe_combinations(),
+        efforts: Effort::ALL.to_vec(),
+        semantics: Semantics::ALL.to_vec(),
+        max_threads: crate::options::MAX_THREADS,
+    })
 }
 
 /// A seeded random trace as MiniMalloc CSV, for the page's generator.
@@ -78,10 +87,12 @@ pub fn generate_trace(buffers: usize, seed: u64) -> String {
     format::write(&document, &[], Format::Csv)
 }
 
-/// Parses a size such as `1MiB`; the error says why not.
+/// Parses a size such as `1MiB` into a decimal string; throws a [`Refusal`] saying why not.
 #[wasm_bindgen(js_name = parseSize)]
 pub fn parse_size(text: &str) -> Result<String, JsValue> {
-    size::parse_size(text).map(|v| v.to_string()).map_err(|e| JsValue::from_str(&e))
+    size::parse_size(text)
+        .map(|v| v.to_string())
+        .map_err(|e| refuse(Refusal::input(e.clone(), vec![InputError::new(e)])))
 }
 
 /// A parsed instance.
@@ -92,19 +103,24 @@ pub struct Instance {
 
 #[wasm_bindgen]
 impl Instance {
-    /// Parses `text` as `format` ("csv", "json" or "" to sniff) in `semantics`. Throws
-    /// `{errors: [{line, column, message}]}` listing every problem; nothing half-loads.
+    /// Parses `text` as `format` ("csv", "json" or "" to sniff) in `semantics`. Throws a
+    /// [`Refusal`] listing every problem with its line and column; nothing half-loads.
     #[wasm_bindgen(constructor)]
     pub fn parse(text: &str, format: &str, semantics: &str) -> Result<Instance, JsValue> {
         let format = match format {
             "csv" => Some(Format::Csv),
             "json" => Some(Format::Json),
             "" => None,
-            other => return Err(error(format!("unknown format '{other}'"))),
+            other => return Err(request_error(format!("unknown format '{other}'"))),
         };
-        let semantics = Semantics::parse(semantics).ok_or_else(|| error(format!("unknown semantics '{semantics}'")))?;
+        let semantics =
+            Semantics::parse(semantics).ok_or_else(|| request_error(format!("unknown semantics '{semantics}'")))?;
         let options = ReadOptions { format, semantics, offsets: Offsets::Pinned };
-        let document = format::read(text, &options).map_err(|errors| to_js(&errors))?;
+        let document = format::read(text, &options).map_err(|errors| {
+            let count = errors.errors.len();
+            let message = format!("{count} error{} in the input", if count == 1 { "" } else { "s" });
+            refuse(Refusal::input(message, errors.errors))
+        })?;
         Ok(Instance { document: Arc::new(document) })
     }
 
@@ -117,24 +133,9 @@ impl Instance {
         self.problem().len()
     }
 
-    /// Buffers, max load, sizes, span, conflicts; u64 values as decimal strings.
+    /// The instance at a glance ([`ParsedSummary`]).
     pub fn summary(&self) -> JsValue {
-        let s = metrics::summary(self.problem().buffers());
-        to_js(&serde_json::json!({
-            "buffers": s.buffers,
-            "max_load": s.max_load.to_string(),
-            "total_size": s.total_size.to_string(),
-            "min_size": s.min_size.to_string(),
-            "max_size": s.max_size.to_string(),
-            "first_start": s.first_start.to_string(),
-            "last_end": s.last_end.to_string(),
-            "conflicts": s.conflicts.to_string(),
-            "pinned": s.pinned,
-            "aligned": s.aligned,
-            "capacity": self.problem().capacity().map(|c| c.to_string()),
-            "semantics": self.problem().semantics().name(),
-            "format": self.document.format,
-        }))
+        to_js(&ParsedSummary { instance: metrics::summary(self.problem()), format: self.document.format })
     }
 
     pub fn ids(&self) -> Vec<String> {
@@ -189,15 +190,18 @@ impl Instance {
         (0..buffers.len()).filter(|&j| j != index && buffers[j].overlaps_in_time(chosen)).map(|j| j as u32).collect()
     }
 
-    /// Checks offsets with the core's validator: `{valid, makespan, violations}`.
-    pub fn validate(&self, offsets: Vec<u64>, capacity: Option<String>) -> Result<JsValue, JsValue> {
-        let capacity = parse_capacity(capacity.as_deref())?;
-        let report = validate::validate(self.problem(), &offsets, capacity.or(self.problem().capacity()));
-        Ok(to_js(&serde_json::json!({
-            "valid": report.is_valid(),
-            "makespan": report.makespan.to_string(),
-            "violations": report.violations.iter().map(|v| v.describe(self.problem())).collect::<Vec<_>>(),
-        })))
+    /// The offsets written in the input, as a plan checked by the core's validator against
+    /// `capacity` (or the instance's): the [`crate::run::Summary`] of a run that found that plan.
+    /// Throws a [`Refusal`] when the input has no offset for every buffer or the capacity is bad.
+    #[wasm_bindgen(js_name = checkInputPlan)]
+    pub fn check_input_plan(&self, capacity: Option<String>) -> Result<JsValue, JsValue> {
+        let offsets = self.input_plan();
+        if offsets.len() != self.problem().len() {
+            return Err(request_error("the input has no offset for every buffer"));
+        }
+        let capacity = parse_capacity(capacity.as_deref())?.or(self.problem().capacity());
+        let checked = run::given(self.problem(), offsets, capacity);
+        Ok(to_js(&checked.summary(self.problem())))
     }
 
     /// The instance with `offsets` as MiniMalloc CSV (the input's columns plus `offset`) or JSON.
@@ -205,7 +209,7 @@ impl Instance {
         let format = match format {
             "csv" => Format::Csv,
             "json" => Format::Json,
-            other => return Err(JsValue::from_str(&format!("unknown format '{other}'"))),
+            other => return Err(request_error(format!("unknown format '{other}'"))),
         };
         Ok(format::write(&self.document, &offsets, format))
     }
@@ -214,23 +218,10 @@ impl Instance {
 fn parse_capacity(text: Option<&str>) -> Result<Option<u64>, JsValue> {
     match text.map(str::trim) {
         None | Some("") => Ok(None),
-        Some(text) => size::parse_size(text).map(Some).map_err(|e| JsValue::from_str(&format!("capacity: {e}"))),
+        Some(text) => size::parse_size(text).map(Some).map_err(|e| {
+            refuse(Refusal::input(format!("capacity: {e}"), vec![InputError::new(format!("capacity: {e}"))]))
+        }),
     }
-}
-
-/// What the page asks of a solve.
-#[derive(serde::Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct JobOptions {
-    solver: String,
-    capacity: Option<String>,
-    /// Seconds.
-    time_limit: Option<f64>,
-    /// A decimal string, so that any u64 seed survives JS.
-    seed: Option<String>,
-    effort: Option<String>,
-    /// Solver-specific settings by name (see `listSolvers`), as text.
-    params: std::collections::BTreeMap<String, String>,
 }
 
 /// Shared between a job's solving thread and the worker that polls it.
@@ -238,7 +229,7 @@ struct JobOptions {
 struct JobState {
     cancel: CancelFlag,
     progress: Mutex<Option<Progress>>,
-    outcome: Mutex<Option<Result<Solution, SolveError>>>,
+    outcome: Mutex<Option<Result<run::Run, SolveError>>>,
 }
 
 /// One solve, started on the pool and polled.
@@ -246,29 +237,25 @@ struct JobState {
 pub struct Job {
     state: Arc<JobState>,
     document: Arc<Document>,
-    capacity: Option<u64>,
 }
 
 #[wasm_bindgen]
 impl Job {
-    /// Starts solving `instance` with `options` ({solver, capacity, timeLimit, seed, effort}).
-    pub fn start(instance: &Instance, options: JsValue) -> Result<Job, JsValue> {
-        let asked: JobOptions =
-            serde_wasm_bindgen::from_value(options).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    /// Starts solving `instance` as `request` asks ([`SolveRequest`]). Throws a [`Refusal`] when
+    /// the request cannot be served.
+    pub fn start(instance: &Instance, request: JsValue) -> Result<Job, JsValue> {
+        let asked: SolveRequest =
+            serde_wasm_bindgen::from_value(request).map_err(|e| request_error(format!("bad request: {e}")))?;
         let capacity = parse_capacity(asked.capacity.as_deref())?;
         let seed = match asked.seed.as_deref().map(str::trim) {
             None | Some("") => 0,
-            Some(text) => text.parse::<u64>().map_err(|_| JsValue::from_str(&format!("seed '{text}' is not a u64")))?,
-        };
-        let effort = match asked.effort.as_deref() {
-            None | Some("") => Effort::Normal,
-            Some(text) => Effort::parse(text).ok_or_else(|| JsValue::from_str(&format!("unknown effort '{text}'")))?,
+            Some(text) => text.parse::<u64>().map_err(|_| request_error(format!("seed '{text}' is not a u64")))?,
         };
         let time_limit = match asked.time_limit {
             Some(secs) if secs.is_finite() && secs > 0.0 => Some(Duration::from_secs_f64(secs)),
             _ => None,
         };
-        solvers::by_name(&asked.solver).map_err(|e| JsValue::from_str(&e.to_string()))?;
+        registry::by_name(&asked.solver).map_err(|e| request_error(e.to_string()))?;
         let state = Arc::new(JobState::default());
         let progress_state = state.clone();
         let options = SolveOptions {
@@ -276,16 +263,21 @@ impl Job {
             time_limit,
             seed,
             threads: None,
-            effort,
+            effort: asked.effort.unwrap_or_default(),
             cancel: state.cancel.clone(),
             progress: Some(Arc::new(move |p: &Progress| {
                 if let Ok(mut slot) = progress_state.progress.lock() {
                     *slot = Some(p.clone());
                 }
             })),
-            params: asked.params.iter().fold(Params::new(), |params, (name, value)| params.with(name, value)),
+            params: asked
+                .params
+                .unwrap_or_default()
+                .iter()
+                .fold(Params::new(), |params, (name, value)| params.with(name, value)),
+            start: None,
         };
-        let job = Job { state: state.clone(), document: instance.document.clone(), capacity };
+        let job = Job { state: state.clone(), document: instance.document.clone() };
         let document = instance.document.clone();
         let solver = asked.solver;
         let work = move || {
@@ -302,73 +294,42 @@ impl Job {
         Ok(job)
     }
 
+    /// Asks the solve to stop; it ends soon after with its best plan so far (`stopped` =
+    /// `cancelled`).
     pub fn cancel(&self) {
         self.state.cancel.cancel();
     }
 
-    /// `{state: "running", progress}` while solving; then `{state: "done", result}` (the
-    /// solution, validated by the core) or `{state: "error", message}`.
-    pub fn poll(&self) -> JsValue {
-        let outcome = self.state.outcome.lock().ok().and_then(|slot| slot.clone());
-        match outcome {
-            None => {
-                let progress = self.state.progress.lock().ok().and_then(|p| p.clone());
-                to_js(&serde_json::json!({
-                    "state": "running",
-                    "progress": progress.map(|p| serde_json::json!({
-                        "solver": p.solver,
-                        "best_makespan": p.best_makespan.map(|m| m.to_string()),
-                        "lower_bound": p.lower_bound.to_string(),
-                        "nodes": p.nodes.to_string(),
-                    })),
-                }))
-            }
-            Some(Err(error)) => to_js(&serde_json::json!({ "state": "error", "message": error.to_string() })),
-            Some(Ok(solution)) => to_js(&serde_json::json!({ "state": "done", "result": self.describe(&solution) })),
-        }
+    /// The job's state ([`JobStatus`]): running with the latest progress, or done with the run's
+    /// summary. Throws a [`Refusal`] when the solve could not run at all.
+    pub fn poll(&self) -> Result<JsValue, JsValue> {
+        let finished = self.state.outcome.lock().ok().and_then(|slot| slot.clone());
+        let status = match finished {
+            None => JobStatus::Running { progress: self.state.progress.lock().ok().and_then(|p| p.clone()) },
+            Some(Err(error)) => return Err(request_error(error.to_string())),
+            Some(Ok(run)) => JobStatus::Done { summary: run.summary(&self.document.problem) },
+        };
+        Ok(to_js(&status))
     }
 
-    /// The plan's offsets, once done (empty before).
+    /// The plan's offsets, once done (empty before, or without a plan).
     pub fn offsets(&self) -> Vec<u64> {
-        self.solution().map(|s| s.plan.offsets).unwrap_or_default()
+        self.run().map(|run| run.outcome.offsets().to_vec()).unwrap_or_default()
     }
 
     /// Buffer indices in the order the solver placed them, once done.
     #[wasm_bindgen(js_name = placementOrder)]
     pub fn placement_order(&self) -> Vec<u32> {
-        self.solution().map(|s| s.placement_order.iter().map(|&i| i as u32).collect()).unwrap_or_default()
+        self.run()
+            .and_then(|run| run.outcome.plan)
+            .map(|plan| plan.placement_order.iter().map(|&i| i as u32).collect())
+            .unwrap_or_default()
     }
 
-    fn solution(&self) -> Option<Solution> {
+    fn run(&self) -> Option<run::Run> {
         match self.state.outcome.lock().ok()?.as_ref()? {
-            Ok(solution) => Some(solution.clone()),
+            Ok(run) => Some(run.clone()),
             Err(_) => None,
         }
-    }
-
-    fn describe(&self, solution: &Solution) -> serde_json::Value {
-        let problem = &self.document.problem;
-        let capacity = self.capacity.or(problem.capacity());
-        let report = validate::validate_solution(problem, solution, capacity.filter(|_| solution.feasible));
-        serde_json::json!({
-            "solver": solution.solver,
-            "winner": solution.stats.get("winner"),
-            "makespan": solution.makespan.to_string(),
-            "max_load": solution.max_load.to_string(),
-            "lower_bound": solution.lower_bound.to_string(),
-            "fragmentation": solution.fragmentation().to_string(),
-            "fragmentation_pct": solution.fragmentation_pct(),
-            "optimal": solution.optimal,
-            "feasible": solution.feasible,
-            "capacity": capacity.map(|c| c.to_string()),
-            "elapsed_ms": solution.elapsed.as_secs_f64() * 1000.0,
-            "seed": solution.seed.to_string(),
-            "stats": solution.stats.iter().map(|(k, v)| (k.clone(), match v {
-                crate::model::StatValue::Count(c) => serde_json::Value::String(c.to_string()),
-                other => serde_json::to_value(other).unwrap_or_default(),
-            })).collect::<serde_json::Map<_, _>>(),
-            "valid": report.is_valid(),
-            "violations": report.violations.iter().map(|v| v.describe(problem)).collect::<Vec<_>>(),
-        })
     }
 }

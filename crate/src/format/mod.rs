@@ -11,6 +11,7 @@ pub use csv::CsvLayout;
 
 /// A file format memplan reads and writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     Csv,

@@ -2,6 +2,7 @@ use std::fmt;
 
 /// One problem with the input, located as precisely as the format allows.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct InputError {
     /// 1-based line in the input text.
     pub line: Option<usize>,

@@ -1,16 +1,16 @@
 //! How numbers cross JSON (the CLI's output, the page's messages): one rule for every integer
-//! that may pass 2^53. JavaScript reads JSON numbers as doubles, which are exact only up to 2^53,
-//! so an integer up to 2^53 is written as a JSON number and a larger one as a decimal string
-//! (`"18446744073709551615"`). Readers that may meet large values accept both. Floats are rounded
+//! that may pass 2^53. JavaScript reads JSON numbers as doubles, which hold every integer only up
+//! to 2^53 − 1 (`Number.MAX_SAFE_INTEGER`), so an integer up to that is written as a JSON number
+//! and a larger one as a decimal string (`"18446744073709551615"`). Readers that may meet large values accept both. Floats are rounded
 //! to six significant digits: they are measures (times, percentages), and the digits past that
 //! are noise of the arithmetic, not information.
 
 use serde::Serializer;
 
-/// The largest integer a JSON reader in JavaScript holds exactly.
-pub const EXACT_LIMIT: u64 = 1 << 53;
+/// The largest integer a JSON reader in JavaScript holds exactly (`Number.MAX_SAFE_INTEGER`).
+pub const EXACT_LIMIT: u64 = (1 << 53) - 1;
 
-/// Writes `value` by the rule: a number up to 2^53, else a decimal string.
+/// Writes `value` by the rule: a number up to 2^53 − 1, else a decimal string.
 pub fn serialize_u64<S: Serializer>(value: &u64, serializer: S) -> Result<S::Ok, S::Error> {
     if *value <= EXACT_LIMIT { serializer.serialize_u64(*value) } else { serializer.collect_str(value) }
 }
@@ -78,9 +78,9 @@ mod tests {
     }
 
     #[test]
-    fn integers_past_two_to_the_53_become_strings() {
-        assert_eq!(json(EXACT_LIMIT, 1.0), r#"{"value":9007199254740992,"ratio":1.0}"#);
-        assert_eq!(json(EXACT_LIMIT + 1, 1.0), r#"{"value":"9007199254740993","ratio":1.0}"#);
+    fn integers_from_two_to_the_53_become_strings() {
+        assert_eq!(json(EXACT_LIMIT, 1.0), r#"{"value":9007199254740991,"ratio":1.0}"#);
+        assert_eq!(json(EXACT_LIMIT + 1, 1.0), r#"{"value":"9007199254740992","ratio":1.0}"#);
         assert_eq!(json(u64::MAX, 1.0), r#"{"value":"18446744073709551615","ratio":1.0}"#);
     }
 

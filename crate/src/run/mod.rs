@@ -80,6 +80,27 @@ pub fn solve(problem: &Problem, solver: &str, options: &SolveOptions) -> Result<
     Ok(Run { violations: report.violations.iter().map(|v| v.describe(problem)).collect(), outcome })
 }
 
+/// A plan that came with the input (an offset for every buffer), checked like a solver's: its
+/// outcome says what the plan is (optimal when it meets the bound, else what a heuristic's plan
+/// would be), within `capacity` or not, and what the validator found wrong with it.
+pub fn given(problem: &Problem, offsets: Vec<u64>, capacity: Option<u64>) -> Run {
+    let plan = crate::Plan::new(problem, offsets, Vec::new());
+    let outcome = Outcome::new("input plan", problem, capacity, Some(plan), 0, crate::Stopped::Completed);
+    let report = validate::validate_outcome(problem, &outcome);
+    let mut violations: Vec<String> = report.violations.iter().map(|v| v.describe(problem)).collect();
+    if let Some(capacity) = capacity {
+        // The outcome claims nothing about the capacity, so the validator did not hold it to it.
+        let over = validate::validate(problem, outcome.offsets(), Some(capacity));
+        violations.extend(
+            over.violations
+                .iter()
+                .filter(|v| matches!(v, validate::Violation::ExceedsCapacity { .. }))
+                .map(|v| v.describe(problem)),
+        );
+    }
+    Run { outcome, violations }
+}
+
 /// The start plan for a search solver: the portfolio's quick phase (no search of its own), at
 /// normal effort, or low on large inputs. A cancel before it ends leaves none (the solver then
 /// stops too).

@@ -9,6 +9,7 @@ use crate::solvers::{Capabilities, Solver, greedy, idealloc, minimalloc, portfol
 
 /// A solver's name and description, for listings.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SolverInfo {
     pub name: String,
     pub description: String,

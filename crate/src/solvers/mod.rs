@@ -22,6 +22,7 @@ use crate::options::{Deadline, Halt, Parameter, SolveError, SolveOptions};
 /// What a solver can honour. A solver that cannot honour a constraint of the problem refuses it
 /// with [`Halt::Unsupported`] rather than dropping it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Capabilities {
     pub alignment: bool,
     pub pinned: bool,

@@ -1,0 +1,183 @@
+//! What the page's worker and the wasm core say to each other, as Rust types. The facade
+//! (`wasm.rs`) serialises and reads them; their TypeScript twins (`web/src/generated/core.ts`) are
+//! generated from them by the test `the_generated_typescript_is_current`, so the page declares
+//! none of them again and never matches error text. Integers follow [`crate::model::wire`]'s rule.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::format::Format;
+use crate::metrics::InstanceSummary;
+use crate::model::{InputError, Semantics};
+use crate::options::{Effort, Progress};
+use crate::run::Summary;
+use crate::run::registry::SolverInfo;
+
+/// Everything the controls may offer, from the core (`listSolvers()`).
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Catalogue {
+    pub solvers: Vec<SolverInfo>,
+    /// The greedy orders and fits that `greedy-<order>-<fit>` combines.
+    pub orders: Vec<Choice>,
+    pub fits: Vec<Choice>,
+    /// A line describing the combinations.
+    pub combinations: String,
+    pub efforts: Vec<Effort>,
+    pub semantics: Vec<Semantics>,
+    /// The most threads a solve may use.
+    pub max_threads: usize,
+}
+
+/// A named option with a line describing it.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Choice {
+    pub name: String,
+    pub description: String,
+}
+
+/// A parsed instance at a glance (`Instance.summary()`).
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ParsedSummary {
+    #[serde(flatten)]
+    #[cfg_attr(test, ts(flatten))]
+    pub instance: InstanceSummary,
+    /// The format the text was read as.
+    pub format: Format,
+}
+
+/// What the page asks of a solve (`Job.start`). Absent fields take the CLI's defaults.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(default, rename_all = "camelCase")]
+pub struct SolveRequest {
+    pub solver: String,
+    /// A size such as `1MiB`; empty or absent for none.
+    #[cfg_attr(test, ts(optional))]
+    pub capacity: Option<String>,
+    /// Seconds; absent for none.
+    #[cfg_attr(test, ts(optional))]
+    pub time_limit: Option<f64>,
+    /// A decimal u64, so that any seed survives JavaScript.
+    #[cfg_attr(test, ts(optional))]
+    pub seed: Option<String>,
+    #[cfg_attr(test, ts(optional))]
+    pub effort: Option<Effort>,
+    /// Solver-specific settings by name (see [`SolverInfo::parameters`]), as text.
+    #[cfg_attr(test, ts(optional))]
+    pub params: Option<BTreeMap<String, String>>,
+}
+
+/// A running solve as the worker polls it (`Job.poll()`).
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum JobStatus {
+    Running {
+        progress: Option<Progress>,
+    },
+    /// The run ended: with a plan or without, `summary.stopped` says why. The plan's offsets are
+    /// read separately (`Job.offsets()`).
+    Done {
+        summary: Summary,
+    },
+}
+
+/// Why a request was refused: what the user gave cannot be read, or the request cannot be served.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Refusal {
+    pub kind: RefusalKind,
+    /// One line for a status bar.
+    pub message: String,
+    /// Every problem with the input, each with its line and column when known.
+    pub errors: Vec<InputError>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum RefusalKind {
+    /// The instance text (or a size, a seed) cannot be read: `errors` locate each problem.
+    Input,
+    /// The solve cannot be served: an unknown solver, a parameter it lacks, an impossible value.
+    Request,
+}
+
+impl Refusal {
+    pub fn input(message: impl Into<String>, errors: Vec<InputError>) -> Self {
+        Refusal { kind: RefusalKind::Input, message: message.into(), errors }
+    }
+
+    pub fn request(message: impl Into<String>) -> Self {
+        let message = message.into();
+        Refusal { kind: RefusalKind::Request, errors: vec![InputError::new(message.clone())], message }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ts_rs::TS;
+
+    use super::*;
+
+    /// Every type the page receives or sends, in the order the generated file declares them.
+    fn declarations() -> Vec<String> {
+        use crate::model::Stopped;
+        use crate::options::Parameter;
+        use crate::solvers::Capabilities;
+        vec![
+            Stopped::decl(),
+            Summary::decl(),
+            Progress::decl(),
+            JobStatus::decl(),
+            SolveRequest::decl(),
+            Refusal::decl(),
+            RefusalKind::decl(),
+            InputError::decl(),
+            Semantics::decl(),
+            Format::decl(),
+            InstanceSummary::decl(),
+            ParsedSummary::decl(),
+            Effort::decl(),
+            Parameter::decl(),
+            Capabilities::decl(),
+            SolverInfo::decl(),
+            Choice::decl(),
+            Catalogue::decl(),
+        ]
+    }
+
+    fn generated() -> String {
+        let mut text = String::from(
+            "// Generated from the Rust types of crate/src/protocol.rs and the types it names; do not edit.\n\
+             // To regenerate: MEMPLAN_WRITE_TYPES=1 cargo test -p memplan --lib protocol\n\
+             // Integers that may pass 2^53 are `number | string` (a decimal string past 2^53 - 1).\n",
+        );
+        for declaration in declarations() {
+            text.push_str("\nexport ");
+            text.push_str(&declaration);
+            text.push('\n');
+        }
+        text
+    }
+
+    /// The page imports these types from the generated file: it must match the Rust types. A change
+    /// to a type fails here until the file is written again (see its first lines).
+    #[test]
+    fn the_generated_typescript_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../web/src/generated/core.ts");
+        let expected = generated();
+        if std::env::var_os("MEMPLAN_WRITE_TYPES").is_some() {
+            std::fs::write(path, &expected).expect("write the generated types");
+        }
+        let found = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            found == expected,
+            "{path} is out of date: run `MEMPLAN_WRITE_TYPES=1 cargo test -p memplan --lib protocol`"
+        );
+    }
+}

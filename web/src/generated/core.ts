@@ -1,0 +1,236 @@
+// Generated from the Rust types of crate/src/protocol.rs and the types it names; do not edit.
+// To regenerate: MEMPLAN_WRITE_TYPES=1 cargo test -p memplan --lib protocol
+// Integers that may pass 2^53 are `number | string` (a decimal string past 2^53 - 1).
+
+export type Stopped = "lower_bound" | "optimal" | "fits" | "infeasible" | "completed" | "budget" | "time_limit" | "cancelled";
+
+export type Summary = { 
+/**
+ * The solver asked for.
+ */
+solver: string, 
+/**
+ * For `auto`, the member whose plan this is.
+ */
+winner: string | null, buffers: number, 
+/**
+ * The most bytes alive at once (L).
+ */
+max_load: number | string, 
+/**
+ * A proven lower bound on every plan's makespan.
+ */
+lower_bound: number | string, makespan: number | string | null, 
+/**
+ * The capacity the run was held to, if any.
+ */
+capacity: number | string | null, 
+/**
+ * makespan − L.
+ */
+fragmentation: number | string | null, 
+/**
+ * Fragmentation as a percentage of L.
+ */
+fragmentation_pct: number | null, 
+/**
+ * Why the run stopped.
+ */
+stopped: Stopped, 
+/**
+ * `stopped` in words, as shown next to a result.
+ */
+verdict: string, 
+/**
+ * What was proven or why no plan came back, for people (never needed to act).
+ */
+detail: string | null, 
+/**
+ * The plan's makespan is proven to be the lowest possible.
+ */
+optimal: boolean, 
+/**
+ * A plan came back and it is within the capacity (any plan, without one).
+ */
+feasible: boolean, 
+/**
+ * The independent validator accepted the plan and every claim about it.
+ */
+valid: boolean, 
+/**
+ * What the validator found wrong, a sentence each.
+ */
+violations: Array<string>, elapsed_ms: number, seed: number | string, 
+/**
+ * Solver statistics, for people and benchmarks.
+ */
+stats: Record<string, number | string>, };
+
+export type Progress = { 
+/**
+ * The solver (or portfolio member) reporting.
+ */
+solver: string, 
+/**
+ * The lowest makespan found so far.
+ */
+best_makespan: number | string | null, 
+/**
+ * The best lower bound proven so far.
+ */
+lower_bound: number | string, 
+/**
+ * Work done so far, in the solver's own unit (capacity probes of a minimisation).
+ */
+nodes: number | string, };
+
+export type JobStatus = { "state": "running", progress: Progress | null, } | { "state": "done", summary: Summary, };
+
+export type SolveRequest = { solver: string, 
+/**
+ * A size such as `1MiB`; empty or absent for none.
+ */
+capacity?: string, 
+/**
+ * Seconds; absent for none.
+ */
+timeLimit?: number, 
+/**
+ * A decimal u64, so that any seed survives JavaScript.
+ */
+seed?: string, effort?: Effort, 
+/**
+ * Solver-specific settings by name (see [`SolverInfo::parameters`]), as text.
+ */
+params?: { [key in string]?: string }, };
+
+export type Refusal = { kind: RefusalKind, 
+/**
+ * One line for a status bar.
+ */
+message: string, 
+/**
+ * Every problem with the input, each with its line and column when known.
+ */
+errors: Array<InputError>, };
+
+export type RefusalKind = "input" | "request";
+
+export type InputError = { 
+/**
+ * 1-based line in the input text.
+ */
+line: number | null, 
+/**
+ * 1-based column (character) in that line.
+ */
+column: number | null, message: string, };
+
+export type Semantics = "half-open" | "inclusive" | "exclusive";
+
+export type Format = "csv" | "json";
+
+export type InstanceSummary = { buffers: number, 
+/**
+ * The most bytes alive at once (L).
+ */
+max_load: number | string, 
+/**
+ * The instance's own lower bound: L, pinned tops and alignment.
+ */
+lower_bound: number | string, 
+/**
+ * The sum of all sizes (it may pass u64).
+ */
+total_size: number | string, min_size: number | string, max_size: number | string, first_start: number | string, last_end: number | string, 
+/**
+ * Pairs of buffers alive at the same time.
+ */
+conflicts: number | string, pinned: number, aligned: number, 
+/**
+ * The instance's own capacity, if it has one.
+ */
+capacity: number | string | null, 
+/**
+ * What the input's times meant.
+ */
+semantics: Semantics, };
+
+export type ParsedSummary = { 
+/**
+ * The format the text was read as.
+ */
+format: Format, buffers: number, 
+/**
+ * The most bytes alive at once (L).
+ */
+max_load: number | string, 
+/**
+ * The instance's own lower bound: L, pinned tops and alignment.
+ */
+lower_bound: number | string, 
+/**
+ * The sum of all sizes (it may pass u64).
+ */
+total_size: number | string, min_size: number | string, max_size: number | string, first_start: number | string, last_end: number | string, 
+/**
+ * Pairs of buffers alive at the same time.
+ */
+conflicts: number | string, pinned: number, aligned: number, 
+/**
+ * The instance's own capacity, if it has one.
+ */
+capacity: number | string | null, 
+/**
+ * What the input's times meant.
+ */
+semantics: Semantics, };
+
+export type Effort = "low" | "normal" | "high";
+
+export type Parameter = { name: string, 
+/**
+ * `int`, `float` or `bool`: how the page draws the control.
+ */
+kind: string, 
+/**
+ * The value used when the parameter is not set, as text.
+ */
+default: string, description: string, };
+
+export type Capabilities = { alignment: boolean, pinned: boolean, 
+/**
+ * It uses the capacity to steer the search (greedy planners only report whether they fit).
+ */
+capacity: boolean, 
+/**
+ * It proves lower bounds beyond L.
+ */
+minimise: boolean, 
+/**
+ * Its result depends on the seed.
+ */
+randomised: boolean, 
+/**
+ * It searches from a start plan ([`SolveOptions::start`]) and does better with a good one:
+ * callers that have one (the run, the portfolio) pass it in.
+ */
+warm_start: boolean, };
+
+export type SolverInfo = { name: string, description: string, capabilities: Capabilities, parameters: Array<Parameter>, };
+
+export type Choice = { name: string, description: string, };
+
+export type Catalogue = { solvers: Array<SolverInfo>, 
+/**
+ * The greedy orders and fits that `greedy-<order>-<fit>` combines.
+ */
+orders: Array<Choice>, fits: Array<Choice>, 
+/**
+ * A line describing the combinations.
+ */
+combinations: string, efforts: Array<Effort>, semantics: Array<Semantics>, 
+/**
+ * The most threads a solve may use.
+ */
+max_threads: number, };
