@@ -661,7 +661,7 @@ impl<'a> Search<'a> {
         for &rank in list {
             let r = rank as usize;
             let fit = if instance.obstacle_start[r] == instance.obstacle_start[r + 1] {
-                crate::solvers::greedy::align_up(self.floor[r], instance.alignment[r])
+                crate::alignment::align_up(self.floor[r], instance.alignment[r])
             } else {
                 instance.lowest_fit(r, self.floor[r])
             };

@@ -32,7 +32,7 @@
 use std::collections::HashSet;
 
 use super::timeline::Timeline;
-use crate::solvers::greedy::align_up;
+use crate::alignment::align_up;
 
 const UNPLACED: u64 = u64::MAX;
 const NONE: u32 = u32::MAX;

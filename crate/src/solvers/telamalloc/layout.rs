@@ -7,7 +7,7 @@
 //! engine's occupancy index merges intervals and cannot remove one, which a search must do.
 
 use super::timeline::Timeline;
-use crate::solvers::greedy::align_up;
+use crate::alignment::align_up;
 
 /// Addresses `[low, high)` taken by `buffer` in some segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

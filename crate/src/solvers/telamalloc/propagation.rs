@@ -10,7 +10,7 @@
 
 use super::layout::{Interval, Layout};
 use super::timeline::Timeline;
-use crate::solvers::greedy::align_up;
+use crate::alignment::align_up;
 
 /// `offset` of a buffer not placed yet.
 pub const UNPLACED: u64 = u64::MAX;
