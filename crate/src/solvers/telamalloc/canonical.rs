@@ -9,13 +9,13 @@
 //! overlaps, its "base", and not below the previous one, the "floor". So the search keeps offsets
 //! non-decreasing, places ties in rank order, only places a buffer whose base is not below the
 //! floor (one below it rests, in this plan, on a buffer placed later), and never leaves a hole
-//! above the floor: what is placed in a time segment is a skyline. A buffer that could end at or
+//! above the floor: what is placed in a section is a skyline. A buffer that could end at or
 //! below another's offset is slipped in first (MiniMalloc §6.3, dominance).
 //!
-//! Cross sections (MiniMalloc §6.2, eq. 3 with effective heights): in every segment the unplaced
+//! Cross sections (MiniMalloc §6.2, eq. 3 with effective heights): in every section the unplaced
 //! buffers need room above the floor and above the lowest offset any of them can take. The floor
-//! is checked over all segments at once (a range-maximum tree of what they need); the rest in the
-//! segments a placement changes, where a witness per segment (a buffer that can sit low enough)
+//! is checked over all sections at once (a range-maximum tree of what they need); the rest in the
+//! sections a placement changes, where a witness per section (a buffer that can sit low enough)
 //! makes most checks O(1). A buffer whose base is below the floor sits on a buffer placed later,
 //! at least the smallest size above the floor.
 //!
@@ -58,7 +58,7 @@ struct Level {
     /// The floor, and the rank of the last buffer placed at the floor, before this level's placement.
     floor: u64,
     tie: u32,
-    /// Segments holding the task's unplaced buffers.
+    /// Sections holding the task's unplaced buffers.
     lo: u32,
     hi: u32,
     /// Unplaced buffers of the task before this level's placement.
@@ -120,13 +120,13 @@ pub struct Canonical<'t> {
     /// The smallest buffer: what a buffer below the floor sits at least this much above it.
     smallest: u64,
     max_alignment: u64,
-    /// Per segment: the highest top placed there, the size of the unplaced buffers alive there,
+    /// Per section: the highest top placed there, the size of the unplaced buffers alive there,
     /// and a buffer that could sit low enough for them when last checked.
     skyline: Vec<u64>,
     need: Vec<u64>,
     need_max: MaxTree,
     witness: Vec<u32>,
-    /// Per segment boundary `t` (between `t - 1` and `t`): unplaced buffers alive on both sides.
+    /// Per section boundary `t` (between `t - 1` and `t`): unplaced buffers alive on both sides.
     cross: Vec<u32>,
     floor: u64,
     tie: u32,
@@ -151,8 +151,8 @@ impl<'t> Canonical<'t> {
     /// `rank` orders the buffers that share an offset.
     pub fn new(timeline: &'t Timeline, capacity: u64, rank: Vec<u32>) -> Canonical<'t> {
         let n = timeline.len();
-        let segments = timeline.segments();
-        let mut cross = vec![0u32; segments + 1];
+        let sections = timeline.sections();
+        let mut cross = vec![0u32; sections + 1];
         for j in 0..n as u32 {
             for b in timeline.span(j).skip(1) {
                 cross[b] += 1;
@@ -167,10 +167,10 @@ impl<'t> Canonical<'t> {
             rank,
             smallest: timeline.size.iter().copied().min().unwrap_or(0),
             max_alignment: timeline.alignment.iter().copied().max().unwrap_or(1),
-            skyline: vec![0; segments],
+            skyline: vec![0; sections],
             need_max: MaxTree::new(&need),
             need,
-            witness: vec![NONE; segments],
+            witness: vec![NONE; sections],
             cross,
             floor: 0,
             tie: NONE,
@@ -183,7 +183,7 @@ impl<'t> Canonical<'t> {
             memo_words: 0,
             remember: true,
             dirty: Vec::new(),
-            dirty_mark: vec![0; segments],
+            dirty_mark: vec![0; sections],
             mark_now: 0,
             scratch: Vec::new(),
             started: false,
@@ -235,7 +235,7 @@ impl<'t> Canonical<'t> {
         if !self.started {
             self.started = true;
             let members: Vec<u32> = (0..self.timeline.len() as u32).collect();
-            let hi = self.timeline.segments() as u32;
+            let hi = self.timeline.sections() as u32;
             self.groups.push(Group {
                 split_level: None,
                 tasks: vec![Task { members, lo: 0, hi }],
@@ -379,7 +379,7 @@ impl<'t> Canonical<'t> {
     }
 
     /// The state that decides the current task's fate: its buffers, the floor, the tie and the
-    /// skyline over its segments. Heights more than the largest alignment below the floor do not
+    /// skyline over its sections. Heights more than the largest alignment below the floor do not
     /// matter: a base there, aligned, stays below the floor (the buffer is not resting, and its
     /// lowest offset is the floor's).
     fn memo_key(&self, g: usize) -> Box<[u64]> {
@@ -476,7 +476,7 @@ impl<'t> Canonical<'t> {
         self.floor = at;
         self.tie = self.rank[i as usize];
         self.stats.work += 2 * span.len() as u64 + 1;
-        // The floor: every segment of the task must hold its unplaced buffers above it.
+        // The floor: every section of the task must hold its unplaced buffers above it.
         if self.need_max.max(lo as usize, hi as usize) > self.capacity - at {
             return None;
         }
@@ -529,7 +529,7 @@ impl<'t> Canonical<'t> {
         }
     }
 
-    /// Eq. 3 with the effective height in segment `t` (the floor is checked apart): some unplaced
+    /// Eq. 3 with the effective height in section `t` (the floor is checked apart): some unplaced
     /// buffer alive there can sit low enough to leave room for all of them (see [`Self::bound`]).
     fn section_holds(&mut self, t: usize) -> bool {
         let need = self.need[t];
@@ -567,7 +567,7 @@ impl<'t> Canonical<'t> {
         }
     }
 
-    /// The runs of segments in `[lo, hi)` that hold unplaced buffers and that no uncrossed time
+    /// The runs of sections in `[lo, hi)` that hold unplaced buffers and that no uncrossed time
     /// point divides.
     fn runs(&self, lo: u32, hi: u32) -> Vec<(u32, u32)> {
         let mut runs = Vec::new();
@@ -624,7 +624,7 @@ impl<'t> Canonical<'t> {
                     let size = timeline.size[i as usize];
                     let span = timeline.span(i);
                     for t in span.clone().rev() {
-                        // Pushed once per segment by `place`.
+                        // Pushed once per section by `place`.
                         self.skyline[t] = self.skyline_trail.pop().unwrap_or(0);
                         self.need[t] += size;
                     }
@@ -640,12 +640,12 @@ impl<'t> Canonical<'t> {
     }
 }
 
-/// Range maximum over the segments' needs, with range subtraction (a placement takes its size
-/// from the segments it spans) and its exact undo: a segment tree that keeps at each node what was
-/// taken from its whole range. The floor test over a task's segments in O(log segments).
+/// Range maximum over the sections' needs, with range subtraction (a placement takes its size
+/// from the sections it spans) and its exact undo: a segment tree that keeps at each node what was
+/// taken from its whole range. The floor test over a task's sections in O(log sections).
 ///
 /// Everything is a `u64` (wasm has no 128-bit arithmetic): an amount is only taken where every
-/// segment of the range still has it, and given back in reverse order, so no node's value, the
+/// section of the range still has it, and given back in reverse order, so no node's value, the
 /// maximum of its leaves minus what the nodes between them and it took, ever drops below zero.
 /// Bottom-up loops, not recursion: calls cost more in wasm than the work of a node.
 struct MaxTree {
