@@ -58,9 +58,9 @@ pub struct Propagator {
     placed_load: Vec<u64>,
     trail: Vec<Change>,
     cross_section: bool,
-    /// No buffer will be placed below this offset (a complete search places by increasing
-    /// offset), so free space below it is lost.
-    pub floor: u64,
+    /// The maximum offset: no buffer will be placed below it (a search over canonical solutions
+    /// places by increasing offset), so free space below it is lost. Always 0 outside tests.
+    pub max_offset: u64,
     /// The placed buffers that explain the last failure.
     pub conflict: Vec<u32>,
     /// The buffers whose lowest offset the last successful placement raised.
@@ -84,7 +84,7 @@ impl Propagator {
             placed_load: vec![0; timeline.sections()],
             trail: Vec::new(),
             cross_section,
-            floor: 0,
+            max_offset: 0,
             conflict: Vec::new(),
             raised: Vec::new(),
             dirty: Vec::new(),
@@ -240,8 +240,8 @@ impl Propagator {
         }
     }
 
-    /// Cross-section reasoning in section `t`. The unplaced buffers alive in `t` (need `need`
-    /// bytes) must each lie inside one free gap of `t`, at or above their lowest feasible offset.
+    /// Cross-section reasoning in section `t`. The unplaced buffers alive in `t` (`total` bytes
+    /// in all) must each lie inside one free gap of `t`, at or above their lowest feasible offset.
     /// A gap can hold at most its length above the lowest offset any of them could start at, and
     /// at most the total size of those that fit in it; what no unplaced buffer can use stays empty
     /// in every completion, and `t` can leave only `capacity - load(t)` bytes empty. MiniMalloc's
@@ -286,7 +286,7 @@ impl Propagator {
         for k in 0..=intervals.len() {
             let high = intervals.get(k).map_or(self.capacity, |iv| iv.low);
             if high > low {
-                let from = low.max(self.floor).min(high);
+                let from = low.max(self.max_offset).min(high);
                 dead += (high - low) - self.fill.usable(unplaced_here, from, high, &fits_in_hole);
                 if dead > slack {
                     return false;
@@ -302,7 +302,7 @@ impl Propagator {
     /// The common case of [`Propagator::section_holds`] (over 90 % of the checks on the
     /// challenging suite), decided exactly in one pass over one array instead of a gather and a
     /// pass per gap: every unplaced buffer alive in `t` has its lowest feasible offset at or above
-    /// the top of the highest placed interval (and the floor), and they need no more than the room
+    /// the top of the highest placed interval (and the maximum offset), and they need no more than the room
     /// above the lowest of them. Then each fits in the top gap and none in a gap below, so the
     /// top gap can take all of them, the dead space is exactly `capacity - load(t)`, and the
     /// section holds. False means only "not decided here".
@@ -315,12 +315,12 @@ impl Propagator {
         if top >= self.capacity {
             return false;
         }
-        let from = top.max(self.floor).min(self.capacity);
+        let from = top.max(self.max_offset).min(self.capacity);
         let open_lowest = &self.open_lowest;
         let lowest_unplaced = timeline.alive(t).iter().map(|&j| open_lowest[j as usize]).min().unwrap_or(u64::MAX);
-        // `need <= load <= capacity`, and some unplaced buffer has a size when `need > 0`.
-        let need = timeline.load[t] - self.placed_load[t];
-        lowest_unplaced >= from && lowest_unplaced <= self.capacity - need
+        // `total <= load <= capacity`, and some unplaced buffer has a size when `total > 0`.
+        let total = timeline.load[t] - self.placed_load[t];
+        lowest_unplaced >= from && lowest_unplaced <= self.capacity - total
     }
 
     /// Undoes every change after `mark`, calling `unplaced` for each buffer taken back.
@@ -547,7 +547,7 @@ mod tests {
         assert!(propagator.all_fit_on_top(&timeline, 0));
         assert!(propagator.gaps_hold(&timeline, 0));
         // Nothing below 6 any more: b and c need 5 bytes and only 4 are left above 6.
-        propagator.floor = 6;
+        propagator.max_offset = 6;
         for j in [1, 2] {
             propagator.lowest[j] = 6;
             propagator.open_lowest[j] = 6;
@@ -571,13 +571,13 @@ mod tests {
 
         /// Along random placements and undos, `open_lowest` mirrors `lowest` for the unplaced
         /// buffers, and the shortcut never says a section holds when the gap-by-gap reasoning
-        /// says it does not (it claims to compute the same answer), whatever the floor.
+        /// says it does not (it claims to compute the same answer), whatever the maximum offset.
         #[test]
         fn the_shortcut_agrees_with_the_gaps(
             specs in prop::collection::vec((0u64..6, 1u64..5, 1u64..6, prop::sample::select(vec![1u64, 1, 2, 4])), 1..=7),
             slack in 0u64..5,
             picks in prop::collection::vec(0usize..7, 1..12),
-            floors in prop::collection::vec(0u64..12, 1..4),
+            max_offsets in prop::collection::vec(0u64..12, 1..4),
         ) {
             let buffers: Vec<Buffer> = specs
                 .iter()
@@ -612,15 +612,15 @@ mod tests {
                     let expected = if propagator.is_placed(j as u32) { u64::MAX } else { propagator.lowest[j] };
                     prop_assert_eq!(propagator.open_lowest[j], expected, "buffer {}", j);
                 }
-                for &floor in &floors {
-                    propagator.floor = floor.min(capacity);
+                for &max_offset in &max_offsets {
+                    propagator.max_offset = max_offset.min(capacity);
                     for t in 0..timeline.sections() {
                         if timeline.load[t] != propagator.placed_load[t] && propagator.all_fit_on_top(&timeline, t) {
-                            prop_assert!(propagator.gaps_hold(&timeline, t), "section {} floor {}", t, floor);
+                            prop_assert!(propagator.gaps_hold(&timeline, t), "section {} max offset {}", t, max_offset);
                         }
                     }
                 }
-                propagator.floor = 0;
+                propagator.max_offset = 0;
             }
         }
     }
