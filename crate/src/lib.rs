@@ -5,11 +5,13 @@
 //! text and return a [`Problem`] or every error with its line; solvers take a [`Problem`] and return
 //! a [`Solution`]; one independent [`validate`] module checks every plan.
 
+pub mod alignment;
 pub mod bench;
 pub mod format;
 pub mod generate;
 pub mod metrics;
 pub mod model;
+pub(crate) mod occupancy;
 pub mod options;
 pub mod protocol;
 pub mod run;

@@ -255,6 +255,21 @@ impl Deadline {
     }
 }
 
+/// How often, in steps, a loop that places one buffer per step asks [`Deadline::poll`]: cheap
+/// enough never to show in a profile, frequent enough to stop within milliseconds.
+pub(crate) const POLL_EVERY: usize = 1024;
+
+impl Deadline {
+    /// The deadline's verdict at step `step` (from 0) of a placement loop, looked at only every
+    /// [`POLL_EVERY`] steps: `Err` with why the solve must stop, else `Ok`.
+    pub(crate) fn poll(&self, step: usize) -> Result<(), Halt> {
+        if step % POLL_EVERY != POLL_EVERY - 1 {
+            return Ok(());
+        }
+        self.expired().map_or(Ok(()), Err)
+    }
+}
+
 /// Why a solve could not run at all: the request itself is wrong (an unknown solver, a setting it
 /// does not have or cannot honour). Everything else, including "nothing fits", a time limit and a
 /// cancel, is an [`crate::Outcome`] with its [`crate::Stopped`] reason.

@@ -1,6 +1,7 @@
 //! Placement rules: where in the free address space of its lifetime a buffer goes.
 
-use super::occupancy::{Occupancy, Query, align_up};
+use crate::alignment::align_up;
+use crate::occupancy::{Occupancy, Query};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Fit {

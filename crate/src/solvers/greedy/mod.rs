@@ -4,19 +4,16 @@
 //! `greedy-<order>-<fit>`.
 
 mod fit;
-/// Shared with idealloc's squeeze (first fit in loose-offset order).
-pub(crate) mod occupancy;
 mod order;
 
 use web_time::Instant;
 
 pub use fit::Fit;
-pub use occupancy::align_up;
-use occupancy::{Occupancy, Query};
 pub use order::Order;
 
 use super::{Capabilities, Solver, finish, stop_reason};
 use crate::model::{Buffer, Outcome, Plan, Problem, Stats, Stopped};
+use crate::occupancy::{Occupancy, Query};
 use crate::options::{CancelFlag, Deadline, Halt, SolveOptions};
 
 /// One pass of the engine: visit buffers in `order`, place each by `fit`.
@@ -189,10 +186,6 @@ pub struct Placement {
     pub order: Vec<usize>,
 }
 
-/// How often (in buffers) the engine looks at the deadline: cheap enough to never show in a
-/// profile, frequent enough to stop within milliseconds.
-const POLL_EVERY: usize = 1024;
-
 /// Places pinned buffers at their offsets, then the others in `order` by `fit`. Fails when two
 /// pinned buffers overlap, on an offset past u64, or when the deadline passes.
 pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) -> Result<Placement, Halt> {
@@ -227,7 +220,7 @@ pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) 
         if buffer.pinned.is_some() {
             continue;
         }
-        poll(step, deadline)?;
+        deadline.poll(step)?;
         let (offset, top) = locate(&occupancy, &mut query, buffer, fit)?;
         occupancy.insert_queried(&query, offset, top);
         offsets[i] = offset;
@@ -244,12 +237,4 @@ fn locate(occupancy: &Occupancy, query: &mut Query, buffer: &Buffer, fit: Fit) -
     let offset = fit.choose(occupancy, query, buffer.size, buffer.alignment).ok_or_else(overflow)?;
     let top = offset.checked_add(buffer.size).ok_or_else(overflow)?;
     Ok((offset, top))
-}
-
-/// The deadline's verdict every [`POLL_EVERY`] buffers of a placement loop.
-pub(crate) fn poll(step: usize, deadline: &Deadline) -> Result<(), Halt> {
-    if step % POLL_EVERY != POLL_EVERY - 1 {
-        return Ok(());
-    }
-    deadline.expired().map_or(Ok(()), Err)
 }

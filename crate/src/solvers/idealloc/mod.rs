@@ -28,7 +28,7 @@ use super::greedy::Order;
 use super::{Capabilities, Solver, finish, stop_reason};
 use crate::model::{Outcome, Problem, StatValue, Stats, Stopped};
 use crate::options::{Deadline, Halt, Parameter, Params, Progress, SolveOptions};
-use boxing::{MIN_RATIO, MU_MAX, Schedule, epsilon_range, theorem16};
+use boxing::{MIN_RATIO, MU_MAX, Schedule, epsilon_range, box_in_rounds};
 use jobs::Jobs;
 use prelude::Prelude;
 use squeeze::{Arena, Squeezed, loose_order};
@@ -422,7 +422,7 @@ impl<'a> Iterations<'a> {
         let spare = self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
         let mut jobs = spare.unwrap_or_default();
         jobs.reset_to(&self.jobs);
-        let top = theorem16(&mut jobs, schedule, seed, deadline)?;
+        let top = box_in_rounds(&mut jobs, schedule, seed, deadline)?;
         let boxed = Instant::now();
         let mut loose = vec![0u64; self.sizes.len()];
         unboxing::unbox(&jobs, &top, &self.sizes, &mut loose);

@@ -3,8 +3,8 @@
 //! figures boxing needs (smallest and largest size, the time span for the dummy job).
 
 use super::jobs::colour_rows;
+use crate::alignment::align_up;
 use crate::model::Problem;
-use crate::solvers::greedy::align_up;
 
 /// What one sweep over the buffers found.
 #[derive(Clone, Debug, PartialEq, Eq)]

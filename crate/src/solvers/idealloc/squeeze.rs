@@ -2,16 +2,16 @@
 //! rounding and half-empty boxes left, honours alignment, and gives up as soon as a buffer would
 //! reach the best makespan so far.
 //!
-//! First fit asks the greedy engine's occupancy index for the lowest free offset among the placed
-//! buffers alive during a lifetime, so no pairwise conflict list is ever built (the reference
-//! implementation's interference graph holds every overlapping pair twice, §5.7).
+//! First fit asks the occupancy index ([`crate::occupancy`], which the greedy engine uses too) for
+//! the lowest free offset among the placed buffers alive during a lifetime, so no pairwise
+//! conflict list is ever built (the reference implementation's interference graph holds every
+//! overlapping pair twice, §5.7).
 
 use std::sync::Mutex;
 
 use crate::model::Problem;
+use crate::occupancy::{Occupancy, RoutedSets, Routes};
 use crate::options::{Deadline, Halt};
-use crate::solvers::greedy::occupancy::{Occupancy, RoutedSets, Routes};
-use crate::solvers::greedy::poll;
 
 /// What one squeeze ended with.
 #[derive(Debug, PartialEq, Eq)]
@@ -145,7 +145,7 @@ impl<'a> Arena<'a> {
             if fit.pinned {
                 continue;
             }
-            poll(step, deadline)?;
+            deadline.poll(step)?;
             let (reads, writes) = self.routes.route(i);
             let overflow = || Halt::Overflow { buffer: buffers[i].id.clone(), offset: u64::MAX, size: fit.size };
             let offset =

@@ -11,6 +11,10 @@
 //! its prefixes is cut by monotonicity; and none is cut by dominance, since a buffer that could be
 //! slipped below the next one would lower the sum. Section inference only cuts nodes no solution
 //! extends. Hence a search that runs out of nodes without a solution proves there is none.
+//!
+//! TelaMalloc's complete search (`telamalloc/canonical.rs`) prunes by the same rules under the
+//! same names (maximum offset, floor, priority, section totals, crossing counts, parts and
+//! splits); its module documentation says how and why it differs.
 
 use super::sections::Instance;
 use super::transpositions::{self, NodeKey, Refuted};
@@ -148,7 +152,7 @@ const NO_RANK: u32 = u32::MAX;
 /// search now lives through all rounds, so each keeps half as many as when one search at a time did.
 const MEMO_LIMIT: usize = 1 << 20;
 /// How many recently failed sections inference checks first.
-const WITNESSES: usize = 4;
+const RECENT_FAILURES: usize = 4;
 
 /// One group of unplaced buffers being searched depth first: no other unplaced buffer overlaps
 /// them in time.
@@ -168,7 +172,8 @@ struct Group {
     saved: Vec<(u32, u32)>,
 }
 
-/// The independent parts one placement split a group into, solved in turn; all must succeed.
+/// A split: the independent parts one placement split a group into, solved in turn; all must
+/// succeed.
 ///
 /// Each part is searched afresh, as a problem of its own on top of the placed buffers: from
 /// offset 0 and any rank, not above the maximum offset of the node that split. Its buffers
@@ -177,7 +182,7 @@ struct Group {
 /// refutes the node whatever its canonical bound. Searching from 0 lets a part fill the holes
 /// below the maximum offset that a canonical order would have had to fill first, so a node that
 /// has a completion succeeds at once instead of only its canonical twin elsewhere in the tree.
-struct Parts {
+struct Split {
     /// The parts still to solve, the next one last.
     waiting: Vec<Vec<u32>>,
     depth: u32,
@@ -189,7 +194,7 @@ struct Parts {
 /// The search is an explicit stack of these, so that it can stop anywhere and resume later.
 enum Level {
     Group(Group),
-    Parts(Parts),
+    Split(Split),
 }
 
 /// What a group's depth-first loop stopped at.
@@ -199,7 +204,7 @@ enum GroupStep {
     /// The node limit, the deadline or the abandon flag.
     Paused,
     /// The last placement split the rest into independent parts.
-    Split(Parts),
+    Split(Split),
 }
 
 /// When a search stops: its cumulative node limit, the deadline, and a flag raised when another
@@ -237,7 +242,7 @@ pub struct Search<'a> {
     floors_hash: u128,
     refuted: Refuted,
     /// Sections where inference failed recently, the latest first (`u32::MAX`: none yet).
-    witnesses: [u32; WITNESSES],
+    recent_failures: [u32; RECENT_FAILURES],
     /// The search in progress, innermost level last.
     levels: Vec<Level>,
     /// Per rank, its place in the pre-ordering of the group it is searched in: it breaks ties of
@@ -289,7 +294,7 @@ impl<'a> Search<'a> {
             effective: vec![u64::MAX; sections],
             floors_hash: (0..n as u32).fold(0, |hash, rank| hash ^ transpositions::key(rank, 0)),
             refuted: Refuted::new(MEMO_LIMIT),
-            witnesses: [u32::MAX; WITNESSES],
+            recent_failures: [u32::MAX; RECENT_FAILURES],
             levels: Vec::new(),
             priority: (0..n as u32).collect(),
             started: false,
@@ -316,8 +321,8 @@ impl<'a> Search<'a> {
                 && let Some(cuts) = self.all_cuts(&list)
             {
                 self.counters.decompositions += 1;
-                let parts = self.parts(&list, &cuts, 0, None);
-                self.levels.push(Level::Parts(parts));
+                let split = self.split(&list, &cuts, 0, None);
+                self.levels.push(Level::Split(split));
                 None
             } else {
                 self.enter(list, 0, NO_RANK, 0)
@@ -342,21 +347,21 @@ impl<'a> Search<'a> {
                 return pending.unwrap_or(Outcome::Exhausted);
             };
             match level {
-                Level::Parts(mut parts) => match pending.take() {
+                Level::Split(mut split) => match pending.take() {
                     Some(Outcome::Exhausted) => {
                         // One part failed, so the node that split fails (its placements are
                         // undone by the group below, down to its own mark).
                         if self.rules.memo
-                            && let Some(key) = parts.node
+                            && let Some(key) = split.node
                         {
                             self.refuted.insert(key);
                         }
                         pending = Some(Outcome::Exhausted);
                     }
-                    _ => match parts.waiting.pop() {
+                    _ => match split.waiting.pop() {
                         Some(part) => {
-                            let depth = parts.depth;
-                            self.levels.push(Level::Parts(parts));
+                            let depth = split.depth;
+                            self.levels.push(Level::Split(split));
                             pending = self.enter(part, 0, NO_RANK, depth + 1);
                         }
                         None => pending = Some(Outcome::Solved),
@@ -381,9 +386,9 @@ impl<'a> Search<'a> {
                             self.levels.push(Level::Group(group));
                             return Outcome::Stopped;
                         }
-                        GroupStep::Split(parts) => {
+                        GroupStep::Split(split) => {
                             self.levels.push(Level::Group(group));
-                            self.levels.push(Level::Parts(parts));
+                            self.levels.push(Level::Split(split));
                         }
                     }
                 }
@@ -426,7 +431,7 @@ impl<'a> Search<'a> {
     /// are the ones to fill first. Returns the old priorities, to restore when the part ends.
     ///
     /// Why the search stays complete: index monotonicity holds for any fixed order of a part's
-    /// buffers, and a part is searched afresh (see [`Parts`]). Why remembered refutations stay
+    /// buffers, and a part is searched afresh (see [`Split`]). Why remembered refutations stay
     /// right: the new order depends only on the part's set of buffers (the totals in its
     /// sections are theirs alone), which the part's node keys hash.
     fn prioritise(&mut self, list: &[u32]) -> Vec<(u32, u32)> {
@@ -529,17 +534,17 @@ impl<'a> Search<'a> {
                     continue;
                 }
                 self.counters.decompositions += 1;
-                // A failed part refutes these floors under any canonical bound (see [`Parts`]).
+                // A failed part refutes these floors under any canonical bound (see [`Split`]).
                 let split_key = self.node_key(outside, 0, NO_RANK);
-                let parts = self.parts(list, &cuts, depth, Some(split_key));
+                let split = self.split(list, &cuts, depth, Some(split_key));
                 // A part refuted before fails the split at once: the parts before it in the
                 // solving order would be solved again only to be undone.
-                if self.rules.memo && parts.waiting.iter().any(|part| self.refuted.contains(self.part_key(part))) {
+                if self.rules.memo && split.waiting.iter().any(|part| self.refuted.contains(self.part_key(part))) {
                     self.counters.pruned_memo += 1;
                     self.refuted.insert(split_key);
                     continue;
                 }
-                return GroupStep::Split(parts);
+                return GroupStep::Split(split);
             }
             if let Some(child) = self.expand(list, child_max, candidate.rank, child_key) {
                 stack.push(child);
@@ -550,7 +555,7 @@ impl<'a> Search<'a> {
 
     /// The buffers of `list` split at the cuts, to be solved small parts first: they are cheap,
     /// and one that fails spares the others.
-    fn parts(&self, list: &[u32], cuts: &[u32], depth: u32, node: Option<NodeKey>) -> Parts {
+    fn split(&self, list: &[u32], cuts: &[u32], depth: u32, node: Option<NodeKey>) -> Split {
         let mut waiting: Vec<Vec<u32>> = vec![Vec::new(); cuts.len() + 1];
         for &rank in list {
             let first = self.instance.first[rank as usize];
@@ -560,7 +565,7 @@ impl<'a> Search<'a> {
         // Largest first in the list: the smallest is popped first (ties: the earlier part first).
         waiting.reverse();
         waiting.sort_by_key(|part| std::cmp::Reverse(part.len()));
-        Parts { waiting, depth, node }
+        Split { waiting, depth, node }
     }
 
     /// The key a part's root node will have when it is entered (see [`Search::enter`]): it
@@ -661,7 +666,7 @@ impl<'a> Search<'a> {
         for &rank in list {
             let r = rank as usize;
             let fit = if instance.obstacle_start[r] == instance.obstacle_start[r + 1] {
-                crate::solvers::greedy::align_up(self.floor[r], instance.alignment[r])
+                crate::alignment::align_up(self.floor[r], instance.alignment[r])
             } else {
                 instance.lowest_fit(r, self.floor[r])
             };
@@ -753,19 +758,19 @@ impl<'a> Search<'a> {
     /// lowest offset any of them can still take (never below `max_offset`, the floor of every
     /// later placement when the search is canonical), and must fit under the capacity.
     ///
-    /// Most nodes that fail, fail in a section that failed recently: those few "witness" sections
-    /// are checked first, from their own members, before the sweep over every section.
+    /// Most nodes that fail, fail in a section that failed recently: those few sections are
+    /// checked first, from their own members, before the sweep over every section.
     fn sections_hold(&mut self, list: &[u32], max_offset: u64) -> bool {
         let instance = self.instance;
         let base = if self.rules.canonical { max_offset } else { 0 };
         // Only sections inside the list's range: there every unplaced buffer is in the list (the
         // others are in other parts), so its lowest fit is the current one.
         let (low, high) = self.range(list);
-        for w in 0..WITNESSES {
-            let s = self.witnesses[w];
+        for w in 0..RECENT_FAILURES {
+            let s = self.recent_failures[w];
             if (low..high).contains(&s) && !self.section_holds(s as usize, base) {
                 // Move it to the front: the next failure is likely there again.
-                self.witnesses[..=w].rotate_right(1);
+                self.recent_failures[..=w].rotate_right(1);
                 return false;
             }
         }
@@ -788,8 +793,8 @@ impl<'a> Search<'a> {
             }
         }
         if let Some(s) = failed {
-            self.witnesses.rotate_right(1);
-            self.witnesses[0] = s as u32;
+            self.recent_failures.rotate_right(1);
+            self.recent_failures[0] = s as u32;
         }
         failed.is_none()
     }

@@ -294,14 +294,14 @@ impl Instance {
     pub fn lowest_fit(&self, rank: usize, floor: u64) -> Option<u64> {
         let alignment = self.alignment[rank];
         let size = self.size[rank];
-        let mut offset = crate::solvers::greedy::align_up(floor, alignment)?;
+        let mut offset = crate::alignment::align_up(floor, alignment)?;
         // Obstacles are sorted by offset: one pass pushes the offset above each one it hits.
         for obstacle in self.obstacles(rank) {
             if obstacle.offset >= offset.checked_add(size)? {
                 break;
             }
             if obstacle.top > offset {
-                offset = crate::solvers::greedy::align_up(obstacle.top, alignment)?;
+                offset = crate::alignment::align_up(obstacle.top, alignment)?;
             }
         }
         Some(offset)

@@ -1,42 +1,68 @@
-//! The complete search: depth first over canonical placement orders, with cross-section reasoning
-//! and dynamic decomposition. The heuristic attempts of [`super::search`] alternate with it, and
-//! it is what proves that nothing fits.
+//! TelaMalloc's complete search: depth first over MiniMalloc's canonical solutions, with
+//! cross-section inference and dynamic decomposition. The heuristic attempts of [`super::search`]
+//! alternate with it, and it is what proves that nothing fits.
 //!
-//! Canonical orders (MiniMalloc §6.1): every feasible problem has a settled plan (each buffer at
-//! the lowest aligned offset above the buffers below it that it overlaps in time: move buffers
-//! down while one can move, the sum of offsets falls). Placed by increasing offset (ties in a fixed
-//! rank order), each of its buffers lies at the lowest aligned offset above the placed buffers it
-//! overlaps, its "base", and not below the previous one, the "floor". So the search keeps offsets
-//! non-decreasing, places ties in rank order, only places a buffer whose base is not below the
-//! floor (one below it rests, in this plan, on a buffer placed later), and never leaves a hole
-//! above the floor: what is placed in a time segment is a skyline. A buffer that could end at or
-//! below another's offset is slipped in first (MiniMalloc §6.3, dominance).
+//! It prunes by the rules of MiniMalloc's search ([`crate::solvers::minimalloc`], module
+//! `search`), and each idea has the same name in both:
 //!
-//! Cross sections (MiniMalloc §6.2, eq. 3 with effective heights): in every segment the unplaced
-//! buffers need room above the floor and above the lowest offset any of them can take. The floor
-//! is checked over all segments at once (a range-maximum tree of what they need); the rest in the
-//! segments a placement changes, where a witness per segment (a buffer that can sit low enough)
-//! makes most checks O(1). A buffer whose base is below the floor sits on a buffer placed later,
-//! at least the smallest size above the floor.
+//! - Canonical solutions (MiniMalloc §6.1): buffers are placed by non-decreasing offset (offset
+//!   monotonicity), ties at the `max_offset` of the last placement in `priority` order (index
+//!   monotonicity). A buffer's `floor` is the highest top of the placed buffers it overlaps; it is
+//!   placed at its lowest aligned fit at or above its floor, and only when that is not below the
+//!   maximum offset (in a canonical completion a buffer whose floor is lower rests on a buffer
+//!   placed later). So what is placed in a section is a skyline, never a hole above the maximum
+//!   offset.
+//! - Dominance (§6.3): no candidate at or above `lowest_top` (h_min), the lowest top any unplaced
+//!   buffer of the part could reach.
+//! - Cross-section inference (§6.2, eq. 3 with both strengthenings): in every section the
+//!   `total` size of its unplaced buffers must fit above the maximum offset and above its
+//!   effective height, the lowest `height` any of them can still take.
+//! - Dynamic decomposition (§7): once no unplaced buffer is `crossing` a section boundary, the
+//!   unplaced buffers on either side never interact again; a `Split` holds those independent
+//!   `Part`s, solved in turn, and one that fails refutes the placement that split them.
 //!
-//! Decomposition (MiniMalloc §7's dynamic temporal decomposition): once the placed buffers leave
-//! a time point that no unplaced buffer crosses, the unplaced buffers on either side never interact
-//! again. Each group is then a task solved on its own, one after the other; when one fails, the
-//! placement that split them is undone, and the alternatives of the groups solved before it are
-//! never explored (they cannot help). Refuted tasks are remembered by their exact state, so the
-//! same group above the same skyline is refuted at once wherever the search meets it again.
+//! How it differs from MiniMalloc's search:
 //!
-//! The search is resumable: [`Canonical::run`] stops at a budget and continues where it stopped,
-//! so the heuristic attempts can take turns with it without losing its work.
+//! - Input: one independent part as the [`Timeline`] the rest of TelaMalloc speaks. Overlaps come
+//!   from its per-section lists ([`Timeline::for_each_overlapping`]), with no neighbour lists
+//!   (MiniMalloc's `Instance` refuses more than 2^26 overlapping pairs). Pinned buffers are
+//!   members of the search, placed in canonical order at their own offset, where MiniMalloc takes
+//!   them out as obstacles and adds candidates above them.
+//! - Propagation after each placement rather than a test at each node: the maximum offset is
+//!   checked against every section of the part at once by a range-maximum tree over `total`
+//!   ([`MaxTree`], O(log sections)), and eq. 3 with effective heights only in the sections whose
+//!   buffers the placement touched, where a witness buffer per section (one that could sit low
+//!   enough last time) decides most checks in O(1). MiniMalloc sweeps every section of the part
+//!   it searches at every node, the sections that failed recently first. A buffer stuck below the
+//!   maximum offset counts here as the maximum offset plus the smallest size of the timeline;
+//!   MiniMalloc adds the smallest size among its neighbours and refutes the node when none of them
+//!   is left unplaced. `lowest_top` is taken here over the lowest fits at or above the maximum
+//!   offset, there over the lowest fits at or above the floors.
+//! - Parts keep the maximum offset and last priority of the placement that split them (they stay
+//!   canonical) and are solved tightest first; MiniMalloc searches each part afresh from offset 0
+//!   under a new pre-ordering, smallest part first. Refuted parts are remembered by their exact
+//!   state (members, maximum offset, last priority and the skyline over their sections), where
+//!   MiniMalloc remembers every refuted node by a 128-bit hash of its floors. MiniMalloc's
+//!   same-lifetime symmetry and hatless rules are not used.
+//! - Budget: [`Canonical::run`] stops after a number of steps or a measure of work (TelaMalloc's
+//!   machine-independent budget, shared with the heuristic attempts) and resumes where it stopped.
+//!   Its decision points are [`Level`]s and its statistics are TelaMalloc's (steps, minor and
+//!   major backtracks), so that they add up with the heuristic attempts'. MiniMalloc's search
+//!   counts nodes, and its driver runs it in rounds over several pre-orderings in parallel.
+//!
+//! Why it does not call MiniMalloc's search: that search needs its own `Instance` (neighbour lists,
+//! obstacles) built from a `Problem` for each part, counts nodes where TelaMalloc's budgets count
+//! work, and would find other plans first. No code is shared: each pruning test reads its own
+//! search's arrays in its innermost loop, where a common abstraction would cost a call or a copy.
 
 use std::collections::HashSet;
 
 use super::timeline::Timeline;
-use crate::solvers::greedy::align_up;
+use crate::alignment::align_up;
 
 const UNPLACED: u64 = u64::MAX;
 const NONE: u32 = u32::MAX;
-/// Words of refuted task states kept at most (8 bytes each).
+/// Words of refuted part states kept at most (8 bytes each).
 const MEMO_WORDS: usize = 1 << 21;
 /// How often [`Canonical::run`] asks whether to stop: every this many steps or this much work.
 const POLL_STEPS: u64 = 16;
@@ -45,44 +71,48 @@ const POLL_WORK: u64 = 1 << 16;
 #[derive(Clone, Copy, Debug)]
 enum Change {
     Placed(u32),
-    Base { buffer: u32, old: u64 },
+    Floor { buffer: u32, old: u64 },
 }
 
-/// A decision point: the candidates for the next placement of the current task.
+/// A decision point: the candidates for the next placement of the current part.
 #[derive(Debug, Default)]
 struct Level {
     candidates: Vec<u32>,
     next: usize,
     /// Where the trail stood before this level's placement.
     mark: usize,
-    /// The floor, and the rank of the last buffer placed at the floor, before this level's placement.
-    floor: u64,
-    tie: u32,
-    /// Segments holding the task's unplaced buffers.
-    lo: u32,
-    hi: u32,
-    /// Unplaced buffers of the task before this level's placement.
+    /// The maximum offset, and the priority of the last buffer placed at it, before this level's
+    /// placement.
+    max_offset: u64,
+    last_priority: u32,
+    /// Sections `[low, high)` holding the part's unplaced buffers.
+    low: u32,
+    high: u32,
+    /// Unplaced buffers of the part before this level's placement.
     remaining: u32,
-    /// The first decision of its task: exhausting it refutes the task.
+    /// The first decision of its part: exhausting it refutes the part.
     root: bool,
 }
 
-/// One independent group of unplaced buffers.
-struct Task {
+/// Unplaced buffers that no other unplaced buffer overlaps in time, in sections `[low, high)`.
+struct Part {
     members: Vec<u32>,
-    lo: u32,
-    hi: u32,
+    low: u32,
+    high: u32,
 }
 
-/// The tasks a placement split the unplaced buffers into, solved in order.
-struct Group {
-    /// The level whose placement made the split (`None` for the whole part).
+/// The parts a placement split the unplaced buffers into, solved in turn (the whole timeline is
+/// the one part of the first split); all must succeed.
+struct Split {
+    /// The level whose placement made the split (`None` for the whole timeline).
     split_level: Option<usize>,
-    tasks: Vec<Task>,
+    parts: Vec<Part>,
+    /// The part being solved; those before it are placed.
     current: usize,
-    floor: u64,
-    tie: u32,
-    /// The memo key of the current task, recorded if it fails.
+    /// Every part starts from the maximum offset and last priority of the placement that split.
+    max_offset: u64,
+    last_priority: u32,
+    /// The memo key of the current part, recorded if it fails.
     key: Option<Box<[u64]>>,
 }
 
@@ -114,30 +144,35 @@ pub struct Canonical<'t> {
     capacity: u64,
     offset: Vec<u64>,
     /// Per unplaced buffer: the highest top of the placed buffers it overlaps.
-    base: Vec<u64>,
+    floor: Vec<u64>,
     /// The order of ties at the same offset: a permutation of the buffers, lower first.
-    rank: Vec<u32>,
-    /// The smallest buffer: what a buffer below the floor sits at least this much above it.
+    priority: Vec<u32>,
+    /// The smallest size: a buffer whose floor is below the maximum offset rests on a buffer
+    /// placed later, so it sits at least this much above the maximum offset.
     smallest: u64,
     max_alignment: u64,
-    /// Per segment: the highest top placed there, the size of the unplaced buffers alive there,
-    /// and a buffer that could sit low enough for them when last checked.
+    /// Per section: the highest top placed there.
     skyline: Vec<u64>,
-    need: Vec<u64>,
-    need_max: MaxTree,
+    /// Per section: the total size of its unplaced buffers, and its maximum over ranges.
+    total: Vec<u64>,
+    total_max: MaxTree,
+    /// Per section: an unplaced buffer that could sit low enough for all of them when last
+    /// checked (`NONE`: none yet).
     witness: Vec<u32>,
-    /// Per segment boundary `t` (between `t - 1` and `t`): unplaced buffers alive on both sides.
-    cross: Vec<u32>,
-    floor: u64,
-    tie: u32,
+    /// Per section boundary `t` (between `t - 1` and `t`): unplaced buffers alive on both sides.
+    crossing: Vec<u32>,
+    /// The offset of the last placement: no later placement goes lower.
+    max_offset: u64,
+    /// The priority of the last placement: a later one at the same offset has a higher priority.
+    last_priority: u32,
     trail: Vec<Change>,
     skyline_trail: Vec<u64>,
     levels: Vec<Level>,
     depth: usize,
-    groups: Vec<Group>,
+    splits: Vec<Split>,
     memo: HashSet<Box<[u64]>>,
     memo_words: usize,
-    /// Whether refuted tasks are remembered (off only to test that the memo changes no answer).
+    /// Whether refuted parts are remembered (off only to test that the memo changes no answer).
     remember: bool,
     dirty: Vec<u32>,
     dirty_mark: Vec<u32>,
@@ -148,42 +183,42 @@ pub struct Canonical<'t> {
 }
 
 impl<'t> Canonical<'t> {
-    /// `rank` orders the buffers that share an offset.
-    pub fn new(timeline: &'t Timeline, capacity: u64, rank: Vec<u32>) -> Canonical<'t> {
+    /// `priority` orders the buffers that share an offset (lower first).
+    pub fn new(timeline: &'t Timeline, capacity: u64, priority: Vec<u32>) -> Canonical<'t> {
         let n = timeline.len();
-        let segments = timeline.segments();
-        let mut cross = vec![0u32; segments + 1];
+        let sections = timeline.sections();
+        let mut crossing = vec![0u32; sections + 1];
         for j in 0..n as u32 {
             for b in timeline.span(j).skip(1) {
-                cross[b] += 1;
+                crossing[b] += 1;
             }
         }
-        let need = timeline.load.clone();
+        let total = timeline.load.clone();
         Canonical {
             timeline,
             capacity,
             offset: vec![UNPLACED; n],
-            base: vec![0; n],
-            rank,
+            floor: vec![0; n],
+            priority,
             smallest: timeline.size.iter().copied().min().unwrap_or(0),
             max_alignment: timeline.alignment.iter().copied().max().unwrap_or(1),
-            skyline: vec![0; segments],
-            need_max: MaxTree::new(&need),
-            need,
-            witness: vec![NONE; segments],
-            cross,
-            floor: 0,
-            tie: NONE,
+            skyline: vec![0; sections],
+            total_max: MaxTree::new(&total),
+            total,
+            witness: vec![NONE; sections],
+            crossing,
+            max_offset: 0,
+            last_priority: NONE,
             trail: Vec::new(),
             skyline_trail: Vec::new(),
             levels: Vec::new(),
             depth: 0,
-            groups: Vec::new(),
+            splits: Vec::new(),
             memo: HashSet::new(),
             memo_words: 0,
             remember: true,
             dirty: Vec::new(),
-            dirty_mark: vec![0; segments],
+            dirty_mark: vec![0; sections],
             mark_now: 0,
             scratch: Vec::new(),
             started: false,
@@ -205,26 +240,33 @@ impl<'t> Canonical<'t> {
         self.offset[j as usize] != UNPLACED
     }
 
-    /// The lowest offset buffer `j` could take now: aligned, above its base and the floor (a
-    /// pinned buffer: its own, if the base and the floor allow it); `None` when there is none
-    /// within the capacity.
-    fn low(&self, j: u32) -> Option<u64> {
+    /// The lowest offset buffer `j` could take now: aligned, at or above its floor and the maximum
+    /// offset (a pinned buffer: its own, if those and the last priority allow it); `None` when
+    /// there is none within the capacity.
+    fn lowest_fit(&self, j: u32) -> Option<u64> {
         let t = self.timeline;
-        let from = self.base[j as usize].max(self.floor);
+        let from = self.floor[j as usize].max(self.max_offset);
         let at = match t.pinned[j as usize] {
-            Some(p) if from <= p && (p > self.floor || self.tie == NONE || self.rank[j as usize] > self.tie) => p,
+            Some(p)
+                if from <= p
+                    && (p > self.max_offset
+                        || self.last_priority == NONE
+                        || self.priority[j as usize] > self.last_priority) =>
+            {
+                p
+            }
             Some(_) => return None,
             None => align_up(from, t.alignment[j as usize])?,
         };
         (at.checked_add(t.size[j as usize])? <= self.capacity).then_some(at)
     }
 
-    /// Whether buffer `j` could be the next one placed: its base is not below the floor (or it
-    /// is pinned).
-    fn resting(&self, j: u32) -> bool {
+    /// Whether placing buffer `j` next keeps offset monotonicity: its aligned floor is not below
+    /// the maximum offset (or it is pinned).
+    fn offset_monotonic(&self, j: u32) -> bool {
         let t = self.timeline;
         t.pinned[j as usize].is_some()
-            || align_up(self.base[j as usize], t.alignment[j as usize]).is_some_and(|at| at >= self.floor)
+            || align_up(self.floor[j as usize], t.alignment[j as usize]).is_some_and(|at| at >= self.max_offset)
     }
 
     /// Continues the search for at most `max_steps` more steps and `max_work` more work, asking
@@ -235,16 +277,16 @@ impl<'t> Canonical<'t> {
         if !self.started {
             self.started = true;
             let members: Vec<u32> = (0..self.timeline.len() as u32).collect();
-            let hi = self.timeline.segments() as u32;
-            self.groups.push(Group {
+            let high = self.timeline.sections() as u32;
+            self.splits.push(Split {
                 split_level: None,
-                tasks: vec![Task { members, lo: 0, hi }],
+                parts: vec![Part { members, low: 0, high }],
                 current: 0,
-                floor: 0,
-                tie: NONE,
+                max_offset: 0,
+                last_priority: NONE,
                 key: None,
             });
-            if let Some(done) = self.start_task() {
+            if let Some(done) = self.enter_part() {
                 return done;
             }
         }
@@ -267,37 +309,37 @@ impl<'t> Canonical<'t> {
             if level.next < level.candidates.len() {
                 let candidate = level.candidates[level.next];
                 level.next += 1;
-                let (lo, hi, remaining) = (level.lo, level.hi, level.remaining);
-                self.floor = level.floor;
-                self.tie = level.tie;
+                let (low, high, remaining) = (level.low, level.high, level.remaining);
+                self.max_offset = level.max_offset;
+                self.last_priority = level.last_priority;
                 let mark = self.trail.len();
                 level.mark = mark;
                 self.stats.steps += 1;
-                let Some(split) = self.place(candidate, lo, hi) else {
+                let Some(may_split) = self.place(candidate, low, high) else {
                     self.stats.minor_backtracks += 1;
                     self.undo_to(mark);
                     continue;
                 };
                 if remaining == 1 {
-                    if let Some(done) = self.task_done() {
+                    if let Some(done) = self.part_solved() {
                         return done;
                     }
                     continue;
                 }
-                let (mut lo, mut hi) = (lo, hi);
-                if split {
-                    let runs = self.runs(lo, hi);
+                let (mut low, mut high) = (low, high);
+                if may_split {
+                    let runs = self.runs(low, high);
                     if runs.len() > 1 {
-                        self.split(d, &runs);
-                        if let Some(done) = self.start_task() {
+                        self.split_part(d, &runs);
+                        if let Some(done) = self.enter_part() {
                             return done;
                         }
                         continue;
                     }
-                    (lo, hi) = runs[0];
+                    (low, high) = runs[0];
                 }
-                let group = self.groups.len() - 1;
-                self.open(group, false, lo, hi, remaining - 1);
+                let split = self.splits.len() - 1;
+                self.expand(split, false, low, high, remaining - 1);
                 let placed = self.trail.len() as u64;
                 if placed > self.stats.max_placed {
                     self.stats.max_placed = placed;
@@ -305,7 +347,7 @@ impl<'t> Canonical<'t> {
             } else {
                 self.stats.major_backtracks += 1;
                 if level.root {
-                    if let Some(done) = self.fail_group() {
+                    if let Some(done) = self.part_failed() {
                         return done;
                     }
                 } else {
@@ -317,113 +359,119 @@ impl<'t> Canonical<'t> {
         }
     }
 
-    /// The current task of the deepest group is fully placed: move on to the next task, or up.
+    /// The current part of the innermost split is fully placed: move on to the next part, or up.
     /// `Some(Found)` when everything is placed.
-    fn task_done(&mut self) -> Option<Run> {
+    fn part_solved(&mut self) -> Option<Run> {
         loop {
-            let group = self.groups.last_mut()?; // a group is open while a task is
-            group.current += 1;
-            group.key = None;
-            if group.current < group.tasks.len() {
-                return self.start_task();
+            let split = self.splits.last_mut()?; // a split is open while a part is
+            split.current += 1;
+            split.key = None;
+            if split.current < split.parts.len() {
+                return self.enter_part();
             }
-            self.groups.pop();
-            if self.groups.is_empty() {
+            self.splits.pop();
+            if self.splits.is_empty() {
                 return Some(Run::Found);
             }
-            // The enclosing task's unplaced buffers were exactly this group's: it is done too.
+            // The enclosing part's unplaced buffers were exactly this split's: it is done too.
         }
     }
 
-    /// Opens the root level of the deepest group's current task, unless the memo refutes it.
-    fn start_task(&mut self) -> Option<Run> {
-        let g = self.groups.len() - 1;
-        let group = &self.groups[g];
-        self.floor = group.floor;
-        self.tie = group.tie;
-        let task = &group.tasks[group.current];
-        let (lo, hi, count) = (task.lo, task.hi, task.members.len() as u32);
+    /// Opens the root level of the innermost split's current part, unless the memo refutes it.
+    fn enter_part(&mut self) -> Option<Run> {
+        let g = self.splits.len() - 1;
+        let split = &self.splits[g];
+        self.max_offset = split.max_offset;
+        self.last_priority = split.last_priority;
+        let part = &split.parts[split.current];
+        let (low, high, count) = (part.low, part.high, part.members.len() as u32);
         if count == 0 {
-            return self.task_done();
+            return self.part_solved();
         }
-        if self.remember && group.split_level.is_some() {
+        if self.remember && split.split_level.is_some() {
             let key = self.memo_key(g);
             if self.memo.contains(&key) {
                 self.stats.memo_hits += 1;
-                return self.fail_group();
+                return self.part_failed();
             }
-            self.groups[g].key = Some(key);
+            self.splits[g].key = Some(key);
         }
-        self.open(g, true, lo, hi, count);
+        self.expand(g, true, low, high, count);
         None
     }
 
-    /// The current task of the deepest group failed: remember it, undo the placement that split
-    /// the group off and let its level try its next candidate. `Some(Infeasible)` at the top.
-    fn fail_group(&mut self) -> Option<Run> {
-        let group = self.groups.pop()?; // a group is open while a task is
-        if let Some(key) = group.key
+    /// The current part of the innermost split failed: remember it, undo the placement that made
+    /// the split and let its level try its next candidate. `Some(Infeasible)` at the top.
+    fn part_failed(&mut self) -> Option<Run> {
+        let split = self.splits.pop()?; // a split is open while a part is
+        if let Some(key) = split.key
             && self.memo_words + key.len() <= MEMO_WORDS
         {
             self.memo_words += key.len();
             self.memo.insert(key);
         }
-        let Some(split) = group.split_level else {
+        let Some(split_level) = split.split_level else {
             self.depth = 0;
             return Some(Run::Infeasible);
         };
-        self.depth = split + 1;
-        let mark = self.levels[split].mark;
+        self.depth = split_level + 1;
+        let mark = self.levels[split_level].mark;
         self.undo_to(mark);
         None
     }
 
-    /// The state that decides the current task's fate: its buffers, the floor, the tie and the
-    /// skyline over its segments. Heights more than the largest alignment below the floor do not
-    /// matter: a base there, aligned, stays below the floor (the buffer is not resting, and its
-    /// lowest offset is the floor's).
+    /// The state that decides the current part's fate: its buffers, the maximum offset, the last
+    /// priority and the skyline over its sections. Heights more than the largest alignment below
+    /// the maximum offset do not matter: a floor there, aligned, stays below the maximum offset
+    /// (the buffer is not offset monotonic, and its lowest fit is the maximum offset's).
     fn memo_key(&self, g: usize) -> Box<[u64]> {
-        let group = &self.groups[g];
-        let task = &group.tasks[group.current];
-        // Only members ranked below the tie are restricted by it: normalise to the highest such rank.
-        let tie = if group.tie == NONE {
+        let split = &self.splits[g];
+        let part = &split.parts[split.current];
+        // Only members whose priority is at most the last one are restricted by it: normalise to
+        // the highest such priority.
+        let last_priority = if split.last_priority == NONE {
             NONE
         } else {
-            task.members.iter().map(|&j| self.rank[j as usize]).filter(|&r| r <= group.tie).max().unwrap_or(NONE)
+            part.members
+                .iter()
+                .map(|&j| self.priority[j as usize])
+                .filter(|&r| r <= split.last_priority)
+                .max()
+                .unwrap_or(NONE)
         };
-        let mut key = Vec::with_capacity(4 + task.members.len() + (task.hi - task.lo) as usize);
-        key.extend([group.floor, tie as u64, task.lo as u64, task.hi as u64]);
-        key.extend(task.members.iter().map(|&j| j as u64));
-        let ground = group.floor.saturating_sub(self.max_alignment);
-        key.extend((task.lo..task.hi).map(|t| self.skyline[t as usize].max(ground)));
+        let mut key = Vec::with_capacity(4 + part.members.len() + (part.high - part.low) as usize);
+        key.extend([split.max_offset, last_priority as u64, part.low as u64, part.high as u64]);
+        key.extend(part.members.iter().map(|&j| j as u64));
+        let ground = split.max_offset.saturating_sub(self.max_alignment);
+        key.extend((part.low..part.high).map(|t| self.skyline[t as usize].max(ground)));
         key.into_boxed_slice()
     }
 
-    /// Pushes a decision point for the deepest group's current task with its candidates: every
-    /// unplaced member that can come next (resting at or above the floor, ties by rank) below the
-    /// lowest top any member could reach (dominance), lowest first, then by rank. None at all
-    /// when a member has no offset left.
-    fn open(&mut self, g: usize, root: bool, lo: u32, hi: u32, remaining: u32) {
-        let group = &self.groups[g];
-        let task = &group.tasks[group.current];
+    /// Pushes a decision point for the innermost split's current part with its candidates: every
+    /// unplaced member that can come next (offset monotonic, ties at the maximum offset by
+    /// priority) below the lowest top any member could reach (dominance), lowest first, then by
+    /// priority. None at all when a member has no offset left.
+    fn expand(&mut self, g: usize, root: bool, low: u32, high: u32, remaining: u32) {
+        let split = &self.splits[g];
+        let part = &split.parts[split.current];
         self.scratch.clear();
         let mut lowest_top = u64::MAX;
         let mut dead = false;
-        for &j in &task.members {
+        for &j in &part.members {
             if self.is_placed(j) {
                 continue;
             }
-            let Some(at) = self.low(j) else {
+            let Some(at) = self.lowest_fit(j) else {
                 dead = true;
                 break;
             };
             lowest_top = lowest_top.min(at + self.timeline.size[j as usize]);
-            if self.resting(j) {
-                self.scratch.push((at, self.rank[j as usize], j));
+            if self.offset_monotonic(j) {
+                self.scratch.push((at, self.priority[j as usize], j));
             }
         }
-        self.stats.work += task.members.len() as u64;
-        let (floor, tie) = (self.floor, self.tie);
+        self.stats.work += part.members.len() as u64;
+        let (max_offset, last_priority) = (self.max_offset, self.last_priority);
         if self.depth == self.levels.len() {
             self.levels.push(Level::default());
         }
@@ -433,10 +481,10 @@ impl<'t> Canonical<'t> {
             candidates: std::mem::take(&mut level.candidates),
             next: 0,
             mark: self.trail.len(),
-            floor,
-            tie,
-            lo,
-            hi,
+            max_offset,
+            last_priority,
+            low,
+            high,
             remaining,
             root,
         };
@@ -444,7 +492,8 @@ impl<'t> Canonical<'t> {
         if dead {
             return;
         }
-        self.scratch.retain(|&(at, r, _)| at < lowest_top && (at > floor || tie == NONE || r > tie));
+        self.scratch
+            .retain(|&(at, r, _)| at < lowest_top && (at > max_offset || last_priority == NONE || r > last_priority));
         self.scratch.sort_unstable();
         level.candidates.extend(self.scratch.iter().map(|&(_, _, j)| j));
     }
@@ -454,9 +503,9 @@ impl<'t> Canonical<'t> {
     /// Not inlined into the run loop: V8 allocates registers per function (see
     /// `Candidates::frontier`).
     #[inline(never)]
-    fn place(&mut self, i: u32, lo: u32, hi: u32) -> Option<bool> {
+    fn place(&mut self, i: u32, low: u32, high: u32) -> Option<bool> {
         let timeline = self.timeline;
-        let at = self.low(i)?;
+        let at = self.lowest_fit(i)?;
         let size = timeline.size[i as usize];
         let top = at + size;
         let span = timeline.span(i);
@@ -465,19 +514,19 @@ impl<'t> Canonical<'t> {
         for t in span.clone() {
             self.skyline_trail.push(self.skyline[t]);
             self.skyline[t] = top;
-            self.need[t] -= size;
+            self.total[t] -= size;
         }
-        self.need_max.take(span.start, span.end, size);
-        let mut split = false;
+        self.total_max.take(span.start, span.end, size);
+        let mut may_split = false;
         for b in span.start + 1..span.end {
-            self.cross[b] -= 1;
-            split |= self.cross[b] == 0;
+            self.crossing[b] -= 1;
+            may_split |= self.crossing[b] == 0;
         }
-        self.floor = at;
-        self.tie = self.rank[i as usize];
+        self.max_offset = at;
+        self.last_priority = self.priority[i as usize];
         self.stats.work += 2 * span.len() as u64 + 1;
-        // The floor: every segment of the task must hold its unplaced buffers above it.
-        if self.need_max.max(lo as usize, hi as usize) > self.capacity - at {
+        // The maximum offset: every section of the part must hold its unplaced buffers above it.
+        if self.total_max.max(low as usize, high as usize) > self.capacity - at {
             return None;
         }
         self.new_dirty();
@@ -486,12 +535,12 @@ impl<'t> Canonical<'t> {
         let mut work = 0u64;
         timeline.for_each_overlapping(i, |j| {
             work += 1;
-            if self.offset[j as usize] != UNPLACED || self.base[j as usize] >= top {
+            if self.offset[j as usize] != UNPLACED || self.floor[j as usize] >= top {
                 return true;
             }
-            self.trail.push(Change::Base { buffer: j, old: self.base[j as usize] });
-            self.base[j as usize] = top;
-            if self.low(j).is_none() {
+            self.trail.push(Change::Floor { buffer: j, old: self.floor[j as usize] });
+            self.floor[j as usize] = top;
+            if self.lowest_fit(j).is_none() {
                 wiped = true;
                 return false;
             }
@@ -508,7 +557,7 @@ impl<'t> Canonical<'t> {
                 return None;
             }
         }
-        Some(split)
+        Some(may_split)
     }
 
     fn new_dirty(&mut self) {
@@ -529,22 +578,23 @@ impl<'t> Canonical<'t> {
         }
     }
 
-    /// Eq. 3 with the effective height in segment `t` (the floor is checked apart): some unplaced
-    /// buffer alive there can sit low enough to leave room for all of them (see [`Self::bound`]).
+    /// Eq. 3 with the effective height in section `t` (the maximum offset is checked apart): some
+    /// unplaced buffer alive there can sit low enough to leave room for all of them (see
+    /// [`Self::height`]).
     fn section_holds(&mut self, t: usize) -> bool {
-        let need = self.need[t];
-        if need == 0 {
+        let total = self.total[t];
+        if total == 0 {
             return true;
         }
-        let room = self.capacity - need; // need <= load <= capacity
+        let room = self.capacity - total; // total <= load <= capacity
         let w = self.witness[t];
-        if w != NONE && !self.is_placed(w) && self.bound(w) <= room {
+        if w != NONE && !self.is_placed(w) && self.height(w) <= room {
             return true;
         }
         let alive = self.timeline.alive(t);
         self.stats.work += alive.len() as u64;
         for &j in alive {
-            if !self.is_placed(j) && self.bound(j) <= room {
+            if !self.is_placed(j) && self.height(j) <= room {
                 self.witness[t] = j;
                 return true;
             }
@@ -552,34 +602,35 @@ impl<'t> Canonical<'t> {
         false
     }
 
-    /// A lower bound on the offset of unplaced buffer `j` in a canonical completion: its pinned
-    /// offset, its aligned base when that is not below the floor, else (it rests on a buffer
-    /// placed later, at or above the floor) the floor plus the smallest size.
-    fn bound(&self, j: u32) -> u64 {
+    /// A lower bound on the offset of unplaced buffer `j` in a canonical completion (its share of
+    /// the effective height): its pinned offset, its aligned floor when that is not below the
+    /// maximum offset, else (it rests on a buffer placed later, at or above the maximum offset)
+    /// the maximum offset plus the smallest size.
+    fn height(&self, j: u32) -> u64 {
         let t = self.timeline;
         if let Some(p) = t.pinned[j as usize] {
             return p;
         }
-        match align_up(self.base[j as usize], t.alignment[j as usize]) {
-            Some(at) if at >= self.floor => at,
-            Some(_) => self.floor.saturating_add(self.smallest),
+        match align_up(self.floor[j as usize], t.alignment[j as usize]) {
+            Some(at) if at >= self.max_offset => at,
+            Some(_) => self.max_offset.saturating_add(self.smallest),
             None => u64::MAX,
         }
     }
 
-    /// The runs of segments in `[lo, hi)` that hold unplaced buffers and that no uncrossed time
-    /// point divides.
-    fn runs(&self, lo: u32, hi: u32) -> Vec<(u32, u32)> {
+    /// The runs of sections in `[low, high)` that hold unplaced buffers and that no section
+    /// boundary without a crossing buffer divides.
+    fn runs(&self, low: u32, high: u32) -> Vec<(u32, u32)> {
         let mut runs = Vec::new();
-        let mut t = lo as usize;
-        while t < hi as usize {
-            if self.need[t] == 0 {
+        let mut t = low as usize;
+        while t < high as usize {
+            if self.total[t] == 0 {
                 t += 1;
                 continue;
             }
             let start = t;
             t += 1;
-            while t < hi as usize && self.cross[t] > 0 {
+            while t < high as usize && self.crossing[t] > 0 {
                 t += 1;
             }
             runs.push((start as u32, t as u32));
@@ -587,50 +638,57 @@ impl<'t> Canonical<'t> {
         runs
     }
 
-    /// Splits the current task's unplaced buffers by the runs after the placement at level `d`:
-    /// a new group, its tightest task first (the likeliest to fail).
-    fn split(&mut self, d: usize, runs: &[(u32, u32)]) {
+    /// Splits the current part's unplaced buffers by the runs after the placement at level `d`:
+    /// a new split, its tightest part first (the likeliest to fail).
+    fn split_part(&mut self, d: usize, runs: &[(u32, u32)]) {
         self.stats.splits += 1;
-        let group = &self.groups[self.groups.len() - 1];
-        let task = &group.tasks[group.current];
-        let mut tasks: Vec<Task> = runs.iter().map(|&(lo, hi)| Task { members: Vec::new(), lo, hi }).collect();
-        for &j in &task.members {
+        let split = &self.splits[self.splits.len() - 1];
+        let part = &split.parts[split.current];
+        let mut parts: Vec<Part> = runs.iter().map(|&(low, high)| Part { members: Vec::new(), low, high }).collect();
+        for &j in &part.members {
             if !self.is_placed(j) {
                 let first = self.timeline.first[j as usize];
-                let k = runs.partition_point(|&(lo, _)| lo <= first) - 1;
-                tasks[k].members.push(j);
+                let k = runs.partition_point(|&(low, _)| low <= first) - 1;
+                parts[k].members.push(j);
             }
         }
-        let floor = self.floor;
-        let slack = |task: &Task| {
-            (task.lo..task.hi)
+        let max_offset = self.max_offset;
+        let slack = |part: &Part| {
+            (part.low..part.high)
                 .map(|t| {
                     let t = t as usize;
-                    self.capacity.saturating_sub(self.skyline[t].max(floor) + self.need[t])
+                    self.capacity.saturating_sub(self.skyline[t].max(max_offset) + self.total[t])
                 })
                 .min()
                 .unwrap_or(u64::MAX)
         };
-        tasks.sort_by_cached_key(|task| (slack(task), std::cmp::Reverse(task.members.len()), task.lo));
-        self.groups.push(Group { split_level: Some(d), tasks, current: 0, floor, tie: self.tie, key: None });
+        parts.sort_by_cached_key(|part| (slack(part), std::cmp::Reverse(part.members.len()), part.low));
+        self.splits.push(Split {
+            split_level: Some(d),
+            parts,
+            current: 0,
+            max_offset,
+            last_priority: self.last_priority,
+            key: None,
+        });
     }
 
     fn undo_to(&mut self, mark: usize) {
         let timeline = self.timeline;
         while self.trail.len() > mark {
             match self.trail.pop() {
-                Some(Change::Base { buffer, old }) => self.base[buffer as usize] = old,
+                Some(Change::Floor { buffer, old }) => self.floor[buffer as usize] = old,
                 Some(Change::Placed(i)) => {
                     let size = timeline.size[i as usize];
                     let span = timeline.span(i);
                     for t in span.clone().rev() {
-                        // Pushed once per segment by `place`.
+                        // Pushed once per section by `place`.
                         self.skyline[t] = self.skyline_trail.pop().unwrap_or(0);
-                        self.need[t] += size;
+                        self.total[t] += size;
                     }
-                    self.need_max.give_back(span.start, span.end, size);
+                    self.total_max.give_back(span.start, span.end, size);
                     for b in span.start + 1..span.end {
-                        self.cross[b] += 1;
+                        self.crossing[b] += 1;
                     }
                     self.offset[i as usize] = UNPLACED;
                 }
@@ -640,12 +698,13 @@ impl<'t> Canonical<'t> {
     }
 }
 
-/// Range maximum over the segments' needs, with range subtraction (a placement takes its size
-/// from the segments it spans) and its exact undo: a segment tree that keeps at each node what was
-/// taken from its whole range. The floor test over a task's segments in O(log segments).
+/// Range maximum over the sections' unplaced totals, with range subtraction (a placement takes its
+/// size from the sections it spans) and its exact undo: a segment tree that keeps at each node what
+/// was taken from its whole range. The maximum-offset test over a part's sections in
+/// O(log sections).
 ///
 /// Everything is a `u64` (wasm has no 128-bit arithmetic): an amount is only taken where every
-/// segment of the range still has it, and given back in reverse order, so no node's value, the
+/// section of the range still has it, and given back in reverse order, so no node's value, the
 /// maximum of its leaves minus what the nodes between them and it took, ever drops below zero.
 /// Bottom-up loops, not recursion: calls cost more in wasm than the work of a node.
 struct MaxTree {
@@ -658,7 +717,7 @@ struct MaxTree {
 impl MaxTree {
     fn new(values: &[u64]) -> MaxTree {
         let leaves = values.len().next_power_of_two().max(1);
-        // Padding leaves hold 0: never above a real need, and never inside a range.
+        // Padding leaves hold 0: never above a real total, and never inside a range.
         let mut max = vec![0; 2 * leaves];
         max[leaves..leaves + values.len()].copy_from_slice(values);
         for node in (1..leaves).rev() {
@@ -667,25 +726,25 @@ impl MaxTree {
         MaxTree { leaves, max, taken: vec![0; 2 * leaves] }
     }
 
-    /// Subtracts `amount` over `[lo, hi)`; each of those values must be at least `amount`.
-    fn take(&mut self, lo: usize, hi: usize, amount: u64) {
-        self.update(lo, hi, amount, true);
+    /// Subtracts `amount` over `[low, high)`; each of those values must be at least `amount`.
+    fn take(&mut self, low: usize, high: usize, amount: u64) {
+        self.update(low, high, amount, true);
     }
 
     /// Undoes the latest [`MaxTree::take`] not undone yet, which had these arguments.
-    fn give_back(&mut self, lo: usize, hi: usize, amount: u64) {
-        self.update(lo, hi, amount, false);
+    fn give_back(&mut self, low: usize, high: usize, amount: u64) {
+        self.update(low, high, amount, false);
     }
 
-    /// Changes the nodes that exactly cover `[lo, hi)`, then recomputes their ancestors, which
+    /// Changes the nodes that exactly cover `[low, high)`, then recomputes their ancestors, which
     /// lie above its first and last leaves. Until both paths are redone, a node may see a child
     /// that is not updated yet: one that still holds more (a take) or already less than it will
     /// (a give-back), and neither drops the node below zero.
-    fn update(&mut self, lo: usize, hi: usize, amount: u64, take: bool) {
-        if lo >= hi {
+    fn update(&mut self, low: usize, high: usize, amount: u64, take: bool) {
+        if low >= high {
             return;
         }
-        let (mut l, mut r) = (lo + self.leaves, hi + self.leaves);
+        let (mut l, mut r) = (low + self.leaves, high + self.leaves);
         while l < r {
             if l & 1 == 1 {
                 self.apply(l, amount, take);
@@ -698,8 +757,8 @@ impl MaxTree {
             l >>= 1;
             r >>= 1;
         }
-        self.recompute_above(lo + self.leaves);
-        self.recompute_above(hi - 1 + self.leaves);
+        self.recompute_above(low + self.leaves);
+        self.recompute_above(high - 1 + self.leaves);
     }
 
     fn apply(&mut self, node: usize, amount: u64, take: bool) {
@@ -719,14 +778,14 @@ impl MaxTree {
         }
     }
 
-    /// The maximum over `[lo, hi)` (0 when empty). The nodes that cover the range from the left
+    /// The maximum over `[low, high)` (0 when empty). The nodes that cover the range from the left
     /// all lie under node `l - 1` of the level the loop is at, those from the right under node
     /// `r`: what those nodes and their ancestors took is subtracted on the way up.
-    fn max(&self, lo: usize, hi: usize) -> u64 {
-        if lo >= hi {
+    fn max(&self, low: usize, high: usize) -> u64 {
+        if low >= high {
             return 0;
         }
-        let (mut l, mut r) = (lo + self.leaves, hi + self.leaves);
+        let (mut l, mut r) = (low + self.leaves, high + self.leaves);
         let (mut left, mut right): (Option<u64>, Option<u64>) = (None, None);
         while l < r {
             if l & 1 == 1 {
@@ -754,7 +813,7 @@ impl MaxTree {
             }
             Some(value)
         };
-        above(left, l - 1).max(above(right, r)).unwrap_or(0) // lo < hi: one side covered a node
+        above(left, l - 1).max(above(right, r)).unwrap_or(0) // low < high: one side covered a node
     }
 }
 
@@ -899,9 +958,9 @@ mod tests {
     }
 
     /// Once the long buffer is placed, nothing crosses time 4: the two sides are solved as
-    /// separate tasks (a split), and the plan is valid.
+    /// separate parts (a split), and the plan is valid.
     #[test]
-    fn independent_sides_are_split_into_tasks() {
+    fn independent_sides_are_split_into_parts() {
         let buffers = vec![
             Buffer::new("long", 0, 10, 2),
             Buffer::new("l1", 0, 4, 3),
@@ -916,7 +975,7 @@ mod tests {
     }
 
     /// With and without the memo, the search gives the same answers (checked on instances where
-    /// the memo refutes tasks, too many buffers for brute force), with valid plans.
+    /// the memo refutes parts, too many buffers for brute force), with valid plans.
     #[test]
     fn the_memo_changes_no_answer() {
         use rand::{RngExt, SeedableRng};
@@ -985,16 +1044,16 @@ mod tests {
             let mut taken: Vec<(usize, usize, u64)> = Vec::new();
             for _ in 0..30 {
                 if !taken.is_empty() && rng.random_range(0..3) == 0 {
-                    let (lo, hi, amount) = taken.pop().unwrap(); // not empty
-                    tree.give_back(lo, hi, amount);
-                    naive[lo..hi].iter_mut().for_each(|v| *v += amount);
+                    let (low, high, amount) = taken.pop().unwrap(); // not empty
+                    tree.give_back(low, high, amount);
+                    naive[low..high].iter_mut().for_each(|v| *v += amount);
                 } else {
-                    let lo = rng.random_range(0..len);
-                    let hi = rng.random_range(lo + 1..=len);
-                    let amount = rng.random_range(0..=*naive[lo..hi].iter().min().unwrap()); // hi > lo
-                    tree.take(lo, hi, amount);
-                    naive[lo..hi].iter_mut().for_each(|v| *v -= amount);
-                    taken.push((lo, hi, amount));
+                    let low = rng.random_range(0..len);
+                    let high = rng.random_range(low + 1..=len);
+                    let amount = rng.random_range(0..=*naive[low..high].iter().min().unwrap()); // high > low
+                    tree.take(low, high, amount);
+                    naive[low..high].iter_mut().for_each(|v| *v -= amount);
+                    taken.push((low, high, amount));
                 }
                 for a in 0..len {
                     assert_eq!(tree.max(a, a), 0, "empty range");
@@ -1003,8 +1062,8 @@ mod tests {
                     }
                 }
             }
-            while let Some((lo, hi, amount)) = taken.pop() {
-                tree.give_back(lo, hi, amount);
+            while let Some((low, high, amount)) = taken.pop() {
+                tree.give_back(low, high, amount);
             }
             assert_eq!(tree.max(0, len), *values.iter().max().unwrap());
         }

@@ -1,15 +1,16 @@
-//! Which addresses the placed buffers take in each time segment, with removal for backtracking.
+//! Which addresses the placed buffers take in each section, with removal for backtracking.
 //!
-//! Buffers alive in the same segment never overlap in address, so each segment holds a sorted
+//! Buffers alive in the same section never overlap in address, so each section holds a sorted
 //! vector of disjoint intervals: insertion and removal are a binary search and a short shift, and
-//! the lowest free position of a buffer is found by hopping over blocking intervals segment by
-//! segment (§5.2: "the lowest valid location", which may lie underneath placed buffers). The greedy
-//! engine's occupancy index merges intervals and cannot remove one, which a search must do.
+//! the lowest free position of a buffer is found by hopping over blocking intervals section by
+//! section (§5.2: "the lowest valid location", which may lie underneath placed buffers). The shared
+//! occupancy index ([`crate::occupancy`]) merges intervals and cannot remove one, which a search
+//! must do.
 
 use super::timeline::Timeline;
-use crate::solvers::greedy::align_up;
+use crate::alignment::align_up;
 
-/// Addresses `[low, high)` taken by `buffer` in some segment.
+/// Addresses `[low, high)` taken by `buffer` in some section.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Interval {
     pub low: u64,
@@ -18,22 +19,22 @@ pub struct Interval {
 }
 
 pub struct Layout {
-    segments: Vec<Vec<Interval>>,
+    sections: Vec<Vec<Interval>>,
 }
 
 impl Layout {
-    pub fn new(segments: usize) -> Layout {
-        Layout { segments: vec![Vec::new(); segments] }
+    pub fn new(sections: usize) -> Layout {
+        Layout { sections: vec![Vec::new(); sections] }
     }
 
-    /// The placed intervals of segment `t`, by address.
+    /// The placed intervals of section `t`, by address.
     pub fn intervals(&self, t: usize) -> &[Interval] {
-        &self.segments[t]
+        &self.sections[t]
     }
 
-    /// Records `buffer` at `[low, high)` in its segments; the caller guarantees the space is free.
+    /// Records `buffer` at `[low, high)` in its sections; the caller guarantees the space is free.
     pub fn insert(&mut self, span: std::ops::Range<usize>, interval: Interval) {
-        for list in &mut self.segments[span] {
+        for list in &mut self.sections[span] {
             let at = list.partition_point(|iv| iv.low < interval.low);
             debug_assert!(at == list.len() || list[at].low >= interval.high, "overlapping placement");
             debug_assert!(at == 0 || list[at - 1].high <= interval.low, "overlapping placement");
@@ -43,14 +44,14 @@ impl Layout {
 
     /// Removes what [`Layout::insert`] recorded.
     pub fn remove(&mut self, span: std::ops::Range<usize>, low: u64) {
-        for list in &mut self.segments[span] {
+        for list in &mut self.sections[span] {
             let at = list.partition_point(|iv| iv.low < low);
             debug_assert!(at < list.len() && list[at].low == low, "removing an interval that is not there");
             list.remove(at);
         }
     }
 
-    /// The lowest aligned offset `>= from` at which buffer `j` is free in all its segments and ends
+    /// The lowest aligned offset `>= from` at which buffer `j` is free in all its sections and ends
     /// within `capacity`; `None` when there is none (a wipe-out).
     pub fn lowest_fit(&self, timeline: &Timeline, j: u32, from: u64, capacity: u64) -> Option<u64> {
         let size = timeline.size[j as usize];
@@ -62,10 +63,10 @@ impl Layout {
         }
         let span = timeline.span(j);
         let count = span.len();
-        // Round robin: the offset is free once `count` segments in a row let it pass.
+        // Round robin: the offset is free once `count` sections in a row let it pass.
         let (mut passed, mut k) = (0usize, 0usize);
         while passed < count {
-            let list = &self.segments[span.start + k];
+            let list = &self.sections[span.start + k];
             let mut at = list.partition_point(|iv| iv.high <= offset);
             let mut moved = false;
             while at < list.len() && list[at].low < offset + size {
@@ -96,7 +97,7 @@ impl Layout {
         while offset < below {
             let mut best: Option<Interval> = None;
             for t in timeline.span(j) {
-                let list = &self.segments[t];
+                let list = &self.sections[t];
                 let at = list.partition_point(|iv| iv.high <= offset);
                 if let Some(&iv) = list.get(at)
                     && iv.low < offset.saturating_add(size)
@@ -130,7 +131,7 @@ mod tests {
             Buffer::new("d", 5, 10, 3).with_alignment(4),
         ];
         let timeline = Timeline::new(&buffers, &[0, 1, 2, 3]);
-        let mut layout = Layout::new(timeline.segments());
+        let mut layout = Layout::new(timeline.sections());
         layout.insert(timeline.span(0), Interval { low: 0, high: 4, buffer: 0 });
         layout.insert(timeline.span(1), Interval { low: 8, high: 12, buffer: 1 });
         assert_eq!(layout.lowest_fit(&timeline, 2, 0, 100), Some(4));

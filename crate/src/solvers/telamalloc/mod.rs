@@ -2,7 +2,7 @@
 //! heuristics, each at its lowest feasible offset, judged by constraint propagation, with smart
 //! backtracking. The paper's CP-SAT solver is replaced by memplan's own propagation
 //! ([`propagation`]): lowest feasible offsets, wipe-outs with their causes, and cross-section
-//! reasoning over the free gaps of each time segment.
+//! reasoning over the free gaps of each section.
 //!
 //! With a capacity it finds a plan within it (the paper's problem). Without one it minimises the
 //! peak address with the shared driver ([`crate::solvers::minimise`]), probing capacities between
@@ -13,7 +13,7 @@
 //! propagation, or an exhausted complete search). When the search stops without either (steps,
 //! time limit or cancel), the best plan known is returned: for the parts the search did not fit,
 //! the better of the baseline's and the greedy portfolio's plans, with `feasible = false` unless
-//! those happen to fit. Parts too large for the search's per-segment layout get only those.
+//! those happen to fit. Parts too large for the search's per-section layout get only those.
 //!
 //! Beyond the paper: the heuristics pick among the buffers with the lowest feasible offset (the
 //! "frontier"; `--param frontier=false` restores the paper's phase-restricted picks), restarts
@@ -92,7 +92,7 @@ impl Solver for Telamalloc {
                 name: "cross_section",
                 kind: "bool",
                 default: defaults.cross_section.to_string(),
-                description: "cross-section reasoning over the free gaps of each time segment",
+                description: "cross-section reasoning over the free gaps of each section",
             },
             Parameter {
                 name: "frontier",

@@ -10,11 +10,11 @@ use super::{phases, report::Report};
 use crate::model::Problem;
 use crate::options::Halt;
 
-/// Parts with more (buffer, segment) pairs than this are not searched: the per-segment layout
+/// Parts with more (buffer, section) pairs than this are not searched: the per-section layout
 /// would need too much memory. Their plan is a greedy one.
 const SEARCH_LIMIT: u64 = 4_000_000;
 /// Parts with more pairs than this are searched without cross-section reasoning, whose checks
-/// visit every buffer alive in every touched segment.
+/// visit every buffer alive in every touched section.
 const CROSS_SECTION_LIMIT: u64 = 1_000_000;
 /// Complete attempts list every candidate at every level: O(n²) memory.
 const COMPLETE_LIMIT: usize = 4_000;

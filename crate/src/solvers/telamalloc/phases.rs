@@ -3,7 +3,7 @@
 //!
 //! A time point that no lifetime crosses splits the problem into parts that can be solved one at a
 //! time (a plan for each part is a plan for the whole). Inside a part, phases are found by lowering
-//! a contention threshold from the part's peak: every maximal run of segments whose load reaches
+//! a contention threshold from the part's peak: every maximal run of sections whose load reaches
 //! the threshold becomes a phase of the buffers overlapping it that no earlier phase took. Phases
 //! come out in decreasing order of contention, which is the order the search prefers.
 
@@ -44,21 +44,21 @@ pub fn phases(timeline: &Timeline, step: f64) -> (Vec<u32>, usize) {
     let mut round = 0u32;
     while assigned < n {
         let fraction = 1.0 - step * round as f64;
-        // The last round takes every segment, so that every buffer gets a phase.
+        // The last round takes every section, so that every buffer gets a phase.
         let threshold = if fraction <= 0.0 { 0 } else { (peak * fraction) as u64 };
         let mut t = 0;
-        while t < timeline.segments() {
+        while t < timeline.sections() {
             if timeline.load[t] < threshold || (threshold == 0 && timeline.alive(t).is_empty()) {
                 t += 1;
                 continue;
             }
             let run_start = t;
-            while t < timeline.segments() && timeline.load[t] >= threshold {
+            while t < timeline.sections() && timeline.load[t] >= threshold {
                 t += 1;
             }
             let mut grew = false;
-            for segment in run_start..t {
-                for &j in timeline.alive(segment) {
+            for section in run_start..t {
+                for &j in timeline.alive(section) {
                     if phase_of[j as usize] == UNASSIGNED {
                         phase_of[j as usize] = count;
                         assigned += 1;

@@ -1,16 +1,16 @@
 //! The propagation that replaces TelaMalloc's CP-SAT solver (§4, §5.2): after each placement,
 //! every unplaced buffer's lowest feasible offset, wipe-outs with the placements that cause them,
-//! and cross-section reasoning over the time segments the placement touched.
+//! and cross-section reasoning over the sections the placement touched.
 //!
 //! Everything is incremental and undoable. Placing buffer `i` only visits the buffers alive at the
 //! same time as `i` (its conflicts): a lowest feasible offset can only rise, and only when `i` covers
-//! it, so the others keep theirs. Cross-section reasoning looks at the segments whose free space or
+//! it, so the others keep theirs. Cross-section reasoning looks at the sections whose free space or
 //! candidate buffers changed. Every inference is sound (it never rules out a state that has a
 //! completion), so a root failure proves infeasibility and an exhausted complete search does too.
 
 use super::layout::{Interval, Layout};
 use super::timeline::Timeline;
-use crate::solvers::greedy::align_up;
+use crate::alignment::align_up;
 
 /// `offset` of a buffer not placed yet.
 pub const UNPLACED: u64 = u64::MAX;
@@ -27,7 +27,7 @@ enum Change {
 pub enum Failure {
     /// The buffer has no offset left within the capacity.
     WipeOut(u32),
-    /// In this segment the free space that the unplaced buffers can use is smaller than they need.
+    /// In this section the free space that the unplaced buffers can use is smaller than they need.
     Section(usize),
     /// Two pinned buffers overlap, or a pinned buffer ends above the capacity.
     Pinned(u32),
@@ -58,9 +58,9 @@ pub struct Propagator {
     placed_load: Vec<u64>,
     trail: Vec<Change>,
     cross_section: bool,
-    /// No buffer will be placed below this offset (a complete search places by increasing
-    /// offset), so free space below it is lost.
-    pub floor: u64,
+    /// The maximum offset: no buffer will be placed below it (a search over canonical solutions
+    /// places by increasing offset), so free space below it is lost. Always 0 outside tests.
+    pub max_offset: u64,
     /// The placed buffers that explain the last failure.
     pub conflict: Vec<u32>,
     /// The buffers whose lowest offset the last successful placement raised.
@@ -80,15 +80,15 @@ impl Propagator {
             offset: vec![UNPLACED; timeline.len()],
             lowest: vec![0; timeline.len()],
             open_lowest: vec![0; timeline.len()],
-            layout: Layout::new(timeline.segments()),
-            placed_load: vec![0; timeline.segments()],
+            layout: Layout::new(timeline.sections()),
+            placed_load: vec![0; timeline.sections()],
             trail: Vec::new(),
             cross_section,
-            floor: 0,
+            max_offset: 0,
             conflict: Vec::new(),
             raised: Vec::new(),
             dirty: Vec::new(),
-            dirty_mark: vec![0; timeline.segments()],
+            dirty_mark: vec![0; timeline.sections()],
             mark_now: 0,
             unplaced_here: Vec::new(),
             fill: GapFill::new(timeline.size.iter().copied()),
@@ -120,7 +120,7 @@ impl Propagator {
             }
         }
         if self.cross_section {
-            for t in 0..timeline.segments() {
+            for t in 0..timeline.sections() {
                 if !self.section_holds(timeline, t) {
                     return Err(Failure::Section(t));
                 }
@@ -218,7 +218,7 @@ impl Propagator {
         for k in 0..self.dirty.len() {
             let t = self.dirty[k];
             if !self.section_holds(timeline, t) {
-                // The placements that shape the segment. A sound explanation would add why each
+                // The placements that shape the section. A sound explanation would add why each
                 // unplaced buffer there sits no lower (its blockers), which costs more than the
                 // search it saves: the backjumps it steers are heuristic anyway (§5.4).
                 self.stats.section_failures += 1;
@@ -240,8 +240,8 @@ impl Propagator {
         }
     }
 
-    /// Cross-section reasoning in segment `t`. The unplaced buffers alive in `t` (need `need`
-    /// bytes) must each lie inside one free gap of `t`, at or above their lowest feasible offset.
+    /// Cross-section reasoning in section `t`. The unplaced buffers alive in `t` (`total` bytes
+    /// in all) must each lie inside one free gap of `t`, at or above their lowest feasible offset.
     /// A gap can hold at most its length above the lowest offset any of them could start at, and
     /// at most the total size of those that fit in it; what no unplaced buffer can use stays empty
     /// in every completion, and `t` can leave only `capacity - load(t)` bytes empty. MiniMalloc's
@@ -257,7 +257,7 @@ impl Propagator {
         self.all_fit_on_top(timeline, t) || self.gaps_hold(timeline, t)
     }
 
-    /// [`Propagator::section_holds`] gap by gap, for a segment with unplaced buffers.
+    /// [`Propagator::section_holds`] gap by gap, for a section with unplaced buffers.
     fn gaps_hold(&mut self, timeline: &Timeline, t: usize) -> bool {
         let slack = self.capacity - timeline.load[t]; // capacity >= max load is checked before any search
         let alive = timeline.alive(t);
@@ -279,14 +279,14 @@ impl Propagator {
         let mut dead = 0u64;
         let mut low = 0u64;
         let (layout, capacity) = (&self.layout, self.capacity);
-        // Whether buffer j, whose lowest offset lies below the hole, fits in it in all its segments.
+        // Whether buffer j, whose lowest offset lies below the hole, fits in it in all its sections.
         let fits_in_hole = |j: u32, low: u64, high: u64| {
             layout.lowest_fit(timeline, j, low, capacity).is_some_and(|at| at + timeline.size[j as usize] <= high)
         };
         for k in 0..=intervals.len() {
             let high = intervals.get(k).map_or(self.capacity, |iv| iv.low);
             if high > low {
-                let from = low.max(self.floor).min(high);
+                let from = low.max(self.max_offset).min(high);
                 dead += (high - low) - self.fill.usable(unplaced_here, from, high, &fits_in_hole);
                 if dead > slack {
                     return false;
@@ -302,7 +302,7 @@ impl Propagator {
     /// The common case of [`Propagator::section_holds`] (over 90 % of the checks on the
     /// challenging suite), decided exactly in one pass over one array instead of a gather and a
     /// pass per gap: every unplaced buffer alive in `t` has its lowest feasible offset at or above
-    /// the top of the highest placed interval (and the floor), and they need no more than the room
+    /// the top of the highest placed interval (and the maximum offset), and they need no more than the room
     /// above the lowest of them. Then each fits in the top gap and none in a gap below, so the
     /// top gap can take all of them, the dead space is exactly `capacity - load(t)`, and the
     /// section holds. False means only "not decided here".
@@ -315,12 +315,12 @@ impl Propagator {
         if top >= self.capacity {
             return false;
         }
-        let from = top.max(self.floor).min(self.capacity);
+        let from = top.max(self.max_offset).min(self.capacity);
         let open_lowest = &self.open_lowest;
         let lowest_unplaced = timeline.alive(t).iter().map(|&j| open_lowest[j as usize]).min().unwrap_or(u64::MAX);
-        // `need <= load <= capacity`, and some unplaced buffer has a size when `need > 0`.
-        let need = timeline.load[t] - self.placed_load[t];
-        lowest_unplaced >= from && lowest_unplaced <= self.capacity - need
+        // `total <= load <= capacity`, and some unplaced buffer has a size when `total > 0`.
+        let total = timeline.load[t] - self.placed_load[t];
+        lowest_unplaced >= from && lowest_unplaced <= self.capacity - total
     }
 
     /// Undoes every change after `mark`, calling `unplaced` for each buffer taken back.
@@ -347,7 +347,7 @@ impl Propagator {
     }
 }
 
-/// An unplaced buffer alive in the segment being checked.
+/// An unplaced buffer alive in the section being checked.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Unplaced {
     pub buffer: u32,
@@ -357,11 +357,11 @@ pub struct Unplaced {
 }
 
 /// The most bytes the unplaced buffers `(size, lowest, alignment)` (sorted by size) can put into
-/// the gap `[low, high)` of one segment: only those that fit in it above their lowest feasible
+/// the gap `[low, high)` of one section: only those that fit in it above their lowest feasible
 /// offset count, all of them lie above the lowest start any of them can have, and what they put
 /// there is a sum of some of their sizes. The last bound (a subset sum, by a bitset over multiples
 /// of `unit`, the sizes' common divisor) is what finds the gaps no combination fills exactly, which
-/// matters where a segment may leave nothing empty.
+/// matters where a section may leave nothing empty.
 pub struct GapFill {
     unit: u64,
     fitting: Vec<u64>,
@@ -514,7 +514,7 @@ mod tests {
 
     #[test]
     fn cross_sections_see_gaps_nobody_can_fill() {
-        // Capacity 10 = the load of both segments [0,4) and [4,8): no byte may stay empty.
+        // Capacity 10 = the load of both sections [0,4) and [4,8): no byte may stay empty.
         let buffers = vec![
             Buffer::new("a", 0, 8, 5),
             Buffer::new("d", 4, 8, 3),
@@ -547,7 +547,7 @@ mod tests {
         assert!(propagator.all_fit_on_top(&timeline, 0));
         assert!(propagator.gaps_hold(&timeline, 0));
         // Nothing below 6 any more: b and c need 5 bytes and only 4 are left above 6.
-        propagator.floor = 6;
+        propagator.max_offset = 6;
         for j in [1, 2] {
             propagator.lowest[j] = 6;
             propagator.open_lowest[j] = 6;
@@ -571,13 +571,13 @@ mod tests {
 
         /// Along random placements and undos, `open_lowest` mirrors `lowest` for the unplaced
         /// buffers, and the shortcut never says a section holds when the gap-by-gap reasoning
-        /// says it does not (it claims to compute the same answer), whatever the floor.
+        /// says it does not (it claims to compute the same answer), whatever the maximum offset.
         #[test]
         fn the_shortcut_agrees_with_the_gaps(
             specs in prop::collection::vec((0u64..6, 1u64..5, 1u64..6, prop::sample::select(vec![1u64, 1, 2, 4])), 1..=7),
             slack in 0u64..5,
             picks in prop::collection::vec(0usize..7, 1..12),
-            floors in prop::collection::vec(0u64..12, 1..4),
+            max_offsets in prop::collection::vec(0u64..12, 1..4),
         ) {
             let buffers: Vec<Buffer> = specs
                 .iter()
@@ -612,15 +612,15 @@ mod tests {
                     let expected = if propagator.is_placed(j as u32) { u64::MAX } else { propagator.lowest[j] };
                     prop_assert_eq!(propagator.open_lowest[j], expected, "buffer {}", j);
                 }
-                for &floor in &floors {
-                    propagator.floor = floor.min(capacity);
-                    for t in 0..timeline.segments() {
+                for &max_offset in &max_offsets {
+                    propagator.max_offset = max_offset.min(capacity);
+                    for t in 0..timeline.sections() {
                         if timeline.load[t] != propagator.placed_load[t] && propagator.all_fit_on_top(&timeline, t) {
-                            prop_assert!(propagator.gaps_hold(&timeline, t), "segment {} floor {}", t, floor);
+                            prop_assert!(propagator.gaps_hold(&timeline, t), "section {} max offset {}", t, max_offset);
                         }
                     }
                 }
-                propagator.floor = 0;
+                propagator.max_offset = 0;
             }
         }
     }

@@ -284,8 +284,8 @@ impl<'t> Search<'t> {
         let steps_left = limits.max_steps.saturating_sub(self.steps());
         let work_left = limits.max_work.saturating_sub(self.work()).min(budget);
         if self.turn == self.canonical.len() {
-            let rank = ORDERS[self.turn](self.timeline);
-            self.canonical.push(Canonical::new(self.timeline, self.capacity, rank));
+            let priority = ORDERS[self.turn](self.timeline);
+            self.canonical.push(Canonical::new(self.timeline, self.capacity, priority));
         }
         let canonical = &mut self.canonical[self.turn];
         self.turn = (self.turn + 1) % ORDERS.len();

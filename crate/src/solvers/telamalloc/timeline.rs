@@ -1,32 +1,33 @@
 //! One independent part of a problem in compressed time: its buffers renumbered `0..n`, time cut
-//! into the elementary segments between consecutive lifetime endpoints, and which buffers are alive
-//! in each segment. Every other module of the search speaks these local numbers and segments.
+//! into sections (the elementary intervals between consecutive lifetime endpoints, MiniMalloc's
+//! cross sections: the buffers alive in one are alive during all of it), and which buffers are
+//! alive in each section. Every other module of the search speaks these local numbers and sections.
 
 use crate::model::Buffer;
 
-/// A group of buffers in compressed time. Buffer `j` is alive in segments `first[j]..last[j]`.
+/// A group of buffers in compressed time. Buffer `j` is alive in sections `first[j]..last[j]`.
 pub struct Timeline {
     /// Index of each local buffer in the problem's buffer list.
     pub global: Vec<usize>,
     pub size: Vec<u64>,
     pub alignment: Vec<u64>,
     pub pinned: Vec<Option<u64>>,
-    /// Real lifetime `end - start` (the heuristics compare real lengths, not segment counts).
+    /// Real lifetime `end - start` (the heuristics compare real lengths, not section counts).
     pub lifetime: Vec<u64>,
     pub first: Vec<u32>,
     pub last: Vec<u32>,
-    /// Total size alive in each segment (the §3.1 contention of a time slot).
+    /// Total size alive in each section (the §3.1 contention of a time slot).
     pub load: Vec<u64>,
-    /// Buffers alive in segment `t`: `alive[alive_from[t]..alive_from[t + 1]]`, by size then index.
+    /// Buffers alive in section `t`: `alive[alive_from[t]..alive_from[t + 1]]`, by size then index.
     alive_from: Vec<usize>,
     alive: Vec<u32>,
-    /// Buffers by first segment: those starting in segment `t` are `by_first[first_from[t]..first_from[t + 1]]`.
+    /// Buffers by first section: those starting in section `t` are `by_first[first_from[t]..first_from[t + 1]]`.
     first_from: Vec<usize>,
     by_first: Vec<u32>,
 }
 
 impl Timeline {
-    /// The number of (buffer, segment) pairs a timeline over `members` would store: what building
+    /// The number of (buffer, section) pairs a timeline over `members` would store: what building
     /// it costs in memory, and what one pass of cross-section reasoning over everything costs.
     pub fn incidences(buffers: &[Buffer], members: &[usize]) -> u64 {
         let times = endpoints(buffers, members);
@@ -41,7 +42,7 @@ impl Timeline {
 
     pub fn new(buffers: &[Buffer], members: &[usize]) -> Timeline {
         let times = endpoints(buffers, members);
-        let segments = times.len().saturating_sub(1);
+        let sections = times.len().saturating_sub(1);
         let n = members.len();
         let mut timeline = Timeline {
             global: members.to_vec(),
@@ -51,14 +52,14 @@ impl Timeline {
             lifetime: Vec::with_capacity(n),
             first: Vec::with_capacity(n),
             last: Vec::with_capacity(n),
-            load: vec![0; segments],
+            load: vec![0; sections],
             alive_from: Vec::new(),
             alive: Vec::new(),
             first_from: Vec::new(),
             by_first: Vec::new(),
         };
-        let mut alive_count = vec![0usize; segments + 1];
-        let mut first_count = vec![0usize; segments + 1];
+        let mut alive_count = vec![0usize; sections + 1];
+        let mut first_count = vec![0usize; sections + 1];
         for &i in members {
             let b = &buffers[i];
             let first = times.partition_point(|&t| t < b.start) as u32;
@@ -80,7 +81,7 @@ impl Timeline {
         timeline.first_from = prefix_sums(&first_count);
         let mut order: Vec<u32> = (0..n as u32).collect();
         order.sort_by_key(|&j| (timeline.size[j as usize], j));
-        timeline.alive = vec![0; timeline.alive_from[segments]];
+        timeline.alive = vec![0; timeline.alive_from[sections]];
         let mut fill = timeline.alive_from.clone();
         for &j in &order {
             for t in timeline.first[j as usize]..timeline.last[j as usize] {
@@ -102,22 +103,22 @@ impl Timeline {
         self.size.len()
     }
 
-    pub fn segments(&self) -> usize {
+    pub fn sections(&self) -> usize {
         self.load.len()
     }
 
-    /// The segments of buffer `j`.
+    /// The sections of buffer `j`.
     pub fn span(&self, j: u32) -> std::ops::Range<usize> {
         self.first[j as usize] as usize..self.last[j as usize] as usize
     }
 
-    /// The buffers alive in segment `t`, smallest first.
+    /// The buffers alive in section `t`, smallest first.
     pub fn alive(&self, t: usize) -> &[u32] {
         &self.alive[self.alive_from[t]..self.alive_from[t + 1]]
     }
 
     /// Calls `visit` once for every other buffer alive at some time `j` is (those alive in `j`'s
-    /// first segment, then those starting inside its lifetime) until it returns false; false when
+    /// first section, then those starting inside its lifetime) until it returns false; false when
     /// it stopped early. O(conflicts of `j`), no pair list.
     pub fn for_each_overlapping(&self, j: u32, mut visit: impl FnMut(u32) -> bool) -> bool {
         let span = self.span(j);
@@ -153,10 +154,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn segments_loads_and_overlaps() {
+    fn sections_loads_and_overlaps() {
         let buffers = vec![Buffer::new("a", 0, 10, 4), Buffer::new("b", 2, 5, 2), Buffer::new("c", 5, 12, 1)];
         let timeline = Timeline::new(&buffers, &[0, 1, 2]);
-        // endpoints 0 2 5 10 12: segments [0,2) [2,5) [5,10) [10,12)
+        // endpoints 0 2 5 10 12: sections [0,2) [2,5) [5,10) [10,12)
         assert_eq!(timeline.load, vec![4, 6, 5, 1]);
         assert_eq!(timeline.alive(1), &[1, 0]);
         assert_eq!(Timeline::incidences(&buffers, &[0, 1, 2]), 3 + 1 + 2);

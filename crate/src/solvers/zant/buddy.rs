@@ -9,7 +9,8 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
-use super::{POLL_EVERY, align_up, overflow};
+use super::overflow;
+use crate::alignment::align_up;
 use crate::model::Buffer;
 use crate::options::{Deadline, Halt};
 
@@ -105,11 +106,7 @@ pub fn plan(buffers: &[Buffer], walk: &[usize], base: u64, deadline: &Deadline) 
     let mut offsets = Vec::with_capacity(walk.len());
     let mut reused = 0;
     for (step, &i) in walk.iter().enumerate() {
-        if step % POLL_EVERY == POLL_EVERY - 1
-            && let Some(stop) = deadline.expired()
-        {
-            return Err(stop);
-        }
+        deadline.poll(step)?;
         let buffer = &buffers[i];
         while let Some(&Reverse((end, top, relative, order))) = busy.peek() {
             if end > buffer.start {

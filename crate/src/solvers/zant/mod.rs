@@ -20,16 +20,12 @@ use web_time::Instant;
 pub use free::Reuse;
 use pool::{Pool, Rules};
 
-use super::greedy::align_up;
 use super::{Capabilities, Solver, finish};
 use crate::model::{Buffer, Outcome, Problem, Stats};
 use crate::options::{Halt, SolveOptions};
 
 /// How many later buffers `zant-lookahead` sizes a new object for.
 pub const LOOKAHEAD: usize = 8;
-
-/// How often (in buffers) a walk looks at the deadline.
-const POLL_EVERY: usize = 1024;
 
 /// One of Zant's planners.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

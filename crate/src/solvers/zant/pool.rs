@@ -6,7 +6,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::free::{FreeObjects, Reuse};
-use super::{POLL_EVERY, align_up, overflow};
+use super::overflow;
+use crate::alignment::align_up;
 use crate::metrics;
 use crate::model::Buffer;
 use crate::options::{Deadline, Halt};
@@ -62,11 +63,7 @@ impl Pool {
         let mut busy: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::with_capacity(walk.len().min(1 << 16));
         let mut object_of = Vec::with_capacity(walk.len());
         for (step, &i) in walk.iter().enumerate() {
-            if step % POLL_EVERY == POLL_EVERY - 1
-                && let Some(stop) = deadline.expired()
-            {
-                return Err(stop);
-            }
+            deadline.poll(step)?;
             let buffer = &buffers[i];
             while let Some(&Reverse((end, object))) = busy.peek() {
                 if end > buffer.start {

@@ -1,7 +1,9 @@
-//! The boxing algorithm of Buchsbaum et al. ("BA", §3): Theorem 16 repeatedly boxes the smallest
-//! jobs (Corollary 15) until the heights are close, then boxes everything once more; Corollary 15
-//! rounds heights to powers of (1 + ε) and boxes each size class by Theorem 2, which boxes jobs of
-//! one height with Lemma 1 and interval graph colouring. The result is a set of nested boxes
+//! The boxing algorithm of Buchsbaum et al. ("BA", §3). [`box_in_rounds`] (Theorem 16) repeatedly
+//! boxes the smallest jobs until the heights are close, then boxes everything once more; each of
+//! those calls is [`box_by_size_class`] (Corollary 15), which rounds heights to powers of (1 + ε)
+//! and boxes each size class with `same_height::box_one_height` (Theorem 2): the jobs alive at a
+//! point go into strips (`strips::box_in_strips`, Lemma 1), and the few the strips leave
+//! unresolved are boxed by interval graph colouring. The result is a set of nested boxes
 //! (Matryoshkas) of one height, which unboxing turns into loose offsets (§4).
 
 mod same_height;
@@ -14,13 +16,19 @@ pub use schedule::{MIN_RATIO, MU_MAX, Schedule, epsilon_range};
 
 use super::jobs::{Item, JobId, Jobs, Made, mix};
 use crate::options::{Deadline, Halt};
-use same_height::{BoxShape, PARALLEL_MIN_JOBS, theorem2};
+use same_height::{BoxShape, PARALLEL_MIN_JOBS, box_one_height};
 
-/// Theorem 16 run along `schedule` on the input jobs of `jobs` (which gains the boxes): each round
-/// boxes the jobs of height at most its threshold by Corollary 15; the last call boxes all that is
-/// left. Every input job ends up in exactly one of the top-level jobs returned, and every box holds
-/// its contents (their load never exceeds its height).
-pub fn theorem16(jobs: &mut Jobs, schedule: &Schedule, seed: u64, deadline: &Deadline) -> Result<Vec<JobId>, Halt> {
+/// Boxes the input jobs of `jobs` (which gains the boxes) in the rounds of `schedule`, the
+/// algorithm of Theorem 16: each round boxes the jobs of height at most its threshold by
+/// [`box_by_size_class`]; the last call boxes all that is left. Every input job ends up in exactly
+/// one of the top-level jobs returned, and every box holds its contents (their load never exceeds
+/// its height).
+pub fn box_in_rounds(
+    jobs: &mut Jobs,
+    schedule: &Schedule,
+    seed: u64,
+    deadline: &Deadline,
+) -> Result<Vec<JobId>, Halt> {
     // Two lists reused by every round (a round used to split the whole list into two new ones):
     // the jobs left alone stay in `ids`, in order, and the boxes made of the small ones follow them.
     let mut ids: Vec<JobId> = jobs.inputs().collect();
@@ -34,11 +42,11 @@ pub fn theorem16(jobs: &mut Jobs, schedule: &Schedule, seed: u64, deadline: &Dea
             }
             !is_small
         });
-        corollary15(jobs, &small, round.box_height, round.mu, mix(seed ^ k as u64), deadline, &mut ids)?;
+        box_by_size_class(jobs, &small, round.box_height, round.mu, mix(seed ^ k as u64), deadline, &mut ids)?;
     }
     let last = schedule.last;
     let mut top = Vec::with_capacity(ids.len());
-    corollary15(jobs, &ids, last.box_height, last.mu, mix(seed ^ u64::MAX), deadline, &mut top)?;
+    box_by_size_class(jobs, &ids, last.box_height, last.mu, mix(seed ^ u64::MAX), deadline, &mut top)?;
     Ok(top)
 }
 
@@ -56,21 +64,22 @@ fn size_class(height: u64, base: f64) -> i64 {
     i
 }
 
-/// One size class of Corollary 15 on its way through boxing.
+/// One size class of [`box_by_size_class`] on its way through boxing.
 enum Class {
-    /// Its jobs, rounded to the class height, to box by Theorem 2.
+    /// Its jobs, rounded to the class height, to box by [`box_one_height`].
     ToBox(Vec<Item>),
-    /// The boxes Theorem 2 made of them, to add to the arena.
+    /// The boxes [`box_one_height`] made of them, to add to the arena.
     Boxed(Made),
     /// Left alone: the rounded height exceeds H (which the invariants of §3.2 rule out).
     Unboxed(Vec<JobId>),
 }
 
-/// Corollary 15: rounds each height up to ⌊(1 + ε)^i⌋, boxes each size class h by Theorem 2 with
-/// ⌊H/h⌋ jobs to a box of height H (§5.8's interface: no rescaling), the classes in parallel (§5.9).
+/// Boxes jobs of many heights into boxes of height H, the construction of Corollary 15: rounds
+/// each height up to ⌊(1 + ε)^i⌋ and boxes each size class h by [`box_one_height`] (Theorem 2)
+/// with ⌊H/h⌋ jobs to a box (§5.8's interface: no rescaling), the classes in parallel (§5.9).
 /// A class whose rounded height exceeds H (which the invariants of §3.2 rule out) is left unboxed.
 /// The jobs that come out (boxes, and the jobs of classes left alone) are appended to `out`.
-pub fn corollary15(
+pub fn box_by_size_class(
     jobs: &mut Jobs,
     ids: &[JobId],
     box_height: u64,
@@ -118,7 +127,7 @@ pub fn corollary15(
         let shape = BoxShape { per_box, box_height, epsilon };
         // Every box holds a job at least: room for as many boxes as jobs, so that none regrows.
         let mut made = Made::with_capacity(items.len());
-        theorem2(shared, &mut items, shape, mix(seed ^ mix(class as u64)), deadline, &mut made)?;
+        box_one_height(shared, &mut items, shape, mix(seed ^ mix(class as u64)), deadline, &mut made)?;
         Ok(Class::Boxed(made))
     };
     // Small inputs are not worth the tasks; either way the classes come back in class order.
@@ -177,11 +186,11 @@ mod tests {
     }
 
     #[test]
-    fn corollary15_boxes_every_class_into_boxes_of_height_h() {
+    fn every_size_class_goes_into_boxes_of_height_h() {
         let mut jobs = arena((0..400).map(|i| (1 + (i as u64 * 7919) % 50, (i as u64 * 3) % 200, 220)));
         let ids: Vec<JobId> = jobs.inputs().collect();
         let mut boxes = Vec::new();
-        corollary15(&mut jobs, &ids, 100, 0.5, 1, &Deadline::none(), &mut boxes).unwrap();
+        box_by_size_class(&mut jobs, &ids, 100, 0.5, 1, &Deadline::none(), &mut boxes).unwrap();
         let mut buffers = Vec::new();
         for &b in &boxes {
             assert_eq!(jobs.get(b).size, 100);
@@ -192,7 +201,7 @@ mod tests {
     }
 
     #[test]
-    fn theorem16_ends_with_boxes_of_one_height_holding_every_job() {
+    fn the_rounds_end_with_boxes_of_one_height_holding_every_job() {
         let sizes = [1u64, 3, 40, 900, 20_000, 1 << 22];
         let mut jobs = arena((0..3000).map(|i| {
             let start = (i as u64 * 31) % 2000;
@@ -202,7 +211,7 @@ mod tests {
         let ratio = *heights.iter().max().unwrap() as f64 / *heights.iter().min().unwrap() as f64;
         let range = epsilon_range(ratio).unwrap();
         let schedule = Schedule::calibrated(&heights, range);
-        let top = theorem16(&mut jobs, &schedule, 5, &Deadline::none()).unwrap();
+        let top = box_in_rounds(&mut jobs, &schedule, 5, &Deadline::none()).unwrap();
         let mut buffers = Vec::new();
         for &job in &top {
             assert_eq!(jobs.get(job).size, schedule.last.box_height);
@@ -219,6 +228,7 @@ mod tests {
         let deadline = options.deadline(web_time::Instant::now());
         let mut jobs = arena((0..100).map(|i| (4, i as u64, i as u64 + 3)));
         let ids: Vec<JobId> = jobs.inputs().collect();
-        assert_eq!(corollary15(&mut jobs, &ids, 16, 0.5, 0, &deadline, &mut Vec::new()), Err(Halt::Cancelled));
+        let boxed = box_by_size_class(&mut jobs, &ids, 16, 0.5, 0, &deadline, &mut Vec::new());
+        assert_eq!(boxed, Err(Halt::Cancelled));
     }
 }

@@ -1,16 +1,17 @@
-//! Theorem 2: boxing jobs of one height into boxes of height H, through the simplified interface of
-//! §5.8 (no free spaces: boxes come only from Lemma 1 and from the rows of the unresolved jobs).
+//! Boxing jobs of one height into boxes of height H (Theorem 2), through the simplified interface
+//! of §5.8 (no free spaces: boxes come only from Lemma 1's strips and from the rows of the
+//! unresolved jobs).
 //!
 //! Each step takes the jobs X of a bounding interval and one critical point t at which some job of
 //! X is alive (the injection of §3.3, drawn at random among the starts of X: the points that appear
-//! in the event traversal). The jobs alive at t form R and are boxed by Lemma 1, their unresolved
-//! jobs by interval graph colouring; the jobs that end by t (X₀) and those that start after it (X₁)
-//! are boxed by the same construction on each side. X₀ and X₁ never meet in time, so the two sides
-//! run in parallel (§5.9). Each side gets its own seed from its parent, and the boxes are listed in
+//! in the event traversal). The jobs alive at t form R and are boxed in strips (Lemma 1), their
+//! unresolved jobs by interval graph colouring; the jobs that end by t (X₀) and those that start
+//! after it (X₁) are boxed by the same construction on each side. X₀ and X₁ never meet in time, so
+//! the two sides run in parallel (§5.9). Each side gets its own seed from its parent, and the boxes are listed in
 //! a fixed order (the point's, then X₀'s, then X₁'s), so the result depends only on the seed.
 
 use super::super::jobs::{Item, Jobs, Made, mix};
-use super::strips::{box_by_rows, lemma1};
+use super::strips::{box_by_rows, box_in_strips};
 use crate::options::{Deadline, Halt};
 
 /// Below this many jobs on the two sides together, a step is not worth a parallel task.
@@ -27,9 +28,9 @@ pub struct BoxShape {
     pub epsilon: f64,
 }
 
-/// Boxes all `items` (jobs of `jobs`, one height, `shape.per_box` to a box) into `made`; every job
-/// ends up in exactly one box. The items are reordered.
-pub fn theorem2(
+/// Boxes all `items` (jobs of `jobs`, one height, `shape.per_box` to a box) into `made`, the
+/// construction of Theorem 2; every job ends up in exactly one box. The items are reordered.
+pub fn box_one_height(
     jobs: &Jobs,
     items: &mut [Item],
     shape: BoxShape,
@@ -76,7 +77,7 @@ fn step<'a>(
     }
     let (ends_before, rest) = items.split_at_mut(before);
     let (live, starts_after) = rest.split_at_mut(after - before);
-    let unresolved = lemma1(jobs, live, shape.per_box, shape.box_height, shape.epsilon, made);
+    let unresolved = box_in_strips(jobs, live, shape.per_box, shape.box_height, shape.epsilon, made);
     box_by_rows(jobs, &mut live[..unresolved], shape.per_box, shape.box_height, made);
     [(ends_before, mix(seed ^ 1)), (starts_after, mix(seed ^ 2))]
 }
@@ -150,7 +151,7 @@ mod tests {
     fn boxed(count: usize, shape: BoxShape, seed: u64) -> (Jobs, Vec<JobId>) {
         let (mut jobs, mut items) = self::jobs(count);
         let mut made = Made::default();
-        theorem2(&jobs, &mut items, shape, seed, &Deadline::none(), &mut made).unwrap();
+        box_one_height(&jobs, &mut items, shape, seed, &Deadline::none(), &mut made).unwrap();
         let mut ids = Vec::new();
         jobs.commit(made, &mut ids);
         (jobs, ids)
@@ -198,7 +199,7 @@ mod tests {
             .collect();
         let shape = BoxShape { per_box: 2, box_height: 2, epsilon: 0.6 };
         let mut made = Made::default();
-        theorem2(&jobs, &mut chain, shape, 3, &Deadline::none(), &mut made).unwrap();
+        box_one_height(&jobs, &mut chain, shape, 3, &Deadline::none(), &mut made).unwrap();
         assert_eq!(made.len(), 100_000);
     }
 }

@@ -1,20 +1,27 @@
-//! Lemma 1 (paper, Appendix A): boxing same-height jobs that are all alive at one time into strips,
-//! and the interval graph colouring that boxes the jobs Lemma 1 leaves unresolved (Theorem 2).
+//! Boxing same-height jobs that are all alive at one time into strips (Lemma 1, paper Appendix A),
+//! and the interval graph colouring that boxes the jobs the strips leave unresolved (Theorem 2).
 
 use std::cmp::Reverse;
 
 use super::super::jobs::{Item, Jobs, Made, all_alive_at_once};
 
-/// Lemma 1 on `live`, jobs all alive at one time and all of one height, `per_box` of them to a box
-/// of height `box_height` (the box-height parameter H of the lemma is `per_box`, in job units).
-/// The boxes go to `made`; the unresolved jobs are moved to the front of `live` and their number
-/// returned.
+/// Boxes `live`, jobs all alive at one time and all of one height, into strips (the construction
+/// of Lemma 1), `per_box` of them to a box of height `box_height` (the box-height parameter H of
+/// the lemma is `per_box`, in job units). The boxes go to `made`; the unresolved jobs are moved to
+/// the front of `live` and their number returned.
 ///
 /// The first vertical strip (the H⌈1/ε²⌉ earliest starts) and the first horizontal strip (the
 /// H⌈1/ε²⌉ latest ends of the rest) stay unresolved; the rest is cut alternately into vertical and
 /// horizontal strips of H⌈1/ε⌉ jobs, and each strip is boxed H jobs at a time: vertical strips by
 /// decreasing end, horizontal strips by increasing start.
-pub fn lemma1(jobs: &Jobs, live: &mut [Item], per_box: usize, box_height: u64, epsilon: f64, made: &mut Made) -> usize {
+pub fn box_in_strips(
+    jobs: &Jobs,
+    live: &mut [Item],
+    per_box: usize,
+    box_height: u64,
+    epsilon: f64,
+    made: &mut Made,
+) -> usize {
     let per_box = per_box.max(1);
     let first_strip = per_box.saturating_mul(ceil_count(1.0 / (epsilon * epsilon)));
     let strip = per_box.saturating_mul(ceil_count(1.0 / epsilon));
@@ -136,11 +143,11 @@ mod tests {
     }
 
     #[test]
-    fn lemma1_leaves_at_most_two_first_strips_unresolved_and_boxes_fit() {
+    fn strips_leave_at_most_the_two_first_strips_unresolved_and_boxes_fit() {
         let (per_box, epsilon) = (3usize, 0.6);
         let (mut jobs, mut live) = live_at_100(200);
         let mut made = Made::default();
-        let unresolved = lemma1(&jobs, &mut live, per_box, 12, epsilon, &mut made);
+        let unresolved = box_in_strips(&jobs, &mut live, per_box, 12, epsilon, &mut made);
         // 2H⌈1/ε²⌉ = 2 · 3 · 3.
         assert_eq!(unresolved, 18);
         let unresolved = &live[..unresolved];
@@ -157,7 +164,7 @@ mod tests {
     fn few_jobs_are_all_unresolved() {
         let (jobs, mut live) = live_at_100(10);
         let mut made = Made::default();
-        assert_eq!(lemma1(&jobs, &mut live, 2, 8, 0.5, &mut made), 10);
+        assert_eq!(box_in_strips(&jobs, &mut live, 2, 8, 0.5, &mut made), 10);
         assert_eq!(made.len(), 0);
     }
 

@@ -7,9 +7,15 @@
 //! instead of every overlapping buffer (Y_1 has 180 million overlapping pairs). A buffer overlapping
 //! the lifetime is recorded at a node that shares a leaf with one of its canonical nodes, so at a
 //! descendant (in `below`) or an ancestor (in `own`) of it.
+//!
+//! The greedy engine's placement rules and idealloc's squeeze (first fit, many times over the
+//! same lifetimes through [`Routes`]) place buffers with it. A placement is never taken back, so a
+//! search that backtracks keeps its own record (TelaMalloc's per-section layout).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+use crate::alignment::align_up;
 
 /// An address interval `[low, high)`.
 type Interval = (u64, u64);
@@ -575,19 +581,6 @@ fn lowest_fit_in<'a>(
         }
     }
     Some(offset)
-}
-
-/// The smallest multiple of `alignment` at or above `value`, or `None` past u64.
-pub fn align_up(value: u64, alignment: u64) -> Option<u64> {
-    // Alignments are powers of two in practice (1 most of all): a mask, not a division, in the
-    // first-fit loop.
-    if alignment.is_power_of_two() {
-        return value.checked_add(alignment - 1).map(|v| v & !(alignment - 1));
-    }
-    match value % alignment {
-        0 => Some(value),
-        rest => value.checked_add(alignment - rest),
-    }
 }
 
 #[cfg(test)]
