@@ -2,6 +2,7 @@
 
 mod buffer;
 mod error;
+pub mod load;
 mod problem;
 mod semantics;
 mod solution;

@@ -1,7 +1,6 @@
 use std::collections::HashMap;
 
 use super::{Buffer, InputError, InputErrors, Semantics};
-use crate::metrics;
 
 /// A validated instance: buffers plus an optional capacity. Construction checks every buffer, so
 /// solvers may rely on: size > 0, start < end, alignment >= 1, unique ids, pinned offsets aligned,
@@ -72,7 +71,7 @@ impl Problem {
         if !errors.is_empty() {
             return Err(InputErrors::new(errors));
         }
-        let max_load = metrics::max_load_wide(&buffers);
+        let max_load = super::load::max_load_wide(&buffers);
         let max_load = u64::try_from(max_load).map_err(|_| {
             InputErrors::single(InputError::new(format!(
                 "the total size of buffers alive at once ({max_load}) does not fit in 64 bits"

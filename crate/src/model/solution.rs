@@ -21,7 +21,7 @@ pub struct Plan {
 impl Plan {
     /// A plan of `problem` with its makespan measured from the offsets.
     pub fn new(problem: &Problem, offsets: Vec<u64>, placement_order: Vec<usize>) -> Self {
-        let makespan = crate::metrics::makespan(problem.buffers(), &offsets);
+        let makespan = super::load::makespan(problem.buffers(), &offsets);
         Plan { offsets, placement_order, makespan }
     }
 }

@@ -106,15 +106,6 @@ pub fn capacity(problem: &Problem, options: &SolveOptions) -> Option<u64> {
     options.capacity.or(problem.capacity())
 }
 
-/// The plan a search starts from: the caller's warm start ([`SolveOptions::start`]), else the best
-/// of a few quick greedy passes ([`greedy::quick_plan`]).
-pub fn start_plan(problem: &Problem, options: &SolveOptions) -> Result<Plan, Halt> {
-    match &options.start {
-        Some(start) => Ok(Plan::clone(start)),
-        None => greedy::quick_plan(problem, &options.cancel),
-    }
-}
-
 /// Why a run that ended with a plan stopped: the deadline's reason when it has passed or the
 /// caller cancelled, else `otherwise` (the solver's own reason: its course ran, its budget ran out).
 pub fn stop_reason(deadline: &Deadline, otherwise: Stopped) -> Stopped {

@@ -163,6 +163,15 @@ impl Solver for Greedy {
 const QUICK_RUNS: [Run; 3] =
     [Run::new(Order::Size, Fit::Best), Run::new(Order::Lifetime, Fit::Best), Run::new(Order::Contention, Fit::Top)];
 
+/// The plan a search starts from: the caller's warm start ([`SolveOptions::start`]), else the best
+/// of a few quick greedy passes ([`quick_plan`]).
+pub fn start_plan(problem: &Problem, options: &SolveOptions) -> Result<Plan, Halt> {
+    match &options.start {
+        Some(start) => Ok(Plan::clone(start)),
+        None => quick_plan(problem, &options.cancel),
+    }
+}
+
 /// The best plan of a few greedy passes, for a search to start from when its caller has none. No
 /// time limit applies (a search needs a plan to return); a cancel stops it.
 pub fn quick_plan(problem: &Problem, cancel: &CancelFlag) -> Result<Plan, Halt> {

@@ -28,7 +28,7 @@ use super::greedy::Order;
 use super::{Capabilities, Solver, finish, stop_reason};
 use crate::model::{Outcome, Problem, StatValue, Stats, Stopped};
 use crate::options::{Deadline, Halt, Parameter, Params, Progress, SolveOptions};
-use boxing::{MIN_RATIO, MU_MAX, Schedule, epsilon_range, box_in_rounds};
+use boxing::{MIN_RATIO, MU_MAX, Schedule, box_in_rounds, epsilon_range};
 use jobs::Jobs;
 use prelude::Prelude;
 use squeeze::{Arena, Squeezed, loose_order};

@@ -24,8 +24,9 @@ use web_time::Instant;
 pub use feasibility::{Decision, Prepared, Report, Settings, decide, decide_prepared, quick_refutation};
 pub use search::{Counters, Rules};
 
+use super::greedy::start_plan;
 use super::minimise::{self, Probe};
-use super::{Capabilities, Solver, start_plan, stop_reason};
+use super::{Capabilities, Solver, stop_reason};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stats, Stopped};
 use crate::options::{CancelFlag, Deadline, Halt, Parameter, SolveOptions};
 

@@ -292,7 +292,7 @@ fn fit(
         if unsolved.iter().any(|&k| parts.makespan[k] == u64::MAX) && deadline.cancel_flag().is_cancelled() {
             return Err(Halt::Cancelled);
         }
-        let start = super::start_plan(problem, options)?;
+        let start = greedy::start_plan(problem, options)?;
         parts.adopt(problem, &start.offsets, &start.placement_order, |k| unsolved.contains(&k));
         let fitted = unsolved.iter().filter(|&&k| parts.makespan[k] <= capacity).count();
         stats.insert("parts_by_start_plan".into(), StatValue::Count(fitted as u64));
@@ -322,7 +322,7 @@ fn minimise_peak(
     config: &Config,
     started: Instant,
 ) -> Result<Outcome, Halt> {
-    let start = super::start_plan(problem, options)?;
+    let start = greedy::start_plan(problem, options)?;
     Ok(improve(problem, options, config, start, started))
 }
 

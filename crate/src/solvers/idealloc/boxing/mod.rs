@@ -23,12 +23,7 @@ use same_height::{BoxShape, PARALLEL_MIN_JOBS, box_one_height};
 /// [`box_by_size_class`]; the last call boxes all that is left. Every input job ends up in exactly
 /// one of the top-level jobs returned, and every box holds its contents (their load never exceeds
 /// its height).
-pub fn box_in_rounds(
-    jobs: &mut Jobs,
-    schedule: &Schedule,
-    seed: u64,
-    deadline: &Deadline,
-) -> Result<Vec<JobId>, Halt> {
+pub fn box_in_rounds(jobs: &mut Jobs, schedule: &Schedule, seed: u64, deadline: &Deadline) -> Result<Vec<JobId>, Halt> {
     // Two lists reused by every round (a round used to split the whole list into two new ones):
     // the jobs left alone stay in `ids`, in order, and the boxes made of the small ones follow them.
     let mut ids: Vec<JobId> = jobs.inputs().collect();
