@@ -59,7 +59,8 @@ pub struct SolveArgs {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Plan a buffer list and print one JSON line with the result.
+    /// Plan a buffer list and print one JSON line with the result and why the run stopped
+    /// (`stopped`: lower_bound, optimal, fits, infeasible, completed, budget, time_limit, cancelled).
     Solve {
         /// A MiniMalloc CSV or JSON file, or `-` for standard input.
         file: String,
@@ -69,7 +70,9 @@ enum Command {
         solve: SolveArgs,
         #[command(flatten)]
         input: InputArgs,
-        /// Write the plan here: `.csv` (MiniMalloc, with an `offset` column) or `.json`.
+        /// Write the plan here: `.csv` (MiniMalloc, with an `offset` column) or `.json`; `-` prints
+        /// it to standard output (in the input's format) and the JSON line to standard error.
+        /// Without it the plan is not kept.
         #[arg(long, value_name = "PLAN")]
         out: Option<String>,
     },
