@@ -1,0 +1,81 @@
+//! A cancel in the middle of a run, for every solver and `auto`: the run comes back with
+//! `stopped = cancelled` and its best plan so far (a valid one, when it has any). Each solve is
+//! given work that would take far longer than the moment the cancel arrives (an unbounded search,
+//! a huge iteration count, millions of buffers), so the cancel always lands mid-run. The time from
+//! the cancel to the return is printed (`--nocapture`), not asserted: timed tests are not
+//! benchmarks.
+
+mod common;
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use common::checked;
+use memplan::{Effort, Params, Problem, SolveOptions, Stopped, run};
+
+/// How long a solve runs before it is cancelled.
+const RUN_BEFORE_CANCEL: Duration = Duration::from_millis(300);
+
+fn challenging(name: &str) -> Problem {
+    let file = format!("{}/../public/examples/minimalloc/challenging/{name}.1048576.csv", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
+    memplan::format::read(&text, &memplan::format::ReadOptions::default()).unwrap().problem
+}
+
+/// A trace large enough that one greedy pass takes seconds.
+fn huge() -> &'static Problem {
+    static HUGE: OnceLock<Problem> = OnceLock::new();
+    HUGE.get_or_init(|| memplan::generate::trace(memplan::generate::TraceSpec::new(2_000_000, 1)))
+}
+
+/// Solves on another thread, cancels after [`RUN_BEFORE_CANCEL`], and checks the outcome.
+fn cancel_midway(name: &str, problem: &Problem, options: SolveOptions) {
+    let cancel = options.cancel.clone();
+    let (outcome, latency) = std::thread::scope(|scope| {
+        let solving = scope.spawn(|| run::solve(problem, name, &options).unwrap());
+        std::thread::sleep(RUN_BEFORE_CANCEL);
+        let cancelled_at = Instant::now();
+        cancel.cancel();
+        let finished = solving.join().unwrap_or_else(|_| panic!("{name} panicked"));
+        (finished, cancelled_at.elapsed())
+    });
+    assert!(outcome.is_valid(), "{name}: {}", outcome.violations.join("\n"));
+    let outcome = outcome.outcome;
+    assert_eq!(outcome.stopped, Stopped::Cancelled, "{name}: {:?}", outcome.detail);
+    if outcome.plan.is_some() {
+        checked(problem, &outcome);
+    }
+    eprintln!(
+        "{name}: returned {:.1} ms after the cancel, {}",
+        latency.as_secs_f64() * 1000.0,
+        outcome.makespan().map_or("without a plan".into(), |m| format!("with a plan of makespan {m}"))
+    );
+}
+
+#[test]
+fn searches_return_their_best_plan_when_cancelled() {
+    let d = challenging("D");
+    // Unbounded: MiniMalloc minimising D runs for minutes; at a capacity between its plans and L
+    // the search is as long.
+    cancel_midway("minimalloc", &d, SolveOptions::default());
+    cancel_midway("minimalloc", &d, SolveOptions { capacity: Some(1_000_000), ..SolveOptions::default() });
+    let endless = Params::new().with("max_steps", "1000000000000");
+    cancel_midway("telamalloc", &d, SolveOptions { params: endless.clone(), ..SolveOptions::default() });
+    cancel_midway("telamalloc", &d, SolveOptions { capacity: Some(1_000_000), params: endless, ..SolveOptions::default() });
+    cancel_midway("auto", &d, SolveOptions { effort: Effort::High, ..SolveOptions::default() });
+}
+
+#[test]
+fn idealloc_returns_its_best_plan_when_cancelled() {
+    let problem = memplan::generate::trace(memplan::generate::TraceSpec::new(20_000, 3));
+    let options = SolveOptions { params: Params::new().with("iterations", "100000"), ..SolveOptions::default() };
+    cancel_midway("idealloc", &problem, options);
+}
+
+#[test]
+fn heuristics_stop_midway_when_cancelled() {
+    let problem = huge();
+    for name in ["auto", "slff", "tflite", "xla", "tvm", "first-fit-start", "skyline", "greedy-random-worst", "zant"] {
+        cancel_midway(name, problem, SolveOptions::default());
+    }
+}
