@@ -439,7 +439,7 @@ fn sizes_past_64_bits_are_rejected_on_every_path() {
     for column_name in ["size", "lower", "upper", "alignment", "offset", "hint"] {
         let header = "id,lower,upper,size,alignment,offset,hint";
         let at = header.split(',').position(|c| c == column_name).unwrap();
-        let mut cells = vec!["a", "0", "1", "8", "1", "0", "0"];
+        let mut cells = ["a", "0", "1", "8", "1", "0", "0"];
         cells[at] = huge;
         let text = format!("{header}\n{}\n", cells.join(","));
         let expected_column = cells[..at].iter().map(|c| c.len() + 1).sum::<usize>() + 1;

@@ -41,8 +41,7 @@ fn exact(digits: &str, scale: usize, multiplier: u64) -> Option<u64> {
     if dropped.iter().any(|&d| d != 0) {
         return None;
     }
-    let significant: String =
-        kept.iter().rev().skip_while(|&&d| d == 0).map(|&d| char::from(b'0' + d as u8)).collect();
+    let significant: String = kept.iter().rev().skip_while(|&&d| d == 0).map(|&d| char::from(b'0' + d as u8)).collect();
     if significant.len() > 20 {
         return None;
     }
