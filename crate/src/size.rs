@@ -2,9 +2,14 @@
 
 /// Parses a size. Binary suffixes (`KiB`, `MiB`, `GiB`, `TiB`, and the short `K`, `M`, `G`, `T`)
 /// are powers of 1024; decimal ones (`KB`, `MB`, `GB`, `TB`) powers of 1000; `B` or none is bytes.
-/// Fractions are allowed when the result is a whole number of bytes.
+/// Fractions are allowed when the result is a whole number of bytes; underscores between digits
+/// are ignored. The arithmetic is exact and checked: a size past `u64::MAX` bytes, however it is
+/// written (many digits, a suffix, a long fraction), is an error, never a wrapped value.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let trimmed = text.trim().replace('_', "");
+    if trimmed.starts_with('-') {
+        return Err(format!("'{text}' is negative; a size is a non-negative number of bytes"));
+    }
     let split = trimmed.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(trimmed.len());
     let (number, suffix) = trimmed.split_at(split);
     let multiplier: u64 = match suffix.trim().to_ascii_lowercase().as_str() {
@@ -23,31 +28,43 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
             ));
         }
     };
-    if number.is_empty() {
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if whole.is_empty() && fraction.is_empty() {
         return Err(format!("'{text}' is not a size: it has no number"));
     }
-    if let Ok(whole) = number.parse::<u64>() {
-        return whole.checked_mul(multiplier).ok_or_else(|| format!("size '{text}' does not fit in 64 bits"));
+    if fraction.contains('.') {
+        return Err(format!("'{text}' is not a size: it has more than one decimal point"));
     }
-    let (int_part, frac_part) = number.split_once('.').ok_or_else(|| format!("'{text}' is not a size"))?;
-    if frac_part.contains('.') || frac_part.len() > 18 {
-        return Err(format!("'{text}' is not a size"));
-    }
-    // Exact arithmetic: value = (int * 10^k + frac) * multiplier / 10^k must be whole.
-    let scale = 10u128.pow(frac_part.len() as u32);
-    let int_value: u128 =
-        if int_part.is_empty() { 0 } else { int_part.parse().map_err(|_| format!("'{text}' is not a size"))? };
-    let frac_value: u128 =
-        if frac_part.is_empty() { 0 } else { frac_part.parse().map_err(|_| format!("'{text}' is not a size"))? };
-    let scaled = (int_value * scale + frac_value) * multiplier as u128;
-    if !scaled.is_multiple_of(scale) {
-        return Err(format!("size '{text}' is not a whole number of bytes"));
-    }
-    u64::try_from(scaled / scale).map_err(|_| format!("size '{text}' does not fit in 64 bits"))
+    let too_large = || format!("size '{text}' does not fit in 64 bits (at most {} bytes)", u64::MAX);
+    let whole_bytes = digits_value(whole).and_then(|value| value.checked_mul(multiplier)).ok_or_else(too_large)?;
+    let fraction_bytes =
+        fraction_times(fraction, multiplier).ok_or_else(|| format!("size '{text}' is not a whole number of bytes"))?;
+    whole_bytes.checked_add(fraction_bytes).ok_or_else(too_large)
+}
+
+/// The value of a string of ASCII digits (empty is 0), or `None` past `u64::MAX`.
+fn digits_value(digits: &str) -> Option<u64> {
+    digits.bytes().try_fold(0u64, |value, digit| value.checked_mul(10)?.checked_add(u64::from(digit - b'0')))
+}
+
+/// `0.<digits> × multiplier` when that is a whole number, else `None`.
+///
+/// Works from the last digit inwards: `x` is `0.<digits[i..]> × multiplier`, and
+/// `0.<digits[i-1..]> × multiplier = (digits[i-1] × multiplier + x) / 10`. The result is whole
+/// exactly when every step divides evenly (each `x` is 10 × the next one minus a whole number of
+/// multipliers), so there is no need to hold `<digits> × multiplier` (which can exceed any fixed
+/// width); each `x` stays below the multiplier and `9 × multiplier + x` below 10 × 2^40.
+fn fraction_times(digits: &str, multiplier: u64) -> Option<u64> {
+    digits.bytes().rev().try_fold(0u64, |x, digit| {
+        let sum = u64::from(digit - b'0') * multiplier + x;
+        sum.is_multiple_of(10).then_some(sum / 10)
+    })
 }
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::parse_size;
 
     #[test]
@@ -58,10 +75,148 @@ mod tests {
         assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
         assert_eq!(parse_size("2MB"), Ok(2_000_000));
         assert_eq!(parse_size("1_000"), Ok(1000));
+        assert_eq!(parse_size(".5K"), Ok(512));
+        assert_eq!(parse_size("3."), Ok(3));
         assert!(parse_size("1.3B").is_err());
         assert!(parse_size("16EiB").is_err());
         assert!(parse_size("17179869184GiB").is_err());
-        assert!(parse_size("MiB").is_err());
-        assert!(parse_size("-1").is_err());
+        assert!(parse_size("MiB").unwrap_err().contains("no number"));
+        assert!(parse_size(".").unwrap_err().contains("no number"));
+        assert!(parse_size("-1").unwrap_err().contains("negative"));
+        assert!(parse_size("1.2.3").unwrap_err().contains("more than one decimal point"));
+    }
+
+    #[test]
+    fn the_largest_size_and_one_past_it() {
+        assert_eq!(parse_size("18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(parse_size("18446744073709551615.0"), Ok(u64::MAX));
+        assert_eq!(parse_size("0000000000000000000000018446744073709551615"), Ok(u64::MAX));
+        assert!(parse_size("18446744073709551616").unwrap_err().contains("does not fit in 64 bits"));
+        assert!(parse_size("18446744073709551616.0").unwrap_err().contains("does not fit in 64 bits"));
+        // 2^64 - 2^40 = 16777215 TiB fits; one TiB more does not, nor does half a TiB more.
+        assert_eq!(parse_size("16777215TiB"), Ok(u64::MAX - (1 << 40) + 1));
+        assert!(parse_size("16777216TiB").is_err());
+        assert_eq!(parse_size("16777215.5TiB"), Ok(u64::MAX - (1 << 39) + 1));
+        assert!(parse_size("16777215.9999999999999999999999999999999999999990TiB").is_err());
+    }
+
+    /// Issue 17: `(int × 10^k + frac) × multiplier` was computed in unchecked u128, so a value
+    /// of 2^127 + 5 with a fraction wrapped to 5.
+    #[test]
+    fn decimals_past_u128_do_not_wrap() {
+        for text in [
+            "170141183460469231731687303715884105733.0",
+            "340282366920938463463374607431768211461.0",
+            "170141183460469231731687303715884105733.5KiB",
+            "99999999999999999999999999999999999999999999999999.25",
+        ] {
+            let error = parse_size(text).unwrap_err();
+            assert!(error.contains("does not fit in 64 bits"), "{text}: {error}");
+        }
+    }
+
+    #[test]
+    fn long_fractions_are_exact() {
+        let zeros = "0".repeat(10_000);
+        assert_eq!(parse_size(&format!("7.{zeros}")), Ok(7));
+        assert_eq!(parse_size(&format!("7.{zeros}KiB")), Ok(7 << 10));
+        assert!(parse_size(&format!("7.{zeros}1TiB")).unwrap_err().contains("not a whole number"));
+        // 2^-40 TiB is one byte: forty fractional digits, all of them needed.
+        assert_eq!(parse_size("0.0000000000009094947017729282379150390625TiB"), Ok(1));
+        assert_eq!(parse_size("0.00000000000090949470177292823791503906250000TiB"), Ok(1));
+        assert!(parse_size("0.0000000000009094947017729282379150390624TiB").is_err());
+        assert_eq!(parse_size("0.000001MB"), Ok(1));
+        assert!(parse_size("0.0000001MB").is_err());
+    }
+
+    const SUFFIXES: [(&str, u64); 14] = [
+        ("", 1),
+        ("B", 1),
+        ("K", 1 << 10),
+        ("KiB", 1 << 10),
+        ("M", 1 << 20),
+        ("MiB", 1 << 20),
+        ("g", 1 << 30),
+        ("GiB", 1 << 30),
+        ("TiB", 1 << 40),
+        ("t", 1 << 40),
+        ("KB", 1_000),
+        ("MB", 1_000_000),
+        ("gb", 1_000_000_000),
+        ("TB", 1_000_000_000_000),
+    ];
+
+    /// The oracle: exact arithmetic on decimal digit strings, nothing shared with `parse_size`.
+    /// `digits × multiplier / 10^scale`, or `None` when it is not whole or exceeds `u64::MAX`.
+    fn oracle(digits: &str, scale: usize, multiplier: u64) -> Option<u64> {
+        // Least significant digit first; multiply by `multiplier` with a carry.
+        let mut product: Vec<u128> = digits.bytes().rev().map(|d| u128::from(d - b'0')).collect();
+        let mut carry = 0u128;
+        for digit in &mut product {
+            let value = *digit * u128::from(multiplier) + carry;
+            *digit = value % 10;
+            carry = value / 10;
+        }
+        while carry > 0 {
+            product.push(carry % 10);
+            carry /= 10;
+        }
+        // Dividing by 10^scale drops the `scale` lowest digits, which must all be zero.
+        let (dropped, kept) = product.split_at(scale.min(product.len()));
+        if dropped.iter().any(|&d| d != 0) {
+            return None;
+        }
+        let significant: String =
+            kept.iter().rev().skip_while(|&&d| d == 0).map(|&d| char::from(b'0' + d as u8)).collect();
+        if significant.len() > 20 {
+            return None;
+        }
+        let value: u128 = if significant.is_empty() { 0 } else { significant.parse().ok()? };
+        u64::try_from(value).ok()
+    }
+
+    /// A number near a boundary: a random u64 divided by a suffix's multiplier, written with a
+    /// fraction, so that values just below and just above `u64::MAX` come up often.
+    fn near_the_limit() -> impl Strategy<Value = (String, String, usize)> {
+        (any::<u64>(), 0..SUFFIXES.len(), 0u64..3, 0usize..45).prop_map(|(bytes, suffix, extra, fraction_digits)| {
+            let multiplier = SUFFIXES[suffix].1;
+            let bytes = u128::from(bytes) + u128::from(extra) * u128::from(multiplier);
+            let whole = bytes / u128::from(multiplier);
+            let remainder = bytes % u128::from(multiplier);
+            // remainder / multiplier in decimal, cut to `fraction_digits` digits.
+            let mut fraction = String::new();
+            let mut rest = remainder;
+            for _ in 0..fraction_digits {
+                rest *= 10;
+                fraction.push(char::from(b'0' + (rest / u128::from(multiplier)) as u8));
+                rest %= u128::from(multiplier);
+            }
+            (whole.to_string(), fraction, suffix)
+        })
+    }
+
+    fn random_digits() -> impl Strategy<Value = (String, String, usize)> {
+        ("[0-9]{0,45}", "[0-9]{0,45}", 0..SUFFIXES.len())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn parse_size_agrees_with_exact_decimal_arithmetic(
+            (whole, fraction, suffix) in prop_oneof![random_digits(), near_the_limit()],
+            with_point in any::<bool>(),
+        ) {
+            let (name, multiplier) = SUFFIXES[suffix];
+            let with_point = with_point || !fraction.is_empty();
+            let text = if with_point { format!("{whole}.{fraction}{name}") } else { format!("{whole}{name}") };
+            let expected = if whole.is_empty() && fraction.is_empty() {
+                None
+            } else {
+                oracle(&format!("{whole}{fraction}"), fraction.len(), multiplier)
+            };
+            let parsed = parse_size(&text);
+            prop_assert_eq!(parsed.clone().ok(), expected, "{} gave {:?}", text, parsed);
+        }
     }
 }

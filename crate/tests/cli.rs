@@ -139,6 +139,48 @@ fn a_written_plan_checks_valid_in_both_formats() {
     }
 }
 
+/// Issue 17: the plan of an instance with no buffers was written without its `offset` column,
+/// which `check` rejected.
+#[test]
+fn an_empty_instance_solves_to_a_plan_that_checks() {
+    for (name, contents) in [("empty.csv", "id,lower,upper,size\n"), ("empty.json", "{\"buffers\": []}")] {
+        let input = scratch(name, contents);
+        for extension in ["csv", "json"] {
+            let out = scratch(&format!("empty-plan-of-{name}.{extension}"), "");
+            let output = memplan(&["solve", &input, "--out", &out]);
+            assert_eq!(output.status.code(), Some(0), "{name}: {}", stderr(&output));
+            assert_eq!(json_line(&output)["makespan"], 0);
+            if extension == "csv" {
+                assert_eq!(std::fs::read_to_string(&out).unwrap(), "id,lower,upper,size,offset\n");
+            }
+            let check = memplan(&["check", &out]);
+            assert_eq!(check.status.code(), Some(0), "{name} -> {extension}: {}", stderr(&check));
+            assert_eq!(json_line(&check)["makespan"], 0);
+        }
+    }
+}
+
+#[test]
+fn an_empty_file_is_bad_input_saying_so() {
+    for name in ["nothing.csv", "nothing.json"] {
+        let output = memplan(&["stats", &scratch(name, "")]);
+        assert_eq!(output.status.code(), Some(2));
+        let message = stderr(&output);
+        assert!(message.contains(&format!("{name}: line 1: empty input")), "{message}");
+    }
+}
+
+/// Issue 17: `--capacity 170141183460469231731687303715884105733.0` (2^127 + 5) was read as 5.
+#[test]
+fn a_capacity_past_64_bits_is_a_usage_error() {
+    let file = example("minimalloc/examples/input.12.csv");
+    for capacity in ["170141183460469231731687303715884105733.0", "18446744073709551616", "16777216TiB"] {
+        let output = memplan(&["solve", &file, "--capacity", capacity]);
+        assert_eq!(output.status.code(), Some(2), "{capacity}: {}", stderr(&output));
+        assert!(stderr(&output).contains("does not fit in 64 bits"), "{capacity}: {}", stderr(&output));
+    }
+}
+
 #[test]
 fn check_reports_overlaps_with_exit_1() {
     let plan = scratch("overlap.csv", "id,lower,upper,size,offset\na,0,4,8,0\nb,2,6,8,4\n");

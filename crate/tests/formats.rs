@@ -181,6 +181,23 @@ fn csv_to_json_to_csv_keeps_the_problem() {
     }
 }
 
+/// Found with the fuzz targets' round-trip check: an id holding `\r\n` went to CSV in quotes and
+/// came back with `\n` (the reader dropped the `\r` of a line break inside a quoted cell).
+#[test]
+fn ids_with_line_breaks_survive_csv() {
+    let json = r#"{"buffers": [{"id": "a\r\nb\r", "start": 0, "end": 1, "size": 8},
+        {"id": "c\r\n", "start": 0, "end": 1, "size": 8}, {"id": "\n\r", "start": 0, "end": 1, "size": 8}]}"#;
+    let document = read_json(json).unwrap();
+    assert_eq!(document.problem.buffers()[0].id, "a\r\nb\r");
+    let csv = format::write(&document, &[], Format::Csv);
+    let back = read_csv(&csv).unwrap();
+    assert_eq!(unlocated(&back), unlocated(&document), "{csv:?}");
+    let crlf_file = "id,lower,upper,size\r\n\"two\r\nlines\",0,1,8\r\nb,0,1,8\r\n";
+    let document = read_csv(crlf_file).unwrap();
+    assert_eq!(document.problem.buffers()[0].id, "two\r\nlines");
+    assert_eq!(document.problem.buffers()[1].line, Some(4));
+}
+
 #[test]
 fn sniffing_picks_the_format() {
     let default = ReadOptions::default();
@@ -260,6 +277,10 @@ fn optional_columns_pin_align_and_hint() {
 fn empty_file_is_an_error() {
     assert_single_error(read_csv(""), 1, None, "no header line and no buffers");
     assert_single_error(read_csv("\n  \n# only a comment\n"), 1, None, "no buffers");
+    assert_single_error(read_json(""), 1, None, "empty input: expected a JSON object");
+    assert_single_error(read_json("\n \n"), 1, None, "blank input");
+    let sniffed = format::read("", &ReadOptions::default()).map_err(|e| e.errors);
+    assert_single_error(sniffed, 1, None, "empty input");
 }
 
 #[test]
@@ -391,6 +412,103 @@ fn plan_mode_needs_every_offset() {
       {"id": "b", "start": 0, "end": 1, "size": 1}]}"#;
     let result = format::read(json, &options(Format::Json, Semantics::HalfOpen, Offsets::Plan)).map_err(|e| e.errors);
     assert_single_error(result, 2, Some(7), "buffers[1]: missing field 'offset'");
+}
+
+// ----- values that would overflow later -----
+
+/// Issue 17: a decimal size past the u128 range wrapped (2^127 + 5 written with `.0` read as 5).
+/// Every way a size is written is checked: JSON strings with fractions and suffixes, JSON
+/// numbers, and CSV cells (plain integers).
+#[test]
+fn sizes_past_64_bits_are_rejected_on_every_path() {
+    let huge = "170141183460469231731687303715884105733.0";
+    let json_buffer =
+        |size: &str| read_json(&format!(r#"{{"buffers": [{{"id": "a", "start": 0, "end": 1, "size": {size}}}]}}"#));
+    let column = Some(56);
+    for size in [format!("\"{huge}\""), "\"16777216TiB\"".into(), "\"18014398509481984.5K\"".into()] {
+        assert_single_error(json_buffer(&size), 1, column, "does not fit in 64 bits");
+    }
+    assert_single_error(json_buffer("18446744073709551616"), 1, column, "larger than 18446744073709551615");
+    assert_single_error(json_buffer(huge), 1, column, "is not a non-negative integer");
+    assert_single_error(json_buffer("1e30"), 1, column, "'1e30' is not a non-negative integer");
+    assert_single_error(json_buffer("\"1e3\""), 1, column, "unknown size suffix 'e3'");
+    let capacity = read_json(&format!(r#"{{"capacity": "{huge}KiB", "buffers": []}}"#));
+    assert_single_error(capacity, 1, Some(14), "capacity: size");
+    let capacity = read_json(r#"{"capacity": 18446744073709551616, "buffers": []}"#);
+    assert_single_error(capacity, 1, Some(14), "capacity: '18446744073709551616' is larger than");
+    for column_name in ["size", "lower", "upper", "alignment", "offset", "hint"] {
+        let header = "id,lower,upper,size,alignment,offset,hint";
+        let at = header.split(',').position(|c| c == column_name).unwrap();
+        let mut cells = ["a", "0", "1", "8", "1", "0", "0"];
+        cells[at] = huge;
+        let text = format!("{header}\n{}\n", cells.join(","));
+        let expected_column = cells[..at].iter().map(|c| c.len() + 1).sum::<usize>() + 1;
+        let message = format!("{column_name}: '{huge}' is not a non-negative integer");
+        assert_single_error(read_csv(&text), 2, Some(expected_column), &message);
+        cells[at] = "18446744073709551616";
+        let text = format!("{header}\n{}\n", cells.join(","));
+        assert_single_error(read_csv(&text), 2, Some(expected_column), "is larger than 18446744073709551615");
+    }
+}
+
+/// Offsets, ends and loads near u64::MAX that a planner or the validator would have to add up:
+/// each is an input error on the line it is written on.
+#[test]
+fn values_whose_sums_overflow_are_rejected_with_their_line() {
+    let max = u64::MAX;
+    let pinned = format!("id,lower,upper,size,offset\na,0,1,8,0\nb,0,1,16,{}\n", max - 7);
+    assert_single_error(read_csv(&pinned), 3, None, "pinned offset 18446744073709551608 + size 16 overflows u64");
+    let plan = |format: Format, text: &str| {
+        format::read(text, &options(format, Semantics::HalfOpen, Offsets::Plan)).map_err(|e| e.errors)
+    };
+    assert_single_error(
+        plan(Format::Csv, &pinned),
+        3,
+        None,
+        "buffer b: offset 18446744073709551608 + size 16 overflows u64",
+    );
+    let json = format!(
+        "{{\"buffers\": [\n  {{\"id\": \"a\", \"start\": 0, \"end\": 1, \"size\": 8, \"offset\": {}}}\n]}}",
+        max - 7
+    );
+    assert_single_error(plan(Format::Json, &json), 2, None, "buffer a: offset 18446744073709551608 + size 8 overflows");
+    assert_single_error(read_json(&json), 2, None, "pinned offset 18446744073709551608 + size 8 overflows u64");
+    // An inclusive end at u64::MAX has no half-open end.
+    let inclusive = format!("id,lower,end,size\na,0,{max},8\n");
+    assert_single_error(read_csv(&inclusive), 2, Some(5), "too large to convert to a half-open end");
+    // Buffers alive at once whose sizes add up past 64 bits.
+    let load = format!("id,lower,upper,size\na,5,9,1\nb,0,4,{max}\nc,1,2,2\n");
+    assert_single_error(read_csv(&load), 3, None, "the 2 buffers alive at time 1 total 18446744073709551617 bytes");
+    let load = format!(
+        "{{\"buffers\": [\n{{\"id\": \"b\", \"start\": 0, \"end\": 4, \"size\": {max}}},\n{{\"id\": \"c\", \"start\": 1, \"end\": 2, \"size\": 2}}]}}"
+    );
+    assert_single_error(read_json(&load), 2, None, "does not fit in 64 bits");
+    // The largest values that do fit are read.
+    let fits = format!("id,lower,upper,size,offset\na,{},{max},8,{}\n", max - 1, max - 8);
+    let document = read_csv(&fits).unwrap();
+    assert_eq!(document.problem.lower_bound(), max);
+}
+
+// ----- empty instances -----
+
+/// An instance with no buffers is a valid empty problem (max load 0); its plan, written in
+/// either format, always has the `offset` column and reads back as a plan (issue 17).
+#[test]
+fn an_empty_instance_reads_as_an_empty_problem_and_writes_as_a_plan() {
+    for (text, format) in [("id,lower,upper,size\n", Format::Csv), ("{\"buffers\": []}", Format::Json)] {
+        let document = format::read(text, &options(format, Semantics::HalfOpen, Offsets::Pinned)).unwrap();
+        assert!(document.problem.is_empty());
+        assert_eq!(document.problem.max_load(), 0);
+        for out in [Format::Csv, Format::Json] {
+            let written = format::write(&document, &[], out);
+            let plan = format::read(&written, &options(out, Semantics::HalfOpen, Offsets::Plan))
+                .unwrap_or_else(|e| panic!("{written:?}: {e}"));
+            assert_eq!(plan.plan, Some(Vec::new()), "{written:?}");
+            if out == Format::Csv {
+                assert_eq!(written, "id,lower,upper,size,offset\n");
+            }
+        }
+    }
 }
 
 #[test]

@@ -326,8 +326,9 @@ fn read_row(
 /// Writes MiniMalloc's output: the layout's columns in order (the problem's default columns
 /// without one) with times in the problem's semantics, and the offsets in the `offset` column,
 /// which is added at the end when the layout has none. A buffer without an entry in `offsets`
-/// gets its pinned offset, or a blank cell; with no offsets and nothing pinned, no `offset`
-/// column is added.
+/// gets its pinned offset, or a blank cell. With no offsets and nothing pinned, no `offset`
+/// column is added, unless there are no buffers: then the empty offsets are a whole plan, and a
+/// plan always has its `offset` column (read back as a problem, the empty column changes nothing).
 pub fn write(problem: &Problem, layout: Option<&CsvLayout>, offsets: &[u64]) -> String {
     let default_layout;
     let layout = match layout {
@@ -337,7 +338,8 @@ pub fn write(problem: &Problem, layout: Option<&CsvLayout>, offsets: &[u64]) -> 
             &default_layout
         }
     };
-    let add_offset = layout.position(Role::Offset).is_none() && (!offsets.is_empty() || problem.has_pinned());
+    let is_plan = !offsets.is_empty() || problem.is_empty();
+    let add_offset = layout.position(Role::Offset).is_none() && (is_plan || problem.has_pinned());
     let mut out = String::new();
     let mut headers: Vec<&str> = layout.headers().collect();
     if add_offset {
@@ -430,5 +432,18 @@ mod tests {
         let mut rich = Problem::new(vec![rich], None).unwrap();
         rich.set_semantics(Semantics::Inclusive);
         assert_eq!(write(&rich, None, &[]), "id,lower,upper,size,alignment,hint,offset\n\"a,b\",0,1,8,4,3,8\n");
+    }
+
+    /// Issue 17: the plan of an empty instance was written without its `offset` column, which
+    /// reading it as a plan rejects.
+    #[test]
+    fn an_empty_plan_has_an_offset_column() {
+        let empty = Problem::new(Vec::new(), None).unwrap();
+        assert_eq!(write(&empty, None, &[]), "id,lower,upper,size,offset\n");
+        let document = read_text("id,lower,upper,size\n").unwrap();
+        let written = write(&document.problem, document.csv_layout.as_ref(), &[]);
+        assert_eq!(written, "id,lower,upper,size,offset\n");
+        let plan = read(&written, &ReadOptions { offsets: Offsets::Plan, ..ReadOptions::default() }).unwrap();
+        assert_eq!(plan.plan, Some(Vec::new()));
     }
 }

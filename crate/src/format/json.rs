@@ -72,7 +72,19 @@ fn integer_value(raw: &RawValue, spelling: Spelling) -> Result<Option<u64>, Stri
 /// cannot be trusted); every error in the values is reported.
 pub fn read(text: &str, options: &ReadOptions) -> Result<Document, InputErrors> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text); // a byte-order mark is not JSON
-    let locator = Locator::new(text);
+    read_located(&Locator::new(text), options)
+}
+
+/// [`read`] with the locator made by the caller, so that tests can see how much work it did.
+fn read_located(locator: &Locator, options: &ReadOptions) -> Result<Document, InputErrors> {
+    let text = locator.text();
+    if text.trim().is_empty() {
+        let what = if text.is_empty() { "empty input" } else { "blank input" };
+        return Err(InputErrors::single(InputError::at_line(
+            1,
+            format!("{what}: expected a JSON object such as {{\"buffers\": []}}"),
+        )));
+    }
     let top: Members = serde_json::from_str(text).map_err(|e| InputErrors::single(locator.serde_error(&e)))?;
     let mut errors = Vec::new();
     let (mut capacity_raw, mut semantics_raw, mut buffers_raw) = (None, None, None);
@@ -128,7 +140,7 @@ pub fn read(text: &str, options: &ReadOptions) -> Result<Document, InputErrors> 
             Err(error) => errors.push(locator.at(raw.get(), format!("buffers: {error}"))),
             Ok(elements) => {
                 for (index, element) in elements.into_iter().enumerate() {
-                    let reader = BufferReader { index, raw: element, locator: &locator, errors: Vec::new() };
+                    let reader = BufferReader { index, raw: element, locator, errors: Vec::new() };
                     match reader.read(semantics, options.offsets) {
                         Ok(row) => rows.push(row),
                         Err(buffer_errors) => errors.extend(buffer_errors),
@@ -301,7 +313,7 @@ impl<'t> BufferReader<'t, '_> {
             Offsets::Pinned => (offset_value, None),
             Offsets::Plan => (None, offset_value),
         };
-        let line = self.locator.position(self.raw.get()).map(|(line, _)| line);
+        let line = self.locator.line(self.raw.get());
         let buffer = Buffer { id, start, end, size, alignment, pinned, hint, line };
         Ok(Row { buffer, written: (written_start, written_end, size), planned })
     }
@@ -408,6 +420,58 @@ mod tests {
         assert!(found[1].2.contains("unknown field 'colour'"), "{found:?}");
         assert!(found[2].2.contains("buffers[1]: id: expected a string or a number"), "{found:?}");
         assert!(found[3].2.contains("buffers[1]: end (4) must be greater than start (9)"), "{found:?}");
+    }
+
+    /// Issue 17: 100,000 buffers on one line took 150 times as long to read as pretty-printed,
+    /// because each buffer's position was counted from the start of its line. Counted, not timed:
+    /// the locator's work on one line stays within a small multiple of the text's length (counting
+    /// from the line's start would scan about 500 times the length here), errors included.
+    #[test]
+    fn one_line_json_is_read_in_linear_work() {
+        let buffers = 2_000;
+        let good: Vec<String> = (0..buffers)
+            .map(|i| format!(r#"{{"id": "é{i}", "start": {i}, "end": {}, "size": "1KiB"}}"#, i + 2))
+            .collect();
+        let bad: Vec<String> = (0..buffers)
+            .map(|i| format!(r#"{{"id": "é{i}", "start": {i}, "end": {i}, "size": "1KiB", "colour": 1}}"#))
+            .collect();
+        for (elements, errors_per_buffer) in [(good, 0), (bad, 2)] {
+            let one_line = format!(r#"{{"buffers": [{}]}}"#, elements.join(", "));
+            let pretty = format!("{{\"buffers\": [\n  {}\n]}}", elements.join(",\n  "));
+            let mut scanned = Vec::new();
+            for text in [&one_line, &pretty] {
+                let locator = Locator::new(text);
+                let result = read_located(&locator, &ReadOptions::default());
+                assert_eq!(result.map_err(|e| e.errors.len()).err().unwrap_or(0), errors_per_buffer * buffers);
+                scanned.push(locator.scanned() as f64 / text.len() as f64);
+            }
+            assert!(scanned[0] < 4.0, "{} bytes scanned per byte of one-line input", scanned[0]);
+            assert!(scanned[0] < 2.0 * scanned[1], "one line {} vs pretty {} bytes per byte", scanned[0], scanned[1]);
+        }
+    }
+
+    #[test]
+    fn error_columns_on_one_long_line_count_characters() {
+        let elements: Vec<String> = (0..500)
+            .map(|i| format!(r#"{{"id": "日本{i}", "start": 1, "end": 2, "size": {}}}"#, 1 - 2 * (i % 2)))
+            .collect();
+        let text = format!(r#"{{"buffers": [{}]}}"#, elements.join(", "));
+        let errors = read_text(&text).unwrap_err().errors;
+        assert_eq!(errors.len(), 250);
+        let last = &errors[249];
+        let expected_column = text.rfind("-1").map(|at| text[..at].chars().count() + 1);
+        assert_eq!((last.line, last.column), (Some(1), expected_column), "{last:?}");
+        assert!(last.message.contains("buffers[499]: size: '-1' is negative"), "{last:?}");
+    }
+
+    #[test]
+    fn empty_and_blank_input_say_so() {
+        for (text, what) in [("", "empty input"), (" \n\t", "blank input")] {
+            let errors = read_text(text).unwrap_err().errors;
+            assert_eq!(errors.len(), 1);
+            assert_eq!(errors[0].line, Some(1));
+            assert!(errors[0].message.starts_with(what), "{errors:?}");
+        }
     }
 
     #[test]

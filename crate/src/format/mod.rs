@@ -77,7 +77,9 @@ pub fn read(text: &str, options: &ReadOptions) -> Result<Document, InputErrors> 
 
 /// Writes the problem with the given offsets: CSV with the input's columns plus `offset`
 /// (MiniMalloc's output), or JSON with `offset` on every buffer. Lifetimes go out in the
-/// problem's input semantics.
+/// problem's input semantics. `offsets` is a plan (an offset per buffer) or empty for the problem
+/// alone; with no buffers the two are one, written as a plan (CSV keeps an `offset` column), so
+/// that every plan written reads back as one.
 pub fn write(document: &Document, offsets: &[u64], format: Format) -> String {
     match format {
         Format::Csv => csv::write(&document.problem, document.csv_layout.as_ref(), offsets),

@@ -72,6 +72,17 @@ pub(super) fn assemble(
     let mut written = Vec::with_capacity(rows.len());
     let mut planned = Vec::with_capacity(rows.len());
     for row in rows {
+        // A plan's offsets stay out of the problem (only pinned ones go in, and Problem::new
+        // checks those), so their overflow is caught here, where the line is known.
+        if let Some(offset) = row.planned
+            && offset.checked_add(row.buffer.size).is_none()
+        {
+            let message = format!("buffer {}: offset {offset} + size {} overflows u64", row.buffer.id, row.buffer.size);
+            errors.push(match row.buffer.line {
+                Some(line) => InputError::at_line(line, message),
+                None => InputError::new(message),
+            });
+        }
         buffers.push(row.buffer);
         written.push(row.written);
         planned.push(row.planned);

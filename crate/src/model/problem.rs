@@ -72,11 +72,7 @@ impl Problem {
             return Err(InputErrors::new(errors));
         }
         let max_load = super::load::max_load_wide(&buffers);
-        let max_load = u64::try_from(max_load).map_err(|_| {
-            InputErrors::single(InputError::new(format!(
-                "the total size of buffers alive at once ({max_load}) does not fit in 64 bits"
-            )))
-        })?;
+        let max_load = u64::try_from(max_load).map_err(|_| InputErrors::single(max_load_error(&buffers, max_load)))?;
         let pinned_top = buffers.iter().filter_map(|b| b.pinned.map(|offset| offset + b.size)).max().unwrap_or(0);
         let lower_bound = max_load.max(pinned_top).max(alignment_bound(&buffers));
         Ok(Problem { buffers, capacity, semantics: Semantics::HalfOpen, max_load, lower_bound })
@@ -128,6 +124,21 @@ impl Problem {
 
     pub fn has_alignment(&self) -> bool {
         self.buffers.iter().any(|b| b.alignment > 1)
+    }
+}
+
+/// Says when the buffers alive at once exceed 64 bits, at the line of the first of them in the
+/// input, since no one buffer is to blame.
+fn max_load_error(buffers: &[Buffer], max_load: u128) -> InputError {
+    let time = super::load::peak_time(buffers).unwrap_or(0); // there is one: the load is positive
+    let alive: Vec<&Buffer> = buffers.iter().filter(|b| b.start <= time && time < b.end).collect();
+    let message = format!(
+        "the {} buffers alive at time {time} total {max_load} bytes, which does not fit in 64 bits",
+        alive.len()
+    );
+    match alive.first().and_then(|b| b.line) {
+        Some(line) => InputError::at_line(line, format!("{message} (the first of them is on this line)")),
+        None => InputError::new(message),
     }
 }
 
@@ -211,8 +222,13 @@ mod tests {
 
     #[test]
     fn max_load_beyond_u64_is_an_error() {
-        let buffers = vec![Buffer::new("a", 0, 4, u64::MAX), Buffer::new("b", 1, 2, 2)];
-        assert!(Problem::new(buffers, None).is_err());
+        let mut buffers = vec![Buffer::new("a", 5, 9, 1), Buffer::new("b", 0, 4, u64::MAX), Buffer::new("c", 1, 2, 2)];
+        buffers[1].line = Some(3);
+        let errors = Problem::new(buffers, None).unwrap_err().errors;
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].line, Some(3));
+        let expected = format!("the 2 buffers alive at time 1 total {} bytes", u128::from(u64::MAX) + 2);
+        assert!(errors[0].message.contains(&expected), "{errors:?}");
     }
 
     #[test]

@@ -30,19 +30,35 @@ pub(super) struct Record {
 /// quote, or text after a closing quote); such a record is left out, never guessed at.
 pub(super) fn split(text: &str) -> (Vec<Record>, Vec<InputError>) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text); // a byte-order mark is not part of the header
-    let mut lines = text.lines().enumerate().map(|(i, line)| (i + 1, line));
+    let mut lines = text.split_inclusive('\n').enumerate().map(|(i, line)| Line::new(i + 1, line));
     let (mut records, mut errors) = (Vec::new(), Vec::new());
-    while let Some((number, line)) = lines.next() {
-        let content = line.trim();
+    while let Some(line) = lines.next() {
+        let content = line.text.trim();
         if content.is_empty() || content.starts_with('#') {
             continue;
         }
-        match read_record(number, line, &mut lines) {
+        match read_record(line, &mut lines) {
             Ok(record) => records.push(record),
             Err(error) => errors.push(error),
         }
     }
     (records, errors)
+}
+
+/// One line of the text without its line break, and the break itself, which a quoted cell that
+/// spans lines keeps as written (`\r\n` stays `\r\n`, so that any id reads back as it was).
+struct Line<'t> {
+    number: usize,
+    text: &'t str,
+    /// `"\n"`, `"\r\n"`, or `""` on a last line without a break.
+    ending: &'t str,
+}
+
+impl<'t> Line<'t> {
+    fn new(number: usize, with_ending: &'t str) -> Self {
+        let text = with_ending.strip_suffix('\n').map_or(with_ending, |t| t.strip_suffix('\r').unwrap_or(t));
+        Line { number, text, ending: &with_ending[text.len()..] }
+    }
 }
 
 /// A cursor over the current line's characters that knows its line and column.
@@ -51,11 +67,13 @@ struct Cursor<'t> {
     line: usize,
     /// The column of the next character.
     column: usize,
+    /// The current line's break, for a quoted cell that goes on to the next line.
+    ending: &'t str,
 }
 
 impl<'t> Cursor<'t> {
-    fn new(line: usize, text: &'t str) -> Self {
-        Cursor { chars: text.chars().peekable(), line, column: 1 }
+    fn new(line: Line<'t>) -> Self {
+        Cursor { chars: line.text.chars().peekable(), line: line.number, column: 1, ending: line.ending }
     }
 
     fn next(&mut self) -> Option<char> {
@@ -71,12 +89,9 @@ impl<'t> Cursor<'t> {
     }
 }
 
-fn read_record<'t>(
-    line: usize,
-    text: &'t str,
-    more_lines: &mut impl Iterator<Item = (usize, &'t str)>,
-) -> Result<Record, InputError> {
-    let mut cursor = Cursor::new(line, text);
+fn read_record<'t>(line: Line<'t>, more_lines: &mut impl Iterator<Item = Line<'t>>) -> Result<Record, InputError> {
+    let line_number = line.number;
+    let mut cursor = Cursor::new(line);
     let mut cells = Vec::new();
     loop {
         let cell_start = cursor.column;
@@ -113,14 +128,14 @@ fn read_record<'t>(
         let column = if text.is_empty() { cell_start } else { first_column };
         cells.push(Cell { text, line: cell_line, column });
         if ends_record {
-            return Ok(Record { line, cells });
+            return Ok(Record { line: line_number, cells });
         }
     }
 }
 
 /// Reads a quoted cell's content after its opening quote, through the closing quote, moving to
 /// the next lines while the quote is open. `None` when the text ends first.
-fn read_quoted<'t>(cursor: &mut Cursor<'t>, more_lines: &mut impl Iterator<Item = (usize, &'t str)>) -> Option<String> {
+fn read_quoted<'t>(cursor: &mut Cursor<'t>, more_lines: &mut impl Iterator<Item = Line<'t>>) -> Option<String> {
     let mut text = String::new();
     loop {
         match cursor.next() {
@@ -131,9 +146,9 @@ fn read_quoted<'t>(cursor: &mut Cursor<'t>, more_lines: &mut impl Iterator<Item 
             Some('"') => return Some(text),
             Some(c) => text.push(c),
             None => {
-                let (line, next) = more_lines.next()?;
-                *cursor = Cursor::new(line, next);
-                text.push('\n');
+                let ending = cursor.ending;
+                *cursor = Cursor::new(more_lines.next()?);
+                text.push_str(ending);
             }
         }
     }
@@ -174,6 +189,10 @@ mod tests {
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(texts(&records[0]), ["two\nlines", "1"]);
         assert_eq!(records[1].line, 3);
+        let (records, errors) = split("\"two\r\nlines\r\n\",1\r\nb,2\r\n");
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(texts(&records[0]), ["two\r\nlines\r\n", "1"]);
+        assert_eq!(texts(&records[1]), ["b", "2"]);
     }
 
     #[test]
@@ -189,7 +208,7 @@ mod tests {
 
     #[test]
     fn quote_round_trips_through_split() {
-        for id in ["plain", "a,b", "say \"hi\"", " padded ", "", "#hash", "two\nlines"] {
+        for id in ["plain", "a,b", "say \"hi\"", " padded ", "", "#hash", "two\nlines", "cr\r\nlf\r\n", "cr\r", "\r"] {
             let (records, errors) = split(&format!("{},1\n", quote(id)));
             assert!(errors.is_empty(), "{id:?}: {errors:?}");
             assert_eq!(records[0].cells[0].text, id);

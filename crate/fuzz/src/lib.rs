@@ -1,0 +1,55 @@
+//! What the fuzz targets check beyond "no panic": an input that reads writes back to text that
+//! reads as the same problem and plan, in the format it came in and in the other one.
+
+use memplan::format::{self, Document, Format, Offsets, ReadOptions};
+use memplan::{Buffer, Semantics};
+
+/// The reading options from the input's first byte (semantics and what offsets mean), so that
+/// every combination is explored, and the rest of the input as text (`None` if it is not UTF-8,
+/// which the CLI refuses before parsing).
+pub fn options_and_text(data: &[u8], format: Option<Format>) -> Option<(ReadOptions, &str)> {
+    let (&first, rest) = data.split_first()?;
+    let semantics = Semantics::ALL[usize::from(first % 3)];
+    let offsets = if first & 0x80 == 0 { Offsets::Pinned } else { Offsets::Plan };
+    Some((ReadOptions { format, semantics, offsets }, std::str::from_utf8(rest).ok()?))
+}
+
+/// The buffers without their input lines, which depend on the layout of the text.
+fn unlocated(document: &Document) -> Vec<Buffer> {
+    document.problem.buffers().iter().cloned().map(|b| Buffer { line: None, ..b }).collect()
+}
+
+/// Writes `document` as `out` and reads it back: the same buffers, plan and semantics, and the
+/// same capacity when `out` can hold one (CSV cannot). Writing what was read back gives the same
+/// text again. The semantics is passed when reading back, since CSV does not record it.
+pub fn assert_round_trip(document: &Document, offsets: Offsets, out: Format) {
+    let plan = document.plan.clone().unwrap_or_default();
+    let written = format::write(document, &plan, out);
+    let semantics = document.problem.semantics();
+    for format in [Some(out), None] {
+        let options = ReadOptions { format, semantics, offsets };
+        let back = format::read(&written, &options)
+            .unwrap_or_else(|errors| panic!("the {out:?} written does not read back: {errors}\n{written}"));
+        assert_eq!(back.format, out, "sniffed the wrong format:\n{written}");
+        assert_eq!(unlocated(&back), unlocated(document), "buffers changed:\n{written}");
+        assert_eq!(back.plan, document.plan, "plan changed:\n{written}");
+        assert_eq!(back.problem.semantics(), semantics, "semantics changed:\n{written}");
+        if out == Format::Json {
+            assert_eq!(back.problem.capacity(), document.problem.capacity(), "capacity changed:\n{written}");
+        }
+        let again = format::write(&back, &plan, out);
+        assert_eq!(again, written, "writing what was read back gave other text");
+    }
+}
+
+/// Reads `data` with options from its first byte; when it reads, checks the round trip in both
+/// formats.
+pub fn read_and_round_trip(data: &[u8], format: Option<Format>) {
+    let Some((options, text)) = options_and_text(data, format) else { return };
+    let Ok(document) = format::read(text, &options) else { return };
+    if let Some(plan) = &document.plan {
+        assert_eq!(plan.len(), document.problem.len(), "a plan read has an offset per buffer");
+    }
+    assert_round_trip(&document, options.offsets, Format::Csv);
+    assert_round_trip(&document, options.offsets, Format::Json);
+}
