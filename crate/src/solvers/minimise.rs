@@ -64,6 +64,10 @@ pub fn minimise(
         None => UNLIMITED_FIRST_SLICE,
     };
     let mut unknown_this_round = false;
+    // The lower bound itself is probed once per round; after that the driver bisects, so that
+    // refutations at the bound raise it by halves of the gap, not byte by byte (a gap near 2^64
+    // would otherwise take that many probes).
+    let mut bound_probed = false;
     while proven_lower < best.makespan && deadline.expired().is_none() {
         if search_lower >= best.makespan {
             if !unknown_this_round {
@@ -73,10 +77,15 @@ pub fn minimise(
             search_lower = proven_lower;
             slice = slice.saturating_mul(2);
             unknown_this_round = false;
+            bound_probed = false;
         }
         // Probe the lower bound itself first: perfect packings are common and end the search.
-        let capacity =
-            if search_lower == proven_lower { proven_lower } else { search_lower + (best.makespan - search_lower) / 2 };
+        let capacity = if !bound_probed && search_lower == proven_lower {
+            proven_lower
+        } else {
+            search_lower + (best.makespan - search_lower) / 2
+        };
+        bound_probed = true;
         let probe_deadline = deadline.within(slice);
         match probe(capacity, &probe_deadline) {
             Probe::Feasible { offsets, placement_order } => {
@@ -174,6 +183,26 @@ mod tests {
         assert_eq!(solution.makespan, 11);
         assert_eq!(solution.lower_bound, 11);
         assert!(solution.optimal);
+    }
+
+    #[test]
+    fn refutations_at_the_bound_bisect_a_huge_gap() {
+        // L = 8, a start plan near u64::MAX, and a pretend solver for which capacities >= 2^40 fit:
+        // a probe per bit of the gap, not one per byte.
+        let problem = problem();
+        let start = stacked(&problem, vec![0, u64::MAX - 5, 0]);
+        let mut probes = 0;
+        let solution = minimise(&problem, &SolveOptions::default(), &Deadline::none(), start, |capacity, _| {
+            probes += 1;
+            if capacity >= 1 << 40 {
+                Probe::Feasible { offsets: vec![0, capacity - 5, 0], placement_order: vec![0, 1, 2] }
+            } else {
+                Probe::Infeasible
+            }
+        });
+        assert_eq!(solution.makespan, 1 << 40);
+        assert!(solution.optimal);
+        assert!(probes <= 2 * 64, "{probes} probes");
     }
 
     #[test]

@@ -69,11 +69,15 @@ impl Greedy {
 
 /// The presets, in the order listings show them.
 pub fn presets() -> Vec<Box<dyn Solver>> {
+    preset_planners().into_iter().map(|greedy| Box::new(greedy) as Box<dyn Solver>).collect()
+}
+
+/// The presets with their runs readable ([`Greedy::runs`]), for tests that check each against its
+/// definition.
+pub fn preset_planners() -> Vec<Greedy> {
     use Fit::*;
     use Order::*;
-    let preset = |name: &str, description: &str, runs: Vec<Run>| -> Box<dyn Solver> {
-        Box::new(Greedy::new(name, description, runs))
-    };
+    let preset = |name: &str, description: &str, runs: Vec<Run>| Greedy::new(name, description, runs);
     vec![
         preset(
             "slff",
@@ -133,12 +137,19 @@ impl Solver for Greedy {
         let started = Instant::now();
         let deadline = options.deadline(started);
         let mut best: Option<(u64, Run, Placement)> = None;
+        let mut overflow = None;
         for &run in &self.runs {
             let order = run.order.arrange(problem.buffers(), options.seed);
             let placement = match place(problem, &order, run.fit, &deadline) {
                 Ok(placement) => placement,
                 // A later run's timeout still leaves the earlier runs' plan.
                 Err(SolveError::Timeout | SolveError::Cancelled) if best.is_some() => break,
+                // One run's plan passing u64 says nothing of the others': the error only when
+                // every run overflows.
+                Err(error @ SolveError::Overflow { .. }) => {
+                    overflow = overflow.or(Some(error));
+                    continue;
+                }
                 Err(error) => return Err(error),
             };
             let makespan = crate::metrics::makespan(problem.buffers(), &placement.offsets);
@@ -146,8 +157,9 @@ impl Solver for Greedy {
                 best = Some((makespan, run, placement));
             }
         }
-        let (_, run, placement) =
-            best.ok_or_else(|| SolveError::Unsupported("a greedy planner needs at least one run".into()))?;
+        let (_, run, placement) = best.ok_or_else(|| {
+            overflow.unwrap_or_else(|| SolveError::Unsupported("a greedy planner needs at least one run".into()))
+        })?;
         let mut stats = Stats::new();
         stats.insert("order".into(), run.order.name().into());
         stats.insert("fit".into(), run.fit.name().into());

@@ -243,16 +243,16 @@ fn fit(
     let mut parts = Parts::split(problem);
     parts.place_singles(problem);
     let mut report = Report { parts: parts.len() as u64, ..Report::default() };
-    let misfits = |parts: &Parts| (0..parts.len()).filter(|&k| parts.makespan[k] > capacity).collect::<Vec<_>>();
+    let misfits = |parts: &Parts| (0..parts.len()).filter(|&k| !parts.fits(k, capacity)).collect::<Vec<_>>();
     if config.baseline && !misfits(&parts).is_empty() {
         match baseline(problem, options) {
             Ok(plan) => {
                 parts.adopt(problem, &plan.plan.offsets, &plan.placement_order, |_| true);
-                report.by_baseline = (0..parts.len())
-                    .filter(|&k| parts.members(k).len() > 1 && parts.makespan[k] <= capacity)
-                    .count() as u64;
+                report.by_baseline =
+                    (0..parts.len()).filter(|&k| parts.members(k).len() > 1 && parts.fits(k, capacity)).count() as u64;
             }
-            Err(SolveError::Timeout | SolveError::Cancelled) => {}
+            // No baseline plan (its skyline may pass u64 where the search still finds room).
+            Err(SolveError::Timeout | SolveError::Cancelled | SolveError::Overflow { .. }) => {}
             Err(error) => return Err(error),
         }
     }
@@ -279,7 +279,7 @@ fn fit(
         // The best plan known for what the search did not fit (its partial plans are not plans):
         // the better of the baseline's and the greedy portfolio's, in the time left. Parts too
         // large to search may fit that way too.
-        if unsolved.iter().any(|&k| parts.makespan[k] == u64::MAX) && deadline.cancel_flag().is_cancelled() {
+        if unsolved.iter().any(|&k| parts.makespan[k].is_none()) && deadline.cancel_flag().is_cancelled() {
             return Err(SolveError::Cancelled);
         }
         let greedy_options = SolveOptions {
@@ -292,7 +292,7 @@ fn fit(
         };
         let greedy = crate::run::solve(problem, "auto", &greedy_options)?;
         parts.adopt(problem, &greedy.plan.offsets, &greedy.placement_order, |k| unsolved.contains(&k));
-        let fitted = unsolved.iter().filter(|&&k| parts.makespan[k] <= capacity).count();
+        let fitted = unsolved.iter().filter(|&&k| parts.fits(k, capacity)).count();
         stats.insert("parts_by_greedy".into(), StatValue::Count(fitted as u64));
     }
     let (offsets, order) = parts.assemble();
@@ -382,7 +382,7 @@ fn improve_from(
                 verdict = Probe::Infeasible;
                 break;
             }
-            if parts.makespan[k] <= capacity {
+            if parts.fits(k, capacity) {
                 continue;
             }
             if !parts.searchable(k) {
