@@ -84,7 +84,8 @@ pub struct SolveOptions {
     pub capacity: Option<u64>,
     pub time_limit: Option<Duration>,
     pub seed: u64,
-    /// Worker threads for parallel solvers; `None` = all cores (the CLI builds the pool).
+    /// Worker threads for parallel solvers, 1 to [`MAX_THREADS`]; `None` = all cores (the CLI
+    /// builds the pool). [`SolveOptions::check`] refuses other counts.
     pub threads: Option<usize>,
     pub effort: Effort,
     pub cancel: CancelFlag,
@@ -108,7 +109,25 @@ impl std::fmt::Debug for SolveOptions {
     }
 }
 
+/// The most worker threads a solve may ask for. Each solve builds its own pool, and tens of
+/// thousands of OS threads take long to start and reserve a stack each, while memplan's
+/// parallelism (the portfolio's members, two racing searchers, idealloc's iterations) gains
+/// nothing from more threads than a large machine has cores. A fixed number rather than a
+/// multiple of this machine's cores, so that a command valid on one machine is valid on all.
+pub const MAX_THREADS: usize = 256;
+
 impl SolveOptions {
+    /// Refuses what no solver can honour, with one message wherever the options come from (the
+    /// CLI, the page, a library caller): a thread count outside `1..=`[`MAX_THREADS`].
+    pub fn check(&self) -> Result<(), SolveError> {
+        match self.threads {
+            Some(threads) if !(1..=MAX_THREADS).contains(&threads) => Err(SolveError::Unsupported(format!(
+                "threads: {threads} is outside 1 to {MAX_THREADS} (leave it unset for all cores)"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     /// The point in time after which the solve must stop, measured from `started`.
     pub fn deadline(&self, started: Instant) -> Deadline {
         Deadline { at: self.time_limit.and_then(|limit| started.checked_add(limit)), cancel: self.cancel.clone() }
@@ -119,6 +138,19 @@ impl SolveOptions {
             sink(&progress);
         }
     }
+}
+
+/// A time limit given in seconds (the CLI's `--time-limit`, the page's `timeLimit`) as the
+/// options hold it. Zero is a limit that has already passed: solvers stop at their first look at
+/// the clock and return what they have (`auto` always has a plan). A limit too long for a
+/// [`Duration`] (about 585 billion years) or `+inf` is no limit (`None`), as a deadline that far
+/// ahead is never reached anyway. `NaN` and negative numbers are errors.
+pub fn time_limit_from_secs(secs: f64) -> Result<Option<Duration>, SolveError> {
+    if secs.is_nan() || secs < 0.0 {
+        return Err(SolveError::Unsupported(format!("time limit: {secs} is not a non-negative number of seconds")));
+    }
+    // Non-negative and not NaN: the only failure left is a value too large.
+    Ok(Duration::try_from_secs_f64(secs).ok())
 }
 
 /// Solver-specific settings, by name, as text: the CLI (`--param name=value`) and the page pass them
@@ -253,6 +285,33 @@ pub enum SolveError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_limits_in_seconds() {
+        assert_eq!(time_limit_from_secs(0.0), Ok(Some(Duration::ZERO)));
+        assert_eq!(time_limit_from_secs(1.5), Ok(Some(Duration::from_millis(1500))));
+        assert_eq!(time_limit_from_secs(1e20), Ok(None));
+        assert_eq!(time_limit_from_secs(f64::INFINITY), Ok(None));
+        assert_eq!(time_limit_from_secs(f64::MAX), Ok(None));
+        for bad in [-1.0, -0.001, f64::NEG_INFINITY, f64::NAN] {
+            assert!(matches!(time_limit_from_secs(bad), Err(SolveError::Unsupported(_))), "{bad}");
+        }
+        // A limit that fits a Duration but not an Instant is no deadline either.
+        let far = time_limit_from_secs(1e19).unwrap();
+        let options = SolveOptions { time_limit: far, ..SolveOptions::default() };
+        assert_eq!(options.deadline(Instant::now()).remaining(), None);
+    }
+
+    #[test]
+    fn thread_counts_are_bounded() {
+        for threads in [None, Some(1), Some(MAX_THREADS)] {
+            assert_eq!(SolveOptions { threads, ..SolveOptions::default() }.check(), Ok(()));
+        }
+        for threads in [0, MAX_THREADS + 1, 100_000, usize::MAX] {
+            let error = SolveOptions { threads: Some(threads), ..SolveOptions::default() }.check().unwrap_err();
+            assert!(error.to_string().contains(&MAX_THREADS.to_string()), "{error}");
+        }
+    }
 
     #[test]
     fn a_child_flag_sees_its_ancestors_cancel_but_not_the_reverse() {

@@ -7,6 +7,7 @@ use crate::solvers;
 /// Runs the named solver. With `options.threads` set, natively, the solve runs in a pool of that
 /// many threads; in wasm the page's global pool is used.
 pub fn solve(problem: &Problem, solver: &str, options: &SolveOptions) -> Result<Solution, SolveError> {
+    options.check()?;
     let solver = solvers::by_name(solver)?;
     let declared = solver.parameters();
     let unknown: Vec<&str> = options.params.names().filter(|n| !declared.iter().any(|p| p.name == *n)).collect();
@@ -22,7 +23,7 @@ pub fn solve(problem: &Problem, solver: &str, options: &SolveOptions) -> Result<
     #[cfg(not(target_arch = "wasm32"))]
     if let Some(threads) = options.threads {
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
+            .num_threads(threads) // 1 to MAX_THREADS: checked above
             .build()
             .map_err(|e| SolveError::Unsupported(format!("cannot start {threads} threads: {e}")))?;
         return pool.install(|| solver.solve(problem, options));

@@ -7,14 +7,13 @@
 //! to spawn on, so the job runs inside `start` and the page cancels by ending the worker.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::format::{self, Document, Format, Offsets, ReadOptions};
 use crate::model::{Problem, Semantics, Solution};
-use crate::options::{CancelFlag, Effort, Params, Progress, SolveError, SolveOptions};
+use crate::options::{CancelFlag, Effort, Params, Progress, SolveError, SolveOptions, time_limit_from_secs};
 use crate::solvers::{self, greedy};
 use crate::{generate, metrics, run, size, validate};
 
@@ -265,8 +264,8 @@ impl Job {
             Some(text) => Effort::parse(text).ok_or_else(|| JsValue::from_str(&format!("unknown effort '{text}'")))?,
         };
         let time_limit = match asked.time_limit {
-            Some(secs) if secs.is_finite() && secs > 0.0 => Some(Duration::from_secs_f64(secs)),
-            _ => None,
+            Some(secs) => time_limit_from_secs(secs).map_err(|e| JsValue::from_str(&e.to_string()))?,
+            None => None,
         };
         solvers::by_name(&asked.solver).map_err(|e| JsValue::from_str(&e.to_string()))?;
         let state = Arc::new(JobState::default());
