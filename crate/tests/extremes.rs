@@ -87,14 +87,15 @@ fn capacity(problem: &Problem, pick: u8, slack: u64) -> Option<u64> {
 }
 
 /// Small work budgets for every solver that declares one, so that a case stays quick and a run is
-/// reproducible.
-fn options(solver: &dyn Solver, capacity: Option<u64>, seed: u64) -> SolveOptions {
+/// reproducible; and idealloc's start address, which may be near u64::MAX too.
+fn options(solver: &dyn Solver, capacity: Option<u64>, seed: u64, start_address: u64) -> SolveOptions {
     let mut params = Params::new();
     for parameter in solver.parameters() {
         match parameter.name {
             "budget" => params.set("budget", "2000"),
             "max_steps" => params.set("max_steps", "2000"),
             "iterations" => params.set("iterations", "3"),
+            "start-address" => params.set("start-address", start_address.to_string()),
             _ => {}
         }
     }
@@ -144,11 +145,12 @@ proptest! {
         pick in any::<u8>(),
         slack in 0u64..4,
         seed in any::<u64>(),
+        start_address in prop_oneof![3 => Just(0u64), 1 => 1u64..9, 1 => Just(HALF), 1 => (0u64..9).prop_map(|k| u64::MAX - k)],
     ) {
         let capacity = capacity(&problem, pick, slack);
         let mut answers = Vec::new();
         for solver in every_planner() {
-            let result = solver.solve(&problem, &options(solver.as_ref(), capacity, seed));
+            let result = solver.solve(&problem, &options(solver.as_ref(), capacity, seed, start_address));
             answers.push((solver.name().to_string(), check(&problem, solver.name(), capacity, result)?));
         }
         // A proof that nothing fits never meets a plan that fits.
