@@ -203,6 +203,13 @@ impl Params {
     pub fn get_or<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, SolveError> {
         Ok(self.get(name)?.unwrap_or(default))
     }
+
+    /// Checks the value of every parameter in `declared` that is set against its kind and range
+    /// (the first refused is the error). Names not declared are left alone: a solver that runs
+    /// another passes its options on, and [`crate::run::solve`] refuses unknown names.
+    pub fn check(&self, declared: &[Parameter]) -> Result<(), SolveError> {
+        declared.iter().try_for_each(|p| self.0.get(p.name).map_or(Ok(()), |text| p.check(text)))
+    }
 }
 
 fn short_type_name<T>() -> &'static str {
@@ -211,6 +218,10 @@ fn short_type_name<T>() -> &'static str {
 }
 
 /// A setting a solver accepts, for `memplan solvers` and the playground's controls.
+///
+/// Every number parameter declares the values it accepts, and [`Params::check`] refuses a value
+/// outside them with an error that names the parameter and the range: one answer for every
+/// solver, never a silent clamp. Solvers check their parameters when a solve starts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Parameter {
     pub name: &'static str,
@@ -219,6 +230,90 @@ pub struct Parameter {
     /// The value used when the parameter is not set, as text.
     pub default: String,
     pub description: &'static str,
+    /// The values accepted (`None` for a `bool`).
+    pub range: Option<Range>,
+}
+
+impl Parameter {
+    /// A whole number from `min` to `max` (both included).
+    pub fn int(name: &'static str, default: u64, min: u64, max: u64, description: &'static str) -> Parameter {
+        Parameter { name, kind: "int", default: default.to_string(), description, range: Some(Range::Int { min, max }) }
+    }
+
+    /// A finite number of at least `min` (and at most `max` when given).
+    pub fn float(name: &'static str, default: f64, min: f64, max: Option<f64>, description: &'static str) -> Parameter {
+        let range = Some(Range::Float { min, max });
+        Parameter { name, kind: "float", default: default.to_string(), description, range }
+    }
+
+    /// `true` or `false`.
+    pub fn flag(name: &'static str, default: bool, description: &'static str) -> Parameter {
+        Parameter { name, kind: "bool", default: default.to_string(), description, range: None }
+    }
+
+    /// Whether `text` is a value of this parameter; the error names the parameter and what it takes.
+    pub fn check(&self, text: &str) -> Result<(), SolveError> {
+        let name = self.name;
+        let refuse = |what: String| Err(SolveError::Unsupported(format!("parameter {name}: {what}")));
+        match self.range {
+            None => match text.parse::<bool>() {
+                Ok(_) => Ok(()),
+                Err(_) => refuse(format!("'{text}' is not true or false")),
+            },
+            Some(range @ Range::Int { min, max }) => match text.parse::<u64>() {
+                Ok(value) if (min..=max).contains(&value) => Ok(()),
+                Ok(value) => refuse(format!("{value} is outside its range, {range}")),
+                Err(_) => refuse(format!("'{text}' is not a whole number ({range})")),
+            },
+            Some(range @ Range::Float { min, max }) => match text.parse::<f64>() {
+                Ok(value) if value.is_finite() && value >= min && max.is_none_or(|max| value <= max) => Ok(()),
+                Ok(value) => refuse(format!("{value} is outside its range, {range}")),
+                Err(_) => refuse(format!("'{text}' is not a number ({range})")),
+            },
+        }
+    }
+}
+
+/// The values a number parameter accepts, both ends included.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Range {
+    Int {
+        min: u64,
+        max: u64,
+    },
+    /// Finite numbers only; `max: None` leaves the top open.
+    Float {
+        min: f64,
+        max: Option<f64>,
+    },
+}
+
+impl std::fmt::Display for Range {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Range::Int { min, max: u64::MAX } => write!(f, "at least {min}"),
+            Range::Int { min, max } => write!(f, "{min} to {max}"),
+            Range::Float { min, max: None } => write!(f, "at least {min}"),
+            Range::Float { min, max: Some(max) } => write!(f, "{min} to {max}"),
+        }
+    }
+}
+
+/// As `{min, max, text}`, the ends as decimal text (a u64 does not survive a JS number); `max`
+/// is null when the top is open.
+impl Serialize for Range {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let (min, max) = match *self {
+            Range::Int { min, max } => (min.to_string(), (max != u64::MAX).then(|| max.to_string())),
+            Range::Float { min, max } => (min.to_string(), max.map(|max| max.to_string())),
+        };
+        let mut out = serializer.serialize_struct("Range", 3)?;
+        out.serialize_field("min", &min)?;
+        out.serialize_field("max", &max)?;
+        out.serialize_field("text", &self.to_string())?;
+        out.end()
+    }
 }
 
 /// The time limit and the cancel flag together: the one thing a solver's loops poll.

@@ -232,8 +232,9 @@ pub fn solvers(as_json: bool) -> Result<ExitCode, Failure> {
     for info in &infos {
         println!("{:width$}  {}", info.name, info.description);
         for parameter in &info.parameters {
+            let range = parameter.range.map(|range| format!(", {range}")).unwrap_or_default();
             println!(
-                "{:width$}    --param {}=<{}> (default {}): {}",
+                "{:width$}    --param {}=<{}> (default {}{range}): {}",
                 "", parameter.name, parameter.kind, parameter.default, parameter.description
             );
         }

@@ -62,51 +62,52 @@ impl Solver for Telamalloc {
     fn parameters(&self) -> Vec<Parameter> {
         let defaults = Settings::default();
         vec![
-            Parameter {
-                name: "candidates",
-                kind: "int",
-                default: defaults.candidates.to_string(),
-                description: "heuristic candidates per decision point (3 = the three heuristics in the current phase)",
-            },
-            Parameter {
-                name: "subtree_limit",
-                kind: "int",
-                default: defaults.subtree_limit.to_string(),
-                description: "backtracks inside one subtree before the search jumps out of it (doubles on restarts)",
-            },
-            Parameter {
-                name: "restarts",
-                kind: "int",
-                default: defaults.restarts_before_complete.to_string(),
-                description: "heuristic attempts before turns of the complete search alternate with them \
-                              (0 = complete search only)",
-            },
-            Parameter {
-                name: "cross_section",
-                kind: "bool",
-                default: defaults.cross_section.to_string(),
-                description: "cross-section reasoning over the free gaps of each time segment",
-            },
-            Parameter {
-                name: "frontier",
-                kind: "bool",
-                default: defaults.frontier.to_string(),
-                description: "take the three heuristics' picks among the buffers with the lowest feasible offset \
-                              (false: within the current contention phase, as the paper)",
-            },
-            Parameter {
-                name: "baseline",
-                kind: "bool",
-                default: "true".into(),
-                description: "try the skyline baseline heuristic (3.1) before searching, as TelaMalloc does in production",
-            },
-            Parameter {
-                name: "max_steps",
-                kind: "int",
-                default: "0".into(),
-                description: "placements the search may try in all (0 = a budget of propagation work by effort, \
-                              unless a time limit is set)",
-            },
+            Parameter::int(
+                "candidates",
+                defaults.candidates as u64,
+                1,
+                MAX_CANDIDATES,
+                "heuristic candidates per decision point (3 = the three heuristics in the current phase)",
+            ),
+            Parameter::int(
+                "subtree_limit",
+                defaults.subtree_limit,
+                1,
+                u64::MAX,
+                "backtracks inside one subtree before the search jumps out of it (doubles on restarts)",
+            ),
+            Parameter::int(
+                "restarts",
+                defaults.restarts_before_complete.into(),
+                0,
+                u32::MAX.into(),
+                "heuristic attempts before turns of the complete search alternate with them \
+                 (0 = complete search only)",
+            ),
+            Parameter::flag(
+                "cross_section",
+                defaults.cross_section,
+                "cross-section reasoning over the free gaps of each time segment",
+            ),
+            Parameter::flag(
+                "frontier",
+                defaults.frontier,
+                "take the three heuristics' picks among the buffers with the lowest feasible offset \
+                 (false: within the current contention phase, as the paper)",
+            ),
+            Parameter::flag(
+                "baseline",
+                true,
+                "try the skyline baseline heuristic (3.1) before searching, as TelaMalloc does in production",
+            ),
+            Parameter::int(
+                "max_steps",
+                0,
+                0,
+                u64::MAX,
+                "placements the search may try in all (0 = a budget of propagation work by effort, \
+                 unless a time limit is set)",
+            ),
         ]
     }
 
@@ -130,13 +131,19 @@ struct Config {
     timed: bool,
 }
 
+/// The most heuristic candidates per decision point: the frontier keeps that many sorted by a
+/// shift per insertion, and a list longer than a few dozen is no longer a heuristic's pick.
+const MAX_CANDIDATES: u64 = 64;
+
 impl Config {
+    /// The settings, once every parameter is checked against its declared range.
     fn from_options(options: &SolveOptions) -> Result<Config, SolveError> {
         let params = &options.params;
+        params.check(&Telamalloc.parameters())?;
         let defaults = Settings::default();
         let settings = Settings {
-            candidates: params.get_or("candidates", defaults.candidates)?.max(1),
-            subtree_limit: params.get_or("subtree_limit", defaults.subtree_limit)?.max(1),
+            candidates: params.get_or("candidates", defaults.candidates)?,
+            subtree_limit: params.get_or("subtree_limit", defaults.subtree_limit)?,
             restarts_before_complete: params.get_or("restarts", defaults.restarts_before_complete)?,
             cross_section: params.get_or("cross_section", defaults.cross_section)?,
             frontier: params.get_or("frontier", defaults.frontier)?,
