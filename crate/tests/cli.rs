@@ -243,3 +243,24 @@ fn out_of_range_threads_and_time_limits_are_usage_errors() {
         assert_eq!(json_line(&output)["feasible"], true);
     }
 }
+
+/// Capacity 0: every solver says a non-empty instance is infeasible (exit 1), from the flag and
+/// from the file alike; an empty instance fits it.
+#[test]
+fn capacity_zero_is_infeasible_for_every_solver() {
+    let input = scratch("zero.json", r#"{"capacity": 0, "buffers": [{"id": "a", "start": 0, "end": 2, "size": 4}]}"#);
+    let empty = scratch("empty.json", r#"{"capacity": 0, "buffers": []}"#);
+    for solver in ["auto", "slff", "zant-buddy", "minimalloc", "idealloc", "telamalloc", "greedy-size-top"] {
+        for args in [
+            vec!["solve", input.as_str(), "--solver", solver],
+            vec!["solve", input.as_str(), "--solver", solver, "--capacity", "0"],
+        ] {
+            let output = memplan(&args);
+            assert_eq!(output.status.code(), Some(1), "{args:?}: {}", stderr(&output));
+            assert!(stderr(&output).contains("infeasible"), "{args:?}: {}", stderr(&output));
+        }
+        let output = memplan(&["solve", &empty, "--solver", solver]);
+        assert_eq!(output.status.code(), Some(0), "{solver}: {}", stderr(&output));
+        assert_eq!(json_line(&output)["feasible"], true);
+    }
+}

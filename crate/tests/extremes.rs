@@ -73,8 +73,9 @@ fn instances(max_buffers: usize) -> impl Strategy<Value = Problem> {
 /// Capacities at the edges, and some near what the instance needs.
 fn capacity(problem: &Problem, pick: u8, slack: u64) -> Option<u64> {
     let need = problem.lower_bound();
-    match pick % 9 {
+    match pick % 10 {
         0 => None,
+        9 => Some(0),
         1 => Some(u64::MAX),
         2 => Some(u64::MAX - 1),
         3 => Some(HALF),
@@ -82,7 +83,8 @@ fn capacity(problem: &Problem, pick: u8, slack: u64) -> Option<u64> {
         5 => Some(need.saturating_add(slack)),
         6 => Some(need.saturating_sub(slack).max(1)),
         7 => Some(problem.max_load().saturating_add(slack)),
-        _ => Some(u64::MAX - slack),
+        8 => Some(u64::MAX - slack),
+        _ => unreachable!("a pick modulo 10"),
     }
 }
 

@@ -106,3 +106,32 @@ fn ranges_are_listed_for_the_page() {
     let budget = minimalloc["parameters"].as_array().unwrap().iter().find(|p| p["name"] == "budget").unwrap();
     assert_eq!(budget["range"], serde_json::json!({ "min": "0", "max": null, "text": "at least 0" }));
 }
+
+/// Capacity 0 has one answer from every solver: an empty instance gets the empty plan, which fits;
+/// a non-empty one is proven infeasible, as a refusal with the reason or (planners that do not
+/// steer by the capacity) a plan marked infeasible whose proven lower bound exceeds 0.
+#[test]
+fn capacity_zero_has_one_answer() {
+    let empty = Problem::new(Vec::new(), None).unwrap();
+    let busy = tiny();
+    let mut every = solvers::all();
+    every.extend(["greedy-start-top", "greedy-random-best"].map(|name| solvers::by_name(name).unwrap()));
+    for solver in &every {
+        let options = SolveOptions { capacity: Some(0), ..Default::default() };
+        let solution = solver.solve(&empty, &options).unwrap_or_else(|e| panic!("{}: {e}", solver.name()));
+        assert!(solution.feasible && solution.plan.offsets.is_empty() && solution.makespan == 0, "{}", solver.name());
+        match solver.solve(&busy, &options) {
+            Err(SolveError::Infeasible(_)) => {}
+            Ok(solution) => {
+                assert!(!solution.feasible && solution.lower_bound > 0, "{}", solver.name());
+                assert!(memplan::validate::validate_solution(&busy, &solution, None).is_valid());
+            }
+            Err(other) => panic!("{}: {other}", solver.name()),
+        }
+        // The same from a problem that carries the capacity itself, as an input file does.
+        let mut carried = busy.clone();
+        carried.set_capacity(Some(0));
+        let answer = solver.solve(&carried, &SolveOptions::default());
+        assert!(answer.is_err() || answer.is_ok_and(|s| !s.feasible), "{}", solver.name());
+    }
+}
