@@ -164,6 +164,40 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Larger instances (up to 16 buffers, so that the searches branch) scaled so that their max
+    /// load comes within a factor of two of u64::MAX: sizes and pinned offsets are multiplied, and
+    /// a plan of the original scales into one of these. At the scaled lower bound, one byte less,
+    /// and u64::MAX, every solver plans or refuses cleanly.
+    #[test]
+    fn scaled_instances_plan_or_refuse_cleanly(problem in common::instances(16, 64), pick in 0u8..4, seed in any::<u64>()) {
+        let factor = u64::MAX / 2 / problem.lower_bound().max(1);
+        let buffers: Vec<Buffer> = problem
+            .buffers()
+            .iter()
+            .map(|b| {
+                let mut scaled = b.clone();
+                scaled.size = b.size * factor;
+                scaled.pinned = b.pinned.map(|p| p * factor);
+                scaled
+            })
+            .collect();
+        let scaled = Problem::new(buffers, None).expect("scaling keeps an instance valid");
+        let capacity = match pick {
+            0 => None,
+            1 => Some(scaled.lower_bound()),
+            2 => Some(scaled.lower_bound() - 1),
+            _ => Some(u64::MAX),
+        };
+        for solver in every_planner() {
+            let result = solver.solve(&scaled, &options(solver.as_ref(), capacity, seed, 0));
+            check(&scaled, solver.name(), capacity, result)?;
+        }
+    }
+}
+
 /// One greedy run written from its definition in u128, so that a top past u64 is seen rather
 /// than refused: the offsets, or `None` when two pinned buffers clash.
 fn naive_run(problem: &Problem, run: Run, seed: u64) -> Option<Vec<u128>> {
