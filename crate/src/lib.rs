@@ -3,7 +3,7 @@
 //! Buffers have a size and a half-open lifetime `[start, end)`; a plan gives each an offset so that
 //! no two buffers alive at the same time overlap in memory. The library is free of I/O: parsers take
 //! text and return a [`Problem`] or every error with its line; solvers take a [`Problem`] and return
-//! a [`Solution`]; one independent [`validate`] module checks every plan.
+//! an [`Outcome`] (a plan or none, the proven bound, why it stopped); one independent [`validate`] module checks every plan.
 
 pub mod alignment;
 pub mod bench;

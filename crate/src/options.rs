@@ -101,7 +101,8 @@ pub struct SolveOptions {
     pub capacity: Option<u64>,
     pub time_limit: Option<Duration>,
     pub seed: u64,
-    /// Worker threads for parallel solvers; `None` = all cores (the CLI builds the pool).
+    /// Worker threads for parallel solvers, 1 to [`MAX_THREADS`]; `None` = all cores (the CLI
+    /// builds the pool). [`SolveOptions::check`] refuses other counts.
     pub threads: Option<usize>,
     pub effort: Effort,
     pub cancel: CancelFlag,
@@ -129,7 +130,25 @@ impl std::fmt::Debug for SolveOptions {
     }
 }
 
+/// The most worker threads a solve may ask for. Each solve builds its own pool, and tens of
+/// thousands of OS threads take long to start and reserve a stack each, while memplan's
+/// parallelism (the portfolio's members, two racing searchers, idealloc's iterations) gains
+/// nothing from more threads than a large machine has cores. A fixed number rather than a
+/// multiple of this machine's cores, so that a command valid on one machine is valid on all.
+pub const MAX_THREADS: usize = 256;
+
 impl SolveOptions {
+    /// Refuses what no solver can honour, with one message wherever the options come from (the
+    /// CLI, the page, a library caller): a thread count outside `1..=`[`MAX_THREADS`].
+    pub fn check(&self) -> Result<(), SolveError> {
+        match self.threads {
+            Some(threads) if !(1..=MAX_THREADS).contains(&threads) => Err(SolveError::Unsupported(format!(
+                "threads: {threads} is outside 1 to {MAX_THREADS} (leave it unset for all cores)"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     /// The point in time after which the solve must stop, measured from `started`.
     pub fn deadline(&self, started: Instant) -> Deadline {
         Deadline { at: self.time_limit.and_then(|limit| started.checked_add(limit)), cancel: self.cancel.clone() }
@@ -140,6 +159,19 @@ impl SolveOptions {
             sink(&progress);
         }
     }
+}
+
+/// A time limit given in seconds (the CLI's `--time-limit`, the page's `timeLimit`) as the
+/// options hold it. Zero is a limit that has already passed: solvers stop at their first look at
+/// the clock and return what they have (`auto` always has a plan). A limit too long for a
+/// [`Duration`] (about 585 billion years) or `+inf` is no limit (`None`), as a deadline that far
+/// ahead is never reached anyway. `NaN` and negative numbers are errors.
+pub fn time_limit_from_secs(secs: f64) -> Result<Option<Duration>, SolveError> {
+    if secs.is_nan() || secs < 0.0 {
+        return Err(SolveError::Unsupported(format!("time limit: {secs} is not a non-negative number of seconds")));
+    }
+    // Non-negative and not NaN: the only failure left is a value too large.
+    Ok(Duration::try_from_secs_f64(secs).ok())
 }
 
 /// Solver-specific settings, by name, as text: the CLI (`--param name=value`) and the page pass them
@@ -192,6 +224,13 @@ impl Params {
     pub fn get_or<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, SolveError> {
         Ok(self.get(name)?.unwrap_or(default))
     }
+
+    /// Checks the value of every parameter in `declared` that is set against its kind and range
+    /// (the first refused is the error). Names not declared are left alone: a solver that runs
+    /// another passes its options on, and [`crate::run::solve`] refuses unknown names.
+    pub fn check(&self, declared: &[Parameter]) -> Result<(), SolveError> {
+        declared.iter().try_for_each(|p| self.0.get(p.name).map_or(Ok(()), |text| p.check(text)))
+    }
 }
 
 fn short_type_name<T>() -> &'static str {
@@ -200,6 +239,10 @@ fn short_type_name<T>() -> &'static str {
 }
 
 /// A setting a solver accepts, for `memplan solvers` and the playground's controls.
+///
+/// Every number parameter declares the values it accepts, and [`Params::check`] refuses a value
+/// outside them with an error that names the parameter and the range: one answer for every
+/// solver, never a silent clamp. Solvers check their parameters when a solve starts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Parameter {
@@ -209,6 +252,91 @@ pub struct Parameter {
     /// The value used when the parameter is not set, as text.
     pub default: String,
     pub description: &'static str,
+    /// The values accepted (`None` for a `bool`).
+    #[cfg_attr(test, ts(type = "{ min: string, max: string | null, text: string } | null"))]
+    pub range: Option<Range>,
+}
+
+impl Parameter {
+    /// A whole number from `min` to `max` (both included).
+    pub fn int(name: &'static str, default: u64, min: u64, max: u64, description: &'static str) -> Parameter {
+        Parameter { name, kind: "int", default: default.to_string(), description, range: Some(Range::Int { min, max }) }
+    }
+
+    /// A finite number of at least `min` (and at most `max` when given).
+    pub fn float(name: &'static str, default: f64, min: f64, max: Option<f64>, description: &'static str) -> Parameter {
+        let range = Some(Range::Float { min, max });
+        Parameter { name, kind: "float", default: default.to_string(), description, range }
+    }
+
+    /// `true` or `false`.
+    pub fn flag(name: &'static str, default: bool, description: &'static str) -> Parameter {
+        Parameter { name, kind: "bool", default: default.to_string(), description, range: None }
+    }
+
+    /// Whether `text` is a value of this parameter; the error names the parameter and what it takes.
+    pub fn check(&self, text: &str) -> Result<(), SolveError> {
+        let name = self.name;
+        let refuse = |what: String| Err(SolveError::Unsupported(format!("parameter {name}: {what}")));
+        match self.range {
+            None => match text.parse::<bool>() {
+                Ok(_) => Ok(()),
+                Err(_) => refuse(format!("'{text}' is not true or false")),
+            },
+            Some(range @ Range::Int { min, max }) => match text.parse::<u64>() {
+                Ok(value) if (min..=max).contains(&value) => Ok(()),
+                Ok(value) => refuse(format!("{value} is outside its range, {range}")),
+                Err(_) => refuse(format!("'{text}' is not a whole number ({range})")),
+            },
+            Some(range @ Range::Float { min, max }) => match text.parse::<f64>() {
+                Ok(value) if value.is_finite() && value >= min && max.is_none_or(|max| value <= max) => Ok(()),
+                Ok(value) => refuse(format!("{value} is outside its range, {range}")),
+                Err(_) => refuse(format!("'{text}' is not a number ({range})")),
+            },
+        }
+    }
+}
+
+/// The values a number parameter accepts, both ends included.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Range {
+    Int {
+        min: u64,
+        max: u64,
+    },
+    /// Finite numbers only; `max: None` leaves the top open.
+    Float {
+        min: f64,
+        max: Option<f64>,
+    },
+}
+
+impl std::fmt::Display for Range {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Range::Int { min, max: u64::MAX } => write!(f, "at least {min}"),
+            Range::Int { min, max } => write!(f, "{min} to {max}"),
+            Range::Float { min, max: None } => write!(f, "at least {min}"),
+            Range::Float { min, max: Some(max) } => write!(f, "{min} to {max}"),
+        }
+    }
+}
+
+/// As `{min, max, text}`, the ends as decimal text (a u64 does not survive a JS number); `max`
+/// is null when the top is open.
+impl Serialize for Range {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let (min, max) = match *self {
+            Range::Int { min, max } => (min.to_string(), (max != u64::MAX).then(|| max.to_string())),
+            Range::Float { min, max } => (min.to_string(), max.map(|max| max.to_string())),
+        };
+        let mut out = serializer.serialize_struct("Range", 3)?;
+        out.serialize_field("min", &min)?;
+        out.serialize_field("max", &max)?;
+        out.serialize_field("text", &self.to_string())?;
+        out.end()
+    }
 }
 
 /// The time limit and the cancel flag together: the one thing a solver's loops poll.
@@ -312,6 +440,33 @@ impl From<SolveError> for Halt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_limits_in_seconds() {
+        assert_eq!(time_limit_from_secs(0.0), Ok(Some(Duration::ZERO)));
+        assert_eq!(time_limit_from_secs(1.5), Ok(Some(Duration::from_millis(1500))));
+        assert_eq!(time_limit_from_secs(1e20), Ok(None));
+        assert_eq!(time_limit_from_secs(f64::INFINITY), Ok(None));
+        assert_eq!(time_limit_from_secs(f64::MAX), Ok(None));
+        for bad in [-1.0, -0.001, f64::NEG_INFINITY, f64::NAN] {
+            assert!(matches!(time_limit_from_secs(bad), Err(SolveError::Unsupported(_))), "{bad}");
+        }
+        // A limit that fits a Duration but not an Instant is no deadline either.
+        let far = time_limit_from_secs(1e19).unwrap();
+        let options = SolveOptions { time_limit: far, ..SolveOptions::default() };
+        assert_eq!(options.deadline(Instant::now()).remaining(), None);
+    }
+
+    #[test]
+    fn thread_counts_are_bounded() {
+        for threads in [None, Some(1), Some(MAX_THREADS)] {
+            assert_eq!(SolveOptions { threads, ..SolveOptions::default() }.check(), Ok(()));
+        }
+        for threads in [0, MAX_THREADS + 1, 100_000, usize::MAX] {
+            let error = SolveOptions { threads: Some(threads), ..SolveOptions::default() }.check().unwrap_err();
+            assert!(error.to_string().contains(&MAX_THREADS.to_string()), "{error}");
+        }
+    }
 
     #[test]
     fn a_child_flag_sees_its_ancestors_cancel_but_not_the_reverse() {

@@ -8,14 +8,13 @@
 //! to spawn on, so the job runs inside `start` and the page cancels by ending the worker.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::format::{self, Document, Format, Offsets, ReadOptions};
 use crate::model::{InputError, Problem, Semantics};
-use crate::options::{CancelFlag, Effort, Params, Progress, SolveError, SolveOptions};
+use crate::options::{CancelFlag, Effort, Params, Progress, SolveError, SolveOptions, time_limit_from_secs};
 use crate::protocol::{Catalogue, Choice, JobStatus, ParsedSummary, Refusal, SolveRequest};
 use crate::run::registry;
 use crate::solvers::greedy;
@@ -252,8 +251,8 @@ impl Job {
             Some(text) => text.parse::<u64>().map_err(|_| request_error(format!("seed '{text}' is not a u64")))?,
         };
         let time_limit = match asked.time_limit {
-            Some(secs) if secs.is_finite() && secs > 0.0 => Some(Duration::from_secs_f64(secs)),
-            _ => None,
+            Some(secs) => time_limit_from_secs(secs).map_err(|e| request_error(e.to_string()))?,
+            None => None,
         };
         registry::by_name(&asked.solver).map_err(|e| request_error(e.to_string()))?;
         let state = Arc::new(JobState::default());

@@ -61,7 +61,11 @@ fn searches_return_their_best_plan_when_cancelled() {
     cancel_midway("minimalloc", &d, SolveOptions { capacity: Some(1_000_000), ..SolveOptions::default() });
     let endless = Params::new().with("max_steps", "1000000000000");
     cancel_midway("telamalloc", &d, SolveOptions { params: endless.clone(), ..SolveOptions::default() });
-    cancel_midway("telamalloc", &d, SolveOptions { capacity: Some(1_000_000), params: endless, ..SolveOptions::default() });
+    cancel_midway(
+        "telamalloc",
+        &d,
+        SolveOptions { capacity: Some(1_000_000), params: endless, ..SolveOptions::default() },
+    );
     cancel_midway("auto", &d, SolveOptions { effort: Effort::High, ..SolveOptions::default() });
 }
 

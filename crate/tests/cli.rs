@@ -265,3 +265,46 @@ fn generate_writes_a_trace_that_reads_back() {
     let again = memplan(&["generate", "--buffers", "300", "--seed", "9"]);
     assert_eq!(String::from_utf8_lossy(&again.stdout), std::fs::read_to_string(&out).unwrap());
 }
+
+/// Thread counts beyond the core's maximum and limits that are not a number of seconds are usage
+/// errors (exit 2) before anything runs: 100000 threads once hung building its pool, and
+/// `--time-limit 1e20` panicked converting to a `Duration`.
+#[test]
+fn out_of_range_threads_and_time_limits_are_usage_errors() {
+    let input = example("minimalloc/examples/input.12.csv");
+    for option in ["--threads=100000", "--threads=0", "--time-limit=-1", "--time-limit=NaN", "--time-limit=-inf"] {
+        let output = memplan(&["solve", &input, "--solver", "slff", option]);
+        assert_eq!(output.status.code(), Some(2), "{option}: {}", stderr(&output));
+        assert!(stderr(&output).contains("invalid option"), "{option}: {}", stderr(&output));
+    }
+    assert!(stderr(&memplan(&["solve", &input, "--threads=257"])).contains("outside 1 to 256"));
+    let bench = memplan(&["bench", &input, "--solvers", "slff", "--threads=100000"]);
+    assert_eq!(bench.status.code(), Some(2), "{}", stderr(&bench));
+    // A limit too long for a Duration is no limit; zero has passed at once, and `auto` still plans.
+    for option in ["--time-limit=1e20", "--time-limit=inf", "--time-limit=0", "--threads=256"] {
+        let output = memplan(&["solve", &input, option]);
+        assert_eq!(output.status.code(), Some(0), "{option}: {}", stderr(&output));
+        assert_eq!(json_line(&output)["feasible"], true);
+    }
+}
+
+/// Capacity 0: every solver says a non-empty instance is infeasible (exit 1), from the flag and
+/// from the file alike; an empty instance fits it.
+#[test]
+fn capacity_zero_is_infeasible_for_every_solver() {
+    let input = scratch("zero.json", r#"{"capacity": 0, "buffers": [{"id": "a", "start": 0, "end": 2, "size": 4}]}"#);
+    let empty = scratch("empty.json", r#"{"capacity": 0, "buffers": []}"#);
+    for solver in ["auto", "slff", "zant-buddy", "minimalloc", "idealloc", "telamalloc", "greedy-size-top"] {
+        for args in [
+            vec!["solve", input.as_str(), "--solver", solver],
+            vec!["solve", input.as_str(), "--solver", solver, "--capacity", "0"],
+        ] {
+            let output = memplan(&args);
+            assert_eq!(output.status.code(), Some(1), "{args:?}: {}", stderr(&output));
+            assert!(stderr(&output).contains("infeasible"), "{args:?}: {}", stderr(&output));
+        }
+        let output = memplan(&["solve", &empty, "--solver", solver]);
+        assert_eq!(output.status.code(), Some(0), "{solver}: {}", stderr(&output));
+        assert_eq!(json_line(&output)["feasible"], true);
+    }
+}

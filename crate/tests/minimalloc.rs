@@ -151,6 +151,8 @@ fn hard() -> Problem {
     memplan::generate::trace(memplan::generate::TraceSpec::new(400, 3))
 }
 
+/// A cancel, a time limit or a node budget stops the search, and the last two still answer. No
+/// clock is read: a limit of zero has passed at the first look, and a budget counts nodes.
 #[test]
 fn a_cancel_or_time_limit_stops_the_search_with_an_answer() {
     let problem = hard();
@@ -159,23 +161,25 @@ fn a_cancel_or_time_limit_stops_the_search_with_an_answer() {
     options.cancel.cancel();
     let outcome = MiniMalloc::default().solve(&problem, &options).unwrap();
     assert_eq!((outcome.stopped, outcome.plan.is_none()), (Stopped::Cancelled, true));
-    // Out of time: the start plan, marked as such.
-    let options = SolveOptions {
-        capacity: Some(capacity),
-        time_limit: Some(std::time::Duration::from_millis(50)),
-        ..SolveOptions::default()
-    };
-    let outcome = MiniMalloc::default().solve(&problem, &options).unwrap();
-    checked(&problem, &outcome);
-    if !outcome.feasible() {
-        assert_eq!(outcome.stopped, Stopped::TimeLimit);
+    let out_of_time = SolveOptions { time_limit: Some(std::time::Duration::ZERO), ..SolveOptions::default() };
+    let out_of_nodes = SolveOptions { params: memplan::Params::new().with("budget", "200"), ..SolveOptions::default() };
+    for (limited, why) in [(out_of_time, Stopped::TimeLimit), (out_of_nodes, Stopped::Budget)] {
+        // Out of time or nodes: the start plan, with the reason.
+        let options = SolveOptions { capacity: Some(capacity), ..limited.clone() };
+        let outcome = MiniMalloc::default().solve(&problem, &options).unwrap();
+        checked(&problem, &outcome);
+        if !outcome.feasible() {
+            assert_eq!(outcome.stopped, why);
+        }
+        // Minimisation under a limit returns a valid plan with a bound it proved.
+        let outcome = MiniMalloc::default().solve(&problem, &limited).unwrap();
+        let plan = checked(&problem, &outcome);
+        assert!(outcome.lower_bound >= problem.lower_bound());
+        assert!(outcome.lower_bound <= plan.makespan);
+        if !outcome.optimal() {
+            assert_eq!(outcome.stopped, why);
+        }
     }
-    // Minimisation under a time limit returns a valid plan with a bound it proved.
-    let options = SolveOptions { time_limit: Some(std::time::Duration::from_millis(100)), ..SolveOptions::default() };
-    let outcome = MiniMalloc::default().solve(&problem, &options).unwrap();
-    let plan = checked(&problem, &outcome);
-    assert!(outcome.lower_bound >= problem.lower_bound());
-    assert!(outcome.lower_bound <= plan.makespan);
 }
 
 #[test]

@@ -127,12 +127,23 @@ fn microbenchmarks_solve_without_backtracking() {
     }
 }
 
+/// Limits are honoured without reading a clock: a step budget stops the search at the same point
+/// on every run (the plan is reproducible), a time limit that has already passed stops it at its
+/// first look at the clock, and a cancel stops it too. Every plan returned is valid.
 #[test]
-fn cancel_and_time_limits_are_honoured() {
+fn cancel_and_limits_are_honoured() {
     let problem = generate::trace(generate::TraceSpec::new(3000, 5));
-    let capacity = problem.max_load(); // tight: the search will not finish quickly
-    let options = SolveOptions { time_limit: Some(Duration::from_millis(200)), ..at_capacity(capacity) };
-    let outcome = solve(&problem, &options);
+    let capacity = problem.max_load(); // tight: the search will not finish within the budget
+    let budgeted = SolveOptions { params: Params::new().with("max_steps", "2000"), ..at_capacity(capacity) };
+    let outcome = solve(&problem, &budgeted);
+    checked(&problem, &outcome);
+    assert!(count(&outcome, "steps") <= 2000, "{}", count(&outcome, "steps"));
+    if !outcome.feasible() {
+        assert_eq!(outcome.stopped, Stopped::Budget);
+    }
+    assert_eq!(solve(&problem, &budgeted).plan, outcome.plan, "a step budget is reproducible");
+    let expired = SolveOptions { time_limit: Some(Duration::ZERO), ..at_capacity(capacity) };
+    let outcome = solve(&problem, &expired);
     checked(&problem, &outcome);
     if !outcome.feasible() {
         assert_eq!(outcome.stopped, Stopped::TimeLimit);
@@ -164,6 +175,7 @@ fn improves_a_given_start_plan() {
         ..SolveOptions::default()
     };
     let better = solve(&problem, &options);
+    assert_eq!(solve(&problem, &options).plan, better.plan, "a step budget is reproducible");
     let plan = checked(&problem, &better);
     assert!(plan.makespan <= start.makespan);
     assert!(plan.makespan >= problem.lower_bound());

@@ -133,7 +133,7 @@ export class Controls {
     for (const p of parameters) {
       const label = document.createElement('label');
       label.className = 'param';
-      label.title = `${p.description} (default ${p.default})`;
+      label.title = `${p.description} (default ${p.default}${p.range ? `, ${p.range.text}` : ''})`;
       const caption = document.createElement('span');
       caption.textContent = p.name;
       const input = document.createElement('input');
@@ -146,6 +146,10 @@ export class Controls {
       } else {
         input.type = p.kind === 'int' || p.kind === 'float' ? 'number' : 'text';
         if (p.kind === 'float') input.step = 'any';
+        if (p.range) {
+          input.min = p.range.min;
+          if (p.range.max !== null) input.max = p.range.max;
+        }
         input.placeholder = p.default;
       }
       label.append(caption, input);

@@ -27,6 +27,8 @@ export interface Parameter {
   kind: 'int' | 'float' | 'bool' | string;
   default: string;
   description: string;
+  /** The values the core accepts (it refuses others by name); ends as decimal text, `max` null when open. */
+  range: { min: string; max: string | null; text: string } | null;
 }
 
 export interface SolverInfo {

@@ -120,10 +120,7 @@ fn read_located(locator: &Locator, options: &ReadOptions) -> Result<Document, In
     };
     let capacity = match capacity_raw.map(|raw| (raw, integer_value(raw, Spelling::Size))) {
         None | Some((_, Ok(None))) => None,
-        Some((raw, Ok(Some(0)))) => {
-            errors.push(locator.at(raw.get(), "capacity must be greater than 0"));
-            None
-        }
+        // 0 too: a capacity only an empty instance fits, as `--capacity 0` asks (see `Problem::new`).
         Some((_, Ok(Some(capacity)))) => Some(capacity),
         Some((raw, Err(message))) => {
             errors.push(locator.at(raw.get(), format!("capacity: {message}")));

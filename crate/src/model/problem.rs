@@ -5,6 +5,11 @@ use super::{Buffer, InputError, InputErrors, Semantics};
 /// A validated instance: buffers plus an optional capacity. Construction checks every buffer, so
 /// solvers may rely on: size > 0, start < end, alignment >= 1, unique ids, pinned offsets aligned,
 /// no offset + size beyond u64, and a max load that fits in u64.
+///
+/// Any capacity is a question with an answer, 0 included: as every buffer has a size, only an
+/// empty instance fits in 0 bytes, and a solver proves a non-empty one infeasible there (by its
+/// max load) like any capacity below the max load. Input files, `--capacity` and the page all
+/// accept it, so that they give one answer.
 #[derive(Clone, Debug)]
 pub struct Problem {
     buffers: Vec<Buffer>,
@@ -64,9 +69,6 @@ impl Problem {
                     first_line_of.insert(&buffer.id, buffer.line);
                 }
             }
-        }
-        if capacity == Some(0) {
-            errors.push(InputError::new("capacity must be greater than 0"));
         }
         if !errors.is_empty() {
             return Err(InputErrors::new(errors));
@@ -247,6 +249,14 @@ mod tests {
         let problem = Problem::new(buffers, None).unwrap();
         // Class 4: slots 2 + 2 + 1 = 5, so at least 4 * 4 + 1 = 17. Class 8: one buffer, 1.
         assert_eq!(problem.lower_bound(), 17);
+    }
+
+    #[test]
+    fn capacity_zero_is_a_question_only_an_empty_instance_fits() {
+        let empty = Problem::new(Vec::new(), Some(0)).unwrap();
+        assert_eq!((empty.capacity(), empty.lower_bound()), (Some(0), 0));
+        let one = Problem::new(vec![Buffer::new("a", 0, 1, 1)], Some(0)).unwrap();
+        assert!(one.lower_bound() > one.capacity().unwrap());
     }
 
     #[test]

@@ -106,6 +106,7 @@ pub fn minimise(
             search_lower = proven_lower;
             slice = slice.saturating_mul(2);
             unknown_this_round = false;
+            bound_probed = false;
         }
         let capacity = if bound_probed {
             search_lower + (best.makespan - 1 - search_lower) / 2
@@ -225,6 +226,26 @@ mod tests {
         assert_eq!(found.lower_bound, optimum);
         assert_eq!(found.stopped, Stopped::Optimal);
         assert!(probes <= 2 * 52, "{probes} probes for a range of 2^50");
+    }
+
+    #[test]
+    fn refutations_at_the_bound_bisect_a_huge_gap() {
+        // L = 8, a start plan near u64::MAX, and a pretend solver for which capacities >= 2^40 fit:
+        // a probe per bit of the gap, not one per byte.
+        let problem = problem();
+        let start = stacked(&problem, vec![0, u64::MAX - 5, 0]);
+        let mut probes = 0;
+        let solution = run(&problem, &SolveOptions::default(), start, |capacity, _| {
+            probes += 1;
+            if capacity >= 1 << 40 {
+                Probe::Feasible { offsets: vec![0, capacity - 5, 0], placement_order: vec![0, 1, 2] }
+            } else {
+                Probe::Infeasible
+            }
+        });
+        assert_eq!(solution.plan.makespan, 1 << 40);
+        assert_eq!(solution.stopped, Stopped::Optimal);
+        assert!(probes <= 2 * 64, "{probes} probes");
     }
 
     #[test]

@@ -196,7 +196,11 @@ kind: string,
 /**
  * The value used when the parameter is not set, as text.
  */
-default: string, description: string, };
+default: string, description: string, 
+/**
+ * The values accepted (`None` for a `bool`).
+ */
+range: { min: string, max: string | null, text: string } | null, };
 
 export type Capabilities = { alignment: boolean, pinned: boolean, 
 /**

@@ -1,7 +1,6 @@
 //! One function per subcommand.
 
 use std::process::ExitCode;
-use std::time::Duration;
 
 use memplan::format::{self, Format, Offsets};
 use memplan::model::wire;
@@ -15,16 +14,10 @@ use crate::{Failure, InputArgs, SolveArgs};
 
 fn options(args: &SolveArgs) -> Result<SolveOptions, Failure> {
     let time_limit = match args.time_limit {
-        Some(secs) if !(secs.is_finite() && secs >= 0.0) => {
-            return Err(Failure::bad_input(format!("--time-limit {secs} must be a non-negative number of seconds")));
-        }
-        Some(secs) => Some(Duration::from_secs_f64(secs)),
+        Some(secs) => memplan::options::time_limit_from_secs(secs).map_err(invalid_option)?,
         None => None,
     };
-    if args.threads == Some(0) {
-        return Err(Failure::bad_input("--threads must be at least 1"));
-    }
-    Ok(SolveOptions {
+    let options = SolveOptions {
         capacity: args.capacity,
         time_limit,
         seed: args.seed,
@@ -32,7 +25,17 @@ fn options(args: &SolveArgs) -> Result<SolveOptions, Failure> {
         effort: args.effort,
         params: params(args),
         ..SolveOptions::default()
-    })
+    };
+    options.check().map_err(invalid_option)?;
+    Ok(options)
+}
+
+/// The core's refusal of an option value, as a usage error.
+fn invalid_option(error: SolveError) -> Failure {
+    match error {
+        SolveError::Unsupported(what) => Failure::bad_input(format!("invalid option: {what}")),
+        other => solve_error(other),
+    }
 }
 
 /// `--param` assignments plus the sugar flags that stand for one.
@@ -218,8 +221,9 @@ pub fn solvers(as_json: bool) -> Result<ExitCode, Failure> {
     for info in &infos {
         println!("{:width$}  {}", info.name, info.description);
         for parameter in &info.parameters {
+            let range = parameter.range.map(|range| format!(", {range}")).unwrap_or_default();
             println!(
-                "{:width$}    --param {}=<{}> (default {}): {}",
+                "{:width$}    --param {}=<{}> (default {}{range}): {}",
                 "", parameter.name, parameter.kind, parameter.default, parameter.description
             );
         }

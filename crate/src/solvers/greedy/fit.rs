@@ -49,18 +49,17 @@ impl Fit {
             Fit::First => occupancy.lowest_fit(query, size, alignment),
             Fit::Top => align_up(occupancy.highest(query), alignment),
             Fit::Best | Fit::Worst => {
-                // (gap length, offset) of the chosen bounded gap; the open gap above is the fallback.
+                // (gap length, offset) of the chosen bounded gap; the open gap above is the fallback
+                // (`None` when aligning its start passes u64). A bounded gap whose aligned start
+                // passes u64 holds nothing, but a lower one still may: only the fallback can overflow.
                 let mut chosen: Option<(u64, u64)> = None;
                 let mut above: Option<u64> = None;
-                let mut overflow = false;
                 occupancy.gaps(query, |low, high| {
-                    let Some(offset) = align_up(low, alignment) else {
-                        overflow = true;
-                        return;
-                    };
-                    match high {
-                        None => above = Some(offset),
-                        Some(high) => {
+                    let offset = align_up(low, alignment);
+                    match (high, offset) {
+                        (None, _) => above = offset,
+                        (Some(_), None) => {}
+                        (Some(high), Some(offset)) => {
                             let fits = offset.checked_add(size).is_some_and(|top| top <= high);
                             let length = high - low;
                             let better = match chosen {
@@ -74,9 +73,6 @@ impl Fit {
                         }
                     }
                 });
-                if overflow {
-                    return None;
-                }
                 chosen.map(|(_, offset)| offset).or(above)
             }
         }

@@ -60,17 +60,14 @@ struct Settings {
 }
 
 impl Settings {
+    /// The parameters, each checked against its declared range (target-frag and epsilon: finite
+    /// and at least 0), and epsilon and sample-epsilon not both.
     fn read(params: &Params) -> Result<Settings, Halt> {
+        params.check(&Idealloc.parameters())?;
         let invalid = |what: String| Err(Halt::Unsupported(what));
         let iterations = params.get_or("iterations", DEFAULT_ITERATIONS)?;
         let target_frag_pct = params.get_or("target-frag", 0.0f64)?;
-        if !(target_frag_pct.is_finite() && target_frag_pct >= 0.0) {
-            return invalid(format!("parameter target-frag: {target_frag_pct} must be a percentage >= 0"));
-        }
         let fixed = params.get_or("epsilon", 0.0f64)?;
-        if !(fixed.is_finite() && fixed >= 0.0) {
-            return invalid(format!("parameter epsilon: {fixed} must be > 0 (or 0 for automatic)"));
-        }
         let epsilon = match (fixed > 0.0, params.get_or("sample-epsilon", false)?) {
             (true, true) => return invalid("parameters epsilon and sample-epsilon exclude each other".into()),
             (true, false) => EpsilonChoice::Fixed(fixed),
@@ -105,36 +102,39 @@ impl Solver for Idealloc {
 
     fn parameters(&self) -> Vec<Parameter> {
         vec![
-            Parameter {
-                name: "iterations",
-                kind: "int",
-                default: DEFAULT_ITERATIONS.to_string(),
-                description: "box-unbox-squeeze iterations after the SLFF bootstrap",
-            },
-            Parameter {
-                name: "target-frag",
-                kind: "float",
-                default: "0".into(),
-                description: "stop once fragmentation is at most this percentage of the max load",
-            },
-            Parameter {
-                name: "epsilon",
-                kind: "float",
-                default: "0".into(),
-                description: "Theorem 16's error parameter; 0 = calibrated in its legal range (5.6)",
-            },
-            Parameter {
-                name: "sample-epsilon",
-                kind: "bool",
-                default: "false".into(),
-                description: "draw epsilon at random in its legal range for every iteration (7.2.1)",
-            },
-            Parameter {
-                name: "start-address",
-                kind: "int",
-                default: "0".into(),
-                description: "lowest address for movable buffers; alignment applies to addresses",
-            },
+            Parameter::int(
+                "iterations",
+                DEFAULT_ITERATIONS,
+                0,
+                u64::MAX,
+                "box-unbox-squeeze iterations after the SLFF bootstrap",
+            ),
+            Parameter::float(
+                "target-frag",
+                0.0,
+                0.0,
+                None,
+                "stop once fragmentation is at most this percentage of the max load",
+            ),
+            Parameter::float(
+                "epsilon",
+                0.0,
+                0.0,
+                None,
+                "Theorem 16's error parameter; 0 = calibrated in its legal range (5.6)",
+            ),
+            Parameter::flag(
+                "sample-epsilon",
+                false,
+                "draw epsilon at random in its legal range for every iteration (7.2.1)",
+            ),
+            Parameter::int(
+                "start-address",
+                0,
+                0,
+                u64::MAX,
+                "lowest address for movable buffers; alignment applies to addresses",
+            ),
         ]
     }
 

@@ -55,11 +55,16 @@ impl Prelude {
     /// The optimal plan of an elementary case (§2.1), or `None`. No overlap: every buffer at the
     /// start address (rounded up to its alignment) or at its pinned offset. One size, nothing
     /// pinned, alignments that divide the size and the start address: row k of an interval graph
-    /// colouring at start + k × size.
+    /// colouring at start + k × size. Also `None` when such a plan would pass u64 (a start address
+    /// near the top): the general path reports the overflow.
     pub fn elementary(&self, problem: &Problem, start_address: u64) -> Option<Vec<u64>> {
         let buffers = problem.buffers();
+        let within_u64 = |b: &crate::Buffer, offset: u64| offset.checked_add(b.size).map(|_| offset);
         if !self.overlapping {
-            return buffers.iter().map(|b| b.pinned.or_else(|| align_up(start_address, b.alignment))).collect();
+            return buffers
+                .iter()
+                .map(|b| b.pinned.or_else(|| align_up(start_address, b.alignment).and_then(|at| within_u64(b, at))))
+                .collect();
         }
         let rows_align =
             buffers.iter().all(|b| b.size.is_multiple_of(b.alignment) && start_address.is_multiple_of(b.alignment));
@@ -69,7 +74,11 @@ impl Prelude {
         let (row_of, _) = colour_rows(buffers, |b| (b.start, b.end));
         row_of
             .into_iter()
-            .map(|row| (row as u64).checked_mul(self.max_size).and_then(|offset| offset.checked_add(start_address)))
+            .zip(buffers)
+            .map(|(row, b)| {
+                let offset = (row as u64).checked_mul(self.max_size)?.checked_add(start_address)?;
+                within_u64(b, offset)
+            })
             .collect()
     }
 }

@@ -45,8 +45,10 @@ impl MiniMalloc {
         MiniMalloc { settings }
     }
 
+    /// The settings with the parameters applied, once each is checked against its declared range.
     fn settings(&self, options: &SolveOptions) -> Result<Settings, Halt> {
         let params = &options.params;
+        params.check(&self.parameters())?;
         let defaults = self.settings;
         let rules = Rules {
             canonical: params.get_or("canonical", defaults.rules.canonical)?,
@@ -109,38 +111,35 @@ impl Solver for MiniMalloc {
 
     fn parameters(&self) -> Vec<Parameter> {
         let d = self.settings;
-        let flag = |name, default: bool, description| Parameter {
-            name,
-            kind: "bool",
-            default: default.to_string(),
-            description,
-        };
         vec![
-            Parameter {
-                name: "nodes",
-                kind: "int",
-                default: d.first_limit.to_string(),
-                description: "node limit of each pre-ordering in the first round (doubles every round)",
-            },
-            Parameter {
-                name: "orderings",
-                kind: "int",
-                default: d.orderings.to_string(),
-                description: "how many static pre-orderings rotate (1 to 6)",
-            },
-            Parameter {
-                name: "budget",
-                kind: "int",
-                default: d.budget.to_string(),
-                description: "total node budget of one feasibility search (a reproducible time limit)",
-            },
-            flag("canonical", d.rules.canonical, "offset and index monotonicity (canonical solutions only)"),
-            flag("dominance", d.rules.dominance, "never place a buffer at or above h_min"),
-            flag("inference", d.rules.inference, "cross-section inference (eq. 3, effective heights)"),
-            flag("decompose", d.rules.decompose, "solve temporally independent parts separately"),
-            flag("memo", d.rules.memo, "remember refuted states and cut them when they recur"),
-            flag("symmetry", d.rules.symmetry, "stack buffers of the same lifetime smaller first"),
-            flag("hatless", d.rules.hatless, "a failed buffer with no unplaced neighbour ends its node"),
+            Parameter::int(
+                "nodes",
+                d.first_limit,
+                1,
+                u64::MAX,
+                "node limit of each pre-ordering in the first round (doubles every round)",
+            ),
+            Parameter::int(
+                "orderings",
+                d.orderings as u64,
+                1,
+                orderings::ORDERINGS.len() as u64,
+                "how many static pre-orderings rotate",
+            ),
+            Parameter::int(
+                "budget",
+                d.budget,
+                0,
+                u64::MAX,
+                "total node budget of one feasibility search (a reproducible time limit; 0 = no search)",
+            ),
+            Parameter::flag("canonical", d.rules.canonical, "offset and index monotonicity (canonical solutions only)"),
+            Parameter::flag("dominance", d.rules.dominance, "never place a buffer at or above h_min"),
+            Parameter::flag("inference", d.rules.inference, "cross-section inference (eq. 3, effective heights)"),
+            Parameter::flag("decompose", d.rules.decompose, "solve temporally independent parts separately"),
+            Parameter::flag("memo", d.rules.memo, "remember refuted states and cut them when they recur"),
+            Parameter::flag("symmetry", d.rules.symmetry, "stack buffers of the same lifetime smaller first"),
+            Parameter::flag("hatless", d.rules.hatless, "a failed buffer with no unplaced neighbour ends its node"),
         ]
     }
 

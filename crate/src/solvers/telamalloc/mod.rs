@@ -69,51 +69,52 @@ impl Solver for Telamalloc {
     fn parameters(&self) -> Vec<Parameter> {
         let defaults = Settings::default();
         vec![
-            Parameter {
-                name: "candidates",
-                kind: "int",
-                default: defaults.candidates.to_string(),
-                description: "heuristic candidates per decision point (3 = the three heuristics in the current phase)",
-            },
-            Parameter {
-                name: "subtree_limit",
-                kind: "int",
-                default: defaults.subtree_limit.to_string(),
-                description: "backtracks inside one subtree before the search jumps out of it (doubles on restarts)",
-            },
-            Parameter {
-                name: "restarts",
-                kind: "int",
-                default: defaults.restarts_before_complete.to_string(),
-                description: "heuristic attempts before turns of the complete search alternate with them \
-                              (0 = complete search only)",
-            },
-            Parameter {
-                name: "cross_section",
-                kind: "bool",
-                default: defaults.cross_section.to_string(),
-                description: "cross-section reasoning over the free gaps of each section",
-            },
-            Parameter {
-                name: "frontier",
-                kind: "bool",
-                default: defaults.frontier.to_string(),
-                description: "take the three heuristics' picks among the buffers with the lowest feasible offset \
-                              (false: within the current contention phase, as the paper)",
-            },
-            Parameter {
-                name: "baseline",
-                kind: "bool",
-                default: "true".into(),
-                description: "try the skyline baseline heuristic (3.1) before searching, as TelaMalloc does in production",
-            },
-            Parameter {
-                name: "max_steps",
-                kind: "int",
-                default: "0".into(),
-                description: "placements the search may try in all (0 = a budget of propagation work by effort, \
-                              unless a time limit is set)",
-            },
+            Parameter::int(
+                "candidates",
+                defaults.candidates as u64,
+                1,
+                MAX_CANDIDATES,
+                "heuristic candidates per decision point (3 = the three heuristics in the current phase)",
+            ),
+            Parameter::int(
+                "subtree_limit",
+                defaults.subtree_limit,
+                1,
+                u64::MAX,
+                "backtracks inside one subtree before the search jumps out of it (doubles on restarts)",
+            ),
+            Parameter::int(
+                "restarts",
+                defaults.restarts_before_complete.into(),
+                0,
+                u32::MAX.into(),
+                "heuristic attempts before turns of the complete search alternate with them \
+                 (0 = complete search only)",
+            ),
+            Parameter::flag(
+                "cross_section",
+                defaults.cross_section,
+                "cross-section reasoning over the free gaps of each section",
+            ),
+            Parameter::flag(
+                "frontier",
+                defaults.frontier,
+                "take the three heuristics' picks among the buffers with the lowest feasible offset \
+                 (false: within the current contention phase, as the paper)",
+            ),
+            Parameter::flag(
+                "baseline",
+                true,
+                "try the skyline baseline heuristic (3.1) before searching, as TelaMalloc does in production",
+            ),
+            Parameter::int(
+                "max_steps",
+                0,
+                0,
+                u64::MAX,
+                "placements the search may try in all (0 = a budget of propagation work by effort, \
+                 unless a time limit is set)",
+            ),
         ]
     }
 
@@ -137,13 +138,19 @@ struct Config {
     timed: bool,
 }
 
+/// The most heuristic candidates per decision point: the frontier keeps that many sorted by a
+/// shift per insertion, and a list longer than a few dozen is no longer a heuristic's pick.
+const MAX_CANDIDATES: u64 = 64;
+
 impl Config {
+    /// The settings, once every parameter is checked against its declared range.
     fn from_options(options: &SolveOptions) -> Result<Config, Halt> {
         let params = &options.params;
+        params.check(&Telamalloc.parameters())?;
         let defaults = Settings::default();
         let settings = Settings {
-            candidates: params.get_or("candidates", defaults.candidates)?.max(1),
-            subtree_limit: params.get_or("subtree_limit", defaults.subtree_limit)?.max(1),
+            candidates: params.get_or("candidates", defaults.candidates)?,
+            subtree_limit: params.get_or("subtree_limit", defaults.subtree_limit)?,
             restarts_before_complete: params.get_or("restarts", defaults.restarts_before_complete)?,
             cross_section: params.get_or("cross_section", defaults.cross_section)?,
             frontier: params.get_or("frontier", defaults.frontier)?,
@@ -253,16 +260,16 @@ fn fit(
     let mut parts = Parts::split(problem);
     parts.place_singles(problem);
     let mut report = Report { parts: parts.len() as u64, ..Report::default() };
-    let misfits = |parts: &Parts| (0..parts.len()).filter(|&k| parts.makespan[k] > capacity).collect::<Vec<_>>();
+    let misfits = |parts: &Parts| (0..parts.len()).filter(|&k| !parts.fits(k, capacity)).collect::<Vec<_>>();
     if config.baseline && !misfits(&parts).is_empty() {
         match baseline(problem, options) {
             Ok(plan) => {
                 parts.adopt(problem, &plan.offsets, &plan.placement_order, |_| true);
-                report.by_baseline = (0..parts.len())
-                    .filter(|&k| parts.members(k).len() > 1 && parts.makespan[k] <= capacity)
-                    .count() as u64;
+                report.by_baseline =
+                    (0..parts.len()).filter(|&k| parts.members(k).len() > 1 && parts.fits(k, capacity)).count() as u64;
             }
-            Err(Halt::Timeout | Halt::Cancelled) => {}
+            // No baseline plan (its skyline may pass u64 where the search still finds room).
+            Err(Halt::Timeout | Halt::Cancelled | Halt::Overflow { .. }) => {}
             Err(error) => return Err(error),
         }
     }
@@ -289,12 +296,12 @@ fn fit(
         // The best plan known for what the search did not fit (its partial plans are not plans):
         // the better of the baseline's and the start plan's. Parts too large to search may fit
         // that way too.
-        if unsolved.iter().any(|&k| parts.makespan[k] == u64::MAX) && deadline.cancel_flag().is_cancelled() {
+        if unsolved.iter().any(|&k| parts.makespan[k].is_none()) && deadline.cancel_flag().is_cancelled() {
             return Err(Halt::Cancelled);
         }
         let start = greedy::start_plan(problem, options)?;
         parts.adopt(problem, &start.offsets, &start.placement_order, |k| unsolved.contains(&k));
-        let fitted = unsolved.iter().filter(|&&k| parts.makespan[k] <= capacity).count();
+        let fitted = unsolved.iter().filter(|&&k| parts.fits(k, capacity)).count();
         stats.insert("parts_by_start_plan".into(), StatValue::Count(fitted as u64));
     }
     let (offsets, order) = parts.assemble();
@@ -368,7 +375,7 @@ fn improve(problem: &Problem, options: &SolveOptions, config: &Config, start: Pl
                     verdict = Probe::Infeasible;
                     break;
                 }
-                if parts.makespan[k] <= capacity {
+                if parts.fits(k, capacity) {
                     continue;
                 }
                 if !parts.searchable(k) {

@@ -33,8 +33,9 @@ pub struct Parts {
     /// Part `k` is `members[bounds[k]..bounds[k + 1]]`.
     members: Vec<usize>,
     bounds: Vec<usize>,
-    /// Per part: the peak of its best plan (`u64::MAX`: none yet) and a proven lower bound.
-    pub makespan: Vec<u64>,
+    /// Per part: the peak of its best plan (`None`: no plan yet; a plan may peak at u64::MAX, so
+    /// no value can stand for "none") and a proven lower bound.
+    pub makespan: Vec<Option<u64>>,
     pub proven_lower: Vec<u64>,
     incidences: Vec<u64>,
     /// Per buffer: its offset in its part's best plan.
@@ -53,7 +54,7 @@ impl Parts {
         let mut parts = Parts {
             members,
             bounds,
-            makespan: vec![u64::MAX; count],
+            makespan: vec![None; count],
             proven_lower: vec![0; count],
             incidences: vec![1; count],
             offsets: vec![0; buffers.len()],
@@ -86,7 +87,7 @@ impl Parts {
             if let &[i] = self.members(k) {
                 let buffer = &problem.buffers()[i];
                 self.offsets[i] = buffer.pinned.unwrap_or(0);
-                self.makespan[k] = self.offsets[i] + buffer.size; // fits: checked when the problem was built
+                self.makespan[k] = Some(self.offsets[i] + buffer.size); // fits: checked when the problem was built
             }
         }
     }
@@ -102,8 +103,8 @@ impl Parts {
         for k in (0..self.len()).filter(|&k| wanted(k)) {
             let range = self.bounds[k]..self.bounds[k + 1];
             let peak = self.members[range.clone()].iter().map(|&i| offsets[i] + buffers[i].size).max().unwrap_or(0);
-            if peak < self.makespan[k] {
-                self.makespan[k] = peak;
+            if self.makespan[k].is_none_or(|best| peak < best) {
+                self.makespan[k] = Some(peak);
                 for &i in &self.members[range] {
                     self.offsets[i] = offsets[i];
                     self.rank[i] = position[i];
@@ -111,6 +112,11 @@ impl Parts {
                 self.searched_order[k] = None;
             }
         }
+    }
+
+    /// Whether part `k` has a plan within `capacity`.
+    pub fn fits(&self, k: usize, capacity: u64) -> bool {
+        self.makespan[k].is_some_and(|peak| peak <= capacity)
     }
 
     pub fn searchable(&self, k: usize) -> bool {
@@ -136,7 +142,7 @@ impl Parts {
         let mut search = match Search::new(&timeline, capacity, settings) {
             Ok(search) => search,
             Err(failure) => {
-                self.proven_lower[k] = self.proven_lower[k].max(capacity + 1);
+                self.refuted(k, capacity);
                 return Searched::Infeasible(explain(problem, &timeline, failure, capacity));
             }
         };
@@ -150,12 +156,12 @@ impl Parts {
                     self.offsets[i] = offsets[j];
                     peak = peak.max(offsets[j] + buffers[i].size);
                 }
-                self.makespan[k] = peak;
+                self.makespan[k] = Some(peak);
                 self.searched_order[k] = Some(order.iter().map(|&j| timeline.global[j as usize]).collect());
                 Searched::Found
             }
             Outcome::Infeasible(failure) => {
-                self.proven_lower[k] = self.proven_lower[k].max(capacity + 1);
+                self.refuted(k, capacity);
                 Searched::Infeasible(match failure {
                     Some(failure) => explain(problem, &timeline, failure, capacity),
                     None => format!("a complete search found no plan within {capacity} bytes"),
@@ -163,6 +169,12 @@ impl Parts {
             }
             Outcome::Stopped(why) => Searched::Stopped(why),
         }
+    }
+
+    /// Records a proof that no plan of part `k` fits in `capacity`. At u64::MAX that means no plan
+    /// at all; the bound saturates there, which stays true (if weaker).
+    fn refuted(&mut self, k: usize, capacity: u64) {
+        self.proven_lower[k] = self.proven_lower[k].max(capacity.saturating_add(1));
     }
 
     /// The whole plan from the parts' plans (every part must have one), and a placement order:

@@ -1,0 +1,238 @@
+//! The validator against a naive oracle that checks every pair of buffers, written the slow,
+//! obvious way in u128 so that nothing it computes can wrap. Offsets are random (mostly invalid)
+//! or a valid greedy plan shifted here and there; values reach u64::MAX.
+
+use memplan::validate::{self, Violation};
+use memplan::{Buffer, Problem, SolveOptions};
+use proptest::prelude::*;
+
+const HALF: u64 = 1 << 63;
+
+/// What the validator promises, from the definitions: per buffer, `Overflow` alone when
+/// offset + size passes u64, else `Misaligned`, `PinnedMoved` and `ExceedsCapacity` as they apply
+/// (in that order); and every pair of buffers alive at the same time whose address ranges meet.
+struct Naive {
+    per_buffer: Vec<Violation>,
+    overlapping: Vec<(usize, usize)>,
+    makespan: u64,
+}
+
+fn naive(problem: &Problem, offsets: &[u64], capacity: Option<u64>) -> Naive {
+    let b = problem.buffers();
+    let top = |i: usize| offsets[i] as u128 + b[i].size as u128;
+    let fits = |i: usize| top(i) <= u64::MAX as u128;
+    let mut per_buffer = Vec::new();
+    for i in 0..b.len() {
+        let offset = offsets[i];
+        if !fits(i) {
+            per_buffer.push(Violation::Overflow { buffer: i, offset });
+            continue;
+        }
+        if !offset.is_multiple_of(b[i].alignment) {
+            per_buffer.push(Violation::Misaligned { buffer: i, offset, alignment: b[i].alignment });
+        }
+        if let Some(pinned) = b[i].pinned
+            && pinned != offset
+        {
+            per_buffer.push(Violation::PinnedMoved { buffer: i, pinned, offset });
+        }
+        if let Some(capacity) = capacity
+            && top(i) > capacity as u128
+        {
+            per_buffer.push(Violation::ExceedsCapacity { buffer: i, top: top(i) as u64, capacity });
+        }
+    }
+    let mut overlapping = Vec::new();
+    for i in 0..b.len() {
+        for j in i + 1..b.len() {
+            let in_time = b[i].start < b[j].end && b[j].start < b[i].end;
+            let in_space = (offsets[i] as u128) < top(j) && (offsets[j] as u128) < top(i);
+            if fits(i) && fits(j) && in_time && in_space {
+                overlapping.push((i, j));
+            }
+        }
+    }
+    let makespan = (0..b.len()).filter(|&i| fits(i)).map(|i| top(i) as u64).max().unwrap_or(0);
+    Naive { per_buffer, overlapping, makespan }
+}
+
+/// A size: mostly small, sometimes near u64::MAX or 2^63.
+fn size() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        4 => 1u64..9,
+        1 => (0u64..8).prop_map(|k| u64::MAX - k),
+        1 => (0u64..8).prop_map(|k| HALF - k),
+        1 => (0u64..8).prop_map(|k| HALF + k),
+    ]
+}
+
+/// Up to 8 buffers in a short time span (so that many overlap in time), some aligned up to 2^63,
+/// some pinned low or near the top. A buffer that would make the instance invalid is left out.
+fn instances() -> impl Strategy<Value = Problem> {
+    let alignment = prop::sample::select(vec![1u64, 1, 1, 2, 4, 1 << 62, HALF]);
+    let pin =
+        prop_oneof![4 => Just(None), 1 => (0u64..32).prop_map(Some), 1 => (0u64..8).prop_map(|k| Some(u64::MAX - k))];
+    let buffer = (0u64..5, 1u64..4, size(), alignment, pin);
+    prop::collection::vec(buffer, 1..=8).prop_map(|specs| {
+        let mut buffers: Vec<Buffer> = Vec::new();
+        for (i, (start, length, size, alignment, pin)) in specs.into_iter().enumerate() {
+            let mut buffer = Buffer::new(format!("b{i}"), start, start + length, size).with_alignment(alignment);
+            buffer.pinned = pin.map(|at: u64| at.min(u64::MAX - size) / alignment * alignment);
+            buffers.push(buffer);
+            if Problem::new(buffers.clone(), None).is_err() {
+                buffers.pop();
+            }
+        }
+        Problem::new(buffers, None).expect("each buffer kept leaves a valid instance")
+    })
+}
+
+/// A change to one offset of a plan.
+#[derive(Clone, Copy, Debug)]
+enum Nudge {
+    Keep,
+    Up(u64),
+    Down(u64),
+    /// `u64::MAX - k`: past u64 for any size above k.
+    NearMax(u64),
+    /// Just low enough for the top to be u64::MAX - k (or past it when k is large).
+    TopAt(u64),
+    Half,
+    Zero,
+}
+
+fn nudge() -> impl Strategy<Value = Nudge> {
+    prop_oneof![
+        6 => Just(Nudge::Keep),
+        2 => (1u64..8).prop_map(Nudge::Up),
+        2 => (1u64..8).prop_map(Nudge::Down),
+        1 => (0u64..4).prop_map(Nudge::NearMax),
+        1 => (0u64..4).prop_map(Nudge::TopAt),
+        1 => Just(Nudge::Half),
+        1 => Just(Nudge::Zero),
+    ]
+}
+
+fn apply(nudge: Nudge, offset: u64, size: u64) -> u64 {
+    match nudge {
+        Nudge::Keep => offset,
+        Nudge::Up(k) => offset.saturating_add(k),
+        Nudge::Down(k) => offset.saturating_sub(k),
+        Nudge::NearMax(k) => u64::MAX - k,
+        Nudge::TopAt(k) => (u64::MAX - size).saturating_sub(k),
+        Nudge::Half => HALF,
+        Nudge::Zero => 0,
+    }
+}
+
+/// Offsets for `problem`: a valid first-fit plan (when one fits in u64) with some offsets nudged,
+/// or offsets drawn at random; and a capacity at the plan's edge, at u64::MAX, or none.
+fn case() -> impl Strategy<Value = (Problem, Vec<u64>, Option<u64>)> {
+    (
+        instances(),
+        any::<bool>(),
+        prop::collection::vec(nudge(), 8),
+        prop::collection::vec(prop_oneof![0u64..40, any::<u64>(), (0u64..8).prop_map(|k| u64::MAX - k)], 8),
+        0u8..6,
+    )
+        .prop_map(|(problem, from_plan, nudges, random, pick)| {
+            let plan = memplan::run::registry::by_name("slff")
+                .ok()
+                .and_then(|slff| slff.solve(&problem, &SolveOptions::default()).ok())
+                .and_then(|outcome| outcome.plan)
+                .map(|plan| plan.offsets);
+            let offsets: Vec<u64> = match plan {
+                Some(plan) if from_plan => {
+                    (0..problem.len()).map(|i| apply(nudges[i], plan[i], problem.buffers()[i].size)).collect()
+                }
+                _ => random[..problem.len()].to_vec(),
+            };
+            let makespan = memplan::metrics::makespan(problem.buffers(), &offsets);
+            let capacity = match pick {
+                0 | 1 => None,
+                2 => Some(makespan),
+                3 => Some(makespan.saturating_sub(1)),
+                4 => Some(u64::MAX),
+                _ => Some(u64::MAX - 1),
+            };
+            (problem, offsets, capacity)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// The validator finds a plan valid exactly when the naive oracle does; its per-buffer
+    /// violations are exactly the oracle's; every overlap it reports is a real one with the true
+    /// offsets; and the buffers it names in overlaps cover every overlapping pair (it reports each
+    /// buffer that collides once, with one partner, and then leaves it out of the sweep).
+    #[test]
+    fn agrees_with_the_naive_oracle((problem, offsets, capacity) in case()) {
+        let report = validate::validate(&problem, &offsets, capacity);
+        let expected = naive(&problem, &offsets, capacity);
+        let valid = expected.per_buffer.is_empty() && expected.overlapping.is_empty();
+        prop_assert_eq!(report.is_valid(), valid, "{}", report.describe(&problem));
+        prop_assert_eq!(report.makespan, expected.makespan);
+        let per_buffer: Vec<Violation> =
+            report.violations.iter().filter(|v| !matches!(v, Violation::Overlap { .. })).cloned().collect();
+        prop_assert_eq!(&per_buffer, &expected.per_buffer);
+        let mut named = vec![false; problem.len()];
+        for violation in &report.violations {
+            if let Violation::Overlap { first, first_offset, second, second_offset } = *violation {
+                prop_assert!(first < second);
+                prop_assert!(expected.overlapping.contains(&(first, second)), "({}, {}) do not overlap", first, second);
+                prop_assert_eq!((first_offset, second_offset), (offsets[first], offsets[second]));
+                named[first] = true;
+                named[second] = true;
+            }
+        }
+        for &(i, j) in &expected.overlapping {
+            prop_assert!(named[i] || named[j], "the overlap of {} and {} went unseen", i, j);
+        }
+    }
+
+    /// A valid plan stays valid at its own makespan as capacity and fails one byte below it.
+    #[test]
+    fn a_valid_plan_fits_exactly_its_makespan(problem in instances()) {
+        let run = memplan::run::solve(&problem, "slff", &SolveOptions::default()).unwrap();
+        let Some(solution) = run.outcome.plan else { return Ok(()) };
+        let report = validate::validate(&problem, &solution.offsets, Some(solution.makespan));
+        prop_assert!(report.is_valid(), "{}", report.describe(&problem));
+        prop_assert_eq!(report.makespan, solution.makespan);
+        let below = validate::validate(&problem, &solution.offsets, Some(solution.makespan - 1));
+        let only_capacity = below.violations.iter().all(|v| matches!(v, Violation::ExceedsCapacity { .. }));
+        prop_assert!(only_capacity, "{}", below.describe(&problem));
+        prop_assert!(!below.is_valid());
+    }
+}
+
+#[test]
+fn a_wrong_number_of_offsets_is_reported_alone() {
+    let problem = Problem::new(vec![Buffer::new("a", 0, 2, 4), Buffer::new("b", 1, 3, 4)], None).unwrap();
+    let report = validate::validate(&problem, &[0], Some(1));
+    assert_eq!(report.violations, vec![Violation::WrongLength { expected: 2, found: 1 }]);
+}
+
+#[test]
+fn touching_lifetimes_and_touching_addresses_do_not_overlap() {
+    // a [0,2) and b [2,4) share an address range but never a moment; c sits right on top of a.
+    let buffers = vec![Buffer::new("a", 0, 2, 4), Buffer::new("b", 2, 4, 4), Buffer::new("c", 0, 4, 2)];
+    let problem = Problem::new(buffers, None).unwrap();
+    let report = validate::validate(&problem, &[0, 0, 4], Some(6));
+    assert!(report.is_valid(), "{}", report.describe(&problem));
+    // The highest possible buffer ends exactly at u64::MAX; one byte more passes u64.
+    let top = Problem::new(vec![Buffer::new("t", 0, 1, 7).with_alignment(8)], None).unwrap();
+    assert!(validate::validate(&top, &[u64::MAX - 7], Some(u64::MAX)).is_valid());
+    assert!(!validate::validate(&top, &[u64::MAX - 7], Some(u64::MAX - 1)).is_valid());
+    let past = Problem::new(vec![Buffer::new("t", 0, 1, 8).with_alignment(8)], None).unwrap();
+    let report = validate::validate(&past, &[u64::MAX - 7], None);
+    assert_eq!(report.violations, vec![Violation::Overflow { buffer: 0, offset: u64::MAX - 7 }]);
+}
+
+#[test]
+fn many_violations_are_capped_at_the_limit() {
+    let buffers: Vec<Buffer> = (0..300).map(|i| Buffer::new(format!("b{i}"), 0, 1, 1)).collect();
+    let problem = Problem::new(buffers, None).unwrap();
+    let report = validate::validate(&problem, &[0; 300], None);
+    assert_eq!(report.violations.len(), validate::Report::LIMIT);
+}
