@@ -16,6 +16,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::alignment::align_up;
+use crate::options::{Deadline, Halt};
 
 /// An address interval `[low, high)`.
 type Interval = (u64, u64);
@@ -284,6 +285,15 @@ impl Occupancy {
     /// An empty index for placements and queries over these lifetimes (only these: the index
     /// keeps no sets at nodes that none of them needs).
     pub fn new(lifetimes: impl Iterator<Item = (u64, u64)>) -> Self {
+        match Occupancy::build(lifetimes, &Deadline::none()) {
+            Ok(occupancy) => occupancy,
+            Err(_) => unreachable!("a deadline that never passes"),
+        }
+    }
+
+    /// [`Occupancy::new`], stopping when `deadline` passes: on millions of lifetimes building the
+    /// index takes long enough that a cancel must reach it.
+    pub fn build(lifetimes: impl Iterator<Item = (u64, u64)>, deadline: &Deadline) -> Result<Self, Halt> {
         let lifetimes: Vec<(u64, u64)> = lifetimes.collect();
         let mut times: Vec<u64> = lifetimes.iter().flat_map(|&(s, e)| [s, e]).collect();
         times.sort_unstable();
@@ -297,13 +307,17 @@ impl Occupancy {
             pool: Pool::default(),
             scratch: Query::default(),
         };
+        if let Some(stop) = deadline.expired() {
+            return Err(stop);
+        }
         let mut canonical = std::mem::take(&mut occupancy.canonical);
-        for &(start, end) in &lifetimes {
+        for (step, &(start, end)) in lifetimes.iter().enumerate() {
+            deadline.poll(step)?;
             let span = occupancy.span(start, end);
             occupancy.for_each_canonical(span, |node| canonical[node / 64] |= 1 << (node % 64));
         }
         occupancy.canonical = canonical;
-        occupancy
+        Ok(occupancy)
     }
 
     /// The leaf range of a lifetime. Its endpoints must have been given to `new`.

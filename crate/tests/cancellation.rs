@@ -22,10 +22,10 @@ fn challenging(name: &str) -> Problem {
     memplan::format::read(&text, &memplan::format::ReadOptions::default()).unwrap().problem
 }
 
-/// A trace large enough that one greedy pass takes seconds.
+/// A trace large enough that one greedy pass takes about a second or more.
 fn huge() -> &'static Problem {
     static HUGE: OnceLock<Problem> = OnceLock::new();
-    HUGE.get_or_init(|| memplan::generate::trace(memplan::generate::TraceSpec::new(2_000_000, 1)))
+    HUGE.get_or_init(|| memplan::generate::trace(memplan::generate::TraceSpec::new(500_000, 1)))
 }
 
 /// Solves on another thread, cancels after [`RUN_BEFORE_CANCEL`], and checks the outcome.
@@ -71,7 +71,7 @@ fn searches_return_their_best_plan_when_cancelled() {
 
 #[test]
 fn idealloc_returns_its_best_plan_when_cancelled() {
-    let problem = memplan::generate::trace(memplan::generate::TraceSpec::new(20_000, 3));
+    let problem = memplan::generate::trace(memplan::generate::TraceSpec::new(5_000, 3));
     let options = SolveOptions { params: Params::new().with("iterations", "100000"), ..SolveOptions::default() };
     cancel_midway("idealloc", &problem, options);
 }

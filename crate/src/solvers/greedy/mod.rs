@@ -137,7 +137,7 @@ impl Solver for Greedy {
         let mut overflow = None;
         for &run in &self.runs {
             let order = run.order.arrange(problem.buffers(), options.seed);
-            let placement = match place(problem, &order, run.fit, &deadline) {
+            let placement = match deadline.expired().map_or_else(|| place(problem, &order, run.fit, &deadline), Err) {
                 Ok(placement) => placement,
                 // A later run's timeout still leaves the earlier runs' plan.
                 Err(Halt::Timeout | Halt::Cancelled) if best.is_some() => {
@@ -211,7 +211,7 @@ pub struct Placement {
 /// pinned buffers overlap, on an offset past u64, or when the deadline passes.
 pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) -> Result<Placement, Halt> {
     let buffers = problem.buffers();
-    let mut occupancy = Occupancy::new(buffers.iter().map(|b| (b.start, b.end)));
+    let mut occupancy = Occupancy::build(buffers.iter().map(|b| (b.start, b.end)), deadline)?;
     let mut offsets = vec![0u64; buffers.len()];
     let mut query = Query::default();
     let mut placed_order = Vec::with_capacity(buffers.len());
