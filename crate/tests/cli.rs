@@ -308,3 +308,74 @@ fn capacity_zero_is_infeasible_for_every_solver() {
         assert_eq!(json_line(&output)["feasible"], true);
     }
 }
+
+/// Every run prints its JSON line, also without a plan, and says why it stopped.
+#[test]
+fn a_run_without_a_plan_still_prints_its_line() {
+    // MiniMalloc proves that A (L = 1048576) does not fit 1000000 bytes.
+    let a = example("minimalloc/challenging/A.1048576.csv");
+    let output = memplan(&["solve", &a, "--solver", "minimalloc", "--capacity", "1000000"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let line = json_line(&output);
+    assert_eq!(line["stopped"], "infeasible");
+    assert_eq!(line["makespan"], serde_json::Value::Null);
+    assert_eq!(line["feasible"], false);
+    assert!(line["verdict"].as_str().unwrap().contains("infeasible"), "{line}");
+    assert!(stderr(&output).contains("infeasible (proven)"), "{}", stderr(&output));
+}
+
+#[test]
+fn the_line_says_why_the_run_stopped() {
+    let small = scratch("contract.csv", "id,lower,upper,size\nb0,2,3,2\nb1,0,1,2\nb2,1,2,1\nb3,0,2,1\nb4,1,3,1\n");
+    // A MiniMalloc unit test's instance: default auto fits 3 bytes (a plan at L).
+    let output = memplan(&["solve", &small, "--capacity", "3"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(json_line(&output)["stopped"], "lower_bound");
+    assert_eq!(json_line(&output)["makespan"], 3);
+    // A heuristic alone proves nothing.
+    let output = memplan(&["solve", &small, "--solver", "first-fit-start"]);
+    let line = json_line(&output);
+    assert!(["completed", "lower_bound"].contains(&line["stopped"].as_str().unwrap()), "{line}");
+    // A work budget that runs out says so.
+    let d = example("minimalloc/challenging/D.1048576.csv");
+    let output = memplan(&["solve", &d, "--solver", "minimalloc", "--param", "budget=100"]);
+    assert_eq!(json_line(&output)["stopped"], "budget");
+}
+
+#[test]
+fn out_dash_prints_the_plan_and_the_line_goes_to_stderr() {
+    let input = example("minimalloc/examples/input.12.csv");
+    let output = memplan(&["solve", &input, "--solver", "slff", "--out", "-"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let plan = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(plan.lines().next().unwrap().contains("offset"), "{plan}");
+    let line: serde_json::Value = serde_json::from_str(stderr(&output).lines().next().unwrap()).unwrap();
+    assert_eq!(line["solver"], "slff");
+    let file = scratch("dash-plan.csv", &plan);
+    assert_eq!(memplan(&["check", &file]).status.code(), Some(0));
+    // Without --out the plan is not kept, and the user is told.
+    let output = memplan(&["solve", &input, "--solver", "slff"]);
+    assert!(stderr(&output).contains("plan not written"), "{}", stderr(&output));
+}
+
+/// One rule for numbers: a JSON number up to 2^53 - 1, a decimal string beyond; no float noise.
+#[test]
+fn numbers_follow_one_rule() {
+    let big = scratch("big.csv", "id,lower,upper,size\na,0,2,9007199254740993\nb,1,3,5\n");
+    let output = memplan(&["solve", &big, "--solver", "slff"]);
+    let line = json_line(&output);
+    assert_eq!(line["max_load"], "9007199254740998");
+    assert_eq!(line["buffers"], 2);
+    let stats = json_line(&memplan(&["stats", &big]));
+    assert_eq!(stats["total_size"], "9007199254740998");
+    let stats = json_line(&memplan(&["stats", &example("minimalloc/examples/input.12.csv")]));
+    assert!(stats["total_size"].is_u64(), "{stats}");
+    // Floats carry at most six significant digits.
+    let output = memplan(&["solve", &example("minimalloc/challenging/C.1048576.csv")]);
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    for number in text.split([',', ':', '{', '}']).filter(|t| t.contains('.') && t.parse::<f64>().is_ok()) {
+        let digits: String = number.chars().filter(char::is_ascii_digit).collect();
+        let digits = digits.trim_matches('0').len();
+        assert!(digits <= 6, "{number} in {text}");
+    }
+}
