@@ -198,7 +198,7 @@ impl Instance {
         if offsets.len() != self.problem().len() {
             return Err(request_error("the input has no offset for every buffer"));
         }
-        let capacity = parse_capacity(capacity.as_deref())?.or(self.problem().capacity());
+        let capacity = parse_capacity(capacity.as_deref())?;
         let checked = run::given(self.problem(), offsets, capacity);
         Ok(to_js(&checked.summary(self.problem())))
     }

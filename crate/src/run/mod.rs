@@ -82,8 +82,10 @@ pub fn solve(problem: &Problem, solver: &str, options: &SolveOptions) -> Result<
 
 /// A plan that came with the input (an offset for every buffer), checked like a solver's: its
 /// outcome says what the plan is (optimal when it meets the bound, else what a heuristic's plan
-/// would be), within `capacity` or not, and what the validator found wrong with it.
+/// would be), within the capacity (`capacity`, else the instance's) or not, and what the
+/// validator found wrong with it, a capacity it passes included.
 pub fn given(problem: &Problem, offsets: Vec<u64>, capacity: Option<u64>) -> Run {
+    let capacity = capacity.or(problem.capacity());
     let plan = crate::Plan::new(problem, offsets, Vec::new());
     let outcome = Outcome::new("input plan", problem, capacity, Some(plan), 0, crate::Stopped::Completed);
     let report = validate::validate_outcome(problem, &outcome);

@@ -3,10 +3,9 @@
 use std::process::ExitCode;
 
 use memplan::format::{self, Format, Offsets};
-use memplan::model::wire;
 use memplan::run::registry;
 use memplan::solvers::greedy;
-use memplan::{Outcome, SolveError, SolveOptions, Stopped, bench, metrics, run, validate};
+use memplan::{Outcome, SolveError, SolveOptions, Stopped, bench, metrics, run};
 use serde_json::json;
 
 use crate::input::load;
@@ -133,43 +132,16 @@ fn no_plan(outcome: &Outcome) -> String {
     )
 }
 
-/// What `memplan check` prints.
-#[derive(serde::Serialize)]
-struct Checked {
-    valid: bool,
-    buffers: usize,
-    #[serde(serialize_with = "wire::serialize_u64")]
-    max_load: u64,
-    #[serde(serialize_with = "wire::serialize_u64")]
-    makespan: u64,
-    #[serde(serialize_with = "wire::serialize_u64")]
-    fragmentation: u64,
-    #[serde(serialize_with = "wire::serialize_option_u64")]
-    capacity: Option<u64>,
-    violations: Vec<String>,
-}
-
 pub fn check(path: &str, capacity: Option<u64>, input: &InputArgs) -> Result<ExitCode, Failure> {
     let document = load(path, input, Offsets::Plan)?;
     let problem = &document.problem;
-    let offsets = document.plan.as_deref().unwrap_or_default();
-    let capacity = capacity.or(problem.capacity());
-    let report = validate::validate(problem, offsets, capacity);
-    let violations: Vec<String> = report.violations.iter().map(|v| v.describe(problem)).collect();
-    let checked = Checked {
-        valid: report.is_valid(),
-        buffers: problem.len(),
-        max_load: problem.max_load(),
-        makespan: report.makespan,
-        fragmentation: report.makespan.saturating_sub(problem.max_load()),
-        capacity,
-        violations: violations.clone(),
-    };
-    println!("{}", serde_json::to_string(&checked).map_err(|e| Failure::infeasible(format!("internal error: {e}")))?);
-    if report.is_valid() {
+    let checked = run::given(problem, document.plan.clone().unwrap_or_default(), capacity);
+    let line = serde_json::to_string(&checked.summary(problem));
+    println!("{}", line.map_err(|e| Failure::infeasible(format!("internal error: {e}")))?);
+    if checked.is_valid() {
         Ok(ExitCode::SUCCESS)
     } else {
-        Err(Failure::infeasible(format!("{path}: invalid plan:\n{}", violations.join("\n"))))
+        Err(Failure::infeasible(format!("{path}: invalid plan:\n{}", checked.violations.join("\n"))))
     }
 }
 
