@@ -295,7 +295,14 @@ fn search_phase(problem: &Problem, options: &SolveOptions, quick: Outcome, start
     for (name, found) in results {
         proven = proven.max(found.lower_bound);
         stopped = Some(stopped.map_or(found.stopped, |s| s.stronger(found.stopped)));
-        let Some(makespan) = found.makespan() else { continue };
+        if found.stopped == Stopped::Infeasible {
+            // The searcher's proof, in its words.
+            best.detail = found.detail.clone();
+        }
+        let Some(makespan) = found.makespan() else {
+            searched.push(format!("{name}: {}", found.verdict()));
+            continue;
+        };
         searched.push(format!("{name} {makespan}"));
         // A racer's plan replaces the quick one only when it is lower.
         if best.makespan().is_none_or(|m| makespan < m) {
