@@ -196,10 +196,10 @@ export class ComparePanel {
         return `<tr data-solver="${esc(row.solver)}" data-stopped="${s.stopped}"${cls}>
           <td>${esc(name + winner)}</td>
           <td class="num" data-value="${s.makespan ?? ''}">${makespan}</td>
+          <td class="why">${verdictBadge(s)}</td>
           <td class="num">${plan && s.fragmentation !== null ? grouped(s.fragmentation) : '—'}</td>
           <td class="num">${plan && s.fragmentation_pct !== null ? percent(s.fragmentation_pct) : '—'}</td>
           <td class="num">${duration(s.elapsed_ms)}</td>
-          <td>${verdictBadge(s)}</td>
           <td class="${s.valid ? '' : 'bad'}">${valid}</td>
         </tr>`;
       })

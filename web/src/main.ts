@@ -276,11 +276,11 @@ async function run() {
     endedWithoutSummary = false;
     showResult();
     fitViewport(false);
+    // One line: the verdict next to the result says why, with the core's detail.
     const s = solved.summary;
-    const why = `${s.verdict}${s.detail ? ` (${s.detail})` : ''}`;
     if (!s.valid) setStatus(`${solver}: the plan is INVALID (${s.violations.length} violation${s.violations.length === 1 ? '' : 's'}); not drawn`, 'error');
-    else if (s.makespan === null) setStatus(`${solver}: no plan, ${why}`, toneOf(s.stopped) === 'infeasible' ? 'error' : 'ok');
-    else setStatus(`${solver}: ${why}, in ${duration(s.elapsed_ms)}${s.feasible ? '' : ', over capacity'}`, s.feasible ? 'ok' : 'error');
+    else if (s.makespan === null) setStatus(`${solver}: no plan (${s.verdict})`, toneOf(s.stopped) === 'infeasible' ? 'error' : 'ok');
+    else setStatus(`${solver}: done in ${duration(s.elapsed_ms)}${s.feasible ? '' : ', over capacity'}`, s.feasible ? 'ok' : 'error');
   } finally {
     setBusy(false);
   }
@@ -349,7 +349,7 @@ function showVerdict() {
   }
   const notes: string[] = [];
   if (s.detail) notes.push(s.detail);
-  else if (!s.optimal && s.makespan !== null) notes.push(`proven lower bound ${grouped(s.lower_bound)}`);
+  else if (!s.optimal && s.makespan !== null) notes.push(`no plan can be below ${grouped(s.lower_bound)} (the proven lower bound)`);
   detail.textContent = notes.join(' · ');
 }
 
