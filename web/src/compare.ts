@@ -15,6 +15,8 @@ interface Row {
   solver: string;
   result: SolveResult | null;
   error: string | null;
+  /** The running solve's progress line. */
+  progress: string | null;
 }
 
 type Key = 'solver' | 'makespan' | 'frag' | 'fragPct' | 'time' | 'stopped' | 'valid';
@@ -34,12 +36,12 @@ export class ComparePanel {
   running = false;
 
   /**
-   * @param runOne solves the current instance with one solver
+   * @param runOne solves the current instance with one solver, showing its progress
    * @param prepare loads a pending edit and waits for every load asked for (the instance to run)
    * @param onBusy a compare starts or ends; `label` (when given) is the status to show
    */
   constructor(
-    private runOne: (solver: string) => Promise<SolveResult>,
+    private runOne: (solver: string, show: (line: string) => void) => Promise<SolveResult>,
     private prepare: () => Promise<InstanceData | null>,
     private capacity: () => number | null,
     private onBusy: (busy: boolean, label: string | null, kind: 'ok' | 'error') => void,
@@ -97,7 +99,7 @@ export class ComparePanel {
       this.onBusy(true, 'loading the input…', 'ok');
       const inst = await this.prepare();
       if (!inst || inst !== this.inst) return; // not loaded: the load says why
-      const rows: Row[] = this.checked.map((solver) => ({ solver, result: null, error: null }));
+      const rows: Row[] = this.checked.map((solver) => ({ solver, result: null, error: null, progress: null }));
       this.rows = rows;
       this.renderTable();
       this.renderGrid();
@@ -106,7 +108,10 @@ export class ComparePanel {
         const row = rows[k];
         this.onBusy(true, `comparing: ${row.solver} (${k + 1} of ${rows.length})`, 'ok');
         try {
-          row.result = await this.runOne(row.solver);
+          row.result = await this.runOne(row.solver, (line) => {
+            row.progress = line;
+            this.renderTable();
+          });
           cancelled = row.result.summary.stopped === 'cancelled';
         } catch (error) {
           row.error = error instanceof Error ? error.message : String(error);
@@ -185,8 +190,8 @@ export class ComparePanel {
         const s = row.result?.summary;
         const cls = row === best ? ' class="best"' : '';
         if (!s) {
-          const note = row.error ?? 'waiting…';
-          return `<tr data-solver="${esc(row.solver)}"${cls}><td>${esc(row.solver)}</td><td colspan="6" class="${row.error ? 'bad' : ''}">${esc(note)}</td></tr>`;
+          const note = row.error ?? (row.progress ? `● ${row.progress}` : 'waiting…');
+          return `<tr data-solver="${esc(row.solver)}"${cls}><td>${esc(row.solver)}</td><td colspan="6" class="${row.error ? 'bad' : 'running'}">${esc(note)}</td></tr>`;
         }
         const name = s.solver === row.solver ? row.solver : `${row.solver} (${s.solver})`;
         const winner = s.winner !== null ? ` → ${s.winner}` : '';

@@ -68,7 +68,7 @@ const input = new InputPanel(['half-open', 'inclusive', 'exclusive'], (request) 
 });
 input.onEdit = () => updateButtons();
 const compare = new ComparePanel(
-  (solver) => solveWith(solver),
+  (solver, show) => solveWith(solver, show),
   () => settle(),
   () => drawCapacity(),
   (busy, label, kind) => {
@@ -220,29 +220,40 @@ async function showInputPlan() {
 }
 
 // ---- solving ----------------------------------------------------------------------------------
-async function solveWith(solver: string): Promise<SolveResult> {
-  const progress = $('progress');
+/** A running solve in one line: who reports, the time, the best plan so far and the bound. */
+function progressLine(solver: string, p: Progress | null, elapsedMs: number): string {
+  const elapsed = duration(elapsedMs);
+  if (!p) return `${solver}: ${elapsed}`;
+  const parts = [`${p.solver}: ${elapsed}`, p.best_makespan !== null ? `best ${grouped(p.best_makespan)}` : 'no plan yet', `bound ${grouped(p.lower_bound)}`];
+  if (String(p.nodes) !== '0') parts.push(`work ${grouped(p.nodes)}`);
+  return parts.join(' · ');
+}
+
+/** Solves with `solver`; `show` gets a progress line four times a second, drawn by the timer only
+ * (the worker's reports just update what it shows). */
+async function solveWith(solver: string, show: (line: string) => void): Promise<SolveResult> {
   const began = performance.now();
-  // One line, redrawn by the timer only: the worker's reports just update what it shows.
   let last: Progress | null = null;
-  const show = () => {
-    const elapsed = duration(performance.now() - began);
-    if (!last) {
-      progress.textContent = `${solver}: ${elapsed}`;
-      return;
-    }
-    const best = last.best_makespan !== null ? `best ${grouped(last.best_makespan)}` : 'no plan yet';
-    progress.textContent = `${last.solver}: ${elapsed} · ${best} · bound ${grouped(last.lower_bound)} · work ${grouped(last.nodes)}`;
-  };
-  const timer = window.setInterval(show, 250);
+  const tick = () => show(progressLine(solver, last, performance.now() - began));
+  tick();
+  const timer = window.setInterval(tick, 250);
   try {
     return await engine.solve(controls.options(solver), (p) => {
       last = p ?? last;
     });
   } finally {
     clearInterval(timer);
-    progress.textContent = '';
   }
+}
+
+/** While a run goes on, the verdict's place shows its progress (the plan below is the last one). */
+function showRunning(line: string) {
+  const box = $('verdict');
+  box.hidden = false;
+  box.className = 'verdict running';
+  box.dataset.stopped = '';
+  $('verdict-text').textContent = '● solving';
+  $('verdict-detail').textContent = line;
 }
 
 async function run() {
@@ -256,7 +267,7 @@ async function run() {
     setStatus(`solving with ${solver}…`, 'busy');
     let solved: SolveResult | null = null;
     try {
-      solved = await solveWith(solver);
+      solved = await solveWith(solver, showRunning);
     } catch (error) {
       if (instSerial !== serial) return; // a new input replaced this one (and says so)
       if (error instanceof EngineError && error.kind === 'ended') {
@@ -280,8 +291,12 @@ async function run() {
     const s = solved.summary;
     if (!s.valid) setStatus(`${solver}: the plan is INVALID (${s.violations.length} violation${s.violations.length === 1 ? '' : 's'}); not drawn`, 'error');
     else if (s.makespan === null) setStatus(`${solver}: no plan (${s.verdict})`, toneOf(s.stopped) === 'infeasible' ? 'error' : 'ok');
-    else setStatus(`${solver}: done in ${duration(s.elapsed_ms)}${s.feasible ? '' : ', over capacity'}`, s.feasible ? 'ok' : 'error');
+    else {
+      const ended = toneOf(s.stopped) === 'interrupted' ? 'stopped after' : 'done in';
+      setStatus(`${solver}: ${ended} ${duration(s.elapsed_ms)}${s.feasible ? '' : ', over capacity'}`, s.feasible ? 'ok' : 'error');
+    }
   } finally {
+    showVerdict(); // the run's, or the last result's again when it ended without one
     setBusy(false);
   }
 }
