@@ -323,6 +323,23 @@ await test('Run at once after a paste solves the pasted instance, not the one be
   assert((await page.evaluate(() => window.__memplan.state().result?.summary.buffers)) === 3, 'the edited text was not the one solved');
 });
 
+await test('sizes past 2^53 stay exact: page and CLI agree on a makespan past 2^53', async (page) => {
+  await open(page);
+  const text = 'id,lower,upper,size\na,0,4,1152921504606846976\nb,2,6,1152921504606846976\nc,5,9,1099511627776\n';
+  const file = join(tmpdir(), `memplan-e2e-huge-${process.pid}.csv`);
+  writeFileSync(file, text);
+  const native = cliSolve(file, 'slff', '0');
+  rmSync(file, { force: true });
+  // The CLI's JSON line writes integers past 2^53 - 1 as decimal strings.
+  assert(typeof native.makespan === 'string' && typeof native.max_load === 'string', `CLI makespan ${JSON.stringify(native.makespan)}`);
+  await paste(page, text);
+  const makespan = await run(page, 'slff', { capacity: '' });
+  assert(makespan === native.makespan, `page ${makespan}, CLI ${native.makespan}`);
+  const shown = await verdict(page);
+  assert(shown.stopped === native.stopped && shown.text.endsWith(native.verdict), `verdict ${JSON.stringify(shown)}, CLI ${native.stopped}`);
+  assert((await page.textContent(T('makespan'))) === BigInt(native.makespan).toLocaleString('en-US'), `shown as ${await page.textContent(T('makespan'))}`);
+});
+
 await test('dropping a file loads it', async (page) => {
   await open(page);
   const text = readFileSync(join(examplesDir, 'minimalloc/challenging/A.1048576.csv'), 'utf8');

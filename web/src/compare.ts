@@ -1,6 +1,7 @@
 // Compare mode: several solvers on the current instance, their plans side by side on one shared
 // viewport (same axes, zoom and pan together), and a sortable results table with the best marked
 // and, for each run, why it stopped (the core's verdict).
+import { EngineError } from './engine';
 import type { SolverInfo } from './generated/core';
 import type { InstanceData, SolveResult } from './protocol';
 import { bytes, duration, esc, grouped, percent } from './format';
@@ -116,7 +117,7 @@ export class ComparePanel {
         } catch (error) {
           row.error = error instanceof Error ? error.message : String(error);
           // The single-threaded build's cancel ends the worker: no summary comes back.
-          cancelled = (error as { kind?: string }).kind === 'ended';
+          cancelled = error instanceof EngineError && error.kind === 'ended';
         }
         if (this.inst !== inst) return; // a new input replaced this one (and reset the table)
         if (cancelled) rows.slice(k + 1).forEach((r) => (r.error = 'not run (cancelled)'));

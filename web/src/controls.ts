@@ -101,12 +101,15 @@ export class Controls {
   }
 
   setSolver(name: string) {
-    const combo = /^greedy-(.+)-(first|best|worst|top)$/.exec(name);
+    // A combination is `greedy-<order>-<fit>` with an order and a fit the catalogue lists.
+    const combo = this.catalogue.orders
+      .flatMap((o) => this.catalogue.fits.map((f) => [o.name, f.name]))
+      .find(([order, fit]) => name === `greedy-${order}-${fit}`);
     if (this.catalogue.solvers.some((s) => s.name === name)) this.solverSelect.value = name;
     else if (combo) {
       this.solverSelect.value = COMBINATION;
-      this.orderSelect.value = combo[1];
-      this.fitSelect.value = combo[2];
+      this.orderSelect.value = combo[0];
+      this.fitSelect.value = combo[1];
     }
     this.showSolver();
   }

@@ -356,12 +356,9 @@ function showVerdict() {
   }
   box.className = `verdict ${toneOf(s.stopped)}`;
   box.dataset.stopped = s.stopped;
-  if (resultIsInputPlan) {
-    // The core checked the input's own offsets: say that, and whether they are optimal.
-    words.textContent = s.optimal ? verdictText(s) : "≈ the input's own plan, checked (not proven optimal)";
-  } else {
-    words.textContent = verdictText(s);
-  }
+  // The core checked the input's own offsets as a plan: no heuristic made it, so its words for a
+  // plan that is neither proven nor refuted ("best plan of the heuristics") do not fit.
+  words.textContent = resultIsInputPlan && s.stopped === 'completed' ? "≈ the input's own plan, checked (not proven optimal)" : verdictText(s);
   const notes: string[] = [];
   if (s.detail) notes.push(s.detail);
   else if (!s.optimal && s.makespan !== null) notes.push(`no plan can be below ${grouped(s.lower_bound)} (the proven lower bound)`);
