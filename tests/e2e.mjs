@@ -284,6 +284,15 @@ await test('the page says why each run stopped: optimal, budget, time limit, inf
   assert(shown.stopped === native.stopped && shown.text.endsWith(native.verdict), `slff over capacity: ${JSON.stringify(shown)}, CLI ${native.stopped}`);
   assert((await page.getAttribute(T('makespan'), 'data-value')) === cliMakespan(native), 'slff over capacity: makespan differs');
   await shoot(page, 'verdict-over-capacity');
+
+  // A request the core refuses (a capacity it cannot read) runs nothing: the previous plan goes,
+  // and the page says why.
+  await run(page, 'slff', { capacity: '12 apples' });
+  shown = await verdict(page);
+  assert(shown.visible && /not run/.test(shown.text) && /capacity/.test(shown.detail) && /infeasible/.test(shown.tone), `refused run: ${JSON.stringify(shown)}`);
+  assert((await page.getAttribute(T('status'), 'data-state')) === 'error' && /refused/.test(await status(page)), `status: ${await status(page)}`);
+  assert((await page.textContent(T('makespan'))) === '—' && (await page.evaluate(() => window.__memplan.view.plan.result === null)), 'the previous plan stayed after a refused run');
+  await shoot(page, 'verdict-refused');
 });
 
 await test('Run at once after a paste solves the pasted instance, not the one before', async (page) => {

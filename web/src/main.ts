@@ -53,8 +53,9 @@ let solving = false;
 let loadSerial = 0;
 /** The load that `inst` came from: a run whose instance is no longer shown drops its result. */
 let instSerial = 0;
-/** The ST build's cancel ended the worker: the run ended without a summary. */
-let endedWithoutSummary = false;
+/** Why the last run ended without a summary, shown in the verdict's place: the request was refused
+ * (or failed), or the single-threaded build's cancel ended its worker. */
+let noSummary: { tone: 'interrupted' | 'infeasible'; stopped: 'cancelled' | ''; words: string; detail: string } | null = null;
 
 const viewport = new Viewport();
 const view = new PlanView($('plan-host'), viewport, { testid: 'plan-canvas' });
@@ -166,7 +167,7 @@ async function load(request: LoadRequest): Promise<boolean> {
     instSerial = serial;
     loaded = request;
     result = null;
-    endedWithoutSummary = false;
+    noSummary = null;
     // A capacity the user typed stays; one that came with the previous instance gives way to
     // this instance's own (an example's, or the file's), or to none.
     if (controls.capacityFromInstance || !controls.capacityInput.value.trim()) {
@@ -189,7 +190,7 @@ async function load(request: LoadRequest): Promise<boolean> {
     instSerial = serial;
     loaded = null;
     result = null;
-    endedWithoutSummary = false;
+    noSummary = null;
     showResult();
     compare.setInstance(null);
     $('summary').innerHTML = '';
@@ -270,21 +271,26 @@ async function run() {
       solved = await solveWith(solver, showRunning);
     } catch (error) {
       if (instSerial !== serial) return; // a new input replaced this one (and says so)
+      // No summary came back: the previous result goes (it is not this run's), and the verdict's
+      // place says why.
+      result = null;
+      const message = error instanceof Error ? error.message : String(error);
       if (error instanceof EngineError && error.kind === 'ended') {
         // The single-threaded build stops a solve by ending its worker: nothing comes back.
-        result = null;
-        endedWithoutSummary = true;
-        showResult();
+        noSummary = { tone: 'interrupted', stopped: 'cancelled', words: '◼ cancelled: no plan kept', detail: 'the single-threaded build stops a solve by restarting its worker' };
         setStatus('cancelled: no plan kept (the single-threaded build stops a solve by restarting its worker)');
       } else {
-        setStatus(`${solver} failed: ${error instanceof Error ? error.message : String(error)}`, 'error');
+        const refused = error instanceof EngineError && (error.kind === 'input' || error.kind === 'request');
+        noSummary = { tone: 'infeasible', stopped: '', words: refused ? '✗ not run: the request was refused' : '✗ the run failed', detail: message };
+        setStatus(`${solver} ${refused ? 'refused' : 'failed'}: ${message}`, 'error');
       }
+      showResult();
       return;
     }
     if (instSerial !== serial) return; // solved an instance no longer shown: the new one stays
     result = solved;
     resultIsInputPlan = false;
-    endedWithoutSummary = false;
+    noSummary = null;
     showResult();
     fitViewport(false);
     // One line: the verdict next to the result says why, with the core's detail.
@@ -346,12 +352,12 @@ function showVerdict() {
   const words = $('verdict-text');
   const detail = $('verdict-detail');
   const s = result?.summary;
-  box.hidden = !s && !endedWithoutSummary;
+  box.hidden = !s && !noSummary;
   if (!s) {
-    box.className = endedWithoutSummary ? 'verdict interrupted' : 'verdict';
-    box.dataset.stopped = endedWithoutSummary ? 'cancelled' : '';
-    words.textContent = endedWithoutSummary ? '◼ cancelled: no plan kept' : '';
-    detail.textContent = endedWithoutSummary ? 'the single-threaded build stops a solve by restarting its worker' : '';
+    box.className = noSummary ? `verdict ${noSummary.tone}` : 'verdict';
+    box.dataset.stopped = noSummary?.stopped ?? '';
+    words.textContent = noSummary?.words ?? '';
+    detail.textContent = noSummary?.detail ?? '';
     return;
   }
   box.className = `verdict ${toneOf(s.stopped)}`;
