@@ -128,7 +128,7 @@ const cliMakespan = (summary) => (summary.makespan === null ? '' : String(summar
 async function verdict(page) {
   return page.evaluate(() => {
     const box = document.querySelector('[data-testid=verdict]');
-    return { visible: !box.hidden, stopped: box.dataset.stopped, text: box.querySelector('b').textContent, detail: box.querySelector('span').textContent, tone: box.className };
+    return { visible: !box.classList.contains('empty'), stopped: box.dataset.stopped, text: box.querySelector('b').textContent, detail: box.querySelector('span').textContent, tone: box.className };
   });
 }
 

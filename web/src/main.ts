@@ -250,9 +250,9 @@ async function solveWith(solver: string, show: (line: string) => void): Promise<
 /** While a run goes on, the verdict's place shows its progress (the plan below is the last one). */
 function showRunning(line: string) {
   const box = $('verdict');
-  box.hidden = false;
   box.className = 'verdict running';
   box.dataset.stopped = '';
+  box.title = line;
   $('verdict-text').textContent = '● solving';
   $('verdict-detail').textContent = line;
 }
@@ -352,12 +352,14 @@ function showVerdict() {
   const words = $('verdict-text');
   const detail = $('verdict-detail');
   const s = result?.summary;
-  box.hidden = !s && !noSummary;
+  // The line keeps its place when empty, so that the plan below does not move (and redraw) when a
+  // run starts or ends.
   if (!s) {
-    box.className = noSummary ? `verdict ${noSummary.tone}` : 'verdict';
+    box.className = noSummary ? `verdict ${noSummary.tone}` : 'verdict empty';
     box.dataset.stopped = noSummary?.stopped ?? '';
     words.textContent = noSummary?.words ?? '';
     detail.textContent = noSummary?.detail ?? '';
+    box.title = detail.textContent;
     return;
   }
   box.className = `verdict ${toneOf(s.stopped)}`;
@@ -369,6 +371,7 @@ function showVerdict() {
   if (s.detail) notes.push(s.detail);
   else if (!s.optimal && s.makespan !== null) notes.push(`no plan can be below ${grouped(s.lower_bound)} (the proven lower bound)`);
   detail.textContent = notes.join(' · ');
+  box.title = `${words.textContent} ${detail.textContent}`;
 }
 
 // ---- view controls ----------------------------------------------------------------------------
