@@ -2,7 +2,8 @@
 // page. Usage: node tests/e2e.mjs [URL of `vite preview`, default http://127.0.0.1:4173]
 // Needs dist/ (npm run build) and the memplan CLI the page is compared with: $MEMPLAN_CLI, else
 // target/release/memplan, else target/debug/memplan.
-// Prints one line per test, the measured figures, and "N passed, M failed" last.
+// Prints one line per test, the measured figures, and "N passed, M failed" last. Screenshots go to
+// tests/output/ (ignored by git): a test run changes no tracked file.
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ const base = (process.argv[2] ?? 'http://127.0.0.1:4173').replace(/\/$/, '');
 const only = process.env.ONLY ? new RegExp(process.env.ONLY) : null;
 const cli = process.env.MEMPLAN_CLI ?? [join(root, 'target/release/memplan'), join(root, 'target/debug/memplan')].find((p) => existsSync(p));
 const examplesDir = join(root, 'public/examples');
-const screenshots = join(root, 'tests/screenshots');
+const screenshots = join(root, 'tests/output');
 mkdirSync(screenshots, { recursive: true });
 
 const chromiumPath = process.env.CHROMIUM ?? (() => {
@@ -106,17 +107,42 @@ async function run(page, solver, { timeLimit = '', seed = '0', capacity } = {}) 
   return page.getAttribute(T('makespan'), 'data-value');
 }
 
-function cliSolve(file, solver, seed, timeLimit, out) {
-  const args = ['solve', file, '--solver', solver, '--seed', seed];
-  if (timeLimit) args.push('--time-limit', timeLimit);
+/** The CLI's JSON line (run::Summary): `makespan` is null without a plan, integers past 2^53 are
+ * decimal strings, `stopped` and `verdict` say why the run stopped. */
+function cliSolve(file, solver, seed, timeLimit, out, extra = []) {
+  const args = ['solve', file, '--solver', solver, '--seed', seed, ...extra];
+  if (timeLimit !== undefined && timeLimit !== '') args.push('--time-limit', timeLimit);
   if (out) args.push('--out', out);
   let text;
   try {
-    text = execFileSync(cli, args, { encoding: 'utf8' });
+    text = execFileSync(cli, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {
-    text = error.stdout; // exit 1: infeasible for the capacity, still a plan
+    text = error.stdout; // exit 1: infeasible for the capacity (a summary all the same)
   }
   return JSON.parse(text.trim().split('\n').pop());
+}
+/** The CLI's makespan as the page's makespan cell holds it in data-value ('' without a plan). */
+const cliMakespan = (summary) => (summary.makespan === null ? '' : String(summary.makespan));
+
+/** What the page says about why the run stopped: the reason's name, its words and its tone. */
+async function verdict(page) {
+  return page.evaluate(() => {
+    const box = document.querySelector('[data-testid=verdict]');
+    return { visible: !box.classList.contains('empty'), stopped: box.dataset.stopped, text: box.querySelector('b').textContent, detail: box.querySelector('span').textContent, tone: box.className };
+  });
+}
+
+/** Screenshots at the desktop size and at a phone's (390x844), into tests/output/. */
+async function shoot(page, name) {
+  await page.mouse.move(0, 0);
+  await page.waitForTimeout(150);
+  await page.screenshot({ path: join(screenshots, `${name}.png`) });
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(250);
+  await page.screenshot({ path: join(screenshots, `${name}-390.png`) });
+  await page.setViewportSize(size);
+  await page.waitForTimeout(150);
 }
 
 const maxLongTask = (page, since = 0) => page.evaluate((t) => Math.max(0, ...window.__longtasks.filter((e) => e.start >= t).map((e) => e.duration)), since);
@@ -172,7 +198,11 @@ await test('each solver gives the CLI makespan and plan on a pasted CSV (same se
     }
     const web = await run(page, solver.startsWith('greedy-') ? null : solver, { timeLimit: '20', seed: '7' });
     const native = cliSolve(small, solver, '7', '20', out);
-    if (String(native.makespan) !== web) mismatches.push(`${solver}: page ${web}, CLI ${native.makespan}`);
+    if (cliMakespan(native) !== web) mismatches.push(`${solver}: page ${web}, CLI ${native.makespan}`);
+    const shown = await verdict(page);
+    if (shown.stopped !== native.stopped || !shown.text.endsWith(native.verdict)) {
+      mismatches.push(`${solver}: page stopped ${shown.stopped} '${shown.text}', CLI ${native.stopped} '${native.verdict}'`);
+    }
     const exported = await page.evaluate(async () => {
       const { engine, state } = window.__memplan;
       return engine.exportPlan(state().result.offsets, 'csv');
@@ -182,6 +212,141 @@ await test('each solver gives the CLI makespan and plan on a pasted CSV (same se
   rmSync(out, { force: true });
   assert(mismatches.length === 0, mismatches.join('; '));
   figures.push(`same plan in wasm and natively: ${solvers.length + 1} solvers on handmade/small.csv, seed 7 — identical makespans and offsets`);
+});
+
+await test('the page says why each run stopped: optimal, budget, time limit, infeasible without a plan', async (page) => {
+  // The first screen: the default example and the default solver, run once.
+  await open(page);
+  const defaultExample = index.find((e) => e.id === 'minimalloc/challenging/C');
+  const file = join(examplesDir, defaultExample.path);
+  const solver = await page.inputValue(T('solver-select'));
+  await page.click(T('run-button'));
+  await idle(page, 120_000);
+  // The example comes with a capacity: the run stops at a plan that fits it (proven to fit).
+  let native = cliSolve(file, solver, '0', undefined, undefined, ['--capacity', defaultExample.capacity]);
+  let shown = await verdict(page);
+  assert(shown.visible && shown.stopped === native.stopped && shown.text.endsWith(native.verdict) && /proven/.test(shown.tone),
+    `default run: page ${JSON.stringify(shown)}, CLI ${native.stopped} '${native.verdict}'`);
+  assert((await page.getAttribute(T('makespan'), 'data-value')) === cliMakespan(native), 'default run: makespan differs from the CLI');
+  await shoot(page, 'first-screen');
+
+  // Without the capacity it minimises, and proves the plan optimal.
+  const optimal = await run(page, solver, { capacity: '' });
+  native = cliSolve(file, solver, '0');
+  shown = await verdict(page);
+  assert(native.optimal, `the CLI's ${solver} is not optimal on the default example: ${native.stopped}`);
+  assert(shown.stopped === native.stopped && shown.text.endsWith(native.verdict) && /proven/.test(shown.tone), `optimal run: ${JSON.stringify(shown)}, CLI ${native.stopped}`);
+  assert(optimal === cliMakespan(native), `optimal run: page ${optimal}, CLI ${native.makespan}`);
+  await shoot(page, 'verdict-optimal');
+
+  // A work budget: MiniMalloc with a node budget of 5 stops before a proof, with its best plan.
+  await page.selectOption(T('solver-select'), 'minimalloc');
+  await page.fill('#params input[data-param=budget]', '5');
+  const budgeted = await run(page, null);
+  native = cliSolve(file, 'minimalloc', '0', undefined, undefined, ['--param', 'budget=5']);
+  shown = await verdict(page);
+  assert(native.stopped === 'budget', `the CLI stopped for ${native.stopped}, not its budget`);
+  assert(shown.stopped === 'budget' && shown.text.endsWith(native.verdict) && /interrupted/.test(shown.tone), `budget run: ${JSON.stringify(shown)}`);
+  assert(budgeted === cliMakespan(native), `budget run: page ${budgeted}, CLI ${native.makespan}`);
+  assert(/lower bound/.test(shown.detail), `a result short of a proof does not give its bound: '${shown.detail}'`);
+  await shoot(page, 'verdict-budget');
+
+  // A time limit of 0 s has passed at once: the best plan before any search.
+  await page.fill('#params input[data-param=budget]', '');
+  const limited = await run(page, null, { timeLimit: '0' });
+  native = cliSolve(file, 'minimalloc', '0', '0');
+  shown = await verdict(page);
+  assert(native.stopped === 'time_limit', `the CLI stopped for ${native.stopped}, not its time limit`);
+  assert(shown.stopped === 'time_limit' && shown.text.endsWith(native.verdict) && /interrupted/.test(shown.tone), `time-limited run: ${JSON.stringify(shown)}`);
+  assert(limited === cliMakespan(native), `time-limited run: page ${limited}, CLI ${native.makespan}`);
+  await shoot(page, 'verdict-time-limit');
+
+  // Below the max load nothing fits: MiniMalloc proves it and returns no plan. The previous plan
+  // is cleared (not left on screen) and the page says why.
+  assert((await page.evaluate(() => window.__memplan.view.lastMode)) === 'rectangles', 'the previous plan is not drawn');
+  const none = await run(page, null, { capacity: '1000000' });
+  native = cliSolve(file, 'minimalloc', '0', undefined, undefined, ['--capacity', '1000000']);
+  shown = await verdict(page);
+  assert(native.stopped === 'infeasible' && native.makespan === null, `the CLI: ${native.stopped}, makespan ${native.makespan}`);
+  assert(none === '' && (await page.textContent(T('makespan'))) === 'no plan', `an infeasible run shows makespan '${await page.textContent(T('makespan'))}'`);
+  assert(shown.stopped === 'infeasible' && shown.text.endsWith(native.verdict) && /infeasible/.test(shown.tone), `infeasible run: ${JSON.stringify(shown)}`);
+  assert(shown.detail === native.detail, `the core's detail is not shown: '${shown.detail}'`);
+  assert(/infeasible/.test(await status(page)) && (await page.getAttribute(T('status'), 'data-state')) === 'error', `status: ${await status(page)}`);
+  await page.waitForTimeout(100);
+  assert(await page.evaluate(() => window.__memplan.view.plan.result === null && window.__memplan.view.lastMode !== 'rectangles'), 'the previous plan is still drawn');
+  assert(await page.isDisabled('#export-csv'), 'no plan, yet it can be exported');
+  await shoot(page, 'verdict-infeasible');
+
+  // A heuristic's plan over the capacity: the plan is shown, over the capacity line, and why.
+  await run(page, 'slff', { capacity: '1000000' });
+  native = cliSolve(file, 'slff', '0', undefined, undefined, ['--capacity', '1000000']);
+  shown = await verdict(page);
+  assert(shown.stopped === native.stopped && shown.text.endsWith(native.verdict), `slff over capacity: ${JSON.stringify(shown)}, CLI ${native.stopped}`);
+  assert((await page.getAttribute(T('makespan'), 'data-value')) === cliMakespan(native), 'slff over capacity: makespan differs');
+  await shoot(page, 'verdict-over-capacity');
+
+  // A request the core refuses (a capacity it cannot read) runs nothing: the previous plan goes,
+  // and the page says why.
+  await run(page, 'slff', { capacity: '12 apples' });
+  shown = await verdict(page);
+  assert(shown.visible && /not run/.test(shown.text) && /capacity/.test(shown.detail) && /infeasible/.test(shown.tone), `refused run: ${JSON.stringify(shown)}`);
+  assert((await page.getAttribute(T('status'), 'data-state')) === 'error' && /refused/.test(await status(page)), `status: ${await status(page)}`);
+  assert((await page.textContent(T('makespan'))) === '—' && (await page.evaluate(() => window.__memplan.view.plan.result === null)), 'the previous plan stayed after a refused run');
+  await shoot(page, 'verdict-refused');
+});
+
+await test('Run at once after a paste solves the pasted instance, not the one before', async (page) => {
+  await open(page); // the default example (203 buffers) is loaded
+  const native = cliSolve(small, 'slff', '0');
+  assert(native.buffers !== 203, 'the pasted instance must differ from the default');
+  await page.selectOption(T('solver-select'), 'slff');
+  // Paste and press Run in the same breath, well inside the editor's pause before it parses.
+  await page.fill(T('instance-input'), smallText);
+  await page.click(T('run-button'));
+  await idle(page, 60_000);
+  const state = await page.evaluate(() => {
+    const { inst, result } = window.__memplan.state();
+    return { loaded: inst?.n, buffers: result?.summary.buffers, makespan: result ? String(result.summary.makespan) : null };
+  });
+  assert(state.loaded === native.buffers && state.buffers === native.buffers, `solved ${state.buffers} buffers (loaded ${state.loaded}), the paste has ${native.buffers}: ${await status(page)}`);
+  assert((await page.getAttribute(T('makespan'), 'data-value')) === cliMakespan(native), `makespan ${await page.getAttribute(T('makespan'), 'data-value')}, CLI ${native.makespan}`);
+  assert((await verdict(page)).stopped === native.stopped, 'the run does not say why it stopped');
+  // Nothing arrives later to replace it (the editor's pause has long passed).
+  await page.waitForTimeout(700);
+  assert((await page.getAttribute(T('makespan'), 'data-value')) === cliMakespan(native), 'a late parse replaced the result');
+  assert(/slff/.test(await status(page)), `status: ${await status(page)}`);
+
+  // From an input with errors (Run disabled), an edit enables Run, and Run loads it first.
+  await paste(page, 'id,lower,upper,size\na,0,4,x\n');
+  assert(await page.isDisabled(T('run-button')), 'Run is enabled without an instance');
+  const other = 'id,lower,upper,size\na,0,4,16\nb,2,6,8\nc,5,9,16\n';
+  await page.fill(T('instance-input'), other);
+  assert(!(await page.isDisabled(T('run-button'))), 'an edit does not enable Run');
+  await page.click(T('run-button'));
+  await idle(page, 60_000);
+  const file = join(tmpdir(), `memplan-e2e-paste-${process.pid}.csv`);
+  writeFileSync(file, other);
+  const expected = cliSolve(file, 'slff', '0');
+  rmSync(file, { force: true });
+  assert((await page.getAttribute(T('makespan'), 'data-value')) === cliMakespan(expected), `edited text: makespan ${await page.getAttribute(T('makespan'), 'data-value')}, CLI ${expected.makespan}`);
+  assert((await page.evaluate(() => window.__memplan.state().result?.summary.buffers)) === 3, 'the edited text was not the one solved');
+});
+
+await test('sizes past 2^53 stay exact: page and CLI agree on a makespan past 2^53', async (page) => {
+  await open(page);
+  const text = 'id,lower,upper,size\na,0,4,1152921504606846976\nb,2,6,1152921504606846976\nc,5,9,1099511627776\n';
+  const file = join(tmpdir(), `memplan-e2e-huge-${process.pid}.csv`);
+  writeFileSync(file, text);
+  const native = cliSolve(file, 'slff', '0');
+  rmSync(file, { force: true });
+  // The CLI's JSON line writes integers past 2^53 - 1 as decimal strings.
+  assert(typeof native.makespan === 'string' && typeof native.max_load === 'string', `CLI makespan ${JSON.stringify(native.makespan)}`);
+  await paste(page, text);
+  const makespan = await run(page, 'slff', { capacity: '' });
+  assert(makespan === native.makespan, `page ${makespan}, CLI ${native.makespan}`);
+  const shown = await verdict(page);
+  assert(shown.stopped === native.stopped && shown.text.endsWith(native.verdict), `verdict ${JSON.stringify(shown)}, CLI ${native.stopped}`);
+  assert((await page.textContent(T('makespan'))) === BigInt(native.makespan).toLocaleString('en-US'), `shown as ${await page.textContent(T('makespan'))}`);
 });
 
 await test('dropping a file loads it', async (page) => {
@@ -197,7 +362,7 @@ await test('dropping a file loads it', async (page) => {
   await page.waitForFunction(() => document.querySelector('[data-testid=instance-input]').dataset.loaded === '154', null, { timeout: 15_000 });
   assert((await status(page)).includes('A.1048576.csv'), `status: ${await status(page)}`);
   const makespan = await run(page, 'slff');
-  assert(makespan === String(cliSolve(join(examplesDir, 'minimalloc/challenging/A.1048576.csv'), 'slff', '0').makespan), 'dropped file plans differently');
+  assert(makespan === cliMakespan(cliSolve(join(examplesDir, 'minimalloc/challenging/A.1048576.csv'), 'slff', '0')), 'dropped file plans differently');
 });
 
 await test('a bad line shows its error and line number, and nothing loads', async (page) => {
@@ -228,7 +393,7 @@ await test('an invalid plan is shown as an error and never drawn; a valid one is
   const native = cliSolve(small, 'tvm', '0', '', out);
   await paste(page, readFileSync(out, 'utf8'));
   rmSync(out, { force: true });
-  assert((await page.getAttribute(T('makespan'), 'data-value')) === String(native.makespan), 'input plan makespan differs');
+  assert((await page.getAttribute(T('makespan'), 'data-value')) === cliMakespan(native), 'input plan makespan differs');
   await page.waitForTimeout(100);
   assert((await page.evaluate(() => window.__memplan.view.lastMode)) === 'rectangles', 'the valid plan was not drawn');
 });
@@ -249,7 +414,14 @@ await test('cancel stops a long solve and the page stays responsive', async (pag
   await page.click(T('cancel-button'));
   await idle(page, 30_000);
   const stopped = Date.now() - before;
-  assert(/cancel/i.test(await status(page)), `status after cancel: ${await status(page)}`);
+  // The core says the run was cancelled, with its best plan so far (or none), and the page says so.
+  const shown = await verdict(page);
+  assert(shown.visible && shown.stopped === 'cancelled' && /interrupted/.test(shown.tone), `verdict after cancel: ${JSON.stringify(shown)}`);
+  assert(/cancelled/.test(shown.text), `verdict text after cancel: ${shown.text}`);
+  const plan = await page.getAttribute(T('makespan'), 'data-value');
+  const drawn = await page.evaluate(() => window.__memplan.view.plan?.result !== null);
+  assert(drawn === (plan !== ''), `a cancelled run ${plan ? 'with' : 'without'} a plan is ${drawn ? '' : 'not '}drawn`);
+  await shoot(page, 'verdict-cancelled');
   const t0 = Date.now();
   await page.evaluate(() => 1 + 1);
   const answer = Date.now() - t0;
@@ -258,6 +430,7 @@ await test('cancel stops a long solve and the page stays responsive', async (pag
   // It can solve again after the cancel.
   const makespan = await run(page, 'slff');
   assert(makespan, 'no result after cancel');
+  assert((await verdict(page)).stopped === 'completed', 'the next run does not say why it stopped');
   figures.push(`cancel: auto (effort high, 200k buffers) stopped ${stopped} ms after the click`);
 });
 
@@ -294,22 +467,29 @@ await test('compare fills its table and marks the best', async (page) => {
   const checked = await page.evaluate(() => window.__memplan.compare.checked);
   assert(checked.length >= 3, `${checked.length} solvers checked`);
   await page.click(T('compare-run'));
-  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=compare-table] tbody td[data-value]').length === n, checked.length, { timeout: 60_000 });
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=compare-table] tbody tr[data-stopped]').length === n, checked.length, { timeout: 60_000 });
   await idle(page);
   const rows = await page.locator(`${T('compare-table')} tbody tr`).count();
   assert(rows === checked.length, `${rows} rows for ${checked.length} solvers`);
   assert((await page.locator(`${T('compare-table')} tr.best`).count()) === 1, 'no best row');
   const views = await page.locator('#compare-grid canvas').count();
   assert(views === checked.length, `${views} plan views`);
+  // Every row says why its run stopped, as the CLI does.
+  const file = join(examplesDir, index.find((e) => e.id === 'minimalloc/challenging/B').path);
+  const reasons = await page.$$eval(`${T('compare-table')} tbody tr`, (trs) => trs.map((tr) => [tr.dataset.solver, tr.dataset.stopped, tr.querySelector('span.verdict')?.textContent ?? '']));
+  for (const [solver, stopped, text] of reasons) {
+    const native = cliSolve(file, solver, '0');
+    assert(stopped === native.stopped && text.endsWith(native.verdict), `${solver}: table says ${stopped} '${text}', CLI ${native.stopped} '${native.verdict}'`);
+  }
   // The best row has the smallest makespan.
-  const values = await page.$$eval(`${T('compare-table')} tbody td[data-value]`, (cells) => cells.map((c) => BigInt(c.dataset.value)));
+  const values = await page.$$eval(`${T('compare-table')} tbody td[data-value]`, (cells) => cells.filter((c) => c.dataset.value !== '').map((c) => BigInt(c.dataset.value)));
   const best = await page.getAttribute(`${T('compare-table')} tr.best td[data-value]`, 'data-value');
   assert(values.every((v) => v >= BigInt(best)), 'best is not the smallest makespan');
   // Sorting by solver name.
   await page.click(`${T('compare-table')} th[data-key=solver]`);
   const names = await page.$$eval(`${T('compare-table')} tbody tr`, (trs) => trs.map((tr) => tr.dataset.solver));
   assert(names.join() === [...names].sort().join(), `not sorted: ${names}`);
-  await page.screenshot({ path: join(screenshots, 'compare.png') });
+  await shoot(page, 'compare');
 });
 
 await test('plan view: hover, select with conflicts, zoom to peak, replay, PNG; screenshot', async (page) => {
@@ -457,8 +637,13 @@ await test('embed mode works without isolation on the single-threaded build', as
   assert(await page.evaluate(() => document.body.classList.contains('embed')), 'no embed layout');
   assert(!(await page.isVisible('#input-panel')), 'embed shows the input panel');
   const makespan = await page.getAttribute(T('makespan'), 'data-value');
-  assert(makespan === String(cliSolve(small, 'slff', '0').makespan), `embed makespan ${makespan}`);
-  await page.screenshot({ path: join(screenshots, 'embed.png') });
+  const native = cliSolve(small, 'slff', '0');
+  assert(makespan === cliMakespan(native), `embed makespan ${makespan}`);
+  // The embed says why the run stopped, as the CLI does.
+  assert(await page.isVisible(T('verdict')), 'the embed shows no verdict');
+  const shown = await verdict(page);
+  assert(shown.stopped === native.stopped && shown.text.endsWith(native.verdict), `embed verdict ${JSON.stringify(shown)}, CLI ${native.stopped}`);
+  await shoot(page, 'embed');
   // Cancel in the single-threaded build ends the busy worker and starts a new one with the same
   // instance; the page answers meanwhile and solves again after.
   await open(page, '?embed&gen=150000:3&solver=auto&effort=high', server.url);
@@ -471,6 +656,8 @@ await test('embed mode works without isolation on the single-threaded build', as
   assert(Date.now() - t0 < 1000, 'page did not answer during the cancel');
   await idle(page);
   assert(/cancel/i.test(await status(page)), `status after cancel: ${await status(page)}`);
+  assert((await verdict(page)).stopped === 'cancelled', 'the embed does not say the run was cancelled');
+  assert(!(await page.getAttribute(T('makespan'), 'data-value')), 'a plan is shown after a cancel that kept none');
   await page.selectOption(T('solver-select'), 'slff');
   await page.click(T('run-button'));
   await idle(page, 60_000);

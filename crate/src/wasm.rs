@@ -48,9 +48,11 @@ pub fn num_threads() -> usize {
 }
 
 fn to_js<T: Serialize>(value: &T) -> JsValue {
-    // Objects as plain JS objects (not Maps); integers past 2^53 - 1 arrive as decimal strings
-    // (the wire rule), so none is ever rounded.
-    let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+    // Objects as plain JS objects (not Maps); `None` as `null`, as the generated TypeScript types
+    // say (serde-wasm-bindgen's default is `undefined`); integers past 2^53 - 1 arrive as decimal
+    // strings (the wire rule), so none is ever rounded.
+    let serializer =
+        serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true).serialize_missing_as_null(true);
     value.serialize(&serializer).unwrap_or(JsValue::NULL)
 }
 

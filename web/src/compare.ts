@@ -1,7 +1,11 @@
 // Compare mode: several solvers on the current instance, their plans side by side on one shared
-// viewport (same axes, zoom and pan together), and a sortable results table with the best marked.
-import type { InstanceData, SolveResult, SolverInfo } from './protocol';
+// viewport (same axes, zoom and pan together), and a sortable results table with the best marked
+// and, for each run, why it stopped (the core's verdict).
+import { EngineError } from './engine';
+import type { SolverInfo } from './generated/core';
+import type { InstanceData, SolveResult } from './protocol';
 import { bytes, duration, esc, grouped, percent } from './format';
+import { drawable, toneRank, verdictBadge, verdictText } from './verdict';
 import { PlanView } from './view/planview';
 import { Viewport } from './view/viewport';
 import type { ColorBy } from './view/colors';
@@ -12,9 +16,11 @@ interface Row {
   solver: string;
   result: SolveResult | null;
   error: string | null;
+  /** The running solve's progress line. */
+  progress: string | null;
 }
 
-type Key = 'solver' | 'makespan' | 'frag' | 'fragPct' | 'time' | 'optimal' | 'valid';
+type Key = 'solver' | 'makespan' | 'frag' | 'fragPct' | 'time' | 'stopped' | 'valid';
 
 export class ComparePanel {
   private checks = $<HTMLDivElement>('compare-solvers');
@@ -30,10 +36,16 @@ export class ComparePanel {
   private colorBy: ColorBy = 'size';
   running = false;
 
+  /**
+   * @param runOne solves the current instance with one solver, showing its progress
+   * @param prepare loads a pending edit and waits for every load asked for (the instance to run)
+   * @param onBusy a compare starts or ends; `label` (when given) is the status to show
+   */
   constructor(
-    private runOne: (solver: string) => Promise<SolveResult>,
+    private runOne: (solver: string, show: (line: string) => void) => Promise<SolveResult>,
+    private prepare: () => Promise<InstanceData | null>,
     private capacity: () => number | null,
-    private onBusy: (busy: boolean, label: string) => void,
+    private onBusy: (busy: boolean, label: string | null, kind: 'ok' | 'error') => void,
   ) {
     this.runButton.addEventListener('click', () => void this.run());
     $('compare-all').addEventListener('click', () => this.setChecked(null));
@@ -71,7 +83,6 @@ export class ComparePanel {
     this.rows = [];
     this.renderTable();
     this.renderGrid();
-    this.runButton.disabled = !inst;
   }
 
   setColorBy(mode: ColorBy) {
@@ -79,53 +90,70 @@ export class ComparePanel {
     for (const v of this.views) v.setColorBy(mode);
   }
 
-  /** Runs every checked solver in turn; a cancel stops the rest. */
+  /** Runs every checked solver in turn on what the editor holds; a cancel stops the rest. */
   async run() {
-    if (!this.inst || this.running) return;
-    const solvers = this.checked;
-    this.rows = solvers.map((solver) => ({ solver, result: null, error: null }));
-    this.renderTable();
-    this.renderGrid();
+    if (this.running) return;
     this.running = true;
+    let label: string | null = null;
+    let kind: 'ok' | 'error' = 'ok';
     try {
-      for (let k = 0; k < this.rows.length; k++) {
-        const row = this.rows[k];
-        this.onBusy(true, `comparing: ${row.solver} (${k + 1} of ${this.rows.length})`);
+      this.onBusy(true, 'loading the input…', 'ok');
+      const inst = await this.prepare();
+      if (!inst || inst !== this.inst) return; // not loaded: the load says why
+      const rows: Row[] = this.checked.map((solver) => ({ solver, result: null, error: null, progress: null }));
+      this.rows = rows;
+      this.renderTable();
+      this.renderGrid();
+      let cancelled = false;
+      for (let k = 0; k < rows.length && !cancelled; k++) {
+        const row = rows[k];
+        this.onBusy(true, `comparing: ${row.solver} (${k + 1} of ${rows.length})`, 'ok');
         try {
-          row.result = await this.runOne(row.solver);
+          row.result = await this.runOne(row.solver, (line) => {
+            row.progress = line;
+            this.renderTable();
+          });
+          cancelled = row.result.summary.stopped === 'cancelled';
         } catch (error) {
           row.error = error instanceof Error ? error.message : String(error);
-          if ((error as { kind?: string }).kind === 'cancelled') {
-            this.rows.slice(k + 1).forEach((r) => (r.error = 'not run (cancelled)'));
-            break;
-          }
+          // The single-threaded build's cancel ends the worker: no summary comes back.
+          cancelled = error instanceof EngineError && error.kind === 'ended';
         }
+        if (this.inst !== inst) return; // a new input replaced this one (and reset the table)
+        if (cancelled) rows.slice(k + 1).forEach((r) => (r.error = 'not run (cancelled)'));
         this.renderTable();
         this.renderGrid();
       }
+      const done = rows.filter((r) => r.result).length;
+      label = `compared ${done} solver${done === 1 ? '' : 's'}${cancelled ? ' (cancelled)' : ''}`;
+      if (rows.some((r) => r.result && !r.result.summary.valid)) {
+        label += ': a plan is INVALID';
+        kind = 'error';
+      }
     } finally {
       this.running = false;
-      this.onBusy(false, `compared ${this.rows.filter((r) => r.result).length} solvers`);
+      this.onBusy(false, label, kind);
     }
   }
 
   private value(row: Row, key: Key): number | string | bigint {
-    const d = row.result?.described;
+    const s = row.result?.summary;
     if (key === 'solver') return row.solver;
-    if (!d) return key === 'optimal' || key === 'valid' ? '' : Infinity;
+    if (!s) return Infinity;
+    const plan = drawable(row.result);
     switch (key) {
       case 'makespan':
-        return d.valid ? BigInt(d.makespan) : Infinity;
+        return plan ? BigInt(s.makespan!) : Infinity;
       case 'frag':
-        return d.valid ? BigInt(d.fragmentation) : Infinity;
+        return plan && s.fragmentation !== null ? BigInt(s.fragmentation) : Infinity;
       case 'fragPct':
-        return d.valid ? d.fragmentation_pct : Infinity;
+        return plan ? s.fragmentation_pct ?? Infinity : Infinity;
       case 'time':
-        return d.elapsed_ms;
-      case 'optimal':
-        return d.optimal ? 0 : 1;
+        return s.elapsed_ms;
+      case 'stopped':
+        return toneRank(s.stopped);
       case 'valid':
-        return d.valid ? 0 : 1;
+        return s.valid ? 0 : 1;
     }
   }
 
@@ -133,10 +161,11 @@ export class ComparePanel {
   private best(): Row | null {
     let best: Row | null = null;
     for (const row of this.rows) {
-      const d = row.result?.described;
-      if (!d || !d.valid) continue;
-      const b = best?.result?.described;
-      if (!b || BigInt(d.makespan) < BigInt(b.makespan) || (d.makespan === b.makespan && d.elapsed_ms < b.elapsed_ms)) best = row;
+      if (!row.result || !drawable(row.result)) continue;
+      const s = row.result.summary;
+      const b = best?.result?.summary;
+      const makespan = BigInt(s.makespan!);
+      if (!b || makespan < BigInt(b.makespan!) || (makespan === BigInt(b.makespan!) && s.elapsed_ms < b.elapsed_ms)) best = row;
     }
     return best;
   }
@@ -159,22 +188,25 @@ export class ComparePanel {
     const body = this.table.tBodies[0];
     body.innerHTML = sorted
       .map((row) => {
-        const d = row.result?.described;
+        const s = row.result?.summary;
         const cls = row === best ? ' class="best"' : '';
-        if (!d) {
-          const note = row.error ?? 'waiting…';
-          return `<tr data-solver="${esc(row.solver)}"${cls}><td>${esc(row.solver)}</td><td colspan="6" class="${row.error ? 'bad' : ''}">${esc(note)}</td></tr>`;
+        if (!s) {
+          const note = row.error ?? (row.progress ? `● ${row.progress}` : 'waiting…');
+          return `<tr data-solver="${esc(row.solver)}"${cls}><td>${esc(row.solver)}</td><td colspan="6" class="${row.error ? 'bad' : 'running'}">${esc(note)}</td></tr>`;
         }
-        const name = d.solver === row.solver ? row.solver : `${row.solver} (${d.solver})`;
-        const winner = typeof d.winner === 'string' ? ` → ${d.winner}` : '';
-        return `<tr data-solver="${esc(row.solver)}"${cls}>
+        const name = s.solver === row.solver ? row.solver : `${row.solver} (${s.solver})`;
+        const winner = s.winner !== null ? ` → ${s.winner}` : '';
+        const plan = drawable(row.result);
+        const makespan = s.makespan === null ? '<span class="bad">no plan</span>' : plan ? `${grouped(s.makespan)} <small>(${bytes(s.makespan)})</small>` : '—';
+        const valid = s.makespan === null ? '—' : s.valid ? (s.feasible ? 'yes' : 'yes, over capacity') : `INVALID: ${esc(s.violations[0] ?? '')}`;
+        return `<tr data-solver="${esc(row.solver)}" data-stopped="${s.stopped}"${cls}>
           <td>${esc(name + winner)}</td>
-          <td class="num" data-value="${d.makespan}">${d.valid ? `${grouped(d.makespan)} <small>(${bytes(d.makespan)})</small>` : '—'}</td>
-          <td class="num">${d.valid ? grouped(d.fragmentation) : '—'}</td>
-          <td class="num">${d.valid ? percent(d.fragmentation_pct) : '—'}</td>
-          <td class="num">${duration(d.elapsed_ms)}</td>
-          <td>${d.optimal ? 'yes' : ''}</td>
-          <td class="${d.valid ? '' : 'bad'}">${d.valid ? (d.feasible ? 'yes' : 'yes, over capacity') : `INVALID: ${esc(d.violations[0] ?? '')}`}</td>
+          <td class="num" data-value="${s.makespan ?? ''}">${makespan}</td>
+          <td class="why">${verdictBadge(s)}</td>
+          <td class="num">${plan && s.fragmentation !== null ? grouped(s.fragmentation) : '—'}</td>
+          <td class="num">${plan && s.fragmentation_pct !== null ? percent(s.fragmentation_pct) : '—'}</td>
+          <td class="num">${duration(s.elapsed_ms)}</td>
+          <td class="${s.valid ? '' : 'bad'}">${valid}</td>
         </tr>`;
       })
       .join('');
@@ -189,17 +221,20 @@ export class ComparePanel {
     const capacity = this.capacity();
     let top = Number(inst.summary.max_load);
     if (capacity !== null) top = Math.max(top, capacity);
-    for (const row of this.rows) if (row.result?.described.valid) top = Math.max(top, Number(row.result.described.makespan));
+    for (const row of this.rows) if (row.result && drawable(row.result)) top = Math.max(top, Number(row.result.summary.makespan));
     const full = { x0: Number(inst.summary.first_start), x1: Number(inst.summary.last_end), y0: 0, y1: top * 1.04 || 1 };
     const same = JSON.stringify(full) === JSON.stringify(this.viewport.fullRange);
     this.viewport.setFull(full, !same);
     for (const row of this.rows) {
       if (!row.result) continue;
-      const d = row.result.described;
-      const title = d.valid ? `${row.solver} · ${bytes(d.makespan)} · +${percent(d.fragmentation_pct)}` : `${row.solver} · INVALID PLAN (not drawn)`;
+      const s = row.result.summary;
+      const plan = drawable(row.result);
+      const title = s.makespan === null
+        ? `${row.solver} · no plan: ${verdictText(s)}`
+        : s.valid ? `${row.solver} · ${bytes(s.makespan)} · +${percent(s.fragmentation_pct ?? 0)}` : `${row.solver} · INVALID PLAN (not drawn)`;
       const view = new PlanView(this.grid, this.viewport, { title });
       view.setColorBy(this.colorBy);
-      view.setData({ inst, result: row.result, capacity });
+      view.setData({ inst, result: plan ? row.result : null, capacity });
       view.onSelect = () => {};
       this.views.push(view);
     }

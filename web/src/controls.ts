@@ -2,7 +2,8 @@
 // parameters), the generic greedy combinations, capacity, time limit, seed, effort and threads;
 // Run, Cancel and Ctrl/Cmd+Enter. Nothing about solvers is written here: it all comes from
 // `listSolvers()`, so solvers added to the core appear by themselves.
-import type { Catalogue, Parameter, SolveOptions, SolverInfo } from './protocol';
+import type { Catalogue, Parameter, SolveRequest, SolverInfo } from './generated/core';
+import { esc } from './format';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 /** The select's value for "choose a greedy order and fit". */
@@ -77,8 +78,8 @@ export class Controls {
     const combo = new Option('greedy-<order>-<fit> …', COMBINATION);
     combo.title = catalogue.combinations;
     this.solverSelect.append(combo);
-    this.orderSelect.innerHTML = catalogue.orders.map(([n, d]) => `<option value="${n}" title="${d}">${n}</option>`).join('');
-    this.fitSelect.innerHTML = catalogue.fits.map(([n, d]) => `<option value="${n}" title="${d}">${n}</option>`).join('');
+    this.orderSelect.innerHTML = catalogue.orders.map((o) => `<option value="${esc(o.name)}" title="${esc(o.description)}">${esc(o.name)}</option>`).join('');
+    this.fitSelect.innerHTML = catalogue.fits.map((f) => `<option value="${esc(f.name)}" title="${esc(f.description)}">${esc(f.name)}</option>`).join('');
     this.effortSelect.innerHTML = catalogue.efforts.map((e) => `<option ${e === 'normal' ? 'selected' : ''}>${e}</option>`).join('');
     this.threadsSelect.innerHTML = '';
     const top = build === 'threads' ? Math.max(1, maxThreads) : 1;
@@ -100,12 +101,15 @@ export class Controls {
   }
 
   setSolver(name: string) {
-    const combo = /^greedy-(.+)-(first|best|worst|top)$/.exec(name);
+    // A combination is `greedy-<order>-<fit>` with an order and a fit the catalogue lists.
+    const combo = this.catalogue.orders
+      .flatMap((o) => this.catalogue.fits.map((f) => [o.name, f.name]))
+      .find(([order, fit]) => name === `greedy-${order}-${fit}`);
     if (this.catalogue.solvers.some((s) => s.name === name)) this.solverSelect.value = name;
     else if (combo) {
       this.solverSelect.value = COMBINATION;
-      this.orderSelect.value = combo[1];
-      this.fitSelect.value = combo[2];
+      this.orderSelect.value = combo[0];
+      this.fitSelect.value = combo[1];
     }
     this.showSolver();
   }
@@ -119,8 +123,8 @@ export class Controls {
     const combo = this.solverSelect.value === COMBINATION;
     this.comboRow.hidden = !combo;
     if (combo) {
-      const order = this.catalogue.orders.find(([n]) => n === this.orderSelect.value)?.[1] ?? '';
-      const fit = this.catalogue.fits.find(([n]) => n === this.fitSelect.value)?.[1] ?? '';
+      const order = this.catalogue.orders.find((o) => o.name === this.orderSelect.value)?.description ?? '';
+      const fit = this.catalogue.fits.find((f) => f.name === this.fitSelect.value)?.description ?? '';
       this.description.textContent = `${order}; ${fit}`;
     } else {
       this.description.textContent = info?.description ?? '';
@@ -202,15 +206,17 @@ export class Controls {
     void this.validateCapacity();
   }
 
-  /** What to ask the worker for, with `solver` overriding the selected one (compare mode). */
-  options(solver = this.solver): SolveOptions {
-    const timeLimit = Number(this.timeLimitInput.value);
+  /** What to ask the worker for, with `solver` overriding the selected one (compare mode). An
+   * empty time limit is none; any other value goes to the core, which checks it (0 has passed at
+   * once, a negative one is refused). */
+  options(solver = this.solver): SolveRequest {
+    const timeLimit = this.timeLimitInput.value.trim();
     return {
       solver,
       capacity: this.capacityInput.value.trim() || undefined,
-      timeLimit: Number.isFinite(timeLimit) && timeLimit > 0 ? timeLimit : undefined,
+      timeLimit: timeLimit === '' ? undefined : Number(timeLimit),
       seed: this.seedInput.value.trim() || '0',
-      effort: this.effortSelect.value || 'normal',
+      effort: this.catalogue.efforts.find((e) => e === this.effortSelect.value),
       params: solver === this.solver ? this.params : {},
     };
   }

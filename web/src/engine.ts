@@ -1,8 +1,10 @@
 // The page's side of the worker protocol: promises for requests, and cancellation. In the threaded
 // build a cancel sets the job's flag and the solver stops within milliseconds; the single-threaded
 // build is busy inside the solve and cannot read messages, so a cancel ends the worker, starts a
-// new one and loads the current instance into it again.
-import type { Catalogue, InputError, InstanceData, Progress, Reply, Request, SolveOptions, SolveResult, Source } from './protocol';
+// new one and loads the current instance into it again: that solve ends without a summary (an
+// EngineError of kind `ended`).
+import type { Catalogue, InputError, Progress, RefusalKind, SolveRequest } from './generated/core';
+import type { InstanceData, Reply, Request, SolveResult, Source } from './protocol';
 
 export interface EngineInfo {
   build: 'threads' | 'single';
@@ -11,10 +13,15 @@ export interface EngineInfo {
   catalogue: Catalogue;
 }
 
-/** A failed request: `kind` says whether the input, the solve or a cancel ended it. */
+/** A request that ended without its answer: the core refused it (`input`: the text or a size
+ * cannot be read, `errors` locate each problem; `request`: the solve cannot be served), the page
+ * ended the worker meanwhile (`ended`: a cancel in the single-threaded build, a restart), or
+ * something else failed (`failed`: a fetch, the worker itself). */
+export type FailureKind = RefusalKind | 'ended' | 'failed';
+
 export class EngineError extends Error {
   constructor(
-    readonly kind: 'input' | 'solve' | 'cancelled' | 'internal',
+    readonly kind: FailureKind,
     message: string,
     readonly errors: InputError[] = [],
   ) {
@@ -47,11 +54,11 @@ export class Engine {
     this.worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
     this.worker.onmessage = (event: MessageEvent<Reply>) => this.receive(event.data);
     this.worker.onerror = (event) => {
-      for (const [, p] of this.pending) p.reject(new EngineError('internal', event.message || 'worker failed'));
+      for (const [, p] of this.pending) p.reject(new EngineError('failed', event.message || 'worker failed'));
       this.pending.clear();
     };
     const ready = await this.request({ type: 'init', id: 0, threads });
-    if (ready.type !== 'ready') throw new EngineError('internal', 'worker did not start');
+    if (ready.type !== 'ready') throw new EngineError('failed', 'worker did not start');
     this.info = { build: ready.build, threads: ready.threads, isolated: ready.isolated, catalogue: ready.catalogue };
     return this.info;
   }
@@ -59,7 +66,7 @@ export class Engine {
   /** Ends the worker and starts a new one with `threads` threads, reloading the current instance. */
   async restart(threads = this.threads): Promise<EngineInfo> {
     this.worker.terminate();
-    for (const [, p] of this.pending) p.reject(new EngineError('cancelled', 'cancelled'));
+    for (const [, p] of this.pending) p.reject(new EngineError('ended', 'the worker was restarted'));
     this.pending.clear();
     this.solving = null;
     // Posted back to back: the worker runs them in order, and so any request made meanwhile waits
@@ -81,7 +88,8 @@ export class Engine {
       return;
     }
     this.pending.delete(reply.id);
-    if (reply.type === 'error') pending.reject(new EngineError(reply.kind, reply.message, reply.errors));
+    if (reply.type === 'refused') pending.reject(new EngineError(reply.refusal.kind, reply.refusal.message, reply.refusal.errors));
+    else if (reply.type === 'failed') pending.reject(new EngineError('failed', reply.message));
     else pending.resolve(reply);
   }
 
@@ -96,17 +104,19 @@ export class Engine {
 
   async parse(source: Source, format: string, semantics: string): Promise<InstanceData> {
     const reply = await this.request({ type: 'parse', id: 0, source, format, semantics });
-    if (reply.type !== 'parsed') throw new EngineError('internal', 'unexpected reply');
+    if (reply.type !== 'parsed') throw new EngineError('failed', 'unexpected reply');
     this.lastParse = { source, format, semantics };
     return reply.instance;
   }
 
-  async solve(options: SolveOptions, onProgress?: Pending['onProgress']): Promise<SolveResult> {
+  /** Solves the loaded instance; the result's summary says why the run stopped (a cancel in the
+   * threaded build ends it with `stopped: 'cancelled'`). */
+  async solve(options: SolveRequest, onProgress?: Pending['onProgress']): Promise<SolveResult> {
     const id = this.nextId;
     this.solving = id;
     try {
       const reply = await this.request({ type: 'solve', id: 0, options }, onProgress);
-      if (reply.type !== 'result') throw new EngineError('internal', 'unexpected reply');
+      if (reply.type !== 'result') throw new EngineError('failed', 'unexpected reply');
       return reply.result;
     } finally {
       if (this.solving === id) this.solving = null;
@@ -130,7 +140,7 @@ export class Engine {
   /** The input's own offsets as a plan, checked by the core's validator. */
   async checkInputPlan(capacity: string | null): Promise<SolveResult> {
     const reply = await this.request({ type: 'check', id: 0, capacity });
-    if (reply.type !== 'result') throw new EngineError('internal', 'unexpected reply');
+    if (reply.type !== 'result') throw new EngineError('failed', 'unexpected reply');
     return reply.result;
   }
 
@@ -145,7 +155,8 @@ export class Engine {
     return reply.type === 'exported' ? reply.text : '';
   }
 
-  /** Checks a size such as `1MiB` with the core's parser; the decimal value or an EngineError. */
+  /** Checks a size such as `1MiB` with the core's parser; the decimal value, or an EngineError of
+   * kind `input` saying why not. */
   async parseSize(text: string): Promise<string> {
     const reply = await this.request({ type: 'size', id: 0, text });
     return reply.type === 'size' ? reply.value : '';

@@ -1,7 +1,8 @@
 // The input panel: the editor (paste), drag and drop anywhere, the file picker, the example
 // gallery, the generator, and the format and lifetime selectors. It only says what to load; the
 // page parses it in the worker and hands back either the instance or its errors to show here.
-import type { InputError, Source } from './protocol';
+import type { InputError } from './generated/core';
+import type { Source } from './protocol';
 import { bytes, esc, grouped } from './format';
 
 export interface Example {
@@ -35,15 +36,20 @@ export class InputPanel {
   readonly semanticsSelect = $<HTMLSelectElement>('semantics-select');
   readonly genBuffers = $<HTMLInputElement>('gen-buffers');
   readonly genSeed = $<HTMLInputElement>('gen-seed');
+  /** The debounce timer of an edit not loaded yet. */
   private typing: number | undefined;
   /** The last load, so that a change of format or semantics can read it again. */
   last: LoadRequest | null = null;
+  /** Called on every edit (the editor now holds text that Run would load first). */
+  onEdit: () => void = () => {};
 
   constructor(semantics: string[], private onLoad: (request: LoadRequest) => void) {
     this.semanticsSelect.innerHTML = semantics.map((s) => `<option value="${s}">${s === 'half-open' ? '[start, end) half-open' : s === 'inclusive' ? '[start, end] inclusive' : '(start, end) exclusive'}</option>`).join('');
+    // Typing loads after a pause; Run does not wait for it (see `flush`).
     this.editor.addEventListener('input', () => {
       clearTimeout(this.typing);
-      this.typing = window.setTimeout(() => this.loadText(this.editor.value, 'pasted text'), 450);
+      this.typing = window.setTimeout(() => this.flush(), 450);
+      this.onEdit();
     });
     this.editor.addEventListener('scroll', () => {
       this.marks.style.transform = `translateY(${-this.editor.scrollTop}px)`;
@@ -72,6 +78,20 @@ export class InputPanel {
       this.exampleSelect.append(g);
     }
     return this.examples;
+  }
+
+  /** The editor holds an edit that is not loaded yet (its pause has not passed). */
+  get pendingEdit(): boolean {
+    return this.typing !== undefined;
+  }
+
+  /** Loads a pending edit now instead of after its pause, so that a run starting at once solves
+   * what the editor holds. Nothing happens without one. */
+  flush() {
+    if (this.typing === undefined) return;
+    clearTimeout(this.typing);
+    this.typing = undefined;
+    this.loadText(this.editor.value, 'pasted text');
   }
 
   loadExample(example: Example) {
@@ -109,6 +129,9 @@ export class InputPanel {
   }
 
   private request(request: LoadRequest) {
+    // This load replaces an edit still waiting for its pause.
+    clearTimeout(this.typing);
+    this.typing = undefined;
     this.last = request;
     this.onLoad(request);
   }

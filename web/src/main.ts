@@ -11,7 +11,9 @@ import { Viewport } from './view/viewport';
 import { Replay } from './view/replay';
 import { COLOR_MODES, legendGradient, type ColorBy } from './view/colors';
 import { bytes, duration, grouped, percent } from './format';
-import type { InstanceData, Progress, SolveResult } from './protocol';
+import type { Progress } from './generated/core';
+import type { InstanceData, SolveResult } from './protocol';
+import { drawable, toneOf, verdictText } from './verdict';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
@@ -43,31 +45,60 @@ function setStatus(text: string, kind: 'ok' | 'busy' | 'error' = 'ok') {
 let inst: InstanceData | null = null;
 let loaded: LoadRequest | null = null;
 let result: SolveResult | null = null;
+/** `result` is the input's own plan checked by the core, not a solver's. */
+let resultIsInputPlan = false;
+/** A solve (or a compare) is running or about to: from Run until its result is shown. */
 let solving = false;
+/** The newest load asked for; a load that finds a newer one on its return is dropped. */
 let loadSerial = 0;
+/** The load that `inst` came from: a run whose instance is no longer shown drops its result. */
+let instSerial = 0;
+/** Why the last run ended without a summary, shown in the verdict's place: the request was refused
+ * (or failed), or the single-threaded build's cancel ended its worker. */
+let noSummary: { tone: 'interrupted' | 'infeasible'; stopped: 'cancelled' | ''; words: string; detail: string } | null = null;
 
 const viewport = new Viewport();
 const view = new PlanView($('plan-host'), viewport, { testid: 'plan-canvas' });
 const replay = new Replay(view);
 
 const controls = new Controls((text) => engine.parseSize(text));
+/** The newest load; it settles once that load has been applied, dropped or refused. */
 let pendingLoad: Promise<boolean> = Promise.resolve(false);
 const input = new InputPanel(['half-open', 'inclusive', 'exclusive'], (request) => {
   pendingLoad = load(request);
 });
+input.onEdit = () => updateButtons();
 const compare = new ComparePanel(
-  (solver) => solveWith(solver),
+  (solver, show) => solveWith(solver, show),
+  () => settle(),
   () => drawCapacity(),
-  (busy, label) => {
+  (busy, label, kind) => {
     setBusy(busy);
-    setStatus(label, busy ? 'busy' : 'ok');
+    if (label !== null) setStatus(label, busy ? 'busy' : kind);
   },
 );
 
+/** Run is possible with an instance, or with an edit that Run would load first. */
+function updateButtons() {
+  const canRun = inst !== null || input.pendingEdit;
+  controls.setBusy(solving, canRun);
+  compare.runButton.disabled = solving || !canRun;
+}
+
 function setBusy(busy: boolean) {
   solving = busy;
-  controls.setBusy(busy, inst !== null);
-  compare.runButton.disabled = busy || !inst;
+  updateButtons();
+}
+
+/** Loads an edit still waiting for its pause, then waits until every load asked for so far has
+ * been applied (or refused): a run solves exactly what the editor holds when Run is pressed. */
+async function settle(): Promise<InstanceData | null> {
+  input.flush();
+  for (let seen: Promise<boolean> | null = null; seen !== pendingLoad; ) {
+    seen = pendingLoad;
+    await seen;
+  }
+  return inst;
 }
 
 // ---- engine -----------------------------------------------------------------------------------
@@ -94,6 +125,7 @@ function summaryRows(i: InstanceData): [string, string][] {
   return [
     ['buffers', grouped(s.buffers)],
     ['max load L', `${grouped(s.max_load)} (${bytes(s.max_load)})`],
+    ...(String(s.lower_bound) !== String(s.max_load) ? [['lower bound', `${grouped(s.lower_bound)} (${bytes(s.lower_bound)})`] as [string, string]] : []),
     ['sizes', `${bytes(s.min_size)} … ${bytes(s.max_size)}`],
     ['total size', bytes(s.total_size)],
     ['time span', `[${grouped(s.first_start)}, ${grouped(s.last_end)})`],
@@ -104,8 +136,8 @@ function summaryRows(i: InstanceData): [string, string][] {
 }
 
 function drawCapacity(): number | null {
-  const text = result?.described.capacity ?? controls.capacityBytes ?? inst?.summary.capacity ?? null;
-  return text === null ? null : Number(text);
+  const value = result?.summary.capacity ?? controls.capacityBytes ?? inst?.summary.capacity ?? null;
+  return value === null ? null : Number(value);
 }
 
 function fitViewport(resetX: boolean) {
@@ -113,7 +145,7 @@ function fitViewport(resetX: boolean) {
   let top = Number(inst.summary.max_load);
   const cap = drawCapacity();
   if (cap !== null) top = Math.max(top, cap);
-  if (result?.described.valid) top = Math.max(top, Number(result.described.makespan));
+  if (result && drawable(result)) top = Math.max(top, Number(result.summary.makespan));
   const full = { x0: Number(inst.summary.first_start), x1: Number(inst.summary.last_end), y0: 0, y1: top * 1.04 || 1 };
   if (resetX) viewport.setFull(full);
   else {
@@ -132,15 +164,18 @@ async function load(request: LoadRequest): Promise<boolean> {
     const parsed = await engine.parse(request.source, input.format, input.semantics);
     if (serial !== loadSerial) return false;
     inst = parsed;
+    instSerial = serial;
     loaded = request;
     result = null;
+    noSummary = null;
     // A capacity the user typed stays; one that came with the previous instance gives way to
     // this instance's own (an example's, or the file's), or to none.
     if (controls.capacityFromInstance || !controls.capacityInput.value.trim()) {
-      const own = request.example?.capacity ?? parsed.summary.capacity ?? '';
+      const own = String(request.example?.capacity ?? parsed.summary.capacity ?? '');
       controls.setCapacity(own, own !== '');
     }
-    input.showText(parsed.text, parsed.name, parsed.bytes);
+    // An edit made while this parsed is newer than it: the editor keeps it.
+    if (!input.pendingEdit) input.showText(parsed.text, parsed.name, parsed.bytes);
     $('summary').innerHTML = summaryRows(parsed).map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('');
     showResult();
     compare.setInstance(parsed);
@@ -152,14 +187,16 @@ async function load(request: LoadRequest): Promise<boolean> {
   } catch (error) {
     if (serial !== loadSerial) return false;
     inst = null;
+    instSerial = serial;
     loaded = null;
     result = null;
+    noSummary = null;
     showResult();
     compare.setInstance(null);
     $('summary').innerHTML = '';
     $('instance-input').dataset.loaded = '0';
     if (error instanceof EngineError) {
-      if (request.text !== undefined) input.showText(request.text, 'input', request.text.length);
+      if (request.text !== undefined && !input.pendingEdit) input.showText(request.text, 'input', request.text.length);
       input.showErrors(error.errors.length ? error.errors : [{ line: null, column: null, message: error.message }]);
       const first = error.errors.find((e) => e.line);
       setStatus(`not loaded: ${error.message}${first ? ` (first at line ${first.line})` : ''}`, 'error');
@@ -168,64 +205,104 @@ async function load(request: LoadRequest): Promise<boolean> {
     }
     return false;
   } finally {
-    setBusy(false);
+    updateButtons();
   }
 }
 
 /** Every buffer of the input has an offset: show that plan, checked by the core's validator. */
 async function showInputPlan() {
   result = await engine.checkInputPlan(controls.capacityBytes);
+  resultIsInputPlan = true;
   showResult();
   fitViewport(false);
-  const d = result.described;
-  if (d.valid) setStatus(`the input is a plan (every buffer has an offset): valid, makespan ${grouped(d.makespan)}; Run re-plans it with the offsets pinned`);
-  else setStatus(`the input's offsets are an INVALID plan (${d.violations.length} violation${d.violations.length === 1 ? '' : 's'}): not drawn`, 'error');
+  const s = result.summary;
+  if (s.valid) setStatus(`the input is a plan (every buffer has an offset): valid, makespan ${grouped(s.makespan ?? '—')}; Run re-plans it with the offsets pinned`);
+  else setStatus(`the input's offsets are an INVALID plan (${s.violations.length} violation${s.violations.length === 1 ? '' : 's'}): not drawn`, 'error');
 }
 
 // ---- solving ----------------------------------------------------------------------------------
-async function solveWith(solver: string): Promise<SolveResult> {
-  const progress = $('progress');
+/** A running solve in one line: who reports, the time, the best plan so far and the bound. */
+function progressLine(solver: string, p: Progress | null, elapsedMs: number): string {
+  const elapsed = duration(elapsedMs);
+  if (!p) return `${solver}: ${elapsed}`;
+  const parts = [`${p.solver}: ${elapsed}`, p.best_makespan !== null ? `best ${grouped(p.best_makespan)}` : 'no plan yet', `bound ${grouped(p.lower_bound)}`];
+  if (String(p.nodes) !== '0') parts.push(`work ${grouped(p.nodes)}`);
+  return parts.join(' · ');
+}
+
+/** Solves with `solver`; `show` gets a progress line four times a second, drawn by the timer only
+ * (the worker's reports just update what it shows). */
+async function solveWith(solver: string, show: (line: string) => void): Promise<SolveResult> {
   const began = performance.now();
-  // One line, redrawn by the timer only: the worker's reports just update what it shows.
   let last: Progress | null = null;
-  const show = () => {
-    const elapsed = duration(performance.now() - began);
-    if (!last) {
-      progress.textContent = `${solver}: ${elapsed}`;
-      return;
-    }
-    const best = last.best_makespan ? `best ${grouped(last.best_makespan)}` : 'no plan yet';
-    progress.textContent = `${last.solver}: ${elapsed} · ${best} · bound ${grouped(last.lower_bound)} · ${grouped(last.nodes)} nodes`;
-  };
-  const timer = window.setInterval(show, 250);
+  const tick = () => show(progressLine(solver, last, performance.now() - began));
+  tick();
+  const timer = window.setInterval(tick, 250);
   try {
     return await engine.solve(controls.options(solver), (p) => {
       last = p ?? last;
     });
   } finally {
     clearInterval(timer);
-    progress.textContent = '';
   }
 }
 
+/** While a run goes on, the verdict's place shows its progress (the plan below is the last one). */
+function showRunning(line: string) {
+  const box = $('verdict');
+  box.className = 'verdict running';
+  box.dataset.stopped = '';
+  box.title = line;
+  $('verdict-text').textContent = '● solving';
+  $('verdict-detail').textContent = line;
+}
+
 async function run() {
-  if (!inst || solving) return;
-  const solver = controls.solver;
+  if (solving) return;
   setBusy(true);
-  setStatus(`solving with ${solver}…`, 'busy');
   try {
-    const solved = await solveWith(solver);
+    // A pasted edit is loaded first (not after its pause), and the run waits for it.
+    if (!(await settle())) return;
+    const solver = controls.solver;
+    const serial = instSerial;
+    setStatus(`solving with ${solver}…`, 'busy');
+    let solved: SolveResult | null = null;
+    try {
+      solved = await solveWith(solver, showRunning);
+    } catch (error) {
+      if (instSerial !== serial) return; // a new input replaced this one (and says so)
+      // No summary came back: the previous result goes (it is not this run's), and the verdict's
+      // place says why.
+      result = null;
+      const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof EngineError && error.kind === 'ended') {
+        // The single-threaded build stops a solve by ending its worker: nothing comes back.
+        noSummary = { tone: 'interrupted', stopped: 'cancelled', words: '◼ cancelled: no plan kept', detail: 'the single-threaded build stops a solve by restarting its worker' };
+        setStatus('cancelled: no plan kept (the single-threaded build stops a solve by restarting its worker)');
+      } else {
+        const refused = error instanceof EngineError && (error.kind === 'input' || error.kind === 'request');
+        noSummary = { tone: 'infeasible', stopped: '', words: refused ? '✗ not run: the request was refused' : '✗ the run failed', detail: message };
+        setStatus(`${solver} ${refused ? 'refused' : 'failed'}: ${message}`, 'error');
+      }
+      showResult();
+      return;
+    }
+    if (instSerial !== serial) return; // solved an instance no longer shown: the new one stays
     result = solved;
+    resultIsInputPlan = false;
+    noSummary = null;
     showResult();
     fitViewport(false);
-    const d = solved.described;
-    if (!d.valid) setStatus(`${solver}: the plan is INVALID (${d.violations.length} violation${d.violations.length === 1 ? '' : 's'}); not drawn`, 'error');
-    else if (solved.cancelled) setStatus(`cancelled: best plan so far from ${solver}`);
-    else setStatus(`${solver}: done in ${duration(d.elapsed_ms)}${d.feasible ? '' : ' (over capacity)'}`, d.feasible ? 'ok' : 'error');
-  } catch (error) {
-    if (error instanceof EngineError && error.kind === 'cancelled') setStatus('cancelled');
-    else setStatus(`${solver} failed: ${error instanceof Error ? error.message : String(error)}`, 'error');
+    // One line: the verdict next to the result says why, with the core's detail.
+    const s = solved.summary;
+    if (!s.valid) setStatus(`${solver}: the plan is INVALID (${s.violations.length} violation${s.violations.length === 1 ? '' : 's'}); not drawn`, 'error');
+    else if (s.makespan === null) setStatus(`${solver}: no plan (${s.verdict})`, toneOf(s.stopped) === 'infeasible' ? 'error' : 'ok');
+    else {
+      const ended = toneOf(s.stopped) === 'interrupted' ? 'stopped after' : 'done in';
+      setStatus(`${solver}: ${ended} ${duration(s.elapsed_ms)}${s.feasible ? '' : ', over capacity'}`, s.feasible ? 'ok' : 'error');
+    }
   } finally {
+    showVerdict(); // the run's, or the last result's again when it ended without one
     setBusy(false);
   }
 }
@@ -235,32 +312,66 @@ async function cancel() {
   await engine.cancel();
 }
 
+/** The result's numbers, and why the run stopped (the core's words, coloured by its reason). */
 function showResult() {
-  const d = result?.described;
+  const s = result?.summary;
   const set = (id: string, text: string, value = '', cls = '') => {
     const el = $(id);
     el.textContent = text;
     el.dataset.value = value;
     el.className = cls;
   };
-  if (inst) set('max-load', `${grouped(inst.summary.max_load)}`, inst.summary.max_load);
+  if (inst) set('max-load', `${grouped(inst.summary.max_load)}`, String(inst.summary.max_load));
   else set('max-load', '—');
-  if (!d) {
+  const plan = drawable(result) ? result : null;
+  if (!s) {
     for (const id of ['makespan', 'fragmentation', 'elapsed', 'result-solver', 'result-valid']) set(id, '—');
   } else {
-    set('makespan', d.valid ? grouped(d.makespan) : 'invalid', d.valid ? d.makespan : '', d.valid ? '' : 'bad');
-    set('fragmentation', d.valid ? `${grouped(d.fragmentation)} (${percent(d.fragmentation_pct)})` : '—', d.fragmentation);
-    set('elapsed', duration(d.elapsed_ms), String(d.elapsed_ms));
-    const winner = typeof d.winner === 'string' ? ` → ${d.winner}` : '';
-    set('result-solver', `${d.solver}${winner}${d.optimal ? ' · optimal' : ''}`);
-    set('result-valid', d.valid ? (d.feasible ? 'valid' : 'valid, over capacity') : 'INVALID', String(d.valid), d.valid && d.feasible ? 'good' : 'bad');
+    if (s.makespan === null) set('makespan', 'no plan', '', 'bad');
+    else set('makespan', s.valid ? grouped(s.makespan) : 'invalid', s.valid ? String(s.makespan) : '', s.valid ? '' : 'bad');
+    set('fragmentation', plan && s.fragmentation !== null ? `${grouped(s.fragmentation)} (${percent(s.fragmentation_pct ?? 0)})` : '—', String(s.fragmentation ?? ''));
+    set('elapsed', duration(s.elapsed_ms), String(s.elapsed_ms));
+    set('result-solver', `${s.solver}${s.winner !== null ? ` → ${s.winner}` : ''}`);
+    if (s.makespan === null) set('result-valid', '—');
+    else set('result-valid', s.valid ? (s.feasible ? 'valid' : 'valid, over capacity') : 'INVALID', String(s.valid), s.valid && s.feasible ? 'good' : 'bad');
   }
+  showVerdict();
   const violations = $('violations');
-  violations.hidden = !d || d.valid;
-  violations.textContent = d && !d.valid ? `The core's validator rejected this plan; it is not drawn.\n${d.violations.slice(0, 20).join('\n')}` : '';
-  for (const id of ['export-csv', 'export-json', 'export-png']) ($(id) as HTMLButtonElement).disabled = !d || !d.valid;
-  view.setData(inst ? { inst, result: d ? result : null, capacity: drawCapacity() } : null);
+  violations.hidden = !s || s.valid;
+  violations.textContent = s && !s.valid ? `The core's validator rejected this plan; it is not drawn.\n${s.violations.slice(0, 20).join('\n')}` : '';
+  for (const id of ['export-csv', 'export-json', 'export-png']) ($(id) as HTMLButtonElement).disabled = !plan;
+  // A result without a plan clears the previous one: the view shows the instance alone.
+  view.setData(inst ? { inst, result: plan, capacity: drawCapacity() } : null);
   replay.reset();
+}
+
+/** Why the run stopped, next to the result: the core's verdict and detail, with a mark and a
+ * colour by reason (proven, a heuristic's plan, interrupted, infeasible). */
+function showVerdict() {
+  const box = $('verdict');
+  const words = $('verdict-text');
+  const detail = $('verdict-detail');
+  const s = result?.summary;
+  // The line keeps its place when empty, so that the plan below does not move (and redraw) when a
+  // run starts or ends.
+  if (!s) {
+    box.className = noSummary ? `verdict ${noSummary.tone}` : 'verdict empty';
+    box.dataset.stopped = noSummary?.stopped ?? '';
+    words.textContent = noSummary?.words ?? '';
+    detail.textContent = noSummary?.detail ?? '';
+    box.title = detail.textContent;
+    return;
+  }
+  box.className = `verdict ${toneOf(s.stopped)}`;
+  box.dataset.stopped = s.stopped;
+  // The core checked the input's own offsets as a plan: no heuristic made it, so its words for a
+  // plan that is neither proven nor refuted ("best plan of the heuristics") do not fit.
+  words.textContent = resultIsInputPlan && s.stopped === 'completed' ? "≈ the input's own plan, checked (not proven optimal)" : verdictText(s);
+  const notes: string[] = [];
+  if (s.detail) notes.push(s.detail);
+  else if (!s.optimal && s.makespan !== null) notes.push(`no plan can be below ${grouped(s.lower_bound)} (the proven lower bound)`);
+  detail.textContent = notes.join(' · ');
+  box.title = `${words.textContent} ${detail.textContent}`;
 }
 
 // ---- view controls ----------------------------------------------------------------------------
@@ -308,9 +419,9 @@ function download(name: string, blob: Blob) {
 }
 const baseName = () => (inst?.name ?? 'plan').replace(/\.(csv|json)$/i, '').replace(/[^\w.-]+/g, '_');
 async function exportPlan(format: 'csv' | 'json') {
-  if (!result || !result.described.valid || solving) return;
+  if (!result || !drawable(result) || solving) return;
   const text = await engine.exportPlan(result.offsets, format);
-  download(`${baseName()}.${result.described.solver}.${format}`, new Blob([text], { type: format === 'csv' ? 'text/csv' : 'application/json' }));
+  download(`${baseName()}.${result.summary.solver.replace(/[^\w.-]+/g, '_')}.${format}`, new Blob([text], { type: format === 'csv' ? 'text/csv' : 'application/json' }));
 }
 $('export-csv').addEventListener('click', () => void exportPlan('csv'));
 $('export-json').addEventListener('click', () => void exportPlan('json'));
@@ -366,7 +477,7 @@ controls.onRun = () => void ($('compare-pane').hidden ? run() : compare.run());
 controls.onCancel = () => void cancel();
 controls.onCapacity = () => {
   if (!inst) return;
-  view.setData({ inst, result, capacity: drawCapacity() });
+  view.setData({ inst, result: drawable(result) ? result : null, capacity: drawCapacity() });
   fitViewport(false);
 };
 controls.onThreads = async (threads) => {
@@ -416,15 +527,10 @@ async function start() {
   if (ok && initial.controls.capacity !== undefined) controls.setCapacity(initial.controls.capacity);
   (window as unknown as { __memplan: unknown }).__memplan = { engine, view, viewport, compare, state: () => ({ inst, result, solving }) };
   if (ok && initial.run) {
-    await waitLoaded();
+    await settle();
     if (initial.controls.capacity !== undefined) controls.setCapacity(initial.controls.capacity);
     if (inst) await (initial.tab === 'compare' ? compare.run() : run());
   }
-}
-
-/** Resolves once the pending load has finished. */
-async function waitLoaded(): Promise<void> {
-  await pendingLoad;
 }
 
 void start();

@@ -2,7 +2,8 @@
 // The solver worker: owns the wasm core and (in the threaded build) its rayon thread pool. It picks
 // the threaded build only when the page is cross-origin isolated (SharedArrayBuffer available);
 // otherwise the single-threaded one. All parsing, solving and exporting happens here.
-import type { Catalogue, InputError, InstanceData, Reply, Request, SolveOptions, SolveResult, Source } from './protocol';
+import type { Catalogue, JobStatus, ParsedSummary, SolveRequest, Summary } from './generated/core';
+import { isRefusal, type InstanceData, type Reply, type Request, type SolveResult, type Source } from './protocol';
 
 type Wasm = typeof import('./pkg-st/index.js');
 type Instance = InstanceType<Wasm['Instance']>;
@@ -80,20 +81,8 @@ const toFloat = (values: BigUint64Array) => {
 
 async function parse(id: number, source: Source, format: string, semantics: string) {
   const { text, name } = await readSource(source);
-  let parsed: Instance;
-  try {
-    parsed = new wasm!.Instance(text, format, semantics);
-  } catch (thrown) {
-    const errors = (thrown as { errors?: InputError[] } | null)?.errors;
-    post({
-      type: 'error',
-      id,
-      kind: 'input',
-      message: errors ? `${errors.length} error${errors.length === 1 ? '' : 's'} in ${name}` : String(thrown),
-      errors: errors ?? [{ line: null, column: null, message: String(thrown) }],
-    });
-    return;
-  }
+  // Throws a Refusal listing every problem with its line and column (posted by the queue).
+  const parsed = new wasm!.Instance(text, format, semantics);
   instance?.free();
   instance = parsed;
   const ids = parsed.ids();
@@ -106,7 +95,7 @@ async function parse(id: number, source: Source, format: string, semantics: stri
   const data: InstanceData = {
     name,
     n: parsed.length,
-    summary: parsed.summary(),
+    summary: parsed.summary() as ParsedSummary,
     idText: ids.join(''),
     idOffsets,
     starts,
@@ -129,90 +118,66 @@ async function parse(id: number, source: Source, format: string, semantics: stri
   post({ type: 'parsed', id, instance: data }, transfer);
 }
 
-function solve(id: number, options: SolveOptions) {
+function postResult(id: number, summary: Summary, offsets: BigUint64Array, order: Uint32Array, began: number) {
+  const result: SolveResult = { summary, offsets, offsetsF: toFloat(offsets), order, wallMs: performance.now() - began };
+  post({ type: 'result', id, result }, [result.offsets.buffer, result.offsetsF.buffer, result.order.buffer] as ArrayBuffer[]);
+}
+
+/** Starts a solve and polls it until the core says it is done; the summary says why it stopped
+ * (a cancelled solve is done too, with its best plan so far or none). */
+function solve(id: number, request: SolveRequest) {
   if (!wasm || !instance) {
-    post({ type: 'error', id, kind: 'solve', message: 'no instance loaded' });
+    post({ type: 'failed', id, message: 'no instance loaded' });
     return;
   }
   const began = performance.now();
-  const job = wasm.Job.start(instance, options);
-  let cancelled = false;
-  running = { id, cancel: () => { cancelled = true; job.cancel(); } };
+  // Throws a Refusal when the request cannot be served (posted by the queue).
+  const job = wasm.Job.start(instance, request);
+  running = { id, cancel: () => job.cancel() };
   let reported = -Infinity;
-  const finish = () => {
-    const state = job.poll() as { state: string; result?: any; message?: string; progress?: any };
-    if (state.state === 'running') {
+  const poll = () => {
+    let status: JobStatus;
+    try {
+      status = job.poll() as JobStatus;
+    } catch (thrown) {
+      running = null;
+      job.free();
+      postThrown(id, thrown);
+      return;
+    }
+    if (status.state === 'running') {
       const now = performance.now();
       if (now - reported >= PROGRESS_MS) {
         reported = now;
-        post({ type: 'progress', id, progress: state.progress ?? null, elapsedMs: now - began });
+        post({ type: 'progress', id, progress: status.progress, elapsedMs: now - began });
       }
-      setTimeout(finish, POLL_MS);
+      setTimeout(poll, POLL_MS);
       return;
     }
     running = null;
-    if (state.state === 'error') {
-      const message = state.message ?? 'solve failed';
-      post({ type: 'error', id, kind: cancelled || /cancel/i.test(message) ? 'cancelled' : 'solve', message });
-    } else {
-      const offsets = job.offsets();
-      const result: SolveResult = {
-        described: state.result,
-        offsets,
-        offsetsF: toFloat(offsets),
-        order: job.placementOrder(),
-        cancelled,
-        wallMs: performance.now() - began,
-      };
-      post({ type: 'result', id, result }, [result.offsets.buffer, result.offsetsF.buffer, result.order.buffer] as ArrayBuffer[]);
-    }
+    postResult(id, status.summary, job.offsets(), job.placementOrder(), began);
     job.free();
   };
   // The single-threaded build has solved inside `start`; the threaded one solves on the pool.
-  finish();
+  poll();
 }
 
-/** The input's own offsets as a plan, validated by the core like any solver's. */
+/** The input's own offsets as a plan, checked by the core like any solver's (throws a Refusal
+ * when the input has no offset for every buffer or the capacity cannot be read). */
 function check(id: number, capacity: string | null) {
   if (!instance) {
-    post({ type: 'error', id, kind: 'solve', message: 'no instance loaded' });
+    post({ type: 'failed', id, message: 'no instance loaded' });
     return;
   }
   const began = performance.now();
-  const offsets = instance.inputPlan();
-  if (offsets.length !== instance.length) {
-    post({ type: 'error', id, kind: 'solve', message: 'the input has no offset for every buffer' });
-    return;
-  }
-  const report = instance.validate(offsets, capacity) as { valid: boolean; makespan: string; violations: string[] };
-  const summary = instance.summary() as InstanceData['summary'];
-  const makespan = BigInt(report.makespan), load = BigInt(summary.max_load);
-  const cap = capacity ?? summary.capacity ?? null;
-  const result: SolveResult = {
-    described: {
-      solver: 'input plan',
-      winner: null,
-      makespan: report.makespan,
-      max_load: summary.max_load,
-      lower_bound: summary.max_load,
-      fragmentation: String(makespan - load),
-      fragmentation_pct: load > 0n ? (Number(makespan - load) / Number(load)) * 100 : 0,
-      optimal: makespan <= load,
-      feasible: cap === null || makespan <= BigInt(cap),
-      capacity: cap,
-      elapsed_ms: performance.now() - began,
-      seed: '0',
-      stats: {},
-      valid: report.valid,
-      violations: report.violations,
-    },
-    offsets,
-    offsetsF: toFloat(offsets),
-    order: new Uint32Array(),
-    cancelled: false,
-    wallMs: performance.now() - began,
-  };
-  post({ type: 'result', id, result }, [result.offsets.buffer, result.offsetsF.buffer] as ArrayBuffer[]);
+  const summary = instance.checkInputPlan(capacity) as Summary;
+  postResult(id, summary, instance.inputPlan(), new Uint32Array(), began);
+}
+
+/** What a request threw, as the reply that ends it. */
+function postThrown(id: number, thrown: unknown) {
+  if (isRefusal(thrown)) post({ type: 'refused', id, refusal: thrown });
+  else post({ type: 'failed', id, message: thrown instanceof Error ? thrown.message : String(thrown) });
 }
 
 async function handle(request: Request) {
@@ -252,9 +217,6 @@ self.onmessage = (event: MessageEvent<Request>) => {
     return;
   }
   queue = queue.then(() =>
-    handle(request).catch((thrown: unknown) => {
-      const message = thrown instanceof Error ? thrown.message : String(thrown);
-      post({ type: 'error', id: request.id, kind: request.type === 'parse' ? 'input' : 'internal', message });
-    }),
+    handle(request).catch((thrown: unknown) => postThrown(request.id, thrown)),
   );
 };

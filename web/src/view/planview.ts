@@ -8,6 +8,7 @@
 // fragmentation at that time. Never a DOM node per buffer.
 import { ticks } from 'd3-array';
 import type { InstanceData, SolveResult } from '../protocol';
+import { drawable } from '../verdict';
 import { bytes, compact, grouped } from '../format';
 import { blend, colourJob, darker, pack, type ColorBy, type ColourJob } from './colors';
 import { columnLoads, paintGrid, paintLoadCurve, type ColumnLoads, type Plot } from './plotpixels';
@@ -24,6 +25,7 @@ export type Detail = 'auto' | 'rectangles' | 'load';
 
 export interface PlanData {
   inst: InstanceData;
+  /** The plan to draw: only one the validator accepted is drawn (see `drawable`). */
   result: SolveResult | null;
   /** The capacity to draw (bytes), if any. */
   capacity: number | null;
@@ -324,7 +326,7 @@ export class PlanView {
       const plot: Plot = { pixels: new Uint32Array(image.data.buffer), W: L.pw, H: L.ph };
       plot.pixels.fill(pack(t.plotBg));
       const result = data.result;
-      if (result && result.described.valid) {
+      if (result && drawable(result)) {
         const key: WindowKey = { data, result, x0: vp.x0, x1: vp.x1, y0: vp.y0, y1: vp.y1, replayCount: this.replayCount };
         // The first frame of a new plan with many buffers shows the load curve alone, and the
         // buffers in the window (then their colours, or the overview's envelope) are gathered in
@@ -366,7 +368,7 @@ export class PlanView {
       ctx.rect(L.left, L.top, L.pw, L.ph);
       ctx.clip();
       this.drawLines(data, L, t, Y);
-      if (result && result.described.valid && mode === 'rectangles') this.drawHighlights(data, result, t, X, Y, L.dpr);
+      if (result && drawable(result) && mode === 'rectangles') this.drawHighlights(data, result, t, X, Y, L.dpr);
       ctx.restore();
       this.drawAxes(L, t, X, Y);
     } else {
@@ -478,7 +480,7 @@ export class PlanView {
     const sx = W / (x1 - x0), sy = H / (y1 - y0);
     // Fragmentation: the rows between max load L and the makespan, tinted and hatched under the
     // rectangles, so that what stays visible of them is the space the plan wastes at its peak.
-    const bandTop = Math.max(0, Math.floor((y1 - Number(result.described.makespan)) * sy));
+    const bandTop = Math.max(0, Math.floor((y1 - Number(result.summary.makespan)) * sy));
     const bandBottom = Math.min(H, Math.floor((y1 - Number(inst.summary.max_load)) * sy));
     if (bandBottom > bandTop) {
       const frag = pack(t.frag), tint = blend(frag, bg, 0.1), hatch = blend(frag, bg, 0.4);
@@ -608,7 +610,7 @@ export class PlanView {
     const maxLoad = data.inst.summary.max_load;
     this.hline(Y(Number(maxLoad)), L, t.maxLoad, `L ${bytes(maxLoad)}`, [6, 4]);
     const r = data.result;
-    if (r && r.described.valid) this.hline(Y(Number(r.described.makespan)), L, t.makespan, `makespan ${bytes(r.described.makespan)}`, []);
+    if (r && drawable(r)) this.hline(Y(Number(r.summary.makespan)), L, t.makespan, `makespan ${bytes(Number(r.summary.makespan))}`, []);
     if (data.capacity !== null) this.hline(Y(data.capacity), L, t.capacity, `capacity ${bytes(data.capacity)}`, [2, 3]);
   }
 
@@ -697,7 +699,7 @@ export class PlanView {
   /** The buffer under a canvas point (CSS pixels), among those drawn. */
   bufferAt(cssX: number, cssY: number): number | null {
     const data = this.data, result = data?.result;
-    if (!data || !result || !result.described.valid || this.lastMode !== 'rectangles') return null;
+    if (!data || !result || !drawable(result) || this.lastMode !== 'rectangles') return null;
     const { x, y } = this.toData(cssX, cssY);
     const { inst } = data;
     const s = inst.startsF, e = inst.endsF, z = inst.sizesF, o = result.offsetsF;

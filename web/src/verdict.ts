@@ -1,0 +1,45 @@
+// Why a run stopped, as the page shows it next to a result: the core's own words
+// (`summary.verdict`, `summary.detail`) with a visual cue chosen by `summary.stopped`. The page
+// proves nothing itself; it only picks a colour and a mark for each reason.
+import type { Stopped, Summary } from './generated/core';
+import type { SolveResult } from './protocol';
+import { esc } from './format';
+
+/** How a reason reads at a glance: proven (optimal, or fits the capacity as asked), a heuristic's
+ * plan (no proof either way), interrupted before a proof (budget, time, cancel), or infeasible. */
+export type Tone = 'proven' | 'heuristic' | 'interrupted' | 'infeasible';
+
+/** Every reason the core has (a new one fails the type check here until it gets a tone). */
+const TONES: Record<Stopped, Tone> = {
+  lower_bound: 'proven',
+  optimal: 'proven',
+  fits: 'proven',
+  completed: 'heuristic',
+  budget: 'interrupted',
+  time_limit: 'interrupted',
+  cancelled: 'interrupted',
+  infeasible: 'infeasible',
+};
+
+const MARKS: Record<Tone, string> = { proven: '✓', heuristic: '≈', interrupted: '◼', infeasible: '✗' };
+
+export const toneOf = (stopped: Stopped): Tone => TONES[stopped];
+
+/** The order the compare table sorts reasons in: proofs first, infeasible last. */
+export const toneRank = (stopped: Stopped): number => ['proven', 'heuristic', 'interrupted', 'infeasible'].indexOf(TONES[stopped]);
+
+/** The run returned a plan the validator accepted: the one thing a plan view may draw. */
+export function drawable(result: SolveResult | null): boolean {
+  return result !== null && result.summary.makespan !== null && result.summary.valid;
+}
+
+/** The verdict as a mark and the core's words, e.g. "✓ optimal, proven by search". */
+export function verdictText(summary: Summary): string {
+  return `${MARKS[toneOf(summary.stopped)]} ${summary.verdict}`;
+}
+
+/** The verdict as HTML for a badge: mark, words and, as its tooltip, the core's detail. */
+export function verdictBadge(summary: Summary): string {
+  const title = summary.detail ? ` title="${esc(summary.detail)}"` : '';
+  return `<span class="verdict ${toneOf(summary.stopped)}" data-stopped="${summary.stopped}"${title}>${esc(verdictText(summary))}</span>`;
+}
