@@ -45,8 +45,6 @@ function setStatus(text: string, kind: 'ok' | 'busy' | 'error' = 'ok') {
 let inst: InstanceData | null = null;
 let loaded: LoadRequest | null = null;
 let result: SolveResult | null = null;
-/** `result` is the input's own plan checked by the core, not a solver's. */
-let resultIsInputPlan = false;
 /** A solve (or a compare) is running or about to: from Run until its result is shown. */
 let solving = false;
 /** The newest load asked for; a load that finds a newer one on its return is dropped. */
@@ -212,7 +210,6 @@ async function load(request: LoadRequest): Promise<boolean> {
 /** Every buffer of the input has an offset: show that plan, checked by the core's validator. */
 async function showInputPlan() {
   result = await engine.checkInputPlan(controls.capacityBytes);
-  resultIsInputPlan = true;
   showResult();
   fitViewport(false);
   const s = result.summary;
@@ -289,7 +286,6 @@ async function run() {
     }
     if (instSerial !== serial) return; // solved an instance no longer shown: the new one stays
     result = solved;
-    resultIsInputPlan = false;
     noSummary = null;
     showResult();
     fitViewport(false);
@@ -364,9 +360,7 @@ function showVerdict() {
   }
   box.className = `verdict ${toneOf(s.stopped)}`;
   box.dataset.stopped = s.stopped;
-  // The core checked the input's own offsets as a plan: no heuristic made it, so its words for a
-  // plan that is neither proven nor refuted ("best plan of the heuristics") do not fit.
-  words.textContent = resultIsInputPlan && s.stopped === 'completed' ? "≈ the input's own plan, checked (not proven optimal)" : verdictText(s);
+  words.textContent = verdictText(s);
   const notes: string[] = [];
   if (s.detail) notes.push(s.detail);
   else if (!s.optimal && s.makespan !== null) notes.push(`no plan can be below ${grouped(s.lower_bound)} (the proven lower bound)`);

@@ -15,6 +15,7 @@ const TONES: Record<Stopped, Tone> = {
   optimal: 'proven',
   fits: 'proven',
   completed: 'heuristic',
+  given: 'heuristic',
   budget: 'interrupted',
   time_limit: 'interrupted',
   cancelled: 'interrupted',

@@ -87,6 +87,8 @@ pub enum Stopped {
     Infeasible,
     /// A heuristic ran its course: one or more greedy passes, no search, so no proof either way.
     Completed,
+    /// The plan came with the input (its offsets) and was checked, not searched for.
+    Given,
     /// The work budget (nodes, steps, iterations) ran out before a proof.
     Budget,
     /// The time limit passed before a proof.
@@ -116,6 +118,7 @@ impl Stopped {
             (Stopped::Infeasible, _) => "proven infeasible: nothing fits the capacity",
             (Stopped::Completed, true) => "best plan of the heuristics (not proven optimal)",
             (Stopped::Completed, false) => "the heuristics found no plan",
+            (Stopped::Given, _) => "the input's own plan, checked (not proven optimal)",
             (Stopped::Budget, true) => "best found; the work budget ran out before a proof",
             (Stopped::Budget, false) => "no plan found before the work budget ran out",
             (Stopped::TimeLimit, true) => "best found; the time limit was reached before a proof",
@@ -133,7 +136,7 @@ impl Stopped {
 
     fn rank(self) -> u8 {
         match self {
-            Stopped::Completed => 0,
+            Stopped::Completed | Stopped::Given => 0,
             Stopped::Budget => 1,
             Stopped::TimeLimit => 2,
             Stopped::Cancelled => 3,

@@ -87,7 +87,7 @@ pub fn solve(problem: &Problem, solver: &str, options: &SolveOptions) -> Result<
 pub fn given(problem: &Problem, offsets: Vec<u64>, capacity: Option<u64>) -> Run {
     let capacity = capacity.or(problem.capacity());
     let plan = crate::Plan::new(problem, offsets, Vec::new());
-    let outcome = Outcome::new("input plan", problem, capacity, Some(plan), 0, crate::Stopped::Completed);
+    let outcome = Outcome::new("input plan", problem, capacity, Some(plan), 0, crate::Stopped::Given);
     let report = validate::validate_outcome(problem, &outcome);
     let mut violations: Vec<String> = report.violations.iter().map(|v| v.describe(problem)).collect();
     if let Some(capacity) = capacity {

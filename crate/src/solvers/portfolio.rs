@@ -258,7 +258,6 @@ fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member], st
         let first = first_planless.ok_or_else(|| Halt::Unsupported("the portfolio has no members".into()))?;
         let mut outcome = Outcome::new("auto", problem, capacity, None, first.lower_bound, first.stopped);
         outcome.detail = first.detail;
-        outcome.winner = Some(first.solver);
         return Ok(Quick { best: outcome, finished });
     };
     let winner = member.solver.clone();

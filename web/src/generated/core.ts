@@ -2,7 +2,7 @@
 // To regenerate: MEMPLAN_WRITE_TYPES=1 cargo test -p memplan --lib protocol
 // Integers that may pass 2^53 are `number | string` (a decimal string past 2^53 - 1).
 
-export type Stopped = "lower_bound" | "optimal" | "fits" | "infeasible" | "completed" | "budget" | "time_limit" | "cancelled";
+export type Stopped = "lower_bound" | "optimal" | "fits" | "infeasible" | "completed" | "given" | "budget" | "time_limit" | "cancelled";
 
 export type Summary = { 
 /**
