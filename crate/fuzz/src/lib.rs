@@ -19,9 +19,9 @@ fn unlocated(document: &Document) -> Vec<Buffer> {
     document.problem.buffers().iter().cloned().map(|b| Buffer { line: None, ..b }).collect()
 }
 
-/// Writes `document` as `out` and reads it back: the same buffers, plan and semantics, and the
-/// same capacity when `out` can hold one (CSV cannot). Writing what was read back gives the same
-/// text again. The semantics is passed when reading back, since CSV does not record it.
+/// Writes `document` as `out` and reads it back: the same buffers (ids, names, every field), plan
+/// and semantics, and the same capacity when `out` can hold one (CSV cannot). Writing what was
+/// read back gives the same text again. The semantics is passed when reading back, since CSV does not record it.
 pub fn assert_round_trip(document: &Document, offsets: Offsets, out: Format) {
     let plan = document.plan.clone().unwrap_or_default();
     let written = format::write(document, &plan, out);
