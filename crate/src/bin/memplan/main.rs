@@ -147,10 +147,11 @@ enum Command {
         /// The alignment of every offset (LiteRT's arena: 64).
         #[arg(long, default_value_t = 64)]
         alignment: u64,
-        /// Give every tensor a buffer of its own instead of merging those LiteRT writes in place
-        /// over an input (TFLite Micro shares nothing in place: use it for `--write-model`).
-        #[arg(long)]
-        no_in_place: bool,
+        /// Whose arena to describe: `litert` (LiteRT, the default) or `micro` (TFLite Micro, which
+        /// is the runtime that reads `--write-model`'s offline plan: no in-place sharing, graph
+        /// inputs freed after their last reader).
+        #[arg(long = "for", value_name = "RUNTIME", default_value = "litert", value_parser = input::parse_runtime)]
+        runtime: memplan::import::tflite::Runtime,
         /// Write the model with `--plan` as TFLite Micro's offline plan (`OfflineMemoryAllocation`
         /// metadata): each tensor in the arena gets its buffer's offset, every other tensor -1.
         #[arg(long, value_name = "OUT.tflite", requires = "plan")]
@@ -190,12 +191,12 @@ fn main() -> ExitCode {
             compiler_plan,
             dynamic_dim,
             alignment,
-            no_in_place,
+            runtime,
             write_model,
             plan,
             input,
         } => {
-            let options = memplan::import::tflite::ImportOptions { dynamic_dim, alignment, in_place: !no_in_place };
+            let options = memplan::import::tflite::ImportOptions { dynamic_dim, alignment, runtime };
             let files = commands::ImportFiles {
                 out: out.as_deref(),
                 compiler_plan: compiler_plan.as_deref(),

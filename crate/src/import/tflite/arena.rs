@@ -18,13 +18,15 @@
 //!   and numbered after its first tensor (the root), of the root's size.
 //! - **Loops**: the condition and body subgraphs of a WHILE get their inputs from the WHILE
 //!   kernel, outside their own arena; their other tensors are planned as above.
+//! - **TFLite Micro** ([`Runtime::Micro`]): no in-place sharing, no prepare-time results, and
+//!   graph inputs freed after their last reader like any tensor.
 //! - Sizes: the product of the dimensions times the element width; `-1` dimensions of
 //!   `shape_signature` take [`ImportOptions::dynamic_dim`]. Every offset is aligned to
 //!   [`ImportOptions::alignment`] (64, LiteRT's arena alignment).
 
 use super::names::BUILTIN_NAMES;
 use super::schema::{self, CUSTOM, Model, Subgraph};
-use super::{ImportError, ImportOptions};
+use super::{ImportError, ImportOptions, Runtime};
 use crate::model::{Buffer, Problem};
 
 const DEQUANTIZE: i32 = 6;
@@ -284,7 +286,8 @@ pub fn instance(model: &Model, index: usize, options: &ImportOptions) -> Result<
         // Constants in the file only: a DEQUANTIZE of a DENSIFY's output is planned like any other.
         let from_constants =
             !node.inputs.is_empty() && node.inputs.iter().all(|&i| roles[i] == Some(TensorRole::Constant));
-        if (node.builtin == DEQUANTIZE || node.builtin == DENSIFY) && from_constants {
+        let prepares = options.runtime == Runtime::Litert && (node.builtin == DEQUANTIZE || node.builtin == DENSIFY);
+        if prepares && from_constants {
             for &o in &node.outputs {
                 roles[o].get_or_insert(TensorRole::PrepareTime);
             }
@@ -339,7 +342,7 @@ pub fn instance(model: &Model, index: usize, options: &ImportOptions) -> Result<
     let mut root: Vec<usize> = (0..count).collect();
     let is_graph_input = |t: usize| graph_inputs.contains(&t);
     let is_graph_output = |t: usize| graph_outputs.contains(&t);
-    if options.in_place {
+    if options.runtime == Runtime::Litert {
         for node in &nodes {
             let (Some(kind), Some(&output)) = (in_place(node.builtin), node.outputs.first()) else { continue };
             if !allocated[output] || is_graph_output(output) {
@@ -378,8 +381,10 @@ pub fn instance(model: &Model, index: usize, options: &ImportOptions) -> Result<
             alloc[root[t]] = alloc[root[t]].min(0);
         }
     }
+    // TFLite Micro frees a graph input after its last reader; LiteRT keeps it to the end.
     let mut counts = vec![0u64; count];
-    for &t in graph_inputs.iter().chain(&graph_outputs) {
+    let kept: &[usize] = if options.runtime == Runtime::Litert { &graph_inputs } else { &[] };
+    for &t in kept.iter().chain(&graph_outputs) {
         counts[t] += 1;
     }
     for node in &nodes {

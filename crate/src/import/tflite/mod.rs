@@ -42,14 +42,37 @@ pub struct ImportOptions {
     pub dynamic_dim: u64,
     /// The alignment of every offset: LiteRT's arena aligns to 64.
     pub alignment: u64,
-    /// Merge tensors that LiteRT writes in place over an input (the default). Without it every
-    /// tensor is a buffer of its own, as TFLite Micro plans them.
-    pub in_place: bool,
+    /// Whose arena the instance describes: LiteRT's (the default) or TFLite Micro's.
+    pub runtime: Runtime,
+}
+
+/// The runtime whose arena an instance describes; they plan the same file differently.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Runtime {
+    /// LiteRT (TensorFlow Lite): in-place kernels share memory, DEQUANTIZE and DENSIFY of
+    /// constants run at prepare time, graph inputs stay alive to the end.
+    #[default]
+    Litert,
+    /// TFLite Micro, which reads offline plans: every tensor its own buffer, no prepare-time
+    /// results, graph inputs freed after their last reader (checked with the `tflite-micro`
+    /// package: its head section equals the offline plan's makespan).
+    Micro,
+}
+
+impl Runtime {
+    pub fn parse(text: &str) -> Option<Runtime> {
+        match text {
+            "litert" | "tflite" => Some(Runtime::Litert),
+            "micro" | "tflm" => Some(Runtime::Micro),
+            _ => None,
+        }
+    }
 }
 
 impl Default for ImportOptions {
     fn default() -> Self {
-        ImportOptions { dynamic_dim: 1, alignment: 64, in_place: true }
+        ImportOptions { dynamic_dim: 1, alignment: 64, runtime: Runtime::Litert }
     }
 }
 
@@ -123,23 +146,41 @@ pub fn plan_offsets(instance: &Instance, plan: &Problem, offsets: &[u64]) -> Res
 }
 
 /// The model with `offsets` (one per buffer of `instance`, e.g. from [`plan_offsets`]) as TFLite
-/// Micro's `OfflineMemoryAllocation` metadata for the instance's subgraph: every tensor in the
-/// arena gets its buffer's offset (tensors sharing one in place get the same), every other tensor
-/// `-1` (constants, prepare-time and variable tensors, which the runtime places itself).
+/// Micro's `OfflineMemoryAllocation` metadata: every tensor of the instance's subgraph that is in
+/// the arena gets its buffer's offset (tensors sharing one in place get the same), every other
+/// tensor `-1` (constants and variables, which the runtime places itself around the fixed ones).
+/// Import the instance for [`Runtime::Micro`], whose lifetimes TFLite Micro plans the rest
+/// against. TFLite Micro wants one offset per tensor of every subgraph together; models of
+/// several subgraphs are refused (see the error).
 pub fn with_offline_plan(bytes: &[u8], instance: &Instance, offsets: &[u64]) -> Result<Vec<u8>, ImportError> {
     let model = read(bytes)?;
-    let words = instance
-        .tensor_offsets(offsets)
-        .into_iter()
-        .enumerate()
-        .map(|(t, offset)| match offset {
-            None => Ok(offline::ONLINE),
-            Some(offset) => i32::try_from(offset).map_err(|_| {
-                ImportError::Unsupported(format!("tensor {t}'s offset {offset} does not fit the metadata's 32 bits"))
-            }),
-        })
-        .collect::<Result<Vec<i32>, _>>()?;
-    offline::write(bytes, &model, instance.subgraph, &words)
+    if model.subgraphs.len() > 1 {
+        return Err(ImportError::Unsupported(format!(
+            "the model has {} subgraphs: TFLite Micro plans the tensors of all of them in one arena, with \
+             lifetimes across them, while memplan plans one subgraph at a time; a plan for one subgraph \
+             alone can make TFLite Micro's arena larger, so the offline plan is written for models of \
+             one subgraph only",
+            model.subgraphs.len()
+        )));
+    }
+    let mut words = Vec::new();
+    for (index, subgraph) in model.subgraphs.iter().enumerate() {
+        if index != instance.subgraph {
+            words.extend(std::iter::repeat_n(offline::ONLINE, subgraph.tensors.len()));
+            continue;
+        }
+        for (t, offset) in instance.tensor_offsets(offsets).into_iter().enumerate() {
+            words.push(match offset {
+                None => offline::ONLINE,
+                Some(offset) => i32::try_from(offset).map_err(|_| {
+                    ImportError::Unsupported(format!(
+                        "tensor {t}'s offset {offset} does not fit the metadata's 32 bits"
+                    ))
+                })?,
+            });
+        }
+    }
+    offline::write(bytes, &model, &words)
 }
 
 /// The model's offline plan, if it has one.

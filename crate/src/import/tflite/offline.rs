@@ -1,9 +1,12 @@
 //! TFLite Micro's offline plan: model metadata named `OfflineMemoryAllocation` whose buffer holds
-//! little-endian `i32`s: a format version (1), the subgraph index, the number `n` of offsets that
-//! follow, then one offset per tensor of that subgraph, from the start of the arena's head
-//! section, or `-1` for a tensor left to the runtime's own (online) planner. Layout from TFLite
-//! Micro's memory-management notes; TFLite Micro takes the offsets as fixed and fits whatever is
-//! left (`-1` tensors, kernels' scratch buffers) around them.
+//! little-endian `i32`s: a format version (1), a subgraph index, the number `n` of offsets that
+//! follow, then one offset per tensor, from the start of the arena's head section, or `-1` for a
+//! tensor left to the runtime's own (online) planner. Layout from TFLite Micro's memory-management
+//! notes; TFLite Micro takes the offsets as fixed and fits whatever is left (`-1` tensors,
+//! kernels' scratch buffers) around them. What the notes leave out, found by running the
+//! `tflite-micro` package: `n` must equal the tensors of *all* subgraphs together (one list, in
+//! subgraph order; it refuses "6 offsets, 17 tensors" for a loop's three subgraphs), so memplan
+//! writes subgraph index 0 and an offset for every tensor of the model.
 //!
 //! Writing: the model is not rebuilt. A new root `Model` table goes in front of the original
 //! bytes, which follow unchanged (moved by a multiple of 64, so every alignment inside them
@@ -37,7 +40,8 @@ const SHIFT_ALIGNMENT: usize = 64;
 pub struct OfflinePlan {
     pub version: i32,
     pub subgraph: i32,
-    /// One per tensor of the subgraph; [`ONLINE`] for tensors left to the runtime.
+    /// One per tensor of the model, subgraph after subgraph; [`ONLINE`] for tensors left to the
+    /// runtime.
     pub offsets: Vec<i32>,
 }
 
@@ -113,19 +117,14 @@ impl Front {
     }
 }
 
-/// The model with `offsets` (one per tensor of `subgraph`) as its `OfflineMemoryAllocation`
-/// metadata; see the module documentation for how the bytes are laid out.
-pub fn write(bytes: &[u8], model: &Model, subgraph: usize, offsets: &[i32]) -> Result<Vec<u8>, ImportError> {
+/// The model with `offsets` (one per tensor of the model, subgraph after subgraph) as its
+/// `OfflineMemoryAllocation` metadata; see the module documentation for how the bytes are laid out.
+pub fn write(bytes: &[u8], model: &Model, offsets: &[i32]) -> Result<Vec<u8>, ImportError> {
     let malformed = |what: String| ImportError::Malformed(what);
-    let tensors = model.subgraphs.get(subgraph).map(|s| s.tensors.len()).ok_or_else(|| {
-        ImportError::Request(format!(
-            "the model has {} subgraphs; there is no subgraph {subgraph}",
-            model.subgraphs.len()
-        ))
-    })?;
+    let tensors: usize = model.subgraphs.iter().map(|s| s.tensors.len()).sum();
     if offsets.len() != tensors {
         return Err(ImportError::Request(format!(
-            "{} offsets for subgraph {subgraph}, which has {tensors} tensors",
+            "{} offsets for a model of {tensors} tensors (all subgraphs together)",
             offsets.len()
         )));
     }
@@ -209,7 +208,7 @@ pub fn write(bytes: &[u8], model: &Model, subgraph: usize, offsets: &[i32]) -> R
         front.bytes.push(0);
     }
     let data = front.bytes.len();
-    let words = [FORMAT_VERSION, subgraph as i32, offsets.len() as i32];
+    let words = [FORMAT_VERSION, 0, offsets.len() as i32];
     front.u32((4 * (words.len() + offsets.len())) as u32);
     for word in words.iter().chain(offsets) {
         front.bytes.extend(word.to_le_bytes());
