@@ -378,7 +378,7 @@ pub fn instance(model: &Model, index: usize, options: &ImportOptions) -> Result<
     let mut free = vec![never; count];
     for &t in &graph_inputs {
         if allocated[t] {
-            alloc[root[t]] = alloc[root[t]].min(0);
+            alloc[root[t]] = 0;
         }
     }
     // TFLite Micro frees a graph input after its last reader; LiteRT keeps it to the end.

@@ -81,7 +81,7 @@ struct Front {
 
 impl Front {
     fn pad_to(&mut self, alignment: usize) {
-        while self.bytes.len() % alignment != 0 {
+        while !self.bytes.len().is_multiple_of(alignment) {
             self.bytes.push(0);
         }
     }
