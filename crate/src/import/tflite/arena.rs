@@ -340,8 +340,12 @@ pub fn instance(model: &Model, index: usize, options: &ImportOptions) -> Result<
 
     // In-place groups: `root[t]` is the tensor whose memory t uses.
     let mut root: Vec<usize> = (0..count).collect();
-    let is_graph_input = |t: usize| graph_inputs.contains(&t);
-    let is_graph_output = |t: usize| graph_outputs.contains(&t);
+    let mut is_input = vec![false; count];
+    let mut is_output = vec![false; count];
+    graph_inputs.iter().for_each(|&t| is_input[t] = true);
+    graph_outputs.iter().for_each(|&t| is_output[t] = true);
+    let is_graph_input = |t: usize| is_input[t];
+    let is_graph_output = |t: usize| is_output[t];
     if options.runtime == Runtime::Litert {
         for node in &nodes {
             let (Some(kind), Some(&output)) = (in_place(node.builtin), node.outputs.first()) else { continue };

@@ -12,6 +12,31 @@
 /// A read that failed, said in words (the caller adds which table and field it was reading).
 pub type Read<T> = Result<T, String>;
 
+/// How many vector elements a reading may still visit. FlatBuffers lets many offsets point at one
+/// table, so a small hostile file could make a reader visit the same large vector again and again
+/// (16,000 subgraphs that are all one subgraph of 16,000 tensors); a file whose parts are not
+/// shared holds every element it has, so twice its length (plus a little) is never reached by one.
+#[derive(Debug)]
+pub struct Budget(std::cell::Cell<usize>);
+
+impl Budget {
+    pub fn for_file(bytes: &[u8]) -> Budget {
+        Budget(std::cell::Cell::new(bytes.len().saturating_mul(2).saturating_add(1024)))
+    }
+
+    fn charge(&self, elements: usize, at: usize) -> Read<()> {
+        let left = self.0.get();
+        if elements > left {
+            return Err(format!(
+                "the vector at byte {at} would make the reading visit more elements than the file holds \
+                 (its tables point at the same data over and over)"
+            ));
+        }
+        self.0.set(left - elements);
+        Ok(())
+    }
+}
+
 fn slice(bytes: &[u8], at: usize, len: usize) -> Read<&[u8]> {
     at.checked_add(len).and_then(|end| bytes.get(at..end)).ok_or_else(|| {
         format!("the file ends at byte {} but a value at byte {at} needs {len} bytes (a truncated file?)", bytes.len())
@@ -42,15 +67,15 @@ fn follow(bytes: &[u8], at: usize) -> Read<usize> {
     target.ok_or_else(|| format!("the offset at byte {at} points past the end of the file ({} bytes)", bytes.len()))
 }
 
-/// The root table of a FlatBuffer.
-pub fn root(bytes: &[u8]) -> Read<Table<'_>> {
+/// The root table of a FlatBuffer; every vector read through it is charged to `budget`.
+pub fn root<'a>(bytes: &'a [u8], budget: &'a Budget) -> Read<Table<'a>> {
     if bytes.len() < 8 {
         return Err(format!(
             "{} bytes is too short for a FlatBuffer (at least 8: root offset and identifier)",
             bytes.len()
         ));
     }
-    Table::at(bytes, follow(bytes, 0)?)
+    Table::at(bytes, budget, follow(bytes, 0)?)
 }
 
 /// The 4-byte file identifier after the root offset (`TFL3` for TFLite), when the file has 8 bytes.
@@ -62,6 +87,7 @@ pub fn identifier(bytes: &[u8]) -> Option<&[u8]> {
 #[derive(Clone, Copy, Debug)]
 pub struct Table<'a> {
     bytes: &'a [u8],
+    budget: &'a Budget,
     at: usize,
     vtable: usize,
     vtable_len: usize,
@@ -69,7 +95,7 @@ pub struct Table<'a> {
 }
 
 impl<'a> Table<'a> {
-    pub fn at(bytes: &'a [u8], at: usize) -> Read<Table<'a>> {
+    fn at(bytes: &'a [u8], budget: &'a Budget, at: usize) -> Read<Table<'a>> {
         let raw = slice(bytes, at, 4)?;
         let back = i32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]);
         let vtable = usize::try_from(at as i64 - i64::from(back))
@@ -86,7 +112,7 @@ impl<'a> Table<'a> {
             return Err(format!("the table at byte {at} has a bad length {table_len}"));
         }
         slice(bytes, at, table_len)?;
-        Ok(Table { bytes, at, vtable, vtable_len, table_len })
+        Ok(Table { bytes, budget, at, vtable, vtable_len, table_len })
     }
 
     /// Where the table starts in the file.
@@ -151,7 +177,7 @@ impl<'a> Table<'a> {
     /// The table an offset field points to.
     pub fn table(&self, id: usize) -> Read<Option<Table<'a>>> {
         match self.field(id, 4)? {
-            Some(at) => Table::at(self.bytes, follow(self.bytes, at)?).map(Some),
+            Some(at) => Table::at(self.bytes, self.budget, follow(self.bytes, at)?).map(Some),
             None => Ok(None),
         }
     }
@@ -159,7 +185,7 @@ impl<'a> Table<'a> {
     /// The vector an offset field points to, of elements `element_size` bytes wide.
     pub fn vector(&self, id: usize, element_size: usize) -> Read<Option<Vector<'a>>> {
         match self.field(id, 4)? {
-            Some(at) => Vector::at(self.bytes, follow(self.bytes, at)?, element_size).map(Some),
+            Some(at) => Vector::at(self.bytes, self.budget, follow(self.bytes, at)?, element_size).map(Some),
             None => Ok(None),
         }
     }
@@ -187,6 +213,7 @@ impl<'a> Table<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct Vector<'a> {
     bytes: &'a [u8],
+    budget: &'a Budget,
     /// The position of the first element (after the count).
     start: usize,
     len: usize,
@@ -194,13 +221,14 @@ pub struct Vector<'a> {
 }
 
 impl<'a> Vector<'a> {
-    fn at(bytes: &'a [u8], at: usize, element_size: usize) -> Read<Vector<'a>> {
+    fn at(bytes: &'a [u8], budget: &'a Budget, at: usize, element_size: usize) -> Read<Vector<'a>> {
         let len = u32_at(bytes, at)? as usize;
         let start = at + 4;
         let size = len.checked_mul(element_size).ok_or_else(|| format!("the vector at byte {at} is too long"))?;
         slice(bytes, start, size)
             .map_err(|_| format!("the vector at byte {at} claims {len} elements, more than the file holds"))?;
-        Ok(Vector { bytes, start, len, element_size })
+        budget.charge(len, at)?;
+        Ok(Vector { bytes, budget, start, len, element_size })
     }
 
     pub fn len(&self) -> usize {
@@ -227,7 +255,7 @@ impl<'a> Vector<'a> {
 
     /// Element `index` of a vector of tables.
     pub fn table(&self, index: usize) -> Read<Table<'a>> {
-        Table::at(self.bytes, follow(self.bytes, self.start + 4 * index)?)
+        Table::at(self.bytes, self.budget, follow(self.bytes, self.start + 4 * index)?)
     }
 }
 
@@ -256,7 +284,8 @@ mod tests {
     #[test]
     fn reads_fields_through_the_vtable() {
         let bytes = sample();
-        let root = root(&bytes).unwrap();
+        let budget = Budget::for_file(&bytes);
+        let root = root(&bytes, &budget).unwrap();
         assert_eq!(root.u32(0, 0).unwrap(), 7);
         assert_eq!(root.i32s(1).unwrap(), [-1, 5]);
         assert_eq!(root.u32(5, 9).unwrap(), 9, "a field past the vtable has its default");
@@ -268,7 +297,8 @@ mod tests {
         let bytes = sample();
         for len in 0..bytes.len() {
             let cut = &bytes[..len];
-            let read = root(cut).and_then(|t| Ok((t.u32(0, 0)?, t.i32s(1)?)));
+            let budget = Budget::for_file(cut);
+            let read = root(cut, &budget).and_then(|t| Ok((t.u32(0, 0)?, t.i32s(1)?)));
             assert!(read.is_err(), "{len} bytes read as {read:?}");
         }
     }
@@ -277,7 +307,18 @@ mod tests {
     fn a_vector_longer_than_the_file_is_refused_before_allocating() {
         let mut bytes = sample();
         bytes[28..32].copy_from_slice(&u32::MAX.to_le_bytes());
-        let error = root(&bytes).unwrap().i32s(1).unwrap_err();
+        let budget = Budget::for_file(&bytes);
+        let error = root(&bytes, &budget).unwrap().i32s(1).unwrap_err();
         assert!(error.contains("more than the file holds"), "{error}");
+    }
+
+    #[test]
+    fn reading_the_same_vector_over_and_over_runs_out_of_budget() {
+        let bytes = sample();
+        let budget = Budget::for_file(&bytes);
+        let root = root(&bytes, &budget).unwrap();
+        let visits = (0..1000).map(|_| root.i32s(1)).position(|read| read.is_err());
+        // 40 bytes allow 2 * 40 + 1024 elements: 552 visits of two.
+        assert_eq!(visits, Some(552));
     }
 }

@@ -134,7 +134,8 @@ pub fn write(bytes: &[u8], model: &Model, offsets: &[i32]) -> Result<Vec<u8>, Im
              would break its offset, so the plan cannot be written into this file"
         )));
     }
-    let root = flatbuffer::root(bytes).map_err(malformed)?;
+    let budget = flatbuffer::Budget::for_file(bytes);
+    let root = flatbuffer::root(bytes, &budget).map_err(malformed)?;
     if (MODEL_FIELDS..root.field_slots()).any(|id| root.field(id, 1).ok().flatten().is_some()) {
         return Err(ImportError::Unsupported(
             "the model table has fields newer than this writer knows; it cannot copy them faithfully".into(),

@@ -169,7 +169,8 @@ impl Model {
             }
             None => return Err(format!("{} bytes is too short for a TFLite model", bytes.len())),
         }
-        let root = within(flatbuffer::root(bytes), || "the model table".into())?;
+        let budget = flatbuffer::Budget::for_file(bytes);
+        let root = within(flatbuffer::root(bytes, &budget), || "the model table".into())?;
         let version = within(root.u32(model::VERSION, 0), || "the model's version".into())?;
         let operator_codes = within(root.tables(model::OPERATOR_CODES), || "operator_codes".into())?
             .iter()
