@@ -403,14 +403,22 @@ fn import_writes_the_instance_and_the_compiler_plan() {
     let check = memplan(&["check", &plan]);
     assert!(check.status.success(), "{}", stderr(&check));
     assert_eq!(json_line(&check)["makespan"], 2_359_296);
-    // Solving the instance gives a plan that writes back into the model.
+    // The TFLite Micro instance, solved, writes back into the model.
+    let micro = scratch("hand_recrop.micro.csv", "");
+    assert!(memplan(&["import", &model, "--for", "micro", "-o", &micro]).status.success());
     let solved = scratch("hand_recrop.solved.csv", "");
-    assert!(memplan(&["solve", &instance, "--out", &solved]).status.success());
+    assert!(memplan(&["solve", &micro, "--out", &solved]).status.success());
     let out = scratch("hand_recrop.offline.tflite", "");
-    let output = memplan(&["import", &model, "--write-model", &out, "--plan", &solved]);
+    let output = memplan(&["import", &model, "--for", "micro", "--write-model", &out, "--plan", &solved]);
     assert!(output.status.success(), "{}", stderr(&output));
-    assert!(json_line(&output)["offline_makespan"].as_u64().unwrap() <= 2_359_296);
+    assert_eq!(json_line(&output)["offline_makespan"], 1_572_864);
     assert!(std::fs::read(&out).unwrap().len() > std::fs::read(&model).unwrap().len());
+    // The LiteRT instance's plan shares memory in place, which TFLite Micro does not.
+    let solved = scratch("hand_recrop.litert.csv", "");
+    assert!(memplan(&["solve", &instance, "--out", &solved]).status.success());
+    let output = memplan(&["import", &model, "--write-model", &out, "--plan", &solved]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--for micro"), "{}", stderr(&output));
 }
 
 #[test]
@@ -429,4 +437,9 @@ fn import_refuses_what_it_cannot_plan_with_exit_2() {
     assert!(stderr(&output).contains("size"), "{}", stderr(&output));
     let output = memplan(&["import", &tflite_fixture("hand_recrop.tflite"), "--write-model", &out]);
     assert_eq!(output.status.code(), Some(2), "--write-model needs --plan");
+    let plan = scratch("micro.plan.csv", "");
+    let output =
+        memplan(&["import", &tflite_fixture("hand_recrop.tflite"), "--for", "micro", "--compiler-plan", &plan]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("leave out --for micro"), "{}", stderr(&output));
 }

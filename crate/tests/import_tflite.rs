@@ -219,9 +219,10 @@ fn for_tflite_micro_every_tensor_is_its_own_buffer() {
 
 #[test]
 fn an_offline_plan_reads_back_with_every_tensor_at_its_offset() {
+    let micro = ImportOptions { runtime: Runtime::Micro, ..ImportOptions::default() };
     for name in ["hand_recrop.tflite", "face_detection_short_range.tflite", "generated_mean_scratch.tflite"] {
         let bytes = model(name);
-        let instance = tflite::import(&bytes, 0, &ImportOptions::default()).unwrap();
+        let instance = tflite::import(&bytes, 0, &micro).unwrap();
         let run = run::solve(&instance.problem, "auto", &SolveOptions { threads: Some(1), ..SolveOptions::default() })
             .unwrap();
         let offsets = run.outcome.plan.unwrap().offsets;
@@ -232,7 +233,7 @@ fn an_offline_plan_reads_back_with_every_tensor_at_its_offset() {
         assert_eq!(plan.offsets, expected, "{name}");
         assert!(expected.iter().filter(|&&o| o >= 0).count() >= instance.problem.len());
         // The rest of the model is as it was: the same instance, the same metadata besides.
-        let again = tflite::import(&written, 0, &ImportOptions::default()).unwrap();
+        let again = tflite::import(&written, 0, &micro).unwrap();
         assert_eq!(again.problem.buffers(), instance.problem.buffers(), "{name}");
         assert_eq!(again.tensors, instance.tensors);
         let (before, after) = (tflite::read(&bytes).unwrap(), tflite::read(&written).unwrap());
@@ -258,6 +259,14 @@ fn an_offline_plan_for_a_model_of_several_subgraphs_is_refused() {
     let error = tflite::with_offline_plan(&bytes, &instance, &tflite::compiler_plan(&instance)).unwrap_err();
     assert!(matches!(error, ImportError::Unsupported(_)), "{error}");
     assert!(error.to_string().contains("3 subgraphs"), "{error}");
+}
+
+#[test]
+fn an_offline_plan_that_shares_memory_in_place_is_refused() {
+    let bytes = model("hand_recrop.tflite");
+    let litert = tflite::import(&bytes, 0, &ImportOptions::default()).unwrap();
+    let error = tflite::with_offline_plan(&bytes, &litert, &tflite::compiler_plan(&litert)).unwrap_err();
+    assert!(error.to_string().contains("--for micro"), "{error}");
 }
 
 #[test]

@@ -251,6 +251,11 @@ pub fn import(
         None => None,
     };
     let plan_format = files.compiler_plan.map(|path| format_of("--compiler-plan", path)).transpose()?;
+    if plan_format.is_some() && options.runtime != tflite::Runtime::Litert {
+        return Err(Failure::bad_input(
+            "--compiler-plan is LiteRT's arena planner (the tflite preset), for the LiteRT instance: leave out --for micro",
+        ));
+    }
     let bytes = std::fs::read(model).map_err(|e| Failure::bad_input(format!("{model}: {e}")))?;
     let instance =
         tflite::import(&bytes, subgraph, options).map_err(|e| Failure::bad_input(format!("{model}: {e}")))?;

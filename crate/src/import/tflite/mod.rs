@@ -147,10 +147,9 @@ pub fn plan_offsets(instance: &Instance, plan: &Problem, offsets: &[u64]) -> Res
 
 /// The model with `offsets` (one per buffer of `instance`, e.g. from [`plan_offsets`]) as TFLite
 /// Micro's `OfflineMemoryAllocation` metadata: every tensor of the instance's subgraph that is in
-/// the arena gets its buffer's offset (tensors sharing one in place get the same), every other
-/// tensor `-1` (constants and variables, which the runtime places itself around the fixed ones).
+/// the arena gets its buffer's offset, every other tensor `-1` (constants and variables, which the runtime places itself around the fixed ones).
 /// Import the instance for [`Runtime::Micro`], whose lifetimes TFLite Micro plans the rest
-/// against. TFLite Micro wants one offset per tensor of every subgraph together; models of
+/// against; an instance that shares memory in place (LiteRT's) is refused. TFLite Micro wants one offset per tensor of every subgraph together; models of
 /// several subgraphs are refused (see the error).
 pub fn with_offline_plan(bytes: &[u8], instance: &Instance, offsets: &[u64]) -> Result<Vec<u8>, ImportError> {
     let model = read(bytes)?;
@@ -161,6 +160,13 @@ pub fn with_offline_plan(bytes: &[u8], instance: &Instance, offsets: &[u64]) -> 
              alone can make TFLite Micro's arena larger, so the offline plan is written for models of \
              one subgraph only",
             model.subgraphs.len()
+        )));
+    }
+    if let Some(t) = instance.tensors.iter().position(|r| matches!(r, TensorRole::Shared { .. })) {
+        return Err(ImportError::Request(format!(
+            "tensor {t} shares its input's memory in place, as LiteRT does; TFLite Micro gives every \
+             tensor its own memory and its kernels are not written for a shared one: import the model \
+             --for micro and plan that instance"
         )));
     }
     let mut words = Vec::new();
