@@ -283,3 +283,23 @@ fn a_plan_for_other_buffers_is_refused() {
     assert!(error.to_string().contains("the plan has no buffer") || error.to_string().contains("size"), "{error}");
     assert_eq!(tflite::plan_offsets(&instance, &instance.problem, &offsets).unwrap(), offsets);
 }
+
+/// The fuzz target's check (`crate/fuzz/src/lib.rs`) on a model it found: a model without a
+/// `buffers` vector, whose tensors point at buffer 0, came back from writing its plan with every
+/// tensor a constant, because the plan's buffer had become buffer 0. The writer now adds the empty
+/// buffer 0 first.
+#[test]
+fn a_model_without_buffers_keeps_its_instance_when_its_plan_is_written() {
+    let bytes = std::fs::read(fixtures().join("fuzz/no-buffers.bin")).unwrap();
+    assert!(tflite::read(&bytes).unwrap().buffers.is_empty());
+    for runtime in [Runtime::Litert, Runtime::Micro] {
+        let options = ImportOptions { runtime, ..ImportOptions::default() };
+        for instance in tflite::import_all(&bytes, &options).unwrap() {
+            let offsets = tflite::compiler_plan(&instance);
+            let Ok(written) = tflite::with_offline_plan(&bytes, &instance, &offsets) else { continue };
+            let again = tflite::import(&written, instance.subgraph, &options).unwrap();
+            assert_eq!(again.problem.buffers(), instance.problem.buffers());
+            assert_eq!(tflite::read(&written).unwrap().buffers.len(), 2);
+        }
+    }
+}

@@ -176,10 +176,19 @@ pub fn write(bytes: &[u8], model: &Model, offsets: &[i32]) -> Result<Vec<u8>, Im
         slots.push(front.bytes.len());
         front.u32(if id == VERSION_FIELD { version } else { 0 });
     }
+    // Buffer 0 is the empty one that tensors without data point at; a model without buffers gets
+    // it first, or the plan's buffer would become index 0, the data of every such tensor (found
+    // by the fuzz target).
+    let sentinel = old_buffers.is_empty();
+    let plan_buffer = old_buffers.len() + usize::from(sentinel);
     let buffers_vector = front.bytes.len();
-    front.u32(old_buffers.len() as u32 + 1);
+    front.u32(plan_buffer as u32 + 1);
     for &table in &old_buffers {
         front.offset(Target::Original(table));
+    }
+    let sentinel_slot = front.bytes.len();
+    if sentinel {
+        front.u32(0);
     }
     let new_buffer_slot = front.bytes.len();
     front.u32(0);
@@ -190,6 +199,7 @@ pub fn write(bytes: &[u8], model: &Model, offsets: &[i32]) -> Result<Vec<u8>, Im
     }
     let new_metadata_slot = front.bytes.len();
     front.u32(0);
+    let sentinel_table = sentinel.then(|| front.table_start(&[], 4));
     // The new Buffer: one field, data.
     let buffer_table = front.table_start(&[4], 8);
     let data_slot = front.bytes.len();
@@ -198,7 +208,7 @@ pub fn write(bytes: &[u8], model: &Model, offsets: &[i32]) -> Result<Vec<u8>, Im
     let metadata_table = front.table_start(&[4, 8], 12);
     let name_slot = front.bytes.len();
     front.u32(0);
-    front.u32(old_buffers.len() as u32);
+    front.u32(plan_buffer as u32);
     let name = front.bytes.len();
     front.u32(METADATA_NAME.len() as u32);
     front.bytes.extend(METADATA_NAME.as_bytes());
@@ -230,6 +240,9 @@ pub fn write(bytes: &[u8], model: &Model, offsets: &[i32]) -> Result<Vec<u8>, Im
         }
     }
     front.fixups.push((new_buffer_slot, Target::New(buffer_table)));
+    if let Some(table) = sentinel_table {
+        front.fixups.push((sentinel_slot, Target::New(table)));
+    }
     front.fixups.push((new_metadata_slot, Target::New(metadata_table)));
     front.fixups.push((data_slot, Target::New(data)));
     front.fixups.push((name_slot, Target::New(name)));
