@@ -9,6 +9,7 @@ pub mod alignment;
 pub mod bench;
 pub mod format;
 pub mod generate;
+pub mod import;
 pub mod metrics;
 pub mod model;
 pub(crate) mod occupancy;

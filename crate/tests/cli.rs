@@ -379,3 +379,67 @@ fn numbers_follow_one_rule() {
         assert!(digits <= 6, "{number} in {text}");
     }
 }
+
+fn tflite_fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tflite").join(name).to_string_lossy().into_owned()
+}
+
+/// Issue 18: `memplan import` writes the instance and LiteRT's own plan; the plan checks valid
+/// and needs the arena LiteRT allocates (recorded in the fixture's `.litert.json`).
+#[test]
+fn import_writes_the_instance_and_the_compiler_plan() {
+    let model = tflite_fixture("hand_recrop.tflite");
+    let (instance, plan) = (scratch("hand_recrop.csv", ""), scratch("hand_recrop.plan.json", ""));
+    let output = memplan(&["import", &model, "-o", &instance, "--compiler-plan", &plan]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let line = json_line(&output);
+    assert_eq!(
+        (line["tensors"].as_u64(), line["buffers"].as_u64(), line["shared"].as_u64()),
+        (Some(152), Some(58), Some(6))
+    );
+    assert_eq!(line["compiler_makespan"], 2_359_296);
+    let written = std::fs::read_to_string(&instance).unwrap();
+    assert!(written.starts_with("id,lower,upper,size,alignment,name\n0,0,64,786432,64,input_1\n"), "{written}");
+    let check = memplan(&["check", &plan]);
+    assert!(check.status.success(), "{}", stderr(&check));
+    assert_eq!(json_line(&check)["makespan"], 2_359_296);
+    // The TFLite Micro instance, solved, writes back into the model.
+    let micro = scratch("hand_recrop.micro.csv", "");
+    assert!(memplan(&["import", &model, "--for", "micro", "-o", &micro]).status.success());
+    let solved = scratch("hand_recrop.solved.csv", "");
+    assert!(memplan(&["solve", &micro, "--out", &solved]).status.success());
+    let out = scratch("hand_recrop.offline.tflite", "");
+    let output = memplan(&["import", &model, "--for", "micro", "--write-model", &out, "--plan", &solved]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(json_line(&output)["offline_makespan"], 1_572_864);
+    assert!(std::fs::read(&out).unwrap().len() > std::fs::read(&model).unwrap().len());
+    // The LiteRT instance's plan shares memory in place, which TFLite Micro does not.
+    let solved = scratch("hand_recrop.litert.csv", "");
+    assert!(memplan(&["solve", &instance, "--out", &solved]).status.success());
+    let output = memplan(&["import", &model, "--write-model", &out, "--plan", &solved]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--for micro"), "{}", stderr(&output));
+}
+
+#[test]
+fn import_refuses_what_it_cannot_plan_with_exit_2() {
+    let output = memplan(&["import", &tflite_fixture("selfie_segmentation.tflite")]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("custom operators 'Convolution2DTransposeBias'"), "{}", stderr(&output));
+    let output = memplan(&["import", &scratch("not-a-model.tflite", "id,lower,upper,size\n")]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("not a readable TFLite model"), "{}", stderr(&output));
+    // A plan for another instance is refused before anything is written.
+    let plan = scratch("other.plan.csv", "id,lower,upper,size,offset\n0,0,1,8,0\n");
+    let out = scratch("never.tflite", "");
+    let output = memplan(&["import", &tflite_fixture("hand_recrop.tflite"), "--write-model", &out, "--plan", &plan]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("size"), "{}", stderr(&output));
+    let output = memplan(&["import", &tflite_fixture("hand_recrop.tflite"), "--write-model", &out]);
+    assert_eq!(output.status.code(), Some(2), "--write-model needs --plan");
+    let plan = scratch("micro.plan.csv", "");
+    let output =
+        memplan(&["import", &tflite_fixture("hand_recrop.tflite"), "--for", "micro", "--compiler-plan", &plan]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("leave out --for micro"), "{}", stderr(&output));
+}

@@ -198,6 +198,47 @@ fn ids_with_line_breaks_survive_csv() {
     assert_eq!(document.problem.buffers()[1].line, Some(4));
 }
 
+/// Issue 18: a buffer keeps the name its compiler gave it (a tensor's name) through both formats,
+/// however awkward the name; a blank name is no name.
+#[test]
+fn names_survive_csv_and_json() {
+    let names = ["conv2d/BiasAdd;relu", "a,b", "say \"hi\"", " padded ", "#first", "two\r\nlines", "日本"];
+    let mut buffers: Vec<Buffer> =
+        names.iter().enumerate().map(|(i, name)| Buffer::new(i.to_string(), 0, 2, 8).named(*name)).collect();
+    buffers.push(Buffer::new("unnamed", 1, 3, 4));
+    let document = Document {
+        problem: memplan::Problem::new(buffers, None).unwrap(),
+        plan: None,
+        format: Format::Csv,
+        csv_layout: None,
+    };
+    let csv = format::write(&document, &[], Format::Csv);
+    assert!(csv.starts_with("id,lower,upper,size,name\n"), "{csv}");
+    assert!(csv.ends_with("unnamed,1,3,4,\n"), "{csv}");
+    let from_csv = read_csv(&csv).unwrap();
+    assert_eq!(unlocated(&from_csv), unlocated(&document), "{csv}");
+    let json = format::write(&from_csv, &[], Format::Json);
+    assert!(json.contains(r#"{"id": "0", "start": 0, "end": 2, "size": 8, "name": "conv2d/BiasAdd;relu"}"#), "{json}");
+    let from_json = read_json(&json).unwrap();
+    assert_eq!(unlocated(&from_json), unlocated(&document), "{json}");
+    assert_eq!(format::write(&from_json, &[], Format::Csv), csv);
+
+    // The user's own column order is kept, and a blank cell or an empty string is no name.
+    let text = "name,id,lower,upper,size\nfirst,a,0,1,8\n,b,0,1,8\n\"\",c,0,1,8\n";
+    let document = read_csv(text).unwrap();
+    let read: Vec<Option<&str>> = document.problem.buffers().iter().map(|b| b.name.as_deref()).collect();
+    assert_eq!(read, [Some("first"), None, None]);
+    assert_eq!(
+        format::write(&document, &[0, 8, 16], Format::Csv),
+        "name,id,lower,upper,size,offset\nfirst,a,0,1,8,0\n,b,0,1,8,8\n,c,0,1,8,16\n"
+    );
+    let json = r#"{"buffers": [{"id": "a", "start": 0, "end": 1, "size": 8, "name": ""},
+        {"id": "b", "start": 0, "end": 1, "size": 8, "name": null}]}"#;
+    assert!(read_json(json).unwrap().problem.buffers().iter().all(|b| b.name.is_none()));
+    let wrong = r#"{"buffers": [{"id": "a", "start": 0, "end": 1, "size": 8, "name": 7}]}"#;
+    assert_single_error(read_json(wrong), 1, Some(67), "buffers[0]: name: expected a string, found a number");
+}
+
 #[test]
 fn sniffing_picks_the_format() {
     let default = ReadOptions::default();

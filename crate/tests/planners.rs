@@ -177,3 +177,18 @@ fn presets_reproduce_what_compilers_do_on_a_known_case() {
     // Start order: big 0, small 4, mid 4.
     assert_eq!(solve("first-fit-start").offsets(), [0, 4, 4]);
 }
+
+/// LiteRT's arena places the tensors alive for the whole run first, by index, whatever their size
+/// (found with a loop whose graph inputs are 4 and 128 bytes, `crate/tests/import_tflite.rs`);
+/// the others by size, descending.
+#[test]
+fn the_tflite_preset_places_whole_run_buffers_by_index() {
+    let buffers = vec![
+        memplan::Buffer::new("small-input", 0, 4, 4).with_alignment(64),
+        memplan::Buffer::new("big-input", 0, 4, 128).with_alignment(64),
+        memplan::Buffer::new("temporary", 1, 2, 256).with_alignment(64),
+    ];
+    let problem = memplan::Problem::new(buffers, None).unwrap();
+    let outcome = memplan::run::solve(&problem, "tflite", &SolveOptions::default()).unwrap().outcome;
+    assert_eq!(outcome.offsets(), [0, 64, 192]);
+}

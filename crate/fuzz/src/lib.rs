@@ -19,9 +19,9 @@ fn unlocated(document: &Document) -> Vec<Buffer> {
     document.problem.buffers().iter().cloned().map(|b| Buffer { line: None, ..b }).collect()
 }
 
-/// Writes `document` as `out` and reads it back: the same buffers, plan and semantics, and the
-/// same capacity when `out` can hold one (CSV cannot). Writing what was read back gives the same
-/// text again. The semantics is passed when reading back, since CSV does not record it.
+/// Writes `document` as `out` and reads it back: the same buffers (ids, names, every field), plan
+/// and semantics, and the same capacity when `out` can hold one (CSV cannot). Writing what was
+/// read back gives the same text again. The semantics is passed when reading back, since CSV does not record it.
 pub fn assert_round_trip(document: &Document, offsets: Offsets, out: Format) {
     let plan = document.plan.clone().unwrap_or_default();
     let written = format::write(document, &plan, out);
@@ -52,4 +52,27 @@ pub fn read_and_round_trip(data: &[u8], format: Option<Format>) {
     }
     assert_round_trip(&document, options.offsets, Format::Csv);
     assert_round_trip(&document, options.offsets, Format::Json);
+}
+
+/// Imports `data` as a TFLite model for both runtimes: no panic, and what imports is planned by
+/// the `tflite` preset into a valid plan; a one-subgraph model written back with that plan as its
+/// offline plan imports to the same instance and reads back the same offsets.
+pub fn import_tflite(data: &[u8]) {
+    use memplan::import::tflite::{self, ImportOptions, Runtime};
+    for runtime in [Runtime::Litert, Runtime::Micro] {
+        let options = ImportOptions { runtime, ..ImportOptions::default() };
+        let Ok(instances) = tflite::import_all(data, &options) else { continue };
+        for instance in instances {
+            let offsets = tflite::compiler_plan(&instance);
+            let report = memplan::validate::validate(&instance.problem, &offsets, None);
+            assert!(report.violations.is_empty(), "the tflite preset's plan is invalid: {:?}", report.violations);
+            let Ok(written) = tflite::with_offline_plan(data, &instance, &offsets) else { continue };
+            let again = tflite::import(&written, instance.subgraph, &options).expect("a model written back imports");
+            assert_eq!(again.problem.buffers(), instance.problem.buffers(), "writing the plan changed the instance");
+            let plan = tflite::offline_plan(&written).expect("the plan reads back").expect("the plan is there");
+            let expected: Vec<i32> =
+                instance.tensor_offsets(&offsets).iter().map(|o| o.map_or(-1, |o| o as i32)).collect();
+            assert_eq!(plan.offsets, expected, "the offsets read back differ");
+        }
+    }
 }

@@ -25,11 +25,13 @@ enum Role {
     Alignment,
     Offset,
     Hint,
+    /// A name for the buffer (a tensor's name), carried through.
+    Name,
 }
 
 /// Listed in the error for an unknown column, so that the fix is in the message.
 const ACCEPTED_COLUMNS: &str = "id (or buffer, buffer_id), lower (or start, begin), upper (or the legacy inclusive \
-                                end), size, alignment, offset, hint";
+                                end), size, alignment, offset, hint, name";
 
 impl Role {
     fn from_header(name: &str) -> Option<Role> {
@@ -42,6 +44,7 @@ impl Role {
             "alignment" => Role::Alignment,
             "offset" => Role::Offset,
             "hint" => Role::Hint,
+            "name" => Role::Name,
             _ => return None,
         })
     }
@@ -57,6 +60,7 @@ impl Role {
             Role::Alignment => "alignment",
             Role::Offset => "offset",
             Role::Hint => "hint",
+            Role::Name => "name",
         }
     }
 
@@ -96,7 +100,7 @@ impl CsvLayout {
     }
 
     /// The columns memplan writes when the problem did not come from a CSV file: `id,lower,upper,
-    /// size`, then `alignment` and `hint` only when some buffer has one.
+    /// size`, then `alignment`, `hint` and `name` only when some buffer has one.
     fn for_problem(problem: &Problem) -> CsvLayout {
         let mut roles = vec![Role::Id, Role::Lower, Role::Upper, Role::Size];
         if problem.has_alignment() {
@@ -104,6 +108,9 @@ impl CsvLayout {
         }
         if problem.buffers().iter().any(|b| b.hint.is_some()) {
             roles.push(Role::Hint);
+        }
+        if problem.buffers().iter().any(|b| b.name.is_some()) {
+            roles.push(Role::Name);
         }
         CsvLayout { columns: roles.into_iter().map(|role| Column { header: role.name().to_string(), role }).collect() }
     }
@@ -119,6 +126,7 @@ struct Indices {
     alignment: Option<usize>,
     offset: Option<usize>,
     hint: Option<usize>,
+    name: Option<usize>,
 }
 
 /// Reads MiniMalloc CSV. Every error in the file is reported, each with its line and column; a
@@ -220,7 +228,16 @@ fn read_header(header: &Record, options: &ReadOptions) -> Result<(CsvLayout, Ind
     if !errors.is_empty() {
         return Err(errors);
     }
-    let indices = Indices { id, lower, end, size, alignment: find(Role::Alignment), offset, hint: find(Role::Hint) };
+    let indices = Indices {
+        id,
+        lower,
+        end,
+        size,
+        alignment: find(Role::Alignment),
+        offset,
+        hint: find(Role::Hint),
+        name: find(Role::Name),
+    };
     Ok((layout, indices))
 }
 
@@ -283,6 +300,8 @@ fn read_row(
         reader.fail(at.id, "missing value; every buffer needs an id");
     }
     let (lower, upper, size) = (reader.integer(at.lower), reader.integer(at.end), reader.integer(at.size));
+    // A blank name cell is no name, as a buffer written without one gives.
+    let name = at.name.map(|index| reader.cell(index).text.clone()).filter(|name| !name.is_empty());
     let alignment = reader.optional(at.alignment);
     let hint = reader.optional(at.hint);
     let offset = reader.optional(at.offset);
@@ -318,8 +337,8 @@ fn read_row(
         Offsets::Pinned => (offset, None),
         Offsets::Plan => (None, offset),
     };
-    let buffer =
-        Buffer { id, start, end, size, alignment: alignment.unwrap_or(1), pinned, hint, line: Some(record.line) };
+    let alignment = alignment.unwrap_or(1);
+    let buffer = Buffer { id, start, end, size, alignment, pinned, hint, name, line: Some(record.line) };
     Ok(Row { buffer, written: (lower, upper, size), planned })
 }
 
@@ -364,6 +383,7 @@ pub fn write(problem: &Problem, layout: Option<&CsvLayout>, offsets: &[u64]) -> 
                 Role::Alignment => buffer.alignment.to_string(),
                 Role::Offset => offset_cell(),
                 Role::Hint => buffer.hint.map(|h| h.to_string()).unwrap_or_default(),
+                Role::Name => buffer.name.as_deref().map(|n| records::quote(n).into_owned()).unwrap_or_default(),
             })
             .collect();
         if add_offset {

@@ -1,5 +1,5 @@
-//! JSON: `{"capacity"?, "semantics"?, "buffers": [{"id", "start", "end", "size", "alignment"?,
-//! "offset"?, "hint"?}]}`. Numbers may also be strings holding an integer, so that JavaScript can
+//! JSON: `{"capacity"?, "semantics"?, "buffers": [{"id", "start", "end", "size", "name"?,
+//! "alignment"?, "offset"?, "hint"?}]}`. Numbers may also be strings holding an integer, so that JavaScript can
 //! pass values beyond 2^53; `size` and `capacity` may be sizes like `"1MiB"`. Every error points at
 //! the value (or the buffer object) it is about.
 
@@ -23,11 +23,12 @@ enum Field {
     Alignment,
     Offset,
     Hint,
+    Name,
 }
 
-const FIELD_COUNT: usize = 7;
+const FIELD_COUNT: usize = 8;
 
-const ACCEPTED_FIELDS: &str = "id, start (or lower), end (or upper), size, alignment, offset, hint";
+const ACCEPTED_FIELDS: &str = "id, start (or lower), end (or upper), size, alignment, offset, hint, name";
 
 impl Field {
     fn from_key(key: &str) -> Option<Field> {
@@ -39,6 +40,7 @@ impl Field {
             "alignment" => Field::Alignment,
             "offset" => Field::Offset,
             "hint" => Field::Hint,
+            "name" => Field::Name,
             _ => return None,
         })
     }
@@ -274,10 +276,30 @@ impl<'t> BufferReader<'t, '_> {
         None
     }
 
+    /// The optional `name`: a string, or null; an empty string is no name, as in CSV.
+    fn name(&mut self, member: &Option<(String, &RawValue)>) -> Option<String> {
+        let (_, raw) = member.as_ref()?;
+        match Kind::of(raw) {
+            Kind::Null => None,
+            Kind::Text => match serde_json::from_str::<String>(raw.get()) {
+                Ok(name) => Some(name).filter(|name| !name.is_empty()),
+                Err(error) => {
+                    self.fail(raw.get(), format!("name: {error}"));
+                    None
+                }
+            },
+            other => {
+                self.fail(raw.get(), format!("name: expected a string, found {}", other.described()));
+                None
+            }
+        }
+    }
+
     fn read(mut self, semantics: Semantics, offsets: Offsets) -> Result<Row, Vec<InputError>> {
         let Some(fields) = self.members() else { return Err(self.errors) };
-        let [id, start, end, size, alignment, offset, hint] = &fields;
+        let [id, start, end, size, alignment, offset, hint, name] = &fields;
         let id = self.id(id);
+        let name = self.name(name);
         let start_value = self.integer(start, "start", Spelling::Integer, false);
         let end_value = self.integer(end, "end", Spelling::Integer, false);
         let size = self.integer(size, "size", Spelling::Size, false);
@@ -311,7 +333,7 @@ impl<'t> BufferReader<'t, '_> {
             Offsets::Plan => (None, offset_value),
         };
         let line = self.locator.line(self.raw.get());
-        let buffer = Buffer { id, start, end, size, alignment, pinned, hint, line };
+        let buffer = Buffer { id, start, end, size, alignment, pinned, hint, name, line };
         Ok(Row { buffer, written: (written_start, written_end, size), planned })
     }
 }
@@ -335,6 +357,9 @@ pub fn write(problem: &Problem, offsets: &[u64]) -> String {
             quote(&buffer.id),
             buffer.size
         ));
+        if let Some(name) = &buffer.name {
+            out.push_str(&format!(", \"name\": {}", quote(name)));
+        }
         if buffer.alignment != 1 {
             out.push_str(&format!(", \"alignment\": {}", buffer.alignment));
         }

@@ -15,17 +15,28 @@ pub struct Buffer {
     pub pinned: Option<u64>,
     /// MiniMalloc's `hint` column, carried through to the output untouched.
     pub hint: Option<u64>,
+    /// The name the buffer's producer gave it (a tensor's name in a model), carried through to the
+    /// output untouched. Never empty: an empty name is no name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// The 1-based line of the input this buffer came from, for error messages.
     pub line: Option<usize>,
 }
 
 impl Buffer {
     pub fn new(id: impl Into<String>, start: u64, end: u64, size: u64) -> Self {
-        Buffer { id: id.into(), start, end, size, alignment: 1, pinned: None, hint: None, line: None }
+        Buffer { id: id.into(), start, end, size, alignment: 1, pinned: None, hint: None, name: None, line: None }
     }
 
     pub fn with_alignment(mut self, alignment: u64) -> Self {
         self.alignment = alignment;
+        self
+    }
+
+    /// Names the buffer; an empty name leaves it unnamed.
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        let name = name.into();
+        self.name = if name.is_empty() { None } else { Some(name) };
         self
     }
 

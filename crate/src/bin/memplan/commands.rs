@@ -224,3 +224,76 @@ pub fn generate(
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// Where `memplan import` writes what it makes.
+pub struct ImportFiles<'a> {
+    pub out: Option<&'a str>,
+    pub compiler_plan: Option<&'a str>,
+    pub write_model: Option<&'a str>,
+    pub plan: Option<&'a str>,
+}
+
+fn format_of(flag: &str, path: &str) -> Result<Format, Failure> {
+    Format::from_path(path).ok_or_else(|| Failure::bad_input(format!("{flag} {path}: use a .csv or .json file name")))
+}
+
+pub fn import(
+    model: &str,
+    subgraph: usize,
+    options: &memplan::import::tflite::ImportOptions,
+    files: &ImportFiles,
+    input: &InputArgs,
+) -> Result<ExitCode, Failure> {
+    use memplan::import::tflite;
+    let out_format = match files.out {
+        Some("-") => Some(Format::Csv),
+        Some(path) => Some(format_of("--out", path)?),
+        None => None,
+    };
+    let plan_format = files.compiler_plan.map(|path| format_of("--compiler-plan", path)).transpose()?;
+    if plan_format.is_some() && options.runtime != tflite::Runtime::Litert {
+        return Err(Failure::bad_input(
+            "--compiler-plan is LiteRT's arena planner (the tflite preset), for the LiteRT instance: leave out --for micro",
+        ));
+    }
+    let bytes = std::fs::read(model).map_err(|e| Failure::bad_input(format!("{model}: {e}")))?;
+    let instance =
+        tflite::import(&bytes, subgraph, options).map_err(|e| Failure::bad_input(format!("{model}: {e}")))?;
+    let document =
+        format::Document { problem: instance.problem.clone(), plan: None, format: Format::Csv, csv_layout: None };
+    let mut summary = serde_json::to_value(instance.summary()).map_err(|e| Failure::infeasible(e.to_string()))?;
+    summary["subgraphs"] = json!(tflite::read(&bytes).map(|m| m.subgraphs.len()).unwrap_or(0));
+    if let (Some(path), Some(format)) = (files.compiler_plan, plan_format) {
+        let offsets = tflite::compiler_plan(&instance);
+        summary["compiler_makespan"] = json!(memplan::metrics::makespan(instance.problem.buffers(), &offsets));
+        std::fs::write(path, format::write(&document, &offsets, format))
+            .map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+        eprintln!("memplan: LiteRT's plan (the tflite preset) written to {path}");
+    }
+    if let (Some(path), Some(plan)) = (files.write_model, files.plan) {
+        let read = load(plan, input, Offsets::Plan)?;
+        let offsets = read.plan.unwrap_or_default();
+        let offsets = tflite::plan_offsets(&instance, &read.problem, &offsets)
+            .map_err(|e| Failure::bad_input(format!("{plan}: {e}")))?;
+        let written =
+            tflite::with_offline_plan(&bytes, &instance, &offsets).map_err(|e| Failure::bad_input(e.to_string()))?;
+        std::fs::write(path, written).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+        summary["offline_makespan"] = json!(memplan::metrics::makespan(instance.problem.buffers(), &offsets));
+        eprintln!("memplan: {path} written with the plan of {plan} as its OfflineMemoryAllocation metadata");
+    }
+    let line = summary.to_string();
+    match (files.out, out_format) {
+        (Some("-"), _) => {
+            eprintln!("{line}");
+            print!("{}", format::write(&document, &[], Format::Csv));
+        }
+        (Some(path), Some(format)) => {
+            println!("{line}");
+            std::fs::write(path, format::write(&document, &[], format))
+                .map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+            eprintln!("memplan: instance written to {path}");
+        }
+        _ => println!("{line}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -20,6 +20,10 @@ pub fn parse_shape(text: &str) -> Result<memplan::generate::Shape, String> {
         .ok_or_else(|| format!("'{text}' is not one of trace, non-overlapping, full-overlap"))
 }
 
+pub fn parse_runtime(text: &str) -> Result<memplan::import::tflite::Runtime, String> {
+    memplan::import::tflite::Runtime::parse(text).ok_or_else(|| format!("'{text}' is not one of litert, micro"))
+}
+
 pub fn parse_size_arg(text: &str) -> Result<u64, String> {
     memplan::size::parse_size(text)
 }

@@ -122,6 +122,47 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: Option<String>,
     },
+    /// Import a TFLite model: the instance LiteRT's arena planner solves for one subgraph (one buffer
+    /// per tensor it plans, id = tensor index, name = tensor name), and prints one JSON line of
+    /// counts. `--compiler-plan` also writes the offsets LiteRT's own planner chooses (memplan's
+    /// `tflite` preset, which reproduces it); `--write-model` with `--plan` writes the model with a
+    /// plan as TFLite Micro's `OfflineMemoryAllocation` metadata.
+    Import {
+        /// The `.tflite` file.
+        model: String,
+        /// Write the instance here (`.csv` or `.json`; `-` prints it as CSV, and the JSON line goes
+        /// to standard error).
+        #[arg(short = 'o', long = "out", value_name = "INSTANCE")]
+        out: Option<String>,
+        /// Which subgraph (0 is the main one; others, e.g. loop bodies, are instances of their own).
+        #[arg(long, default_value_t = 0)]
+        subgraph: usize,
+        /// Write the plan LiteRT's arena planner makes for the instance (`.csv` or `.json`): the
+        /// `tflite` preset on the imported instance.
+        #[arg(long, value_name = "PLAN")]
+        compiler_plan: Option<String>,
+        /// The size of each dynamic dimension (`-1` in a tensor's `shape_signature`).
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        dynamic_dim: u64,
+        /// The alignment of every offset (LiteRT's arena: 64).
+        #[arg(long, default_value_t = 64)]
+        alignment: u64,
+        /// Whose arena to describe: `litert` (LiteRT, the default) or `micro` (TFLite Micro, which
+        /// is the runtime that reads `--write-model`'s offline plan: no in-place sharing, graph
+        /// inputs freed after their last reader).
+        #[arg(long = "for", value_name = "RUNTIME", default_value = "litert", value_parser = input::parse_runtime)]
+        runtime: memplan::import::tflite::Runtime,
+        /// Write the model with `--plan` as TFLite Micro's offline plan (`OfflineMemoryAllocation`
+        /// metadata): each tensor in the arena gets its buffer's offset, every other tensor -1.
+        #[arg(long, value_name = "OUT.tflite", requires = "plan")]
+        write_model: Option<String>,
+        /// A plan for this instance (e.g. `memplan solve INSTANCE --out PLAN.csv`), ids = tensor
+        /// indices; checked against the instance before it is written.
+        #[arg(long, value_name = "PLAN", requires = "write_model")]
+        plan: Option<String>,
+        #[command(flatten)]
+        input: InputArgs,
+    },
     /// List the solvers with a line each.
     Solvers {
         /// As JSON, with capabilities.
@@ -143,6 +184,27 @@ fn main() -> ExitCode {
         }
         Command::Generate { buffers, seed, shape, out } => commands::generate(buffers, seed, shape, out.as_deref()),
         Command::Solvers { json } => commands::solvers(json),
+        Command::Import {
+            model,
+            out,
+            subgraph,
+            compiler_plan,
+            dynamic_dim,
+            alignment,
+            runtime,
+            write_model,
+            plan,
+            input,
+        } => {
+            let options = memplan::import::tflite::ImportOptions { dynamic_dim, alignment, runtime };
+            let files = commands::ImportFiles {
+                out: out.as_deref(),
+                compiler_plan: compiler_plan.as_deref(),
+                write_model: write_model.as_deref(),
+                plan: plan.as_deref(),
+            };
+            commands::import(&model, subgraph, &options, &files, &input)
+        }
     };
     match outcome {
         Ok(code) => code,

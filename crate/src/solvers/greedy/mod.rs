@@ -83,7 +83,7 @@ pub fn preset_planners() -> Vec<Greedy> {
         ),
         preset(
             "tflite",
-            "TFLite arena: whole-run buffers first, size descending, best fit",
+            "TFLite arena: whole-run buffers first (by index), then size descending, best fit",
             vec![Run::new(TfliteArena, Best)],
         ),
         preset(

@@ -74,7 +74,7 @@ impl Order {
             Order::Contention => "contention descending (TelaMalloc 3.1)",
             Order::Conflicts => "number of conflicts descending, ties by size",
             Order::SizeConflicts => "size descending, ties by number of conflicts",
-            Order::TfliteArena => "whole-run buffers first, then size descending, ties by start",
+            Order::TfliteArena => "whole-run buffers first by index, then size descending, ties by start",
             Order::Input => "input order",
             Order::Random => "seeded random permutation",
         }
@@ -114,7 +114,10 @@ impl Order {
                 let first = b.iter().map(|x| x.start).min().unwrap_or(0);
                 let last = b.iter().map(|x| x.end).max().unwrap_or(0);
                 let whole_run = |i: usize| b[i].start == first && b[i].end == last;
-                indices.sort_unstable_by_key(|&i| (!whole_run(i), Reverse(b[i].size), b[i].start, i))
+                // Whole-run buffers by index alone, as LiteRT's arena sorts them (found with two
+                // graph inputs of different sizes, `crate/tests/import_tflite.rs`); the rest by size.
+                let size_key = |i: usize| if whole_run(i) { Reverse(0) } else { Reverse(b[i].size) };
+                indices.sort_unstable_by_key(|&i| (!whole_run(i), size_key(i), b[i].start, i))
             }
             Order::Input => {}
             Order::Random => indices.shuffle(&mut ChaCha8Rng::seed_from_u64(seed)),

@@ -1,0 +1,7 @@
+//! The TFLite importer on arbitrary bytes: no panic; what imports plans validly and writes back
+//! (see the lib).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| memplan_fuzz::import_tflite(data));
