@@ -3,13 +3,22 @@
 //!
 //! It starts from a plan that is already known (a start plan, so there is always an answer) and a
 //! proven lower bound (the instance's own: L, pinned tops, alignment), and probes capacities in
-//! between. It probes the bound itself first (perfect packings are common and end the search),
-//! then bisects: a plan found at a capacity lowers the upper end to that plan's makespan; a proof
-//! that nothing fits raises the lower end (and the proven bound) past it; a probe that runs out of
-//! its budget proves nothing, so the bisection moves on above it, and once the range is settled
-//! the driver comes back to what stayed unknown with a doubled budget. Each round therefore takes
-//! O(log(makespan − bound)) probes, and one hard probe cannot eat the whole time limit: the best
+//! between, in rounds. Each round probes the bound first (perfect packings are common and end the
+//! search), then descends from the best plan: one unit below it first (see [`unit`]: capacities in
+//! between are worth no more), twice as far each time a probe finds a plan, halfway back up after
+//! a probe that overshot, and, once a probe one unit below the best fails, on down one unit at a
+//! time. Plans just below the best are found quickly, while the cost of a probe varies a lot from
+//! one capacity to the next (MiniMalloc settles D at 1,034,240 bytes in 900 nodes and at 1,035,264
+//! not in 100,000), so a probe that fails says little about the capacity below it. A round ends
+//! after [`FAILURES_PER_ROUND`] probes without an answer, and the bound then gets as much again as
+//! the descent spent (a solver that resumes a search asked again, as MiniMalloc does, loses
+//! nothing by the split). Each round doubles what a probe may spend (its share of the solver's
+//! work budget, or of the time left), so that one hard probe cannot eat the whole budget: the best
 //! plan and bound so far are always there to return.
+//!
+//! A proof that nothing fits a capacity raises the bound past it; then the descent bisects between
+//! that capacity and the best plan, so that with probes that always answer (no budget) the driver
+//! ends with a proven optimum.
 
 use std::time::Duration;
 
@@ -27,12 +36,52 @@ pub enum Probe {
     Unknown,
 }
 
-/// The first budget of a probe, as a fraction of the time left, and the floor for it.
-const FIRST_SLICE_DIVISOR: u32 = 8;
-const MIN_SLICE: Duration = Duration::from_millis(20);
 /// Without a time limit, probes still get budgets (doubling from this), so that an unknown range
 /// is revisited only after the easier capacities are settled.
 const UNLIMITED_FIRST_SLICE: Duration = Duration::from_secs(2);
+/// The shortest time slice of a probe.
+const MIN_SLICE: Duration = Duration::from_millis(20);
+/// A descent probe of the first round may spend 1/2^FIRST_SHIFT of the solver's work budget (or
+/// of the time left); each round doubles it, up to all that is left.
+const FIRST_SHIFT: u32 = 5;
+/// Descent probes in a row that may end without an answer before the round ends; the bound's first
+/// probe of a round gets as much as these together.
+const FAILURES_PER_ROUND: u64 = 6;
+
+/// What one probe may spend: a deadline (a time slice when the run has a time limit) and, for a
+/// solver with a work budget, a portion of it that doubles every round.
+pub struct Allotment<'a> {
+    pub deadline: &'a Deadline,
+    round: u32,
+    /// How many descent probes' worth the probe gets.
+    weight: u64,
+}
+
+impl Allotment<'_> {
+    /// The part of a work budget of `total` this probe may spend (the caller caps it by what is
+    /// left).
+    pub fn portion(&self, total: u64) -> u64 {
+        (total >> FIRST_SHIFT.saturating_sub(self.round)).saturating_mul(self.weight).max(1)
+    }
+}
+
+/// Where the next probe of a round goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Next {
+    /// The proven lower bound, with this many descent probes' worth.
+    Bound(u64),
+    /// This far below the best plan (rounded down to the unit, within what is left to probe).
+    Below(u64),
+    /// Halfway between this capacity, where a probe failed, and the best plan.
+    Between(u64),
+    /// One unit below this capacity, where a probe failed one unit below the best plan or below
+    /// another that failed so (skipping those that failed in this round).
+    Creep(u64),
+    /// Halfway between the highest capacity refuted and the best plan.
+    Halfway,
+    /// The descent is over.
+    End,
+}
 
 /// Counts of what the probes found, for the outcome's statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -58,6 +107,8 @@ pub struct Minimised {
     /// [`Stopped::Optimal`] when plan and bound met; else why the driver stopped.
     pub stopped: Stopped,
     pub counts: ProbeCounts,
+    /// Rounds begun.
+    pub rounds: u32,
 }
 
 impl Minimised {
@@ -66,13 +117,35 @@ impl Minimised {
         stats.insert("probes_feasible".into(), StatValue::Count(self.counts.feasible));
         stats.insert("probes_infeasible".into(), StatValue::Count(self.counts.infeasible));
         stats.insert("probes_unknown".into(), StatValue::Count(self.counts.unknown));
+        stats.insert("probe_rounds".into(), StatValue::Count(self.rounds as u64));
     }
+}
+
+/// The step between capacities worth probing: the greatest common divisor of the sizes, pinned
+/// offsets and alignments. A plan can always be lowered, buffer by buffer from the bottom, until
+/// each buffer sits on a top below it, on 0 or on the alignment above either; then every offset and
+/// top is a multiple of this unit. So a plan fits a capacity exactly when one fits the multiple of
+/// the unit at or below it.
+fn unit(problem: &Problem) -> u64 {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    let unit = problem.buffers().iter().fold(0, |unit, buffer| {
+        let aligned = if buffer.alignment > 1 { gcd(unit, buffer.alignment) } else { unit };
+        gcd(gcd(aligned, buffer.size), buffer.pinned.unwrap_or(0))
+    });
+    unit.max(1)
+}
+
+/// `value` rounded up to a multiple of `unit` (saturating at the largest multiple).
+fn round_up(value: u64, unit: u64) -> u64 {
+    value.div_ceil(unit).checked_mul(unit).unwrap_or(u64::MAX / unit * unit)
 }
 
 /// Lowers `start`'s makespan by probing capacities between the proven lower bound and it.
 ///
-/// `probe(capacity, deadline)` must return a plan whose makespan is at most `capacity`, or a proof
-/// that none exists, or `Unknown` once `deadline` has expired. The driver stops when the plan
+/// `probe(capacity, allotment)` must return a plan whose makespan is at most `capacity`, or a
+/// proof that none exists, or `Unknown` once its allotment is spent. The driver stops when the plan
 /// meets the bound or `deadline` expires; `caller` is the deadline of the solve that asked (its
 /// time limit and cancel), which tells a time limit or a cancel from the solver's own stop (its
 /// work budget, raised on `deadline`'s flag).
@@ -83,68 +156,125 @@ pub fn minimise(
     caller: &Deadline,
     deadline: &Deadline,
     start: Plan,
-    mut probe: impl FnMut(u64, &Deadline) -> Probe,
+    mut probe: impl FnMut(u64, &Allotment) -> Probe,
 ) -> Minimised {
+    let unit = unit(problem);
     let mut best = start;
-    let mut proven_lower = problem.lower_bound().min(best.makespan);
+    // Every plan can be lowered to one whose tops are multiples of `unit` (see [`unit`]), so the
+    // bound rounds up to one, and a capacity is worth as much as the multiple of `unit` below it.
+    let mut proven_lower = round_up(problem.lower_bound(), unit).min(best.makespan);
     let mut counts = ProbeCounts::default();
-    // The range still to settle in this round is [search_lower, best.makespan): capacities below
-    // `search_lower` are refuted or were left unknown in this round.
-    let mut search_lower = proven_lower;
     let mut slice = match deadline.remaining() {
-        Some(left) => (left / FIRST_SLICE_DIVISOR).max(MIN_SLICE),
+        Some(left) => (left / (1 << FIRST_SHIFT)).max(MIN_SLICE),
         None => UNLIMITED_FIRST_SLICE,
     };
-    let mut unknown_this_round = false;
-    let mut bound_probed = false;
+    let mut round = 0u32;
     while proven_lower < best.makespan && deadline.expired().is_none() {
-        if search_lower >= best.makespan {
-            if !unknown_this_round {
-                break; // every capacity below the best plan was refuted
+        // `floor` is the highest capacity not worth probing again in this round: the bound, or
+        // one refuted.
+        let mut floor = proven_lower;
+        let mut next = Next::Bound(FAILURES_PER_ROUND);
+        let mut caught_up = false;
+        let mut in_a_row = 0;
+        // Capacities whose probes failed in this round, not to be asked again until the next.
+        let mut failed: Vec<u64> = Vec::new();
+        while proven_lower < best.makespan && deadline.expired().is_none() {
+            // The multiples of `unit` in (floor, best) are left to probe.
+            let top = (best.makespan - 1) / unit * unit;
+            let lowest = (floor / unit).saturating_add(1).saturating_mul(unit);
+            if let Next::Between(below) = next
+                && best.makespan - below <= unit
+            {
+                next = Next::Creep(below);
             }
-            // Settle the ranges that stayed unknown, with more time each.
-            search_lower = proven_lower;
-            slice = slice.saturating_mul(2);
-            unknown_this_round = false;
-        }
-        let capacity = if bound_probed {
-            search_lower + (best.makespan - 1 - search_lower) / 2
-        } else {
-            bound_probed = true;
-            proven_lower
-        };
-        let probe_deadline = deadline.within(slice);
-        match probe(capacity, &probe_deadline) {
-            Probe::Feasible { offsets, placement_order } => {
-                counts.feasible += 1;
-                let found = Plan::new(problem, offsets, placement_order);
-                debug_assert!(found.makespan <= capacity, "a probe at {capacity} returned makespan {}", found.makespan);
-                if found.makespan < best.makespan {
-                    best = found;
+            if let Next::Creep(mut below) = next {
+                while below > lowest && failed.contains(&(below - unit)) {
+                    below -= unit;
+                }
+                next = if below <= lowest { Next::End } else { Next::Creep(below) };
+            }
+            if lowest > top && !matches!(next, Next::Bound(_)) {
+                next = Next::End;
+            }
+            if next == Next::End {
+                // The bound catches up with what the descent spent.
+                let spent = failed.len() as u64;
+                if caught_up || spent <= FAILURES_PER_ROUND {
+                    break;
+                }
+                caught_up = true;
+                next = Next::Bound(spent - FAILURES_PER_ROUND);
+            }
+            let (capacity, weight) = match next {
+                Next::Bound(weight) => (proven_lower, weight),
+                Next::Below(distance) => ((best.makespan.saturating_sub(distance) / unit * unit).clamp(lowest, top), 1),
+                Next::Between(below) => {
+                    let low = below.max(lowest);
+                    ((low + (best.makespan - low) / 2) / unit * unit, 1)
+                }
+                Next::Creep(below) => (below - unit, 1),
+                Next::Halfway => (lowest + (top - lowest) / unit / 2 * unit, 1),
+                Next::End => break,
+            };
+            let probe_deadline = deadline.within(slice.saturating_mul(weight as u32));
+            match probe(capacity, &Allotment { deadline: &probe_deadline, round, weight }) {
+                Probe::Feasible { offsets, placement_order } => {
+                    counts.feasible += 1;
+                    let found = Plan::new(problem, offsets, placement_order);
+                    debug_assert!(
+                        found.makespan <= capacity,
+                        "a probe at {capacity} returned makespan {}",
+                        found.makespan
+                    );
+                    let distance = best.makespan.saturating_sub(capacity);
+                    if found.makespan < best.makespan {
+                        best = found;
+                    }
+                    in_a_row = 0;
+                    next = match next {
+                        // Still above a capacity that failed: halfway down to it.
+                        Next::Between(below) if best.makespan > below => Next::Between(below),
+                        // Plans come easier just below the best: go twice as far down next time.
+                        _ => Next::Below(distance.saturating_mul(2).max(unit)),
+                    };
+                }
+                Probe::Infeasible => {
+                    counts.infeasible += 1;
+                    // Nothing fits in `capacity`, so nothing fits below the next multiple of `unit`.
+                    proven_lower = proven_lower.max(round_up(capacity.saturating_add(1), unit));
+                    floor = floor.max(capacity);
+                    next = if caught_up { Next::End } else { Next::Halfway };
+                }
+                Probe::Unknown => {
+                    counts.unknown += 1;
+                    next = match next {
+                        Next::Bound(_) if caught_up => Next::End,
+                        Next::Bound(_) => Next::Below(unit),
+                        _ => {
+                            failed.push(capacity);
+                            in_a_row += 1;
+                            match next {
+                                _ if in_a_row >= FAILURES_PER_ROUND => Next::End,
+                                Next::Creep(_) => Next::Creep(capacity),
+                                _ => Next::Between(capacity),
+                            }
+                        }
+                    };
                 }
             }
-            Probe::Infeasible => {
-                counts.infeasible += 1;
-                // Nothing fits in `capacity`, so nothing fits in less either.
-                proven_lower = proven_lower.max(capacity + 1);
-                search_lower = search_lower.max(capacity + 1);
-            }
-            Probe::Unknown => {
-                counts.unknown += 1;
-                unknown_this_round = true;
-                search_lower = search_lower.max(capacity + 1);
-            }
+            options.report(Progress {
+                solver: solver.to_string(),
+                best_makespan: Some(best.makespan),
+                lower_bound: proven_lower,
+                nodes: counts.total(),
+            });
         }
-        options.report(Progress {
-            solver: solver.to_string(),
-            best_makespan: Some(best.makespan),
-            lower_bound: proven_lower,
-            nodes: counts.total(),
-        });
+        round += 1;
+        slice = slice.saturating_mul(2);
     }
     let stopped =
         if proven_lower >= best.makespan { Stopped::Optimal } else { super::stop_reason(caller, Stopped::Budget) };
-    Minimised { lower_bound: proven_lower.min(best.makespan), plan: best, stopped, counts }
+    Minimised { lower_bound: proven_lower.min(best.makespan), plan: best, stopped, counts, rounds: round }
 }
 
 #[cfg(test)]
@@ -166,7 +296,7 @@ mod tests {
         problem: &Problem,
         options: &SolveOptions,
         start: Plan,
-        probe: impl FnMut(u64, &Deadline) -> Probe,
+        probe: impl FnMut(u64, &Allotment) -> Probe,
     ) -> Minimised {
         let deadline = options.deadline(web_time::Instant::now());
         minimise("test", problem, options, &deadline, &deadline, start, probe)

@@ -43,10 +43,15 @@ const IDEALLOC_MAX: usize = 200_000;
 /// The search solvers of phase 2 run on inputs up to this size (MiniMalloc's own limit for
 /// minimisation; TelaMalloc's layout grows with buffers × time segments).
 pub const SEARCH_MAX: usize = 4_096;
-/// MiniMalloc's node budget in phase 2 at high effort when no time limit is given.
-const SEARCH_NODE_BUDGET: u64 = 1_000_000;
-/// The same at normal effort.
-const NORMAL_NODE_BUDGET: u64 = 200_000;
+/// MiniMalloc's budget in phase 2 at normal effort when no time limit is given, in units of its
+/// [`minimalloc::node_cost`]: about 1.2 s of search on one core of the machine it was set on,
+/// whatever the instance's size (D gets about 270,000 nodes, J 120,000, a trace of 3,000 buffers
+/// 9,000).
+const NORMAL_WORK: u64 = 2_000_000_000;
+/// At high effort: four times as much, and never fewer nodes than [`HIGH_NODE_BUDGET`].
+const HIGH_WORK: u64 = 4 * NORMAL_WORK;
+/// MiniMalloc's node budget at high effort before budgets were counted in work.
+const HIGH_NODE_BUDGET: u64 = 1_000_000;
 
 /// One planner of the portfolio with the seed and parameters it runs with.
 pub struct Member {
@@ -335,8 +340,7 @@ fn search(name: &str, problem: &Problem, options: &SolveOptions, start: &Arc<Pla
     let timed = options.time_limit.is_some();
     let mut params = Params::new();
     if name == "minimalloc" && !timed {
-        let budget = if options.effort == Effort::High { SEARCH_NODE_BUDGET } else { NORMAL_NODE_BUDGET };
-        params.set("budget", budget.to_string());
+        params.set("budget", node_budget(problem, options.effort).to_string());
     }
     let searcher_options = SolveOptions { params, start: Some(start.clone()), progress: None, ..options.clone() };
     let result = match name {
@@ -344,6 +348,16 @@ fn search(name: &str, problem: &Problem, options: &SolveOptions, start: &Arc<Pla
         _ => telamalloc::Telamalloc.solve(problem, &searcher_options),
     };
     result.ok()
+}
+
+/// MiniMalloc's node budget in phase 2 without a time limit: the effort's work budget in nodes of
+/// this instance.
+fn node_budget(problem: &Problem, effort: Effort) -> u64 {
+    let cost = minimalloc::node_cost(problem);
+    match effort {
+        Effort::High => (HIGH_WORK / cost).max(HIGH_NODE_BUDGET),
+        _ => NORMAL_WORK / cost,
+    }
 }
 
 /// Both searchers at once (`rayon::join`): a conclusive result stops the other, whose partial

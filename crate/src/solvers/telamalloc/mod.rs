@@ -345,21 +345,19 @@ fn improve(problem: &Problem, options: &SolveOptions, config: &Config, start: Pl
     let untimed = SolveOptions { time_limit: None, ..driver_options.clone() }.deadline(started);
     let timed = options.time_limit.is_some();
     let budget = config.budget(problem.len(), true);
-    // Each probe gets a sixteenth of the budget at first, doubled after each probe that runs out.
-    let mut probe_share = 16u64;
     let caller = options.deadline(started);
     let minimised =
-        minimise::minimise("telamalloc", problem, options, &caller, &deadline, start, |capacity, probe_deadline| {
+        minimise::minimise("telamalloc", problem, options, &caller, &deadline, start, |capacity, allotment| {
             if options.cancel.is_cancelled() {
                 stop.cancel();
                 return Probe::Unknown;
             }
             // Without a time limit probes are bounded by steps only, so that the result is reproducible.
-            let probe_deadline = if timed { probe_deadline } else { &untimed };
+            let probe_deadline = if timed { allotment.deadline } else { &untimed };
             let left = budget.left(report.used());
-            let share = |total: u64, left: u64| {
-                if total == u64::MAX { u64::MAX } else { (total / probe_share).max(1).min(left) }
-            };
+            // The driver's portion of the budget for this round, within what is left.
+            let share =
+                |total: u64, left: u64| if total == u64::MAX { u64::MAX } else { allotment.portion(total).min(left) };
             let probe = Budget { steps: share(budget.steps, left.steps), work: share(budget.work, left.work) };
             let before = report.used();
             let mut verdict = Probe::Feasible { offsets: Vec::new(), placement_order: Vec::new() };
@@ -391,9 +389,6 @@ fn improve(problem: &Problem, options: &SolveOptions, config: &Config, start: Pl
                         break;
                     }
                 }
-            }
-            if verdict == Probe::Unknown {
-                probe_share = (probe_share / 2).max(1);
             }
             if !budget.covers(report.used()) {
                 stop.cancel();
