@@ -10,7 +10,7 @@
 //! time. Plans just below the best are found quickly, while the cost of a probe varies a lot from
 //! one capacity to the next (MiniMalloc settles D at 1,034,240 bytes in 900 nodes and at 1,035,264
 //! not in 100,000), so a probe that fails says little about the capacity below it. A round ends
-//! after [`FAILURES_PER_ROUND`] probes without an answer, and the bound then gets as much again as
+//! after some probes in a row without an answer ([`Schedule`]), and the bound then gets as much again as
 //! the descent spent (a solver that resumes a search asked again, as MiniMalloc does, loses
 //! nothing by the split). Each round doubles what a probe may spend (its share of the solver's
 //! work budget, or of the time left), so that one hard probe cannot eat the whole budget: the best
@@ -41,18 +41,45 @@ pub enum Probe {
 const UNLIMITED_FIRST_SLICE: Duration = Duration::from_secs(2);
 /// The shortest time slice of a probe.
 const MIN_SLICE: Duration = Duration::from_millis(20);
-/// A descent probe of the first round may spend 1/2^FIRST_SHIFT of the solver's work budget (or
-/// of the time left); each round doubles it, up to all that is left.
-const FIRST_SHIFT: u32 = 5;
-/// Descent probes in a row that may end without an answer before the round ends; the bound's first
-/// probe of a round gets as much as these together.
-const FAILURES_PER_ROUND: u64 = 6;
+/// How a solver's probes are placed and its budget spread over them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// Rounds of a descent from the best plan (see the module doc). A descent probe of the first
+    /// round may spend 1/2^`first_shift` of the solver's work budget (or of the time left), and
+    /// each round doubles it; `failures_per_round` probes in a row without an answer end the
+    /// descent of a round, and the bound's probe of a round gets as much as these together, except
+    /// in the first round, where it gets `first_bound_weight` descent probes' worth.
+    Descent { first_shift: u32, failures_per_round: u64, first_bound_weight: u64 },
+    /// The bound, then a bisection between the highest capacity refuted or left unknown and the
+    /// best plan. The first probe may spend 1/2^`first_shift` of the budget; each probe that ends
+    /// without an answer doubles what the next ones may spend.
+    Bisection { first_shift: u32 },
+}
+
+impl Schedule {
+    /// MiniMalloc's: its probes settle quickly just below the best plan, at a cost that varies a
+    /// lot from one capacity to the next, so many cheap probes. The bound's first probe gets a
+    /// quarter of the budget: perfect packings are common, and the exact search may need many
+    /// nodes to find one (E: 186,000).
+    pub const EXACT: Schedule = Schedule::Descent { first_shift: 5, failures_per_round: 6, first_bound_weight: 8 };
+    /// TelaMalloc's: its probes start afresh at every capacity and need many steps to settle
+    /// anywhere, so fewer and larger ones (the descent's small probes leave it 1 to 16 % higher on
+    /// eight of the eleven challenging instances).
+    pub const HEURISTIC: Schedule = Schedule::Bisection { first_shift: 4 };
+
+    fn first_shift(self) -> u32 {
+        match self {
+            Schedule::Descent { first_shift, .. } | Schedule::Bisection { first_shift } => first_shift,
+        }
+    }
+}
 
 /// What one probe may spend: a deadline (a time slice when the run has a time limit) and, for a
 /// solver with a work budget, a portion of it that doubles every round.
 pub struct Allotment<'a> {
     pub deadline: &'a Deadline,
-    round: u32,
+    /// The share of the first round, halved every round.
+    shift: u32,
     /// How many descent probes' worth the probe gets.
     weight: u64,
 }
@@ -61,7 +88,7 @@ impl Allotment<'_> {
     /// The part of a work budget of `total` this probe may spend (the caller caps it by what is
     /// left).
     pub fn portion(&self, total: u64) -> u64 {
-        (total >> FIRST_SHIFT.saturating_sub(self.round)).saturating_mul(self.weight).max(1)
+        (total >> self.shift).saturating_mul(self.weight).max(1)
     }
 }
 
@@ -142,139 +169,269 @@ fn round_up(value: u64, unit: u64) -> u64 {
     value.div_ceil(unit).checked_mul(unit).unwrap_or(u64::MAX / unit * unit)
 }
 
+/// When a minimisation stops.
+pub struct Deadlines<'a> {
+    /// The deadline of the solve that asked (its time limit and cancel).
+    pub caller: &'a Deadline,
+    /// The driver's: the caller's, with a flag of the solver's own that it raises when its work
+    /// budget is spent. The driver stops when it expires; `caller` then tells a time limit or a
+    /// cancel from the solver's own stop.
+    pub driver: &'a Deadline,
+}
+
 /// Lowers `start`'s makespan by probing capacities between the proven lower bound and it.
 ///
 /// `probe(capacity, allotment)` must return a plan whose makespan is at most `capacity`, or a
 /// proof that none exists, or `Unknown` once its allotment is spent. The driver stops when the plan
-/// meets the bound or `deadline` expires; `caller` is the deadline of the solve that asked (its
-/// time limit and cancel), which tells a time limit or a cancel from the solver's own stop (its
-/// work budget, raised on `deadline`'s flag).
+/// meets the bound or its deadline expires.
 pub fn minimise(
     solver: &str,
     problem: &Problem,
     options: &SolveOptions,
-    caller: &Deadline,
-    deadline: &Deadline,
+    deadlines: Deadlines,
     start: Plan,
+    schedule: Schedule,
     mut probe: impl FnMut(u64, &Allotment) -> Probe,
 ) -> Minimised {
+    let Deadlines { caller, driver: deadline } = deadlines;
     let unit = unit(problem);
-    let mut best = start;
     // Every plan can be lowered to one whose tops are multiples of `unit` (see [`unit`]), so the
     // bound rounds up to one, and a capacity is worth as much as the multiple of `unit` below it.
-    let mut proven_lower = round_up(problem.lower_bound(), unit).min(best.makespan);
-    let mut counts = ProbeCounts::default();
-    let mut slice = match deadline.remaining() {
-        Some(left) => (left / (1 << FIRST_SHIFT)).max(MIN_SLICE),
+    let proven_lower = round_up(problem.lower_bound(), unit).min(start.makespan);
+    let slice = match deadline.remaining() {
+        Some(left) => (left / (1 << schedule.first_shift())).max(MIN_SLICE),
         None => UNLIMITED_FIRST_SLICE,
     };
-    let mut round = 0u32;
-    while proven_lower < best.makespan && deadline.expired().is_none() {
-        // `floor` is the highest capacity not worth probing again in this round: the bound, or
-        // one refuted.
-        let mut floor = proven_lower;
-        let mut next = Next::Bound(FAILURES_PER_ROUND);
-        let mut caught_up = false;
-        let mut in_a_row = 0;
-        // Capacities whose probes failed in this round, not to be asked again until the next.
-        let mut failed: Vec<u64> = Vec::new();
-        while proven_lower < best.makespan && deadline.expired().is_none() {
-            // The multiples of `unit` in (floor, best) are left to probe.
-            let top = (best.makespan - 1) / unit * unit;
-            let lowest = (floor / unit).saturating_add(1).saturating_mul(unit);
-            if let Next::Between(below) = next
-                && best.makespan - below <= unit
-            {
-                next = Next::Creep(below);
-            }
-            if let Next::Creep(mut below) = next {
-                while below > lowest && failed.contains(&(below - unit)) {
-                    below -= unit;
+    let mut run = Run {
+        solver,
+        problem,
+        options,
+        deadline,
+        unit,
+        best: start,
+        proven_lower,
+        counts: ProbeCounts::default(),
+        slice,
+        rounds: 0,
+    };
+    match schedule {
+        Schedule::Descent { first_shift, failures_per_round, first_bound_weight } => {
+            run.descend(first_shift, failures_per_round, first_bound_weight, &mut probe)
+        }
+        Schedule::Bisection { first_shift } => run.bisect(first_shift, &mut probe),
+    }
+    let Run { best, proven_lower, counts, rounds, .. } = run;
+    let stopped =
+        if proven_lower >= best.makespan { Stopped::Optimal } else { super::stop_reason(caller, Stopped::Budget) };
+    Minimised { lower_bound: proven_lower.min(best.makespan), plan: best, stopped, counts, rounds }
+}
+
+/// What a probe told the driver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Answer {
+    /// A plan this much below the best before it (0: none lower).
+    Found(u64),
+    Refuted,
+    Unknown,
+}
+
+/// A minimisation in progress.
+struct Run<'a> {
+    solver: &'a str,
+    problem: &'a Problem,
+    options: &'a SolveOptions,
+    deadline: &'a Deadline,
+    unit: u64,
+    best: Plan,
+    proven_lower: u64,
+    counts: ProbeCounts,
+    /// A probe's time slice in the current round (with a time limit).
+    slice: Duration,
+    rounds: u32,
+}
+
+impl Run<'_> {
+    fn open(&self) -> bool {
+        self.proven_lower < self.best.makespan && self.deadline.expired().is_none()
+    }
+
+    /// The multiples of the unit strictly above `floor` and below the best plan: the lowest and the
+    /// highest, if any.
+    fn range_above(&self, floor: u64) -> Option<(u64, u64)> {
+        let top = (self.best.makespan - 1) / self.unit * self.unit;
+        let lowest = (floor / self.unit).saturating_add(1).saturating_mul(self.unit);
+        (lowest <= top).then_some((lowest, top))
+    }
+
+    /// Probes `capacity` with `weight` descent probes' worth at `shift`, and keeps what it found.
+    fn ask(
+        &mut self,
+        capacity: u64,
+        shift: u32,
+        weight: u64,
+        probe: &mut impl FnMut(u64, &Allotment) -> Probe,
+    ) -> Answer {
+        let probe_deadline = self.deadline.within(self.slice.saturating_mul(weight.min(u32::MAX as u64) as u32));
+        let answer = match probe(capacity, &Allotment { deadline: &probe_deadline, shift, weight }) {
+            Probe::Feasible { offsets, placement_order } => {
+                self.counts.feasible += 1;
+                let found = Plan::new(self.problem, offsets, placement_order);
+                debug_assert!(found.makespan <= capacity, "a probe at {capacity} returned makespan {}", found.makespan);
+                let descent = self.best.makespan.saturating_sub(found.makespan);
+                if descent > 0 {
+                    self.best = found;
                 }
-                next = if below <= lowest { Next::End } else { Next::Creep(below) };
+                Answer::Found(descent)
             }
-            if lowest > top && !matches!(next, Next::Bound(_)) {
-                next = Next::End;
+            Probe::Infeasible => {
+                self.counts.infeasible += 1;
+                // Nothing fits in `capacity`, so nothing fits below the next multiple of the unit.
+                self.proven_lower = self.proven_lower.max(round_up(capacity.saturating_add(1), self.unit));
+                Answer::Refuted
             }
-            if next == Next::End {
-                // The bound catches up with what the descent spent.
-                let spent = failed.len() as u64;
-                if caught_up || spent <= FAILURES_PER_ROUND {
-                    break;
+            Probe::Unknown => {
+                self.counts.unknown += 1;
+                Answer::Unknown
+            }
+        };
+        self.options.report(Progress {
+            solver: self.solver.to_string(),
+            best_makespan: Some(self.best.makespan),
+            lower_bound: self.proven_lower,
+            nodes: self.counts.total(),
+        });
+        answer
+    }
+
+    /// [`Schedule::Descent`].
+    fn descend(
+        &mut self,
+        first_shift: u32,
+        failures_per_round: u64,
+        first_bound_weight: u64,
+        probe: &mut impl FnMut(u64, &Allotment) -> Probe,
+    ) {
+        let unit = self.unit;
+        while self.open() {
+            let shift = first_shift.saturating_sub(self.rounds);
+            // `floor` is the highest capacity not worth probing again in this round: the bound,
+            // or one refuted.
+            let mut floor = self.proven_lower;
+            let bound_weight = if self.rounds == 0 { first_bound_weight } else { failures_per_round };
+            let mut next = Next::Bound(bound_weight);
+            let mut caught_up = false;
+            let mut in_a_row = 0;
+            // Capacities whose probes failed in this round, not to be asked again until the next.
+            let mut failed: Vec<u64> = Vec::new();
+            while self.open() {
+                let best = self.best.makespan;
+                if let Next::Between(below) = next
+                    && best - below <= unit
+                {
+                    next = Next::Creep(below);
                 }
-                caught_up = true;
-                next = Next::Bound(spent - FAILURES_PER_ROUND);
-            }
-            let (capacity, weight) = match next {
-                Next::Bound(weight) => (proven_lower, weight),
-                Next::Below(distance) => ((best.makespan.saturating_sub(distance) / unit * unit).clamp(lowest, top), 1),
-                Next::Between(below) => {
-                    let low = below.max(lowest);
-                    ((low + (best.makespan - low) / 2) / unit * unit, 1)
-                }
-                Next::Creep(below) => (below - unit, 1),
-                Next::Halfway => (lowest + (top - lowest) / unit / 2 * unit, 1),
-                Next::End => break,
-            };
-            let probe_deadline = deadline.within(slice.saturating_mul(weight as u32));
-            match probe(capacity, &Allotment { deadline: &probe_deadline, round, weight }) {
-                Probe::Feasible { offsets, placement_order } => {
-                    counts.feasible += 1;
-                    let found = Plan::new(problem, offsets, placement_order);
-                    debug_assert!(
-                        found.makespan <= capacity,
-                        "a probe at {capacity} returned makespan {}",
-                        found.makespan
-                    );
-                    let distance = best.makespan.saturating_sub(capacity);
-                    if found.makespan < best.makespan {
-                        best = found;
+                let range = self.range_above(floor);
+                if let (Next::Creep(mut below), Some((lowest, _))) = (next, range) {
+                    while below > lowest && failed.contains(&(below - unit)) {
+                        below -= unit;
                     }
-                    in_a_row = 0;
-                    next = match next {
-                        // Still above a capacity that failed: halfway down to it.
-                        Next::Between(below) if best.makespan > below => Next::Between(below),
-                        // Plans come easier just below the best: go twice as far down next time.
-                        _ => Next::Below(distance.saturating_mul(2).max(unit)),
-                    };
+                    next = if below <= lowest { Next::End } else { Next::Creep(below) };
                 }
-                Probe::Infeasible => {
-                    counts.infeasible += 1;
-                    // Nothing fits in `capacity`, so nothing fits below the next multiple of `unit`.
-                    proven_lower = proven_lower.max(round_up(capacity.saturating_add(1), unit));
-                    floor = floor.max(capacity);
-                    next = if caught_up { Next::End } else { Next::Halfway };
+                if range.is_none() && !matches!(next, Next::Bound(_)) {
+                    next = Next::End;
                 }
-                Probe::Unknown => {
-                    counts.unknown += 1;
-                    next = match next {
+                if next == Next::End {
+                    // The bound catches up with what the descent spent.
+                    let spent = failed.len() as u64;
+                    if caught_up || spent <= bound_weight {
+                        break;
+                    }
+                    caught_up = true;
+                    next = Next::Bound(spent - bound_weight);
+                }
+                let (capacity, weight) = match (next, range) {
+                    (Next::Bound(weight), _) => (self.proven_lower, weight),
+                    (Next::Below(distance), Some((lowest, top))) => {
+                        ((best.saturating_sub(distance) / unit * unit).clamp(lowest, top), 1)
+                    }
+                    (Next::Between(below), Some((lowest, _))) => {
+                        let low = below.max(lowest);
+                        ((low + (best - low) / 2) / unit * unit, 1)
+                    }
+                    (Next::Creep(below), Some(_)) => (below - unit, 1),
+                    (Next::Halfway, Some((lowest, top))) => (lowest + (top - lowest) / unit / 2 * unit, 1),
+                    _ => break,
+                };
+                next = match self.ask(capacity, shift, weight, probe) {
+                    Answer::Found(_) if matches!(next, Next::Bound(_)) => Next::End,
+                    Answer::Found(_) => {
+                        in_a_row = 0;
+                        match next {
+                            // Still above a capacity that failed: halfway down to it.
+                            Next::Between(below) if self.best.makespan > below => Next::Between(below),
+                            // Plans come easier just below the best: twice as far down next time.
+                            _ => Next::Below(best.saturating_sub(capacity).saturating_mul(2).max(unit)),
+                        }
+                    }
+                    Answer::Refuted => {
+                        floor = floor.max(capacity);
+                        if caught_up { Next::End } else { Next::Halfway }
+                    }
+                    Answer::Unknown => match next {
                         Next::Bound(_) if caught_up => Next::End,
                         Next::Bound(_) => Next::Below(unit),
                         _ => {
                             failed.push(capacity);
                             in_a_row += 1;
                             match next {
-                                _ if in_a_row >= FAILURES_PER_ROUND => Next::End,
+                                _ if in_a_row >= failures_per_round => Next::End,
                                 Next::Creep(_) => Next::Creep(capacity),
                                 _ => Next::Between(capacity),
                             }
                         }
-                    };
+                    },
+                };
+            }
+            self.rounds += 1;
+            self.slice = self.slice.saturating_mul(2);
+        }
+    }
+
+    /// [`Schedule::Bisection`].
+    fn bisect(&mut self, first_shift: u32, probe: &mut impl FnMut(u64, &Allotment) -> Probe) {
+        let mut shift = first_shift;
+        // The range still to settle in this round lies above `settled`: capacities up to it were
+        // refuted or left unknown in this round.
+        let mut settled: Option<u64> = None;
+        let mut unknown_this_round = false;
+        self.rounds = 1;
+        while self.open() {
+            let capacity = match settled {
+                None => self.proven_lower,
+                Some(floor) => match self.range_above(floor.max(self.proven_lower.saturating_sub(1))) {
+                    Some((lowest, top)) => lowest + (top - lowest) / self.unit / 2 * self.unit,
+                    None if unknown_this_round => {
+                        // Settle the ranges that stayed unknown, with more time each.
+                        self.rounds += 1;
+                        self.slice = self.slice.saturating_mul(2);
+                        unknown_this_round = false;
+                        settled = Some(self.proven_lower.saturating_sub(1));
+                        continue;
+                    }
+                    None => break,
+                },
+            };
+            match self.ask(capacity, shift, 1, probe) {
+                Answer::Found(_) => {}
+                Answer::Refuted => settled = Some(capacity),
+                Answer::Unknown => {
+                    settled = Some(capacity);
+                    unknown_this_round = true;
+                    shift = shift.saturating_sub(1);
                 }
             }
-            options.report(Progress {
-                solver: solver.to_string(),
-                best_makespan: Some(best.makespan),
-                lower_bound: proven_lower,
-                nodes: counts.total(),
-            });
         }
-        round += 1;
-        slice = slice.saturating_mul(2);
     }
-    let stopped =
-        if proven_lower >= best.makespan { Stopped::Optimal } else { super::stop_reason(caller, Stopped::Budget) };
-    Minimised { lower_bound: proven_lower.min(best.makespan), plan: best, stopped, counts, rounds: round }
 }
 
 #[cfg(test)]
@@ -299,7 +456,15 @@ mod tests {
         probe: impl FnMut(u64, &Allotment) -> Probe,
     ) -> Minimised {
         let deadline = options.deadline(web_time::Instant::now());
-        minimise("test", problem, options, &deadline, &deadline, start, probe)
+        minimise(
+            "test",
+            problem,
+            options,
+            Deadlines { caller: &deadline, driver: &deadline },
+            start,
+            Schedule::EXACT,
+            probe,
+        )
     }
 
     #[test]
@@ -368,7 +533,8 @@ mod tests {
         let stop = options.cancel.child();
         let deadline = SolveOptions { cancel: stop.clone(), ..options.clone() }.deadline(web_time::Instant::now());
         let mut probes = 0;
-        let found = minimise("test", &problem, &options, &caller, &deadline, start, |capacity, _| {
+        let deadlines = Deadlines { caller: &caller, driver: &deadline };
+        let found = minimise("test", &problem, &options, deadlines, start, Schedule::EXACT, |capacity, _| {
             probes += 1;
             if probes == 40 {
                 stop.cancel();

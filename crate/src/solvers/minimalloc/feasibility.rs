@@ -221,7 +221,9 @@ impl<'p> Decider<'p> {
             }
             self.report.rounds += 1;
             let decided = AtomicUsize::new(usize::MAX);
-            let left = nodes - spent;
+            // Each ordering may spend its share of what is left, so that the nodes counted stay
+            // within the budget.
+            let share = (nodes - spent).div_ceil(self.searches.len() as u64);
             let limit = self.limit;
             let problem = self.problem;
             let results: Vec<OrderingResult> = self
@@ -234,8 +236,8 @@ impl<'p> Decider<'p> {
                     if abandon() {
                         return (Outcome::Stopped, Counters::default(), None);
                     }
-                    // The cumulative limit doubles; within the budget, each ordering may spend what is left.
-                    let node_limit = limit.min(before.nodes.saturating_add(left));
+                    // The cumulative limit doubles, within the ordering's share of the budget.
+                    let node_limit = limit.min(before.nodes.saturating_add(share));
                     let allowance = Allowance { node_limit, deadline, abandon: &abandon };
                     let outcome = search.run(&allowance);
                     let plan = (outcome == Outcome::Solved).then(|| plan_of(problem, &instances[k].1, search));

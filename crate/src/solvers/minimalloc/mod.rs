@@ -27,7 +27,7 @@ pub use feasibility::{Decider, Decision, Prepared, Report, Settings, decide, dec
 pub use search::{Counters, Rules};
 
 use super::greedy::start_plan;
-use super::minimise::{self, Probe};
+use super::minimise::{self, Deadlines, Probe, Schedule};
 use super::{Capabilities, Solver, stop_reason};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stats, Stopped};
 use crate::options::{CancelFlag, Deadline, Halt, Parameter, SolveOptions};
@@ -255,9 +255,9 @@ impl MiniMalloc {
             self.name(),
             problem,
             options,
-            deadline,
-            &driver_deadline,
+            Deadlines { caller: deadline, driver: &driver_deadline },
             start,
+            Schedule::EXACT,
             |capacity, allotment| {
                 let prepared = match prepared.get_or_init(|| Prepared::new(problem, settings)) {
                     Ok(prepared) => prepared,

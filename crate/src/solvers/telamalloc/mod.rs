@@ -37,7 +37,7 @@ use web_time::Instant;
 use self::parts::{Parts, Searched};
 use self::report::Report;
 use self::search::{Limits, Settings};
-use super::minimise::{self, Probe};
+use super::minimise::{self, Deadlines, Probe, Schedule};
 use super::{Capabilities, Solver, greedy};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stats, Stopped};
 use crate::options::{Deadline, Effort, Halt, Parameter, SolveOptions};
@@ -346,8 +346,14 @@ fn improve(problem: &Problem, options: &SolveOptions, config: &Config, start: Pl
     let timed = options.time_limit.is_some();
     let budget = config.budget(problem.len(), true);
     let caller = options.deadline(started);
-    let minimised =
-        minimise::minimise("telamalloc", problem, options, &caller, &deadline, start, |capacity, allotment| {
+    let minimised = minimise::minimise(
+        "telamalloc",
+        problem,
+        options,
+        Deadlines { caller: &caller, driver: &deadline },
+        start,
+        Schedule::HEURISTIC,
+        |capacity, allotment| {
             if options.cancel.is_cancelled() {
                 stop.cancel();
                 return Probe::Unknown;
@@ -400,7 +406,8 @@ fn improve(problem: &Problem, options: &SolveOptions, config: &Config, start: Pl
                 }
                 other => other,
             }
-        });
+        },
+    );
     report.write(&mut stats);
     minimised.write_stats(&mut stats);
     let mut outcome =
