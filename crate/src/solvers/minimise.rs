@@ -455,16 +455,101 @@ mod tests {
         start: Plan,
         probe: impl FnMut(u64, &Allotment) -> Probe,
     ) -> Minimised {
+        run_with(Schedule::EXACT, problem, options, start, probe)
+    }
+
+    fn run_with(
+        schedule: Schedule,
+        problem: &Problem,
+        options: &SolveOptions,
+        start: Plan,
+        probe: impl FnMut(u64, &Allotment) -> Probe,
+    ) -> Minimised {
         let deadline = options.deadline(web_time::Instant::now());
-        minimise(
-            "test",
-            problem,
-            options,
-            Deadlines { caller: &deadline, driver: &deadline },
-            start,
-            Schedule::EXACT,
-            probe,
+        minimise("test", problem, options, Deadlines { caller: &deadline, driver: &deadline }, start, schedule, probe)
+    }
+
+    /// A plan of `problem` with makespan `makespan` (b on top of a).
+    fn plan_at(makespan: u64) -> Probe {
+        Probe::Feasible { offsets: vec![0, makespan - 5, 0], placement_order: vec![0, 1, 2] }
+    }
+
+    /// Both schedules prove the optimum with probes that always answer, from any start.
+    #[test]
+    fn both_schedules_prove_the_optimum() {
+        let problem = problem();
+        for schedule in [Schedule::EXACT, Schedule::HEURISTIC] {
+            for optimum in [8, 9, 12, 14] {
+                let start = stacked(&problem, vec![0, 10, 0]); // makespan 15
+                let found = run_with(schedule, &problem, &SolveOptions::default(), start, |capacity, _| {
+                    if capacity >= optimum { plan_at(capacity) } else { Probe::Infeasible }
+                });
+                assert_eq!((found.plan.makespan, found.lower_bound), (optimum, optimum), "{schedule:?}");
+                assert_eq!(found.stopped, Stopped::Optimal);
+            }
+        }
+    }
+
+    /// Sizes in KiB: every capacity probed is a multiple of 1,024 (between two multiples a plan fits
+    /// exactly when one fits the lower), and a refuted capacity proves the next multiple.
+    #[test]
+    fn capacities_are_multiples_of_the_unit() {
+        let problem = Problem::new(
+            vec![Buffer::new("a", 0, 2, 3 << 10), Buffer::new("b", 0, 2, 5 << 10), Buffer::new("c", 2, 3, 4 << 10)],
+            None,
         )
+        .unwrap();
+        let start = Plan::new(&problem, vec![0, 40 << 10, 0], vec![0, 1, 2]); // 45 KiB
+        let optimum = 17 << 10;
+        let mut asked = Vec::new();
+        let found = run(&problem, &SolveOptions::default(), start, |capacity, _| {
+            asked.push(capacity);
+            if capacity >= optimum {
+                Probe::Feasible { offsets: vec![0, capacity - (5 << 10), 0], placement_order: vec![0, 1, 2] }
+            } else {
+                Probe::Infeasible
+            }
+        });
+        assert!(asked.iter().all(|capacity| capacity % 1024 == 0), "{asked:?}");
+        assert_eq!((found.plan.makespan, found.lower_bound), (optimum, optimum));
+    }
+
+    /// Whether a probe settles in its budget varies from one capacity to the next: the descent goes
+    /// on below capacities that did not settle, and finds the low ones that do.
+    #[test]
+    fn the_descent_goes_on_below_probes_that_fail() {
+        let problem = problem();
+        let start = stacked(&problem, vec![0, 95, 0]); // makespan 100
+        // Plans exist from 20 up; only capacities that are multiples of 3 settle, and 8 (the
+        // bound) never does.
+        let found = run(&problem, &SolveOptions::default(), start, |capacity, _| {
+            if capacity >= 20 && capacity % 3 == 0 { plan_at(capacity) } else { Probe::Unknown }
+        });
+        // (A budget would stop it; without one the driver returns when no probe of a round answers.)
+        assert_eq!(found.plan.makespan, 21, "{:?}", found.counts);
+        assert_eq!(found.lower_bound, 8);
+    }
+
+    /// A probe may find a plan far below its capacity, even below a capacity that failed in the
+    /// same round: the descent carries on below it (found by proptest: a subtraction overflowed).
+    #[test]
+    fn a_plan_below_a_failed_capacity_moves_the_descent_down() {
+        let problem = problem();
+        let start = stacked(&problem, vec![0, 95, 0]); // makespan 100
+        let mut asked = Vec::new();
+        let found = run(&problem, &SolveOptions::default(), start, |capacity, _| {
+            asked.push(capacity);
+            match capacity {
+                // The first probe below the best plan finds one at 60; every other one above 30
+                // fails, and 30 and below are refuted.
+                99 => plan_at(60),
+                81..=98 => plan_at(capacity),
+                31..=80 => Probe::Unknown,
+                _ => Probe::Infeasible,
+            }
+        });
+        assert!(found.plan.makespan <= 60, "{asked:?}");
+        assert!(found.lower_bound >= 9 && found.lower_bound <= 31, "{}", found.lower_bound);
     }
 
     #[test]
