@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use rayon::prelude::*;
 use web_time::Instant;
 
-use super::greedy::{Fit, Greedy, Order, Run};
+use super::greedy::{Ceiling, Fit, Greedy, Order, Run};
 use super::{Capabilities, Solver, idealloc, minimalloc, telamalloc, zant};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stopped};
 use crate::options::{CancelFlag, Effort, Halt, Params, Progress, SolveError, SolveOptions};
@@ -43,10 +43,19 @@ const IDEALLOC_MAX: usize = 200_000;
 /// The search solvers of phase 2 run on inputs up to this size (MiniMalloc's own limit for
 /// minimisation; TelaMalloc's layout grows with buffers × time segments).
 pub const SEARCH_MAX: usize = 4_096;
-/// MiniMalloc's node budget in phase 2 at high effort when no time limit is given.
-const SEARCH_NODE_BUDGET: u64 = 1_000_000;
-/// The same at normal effort.
-const NORMAL_NODE_BUDGET: u64 = 200_000;
+/// MiniMalloc's budget in phase 2 at normal effort when no time limit is given, in units of its
+/// [`minimalloc::node_cost`]: about 1.2 s of search on one core of the machine it was set on,
+/// whatever the instance's size (D gets 267,000 nodes, J 117,000, a trace of 3,000 buffers
+/// 9,000)...
+const NORMAL_WORK: u64 = 2_000_000_000;
+/// ...and no more than this many nodes per buffer: enough for every challenging instance that
+/// settles (E, 215 buffers, needs 186,000 nodes of the first probe's quarter of the budget), while
+/// a small instance whose optimum the search cannot prove (30 buffers: 120,000 nodes) ends in about
+/// 0.1 s.
+const NORMAL_NODES_PER_BUFFER: u64 = 4_000;
+/// At high effort MiniMalloc gets four times normal's nodes, and never fewer than its node budget
+/// before budgets were counted in work.
+const HIGH_NODE_BUDGET: u64 = 1_000_000;
 
 /// One planner of the portfolio with the seed and parameters it runs with.
 pub struct Member {
@@ -56,11 +65,21 @@ pub struct Member {
     /// Much slower than the others (idealloc's iterations): it starts first, so that on several
     /// threads the cheap members run beside it instead of before it.
     pub slow: bool,
+    /// For a greedy member: the makespan above which it gives up, lowered as the others finish
+    /// (see [`quick_phase`]).
+    pub ceiling: Option<Ceiling>,
 }
 
 impl Member {
     fn new(solver: Box<dyn Solver>, seed: u64) -> Self {
-        Member { solver, seed, params: Params::new(), slow: false }
+        Member { solver, seed, params: Params::new(), slow: false, ceiling: None }
+    }
+
+    /// A greedy order × fit, with a ceiling of its own.
+    fn greedy(order: Order, fit: Fit, seed: u64) -> Self {
+        let ceiling = Ceiling::default();
+        let solver = Greedy::combination(Run::new(order, fit)).under(ceiling.clone());
+        Member { ceiling: Some(ceiling), ..Member::new(Box::new(solver), seed) }
     }
 
     /// The options this member runs with: the caller's, with its own seed and parameters.
@@ -72,7 +91,6 @@ impl Member {
 /// Phase 1's members for an effort level and input, cheapest first. Each carries its own seed so
 /// that a random restart is reproducible on its own.
 pub fn members(effort: Effort, seed: u64, buffers: usize, timed: bool) -> Vec<Member> {
-    let combination = |order, fit| Box::new(Greedy::combination(Run::new(order, fit))) as Box<dyn Solver>;
     let mut members = Vec::new();
     let deterministic_orders: Vec<Order> = Order::ALL.into_iter().filter(|&o| o != Order::Random).collect();
     let fits: &[Fit] = match effort {
@@ -80,9 +98,16 @@ pub fn members(effort: Effort, seed: u64, buffers: usize, timed: bool) -> Vec<Me
         Effort::Normal => &[Fit::First, Fit::Best],
         Effort::High => &Fit::ALL,
     };
+    let mut idealloc = idealloc_member(effort, seed, buffers, timed);
     for &fit in fits {
         for &order in &deterministic_orders {
-            members.push(Member::new(combination(order, fit), seed));
+            members.push(Member::greedy(order, fit, seed));
+        }
+        // idealloc comes after the first-fit passes and before the others: on inputs large enough
+        // for it, a best-fit pass costs more than its iterations (Y_1: 1.0 to 2.6 s a pass,
+        // 0.15 s an iteration), and once it meets the bound the members after it stop.
+        if fit == Fit::First {
+            members.extend(idealloc.take());
         }
     }
     if effort >= Effort::Normal {
@@ -94,21 +119,23 @@ pub fn members(effort: Effort, seed: u64, buffers: usize, timed: bool) -> Vec<Me
         for restart in 0..RANDOM_RESTARTS {
             // Distinct, reproducible seeds derived from the user's.
             let member_seed = seed.wrapping_add(restart.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            members.push(Member::new(combination(Order::Random, Fit::First), member_seed));
+            members.push(Member::greedy(Order::Random, Fit::First, member_seed));
         }
     }
-    let idealloc_iterations = match effort {
-        Effort::Normal if (IDEALLOC_MIN_NORMAL..=IDEALLOC_MAX).contains(&buffers) => Some(10),
-        Effort::High if buffers <= IDEALLOC_MAX || timed => Some(100),
-        _ => None,
-    };
-    if let Some(iterations) = idealloc_iterations {
-        let mut member = Member::new(Box::new(idealloc::Idealloc), seed);
-        member.params.set("iterations", iterations.to_string());
-        member.slow = true;
-        members.push(member);
-    }
     members
+}
+
+/// idealloc as a member, when the effort and the input's size call for it.
+fn idealloc_member(effort: Effort, seed: u64, buffers: usize, timed: bool) -> Option<Member> {
+    let iterations = match effort {
+        Effort::Normal if (IDEALLOC_MIN_NORMAL..=IDEALLOC_MAX).contains(&buffers) => 10,
+        Effort::High if buffers <= IDEALLOC_MAX || timed => 100,
+        _ => return None,
+    };
+    let mut member = Member::new(Box::new(idealloc::Idealloc), seed);
+    member.params.set("iterations", iterations.to_string());
+    member.slow = true;
+    Some(member)
 }
 
 impl Solver for Auto {
@@ -207,6 +234,15 @@ fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member], st
             }
             let result = member.solver.solve(problem, &member_options);
             if let Some(makespan) = result.as_ref().ok().and_then(Outcome::makespan) {
+                // A greedy member can win only below this plan if listed after it, or at it if
+                // listed before: it gives up once its plan rises above that.
+                for (other, ceiling) in members.iter().enumerate().filter_map(|(k, m)| Some((k, m.ceiling.as_ref()?))) {
+                    match other.cmp(&position) {
+                        std::cmp::Ordering::Less => ceiling.lower_to(makespan),
+                        std::cmp::Ordering::Greater => ceiling.lower_to(makespan.saturating_sub(1)),
+                        std::cmp::Ordering::Equal => {}
+                    }
+                }
                 if makespan <= lower_bound {
                     let mut first = at_bound.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                     if position < *first {
@@ -238,6 +274,13 @@ fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member], st
     // one of a cut-short run).
     let mut interrupted: Option<Stopped> = None;
     let stopped_early = *at_bound.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    // A greedy member that stopped without a plan while the caller had not cancelled gave up
+    // above its ceiling: another member's plan beats any it could have finished.
+    let outclassed = |position: usize, outcome: &Outcome| {
+        outcome.stopped == Stopped::Cancelled
+            && !options.cancel.is_cancelled()
+            && members[position].ceiling.as_ref().is_some_and(|ceiling| ceiling.get() < u64::MAX)
+    };
     for (position, result) in scheduled {
         let outcome = result.map_err(Halt::from)?;
         if outcome.plan.is_some() {
@@ -245,8 +288,9 @@ fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member], st
             if best.as_ref().is_none_or(|b| outcome.makespan() < b.makespan()) {
                 best = Some(outcome);
             }
-        } else if position <= stopped_early {
-            // (A member stopped because an earlier one met the bound is no loss.)
+        } else if position <= stopped_early && !outclassed(position, &outcome) {
+            // (A member stopped because an earlier one met the bound, or one that gave up above
+            // its ceiling, is no loss.)
             if outcome.stopped.is_interrupted() {
                 interrupted = Some(interrupted.map_or(outcome.stopped, |s| s.stronger(outcome.stopped)));
             }
@@ -341,8 +385,7 @@ fn search(name: &str, problem: &Problem, options: &SolveOptions, start: &Arc<Pla
     let timed = options.time_limit.is_some();
     let mut params = Params::new();
     if name == "minimalloc" && !timed {
-        let budget = if options.effort == Effort::High { SEARCH_NODE_BUDGET } else { NORMAL_NODE_BUDGET };
-        params.set("budget", budget.to_string());
+        params.set("budget", node_budget(problem, options.effort).to_string());
     }
     let searcher_options = SolveOptions { params, start: Some(start.clone()), progress: None, ..options.clone() };
     let result = match name {
@@ -350,6 +393,18 @@ fn search(name: &str, problem: &Problem, options: &SolveOptions, start: &Arc<Pla
         _ => telamalloc::Telamalloc.solve(problem, &searcher_options),
     };
     result.ok()
+}
+
+/// MiniMalloc's node budget in phase 2 without a time limit: at normal effort the work budget in
+/// nodes of this instance, at most [`NORMAL_NODES_PER_BUFFER`] per buffer; at high effort four times that, and at least
+/// [`HIGH_NODE_BUDGET`].
+fn node_budget(problem: &Problem, effort: Effort) -> u64 {
+    let cap = NORMAL_NODES_PER_BUFFER.saturating_mul(problem.len() as u64);
+    let normal = (NORMAL_WORK / minimalloc::node_cost(problem)).min(cap);
+    match effort {
+        Effort::High => normal.saturating_mul(4).max(HIGH_NODE_BUDGET),
+        _ => normal,
+    }
 }
 
 /// Both searchers at once (`rayon::join`): a conclusive result stops the other, whose partial

@@ -6,6 +6,9 @@
 mod fit;
 mod order;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use web_time::Instant;
 
 pub use fit::Fit;
@@ -33,23 +36,54 @@ impl Run {
     }
 }
 
+/// The highest makespan worth finishing a plan with, which a portfolio lowers as its other members
+/// finish (`u64::MAX`: none). A pass gives up as soon as its plan's top passes it: its plan could
+/// only lose.
+#[derive(Clone, Debug)]
+pub struct Ceiling(Arc<AtomicU64>);
+
+impl Default for Ceiling {
+    fn default() -> Self {
+        Ceiling(Arc::new(AtomicU64::new(u64::MAX)))
+    }
+}
+
+impl Ceiling {
+    /// Lowers the ceiling to `makespan` (never raises it).
+    pub fn lower_to(&self, makespan: u64) {
+        self.0.fetch_min(makespan, Ordering::Relaxed);
+    }
+
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
 /// A greedy planner: one or more runs, of which the lowest makespan is kept (ties: the first).
 #[derive(Clone, Debug)]
 pub struct Greedy {
     name: String,
     description: String,
     runs: Vec<Run>,
+    ceiling: Ceiling,
 }
 
 impl Greedy {
     pub fn new(name: &str, description: &str, runs: Vec<Run>) -> Self {
-        Greedy { name: name.to_string(), description: description.to_string(), runs }
+        Greedy { name: name.to_string(), description: description.to_string(), runs, ceiling: Ceiling::default() }
     }
 
     /// A single order × fit combination, named `greedy-<order>-<fit>`.
     pub fn combination(run: Run) -> Self {
         let description = format!("greedy: {}, {}", run.order.describe(), run.fit.describe());
-        Greedy { name: run.name(), description, runs: vec![run] }
+        Greedy::new(&run.name(), &description, vec![run])
+    }
+
+    /// The same planner, giving up a pass whose plan rises above `ceiling` (it then stops with
+    /// [`Stopped::Cancelled`] and no plan when no pass stayed under it).
+    pub fn under(mut self, ceiling: Ceiling) -> Self {
+        self.ceiling = ceiling;
+        self
     }
 
     /// Parses `greedy-<order>-<fit>`.
@@ -137,8 +171,12 @@ impl Solver for Greedy {
         let mut overflow = None;
         for &run in &self.runs {
             let order = run.order.arrange(problem.buffers(), options.seed);
-            let placement = match deadline.expired().map_or_else(|| place(problem, &order, run.fit, &deadline), Err) {
-                Ok(placement) => placement,
+            let placed =
+                deadline.expired().map_or_else(|| place_under(problem, &order, run.fit, &deadline, &self.ceiling), Err);
+            let placement = match placed {
+                Ok(Some(placement)) => placement,
+                // Above the ceiling: this pass could only lose.
+                Ok(None) => continue,
                 // A later run's timeout still leaves the earlier runs' plan.
                 Err(Halt::Timeout | Halt::Cancelled) if best.is_some() => {
                     stopped = stop_reason(&deadline, Stopped::Completed);
@@ -157,9 +195,14 @@ impl Solver for Greedy {
                 best = Some((makespan, run, placement));
             }
         }
-        let (_, run, placement) = best.ok_or_else(|| {
-            overflow.unwrap_or_else(|| Halt::Unsupported("a greedy planner needs at least one run".into()))
-        })?;
+        let Some((_, run, placement)) = best else {
+            return Err(match overflow {
+                Some(error) => error,
+                None if self.runs.is_empty() => Halt::Unsupported("a greedy planner needs at least one run".into()),
+                // Every run gave up above the ceiling.
+                None => Halt::Cancelled,
+            });
+        };
         let mut stats = Stats::new();
         stats.insert("order".into(), run.order.name().into());
         stats.insert("fit".into(), run.fit.name().into());
@@ -201,7 +244,7 @@ pub fn quick_plan(problem: &Problem, cancel: &CancelFlag) -> Result<Plan, Halt> 
 }
 
 /// Offsets and the order in which they were chosen.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Placement {
     pub offsets: Vec<u64>,
     pub order: Vec<usize>,
@@ -210,11 +253,25 @@ pub struct Placement {
 /// Places pinned buffers at their offsets, then the others in `order` by `fit`. Fails when two
 /// pinned buffers overlap, on an offset past u64, or when the deadline passes.
 pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) -> Result<Placement, Halt> {
+    // Without a ceiling nothing gives up.
+    place_under(problem, order, fit, deadline, &Ceiling::default()).map(|placement| placement.unwrap_or_default())
+}
+
+/// [`place`], giving up (`Ok(None)`) as soon as a top passes `ceiling`.
+fn place_under(
+    problem: &Problem,
+    order: &[usize],
+    fit: Fit,
+    deadline: &Deadline,
+    ceiling: &Ceiling,
+) -> Result<Option<Placement>, Halt> {
     let buffers = problem.buffers();
     let mut occupancy = Occupancy::build(buffers.iter().map(|b| (b.start, b.end)), deadline)?;
     let mut offsets = vec![0u64; buffers.len()];
     let mut query = Query::default();
     let mut placed_order = Vec::with_capacity(buffers.len());
+    // The highest top so far: the plan's makespan can only grow from it.
+    let mut peak = 0u64;
     let pinned: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
     for &i in &pinned {
         let buffer = &buffers[i];
@@ -235,6 +292,7 @@ pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) 
         occupancy.insert(buffer.start, buffer.end, offset, top);
         offsets[i] = offset;
         placed_order.push(i);
+        peak = peak.max(top);
     }
     for (step, &i) in order.iter().enumerate() {
         let buffer = &buffers[i];
@@ -243,11 +301,19 @@ pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) 
         }
         deadline.poll(step)?;
         let (offset, top) = locate(&occupancy, &mut query, buffer, fit)?;
+        peak = peak.max(top);
+        // (Read at every step: the ceiling may have come down below a peak reached before.)
+        if peak > ceiling.get() {
+            return Ok(None);
+        }
         occupancy.insert_queried(&query, offset, top);
         offsets[i] = offset;
         placed_order.push(i);
     }
-    Ok(Placement { offsets, order: placed_order })
+    if peak > ceiling.get() {
+        return Ok(None);
+    }
+    Ok(Some(Placement { offsets, order: placed_order }))
 }
 
 /// Where `fit` puts `buffer` among the placements `occupancy` holds: its offset and top, or an

@@ -164,68 +164,117 @@ pub fn decide_prepared(
     settings: &Settings,
     deadline: &Deadline,
 ) -> Report {
-    let mut report = Report { decision: Decision::Unknown, counters: Counters::default(), rounds: 0, ordering: None };
-    if let Some(reason) = quick_refutation(problem, Some(capacity)) {
-        report.decision = Decision::Infeasible(reason);
-        return report;
+    let mut decider = Decider::new(problem, prepared, capacity, settings);
+    decider.advance(settings.budget, deadline);
+    decider.report
+}
+
+/// A feasibility search at one capacity that can be resumed: [`Decider::advance`] spends more
+/// nodes where the last call stopped, so that asking the same question again with a larger budget
+/// (a minimisation that returns to its lower bound every round) wastes nothing.
+pub struct Decider<'p> {
+    problem: &'p Problem,
+    prepared: &'p Prepared,
+    capacity: u64,
+    /// One search per ordering, each kept from round to round.
+    searches: Vec<Search<'p>>,
+    /// The cumulative node limit of each ordering in the current round.
+    limit: u64,
+    /// What has been decided and counted so far (nodes of every call).
+    pub report: Report,
+}
+
+impl<'p> Decider<'p> {
+    pub fn new(problem: &'p Problem, prepared: &'p Prepared, capacity: u64, settings: &Settings) -> Self {
+        let mut report =
+            Report { decision: Decision::Unknown, counters: Counters::default(), rounds: 0, ordering: None };
+        let searches = match quick_refutation(problem, Some(capacity)) {
+            Some(reason) => {
+                report.decision = Decision::Infeasible(reason);
+                Vec::new()
+            }
+            None => {
+                prepared.instances.iter().map(|(_, instance)| Search::new(instance, capacity, settings.rules)).collect()
+            }
+        };
+        Decider { problem, prepared, capacity, searches, limit: settings.first_limit.max(1), report }
     }
-    let instances = &prepared.instances;
-    // Every ordering keeps its search from round to round and resumes it with a larger limit.
-    let mut searches: Vec<Search> =
-        instances.iter().map(|(_, instance)| Search::new(instance, capacity, settings.rules)).collect();
-    let mut limit = settings.first_limit.max(1);
-    let mut spent = 0u64;
-    loop {
-        if deadline.expired().is_some() || spent >= settings.budget {
-            return report;
+
+    /// The capacity asked about.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// Whether the question is answered (a plan or a proof).
+    pub fn decided(&self) -> bool {
+        self.report.decision != Decision::Unknown
+    }
+
+    /// Searches on for at most about `nodes` more nodes (each ordering of a round may spend what
+    /// is left), or until `deadline`. Returns the nodes counted by this call.
+    pub fn advance(&mut self, nodes: u64, deadline: &Deadline) -> u64 {
+        let instances = &self.prepared.instances;
+        let mut spent = 0u64;
+        while !self.decided() {
+            if deadline.expired().is_some() || spent >= nodes {
+                break;
+            }
+            self.report.rounds += 1;
+            let decided = AtomicUsize::new(usize::MAX);
+            // Each ordering may spend its share of what is left, so that the nodes counted stay
+            // within the budget.
+            let share = (nodes - spent).div_ceil(self.searches.len() as u64);
+            let limit = self.limit;
+            let problem = self.problem;
+            let results: Vec<OrderingResult> = self
+                .searches
+                .par_iter_mut()
+                .enumerate()
+                .map(|(k, search)| {
+                    let abandon = || decided.load(Ordering::Relaxed) < k;
+                    let before = search.counters;
+                    if abandon() {
+                        return (Outcome::Stopped, Counters::default(), None);
+                    }
+                    // The cumulative limit doubles, within the ordering's share of the budget.
+                    let node_limit = limit.min(before.nodes.saturating_add(share));
+                    let allowance = Allowance { node_limit, deadline, abandon: &abandon };
+                    let outcome = search.run(&allowance);
+                    let plan = (outcome == Outcome::Solved).then(|| plan_of(problem, &instances[k].1, search));
+                    if outcome != Outcome::Stopped {
+                        decided.fetch_min(k, Ordering::Relaxed);
+                    }
+                    (outcome, search.counters.since(&before), plan)
+                })
+                .collect();
+            // Only the orderings up to the decisive one count: those after it were abandoned at a
+            // moment that depends on timing, and counting their nodes would make the budget (and so
+            // the answer of a budgeted run) differ from run to run.
+            let decisive = results.iter().position(|(outcome, _, _)| *outcome != Outcome::Stopped);
+            for (_, counters, _) in &results[..decisive.map_or(results.len(), |k| k + 1)] {
+                self.report.counters.add(counters);
+                spent = spent.saturating_add(counters.nodes);
+            }
+            if let Some(k) = decisive {
+                self.report.ordering = Some(instances[k].0.clone());
+                let (outcome, _, plan) = &results[k];
+                self.report.decision = match (outcome, plan) {
+                    (Outcome::Solved, Some((offsets, placement_order))) => {
+                        Decision::Feasible { offsets: offsets.clone(), placement_order: placement_order.clone() }
+                    }
+                    // The decisive ordering's own count: the others' depend on when they were stopped.
+                    (_, _) => Decision::Infeasible(format!(
+                        "the exact search proved that no placement fits in {} bytes ({} nodes)",
+                        self.capacity, self.searches[k].counters.nodes
+                    )),
+                };
+                // The searches are done with; their memory goes.
+                self.searches = Vec::new();
+                break;
+            }
+            self.limit = limit.saturating_mul(2);
         }
-        report.rounds += 1;
-        let decided = AtomicUsize::new(usize::MAX);
-        let left = settings.budget - spent;
-        let results: Vec<OrderingResult> = searches
-            .par_iter_mut()
-            .enumerate()
-            .map(|(k, search)| {
-                let abandon = || decided.load(Ordering::Relaxed) < k;
-                let before = search.counters;
-                if abandon() {
-                    return (Outcome::Stopped, Counters::default(), None);
-                }
-                // The cumulative limit doubles; within the budget, each ordering may spend what is left.
-                let node_limit = limit.min(before.nodes.saturating_add(left));
-                let allowance = Allowance { node_limit, deadline, abandon: &abandon };
-                let outcome = search.run(&allowance);
-                let plan = (outcome == Outcome::Solved).then(|| plan_of(problem, &instances[k].1, search));
-                if outcome != Outcome::Stopped {
-                    decided.fetch_min(k, Ordering::Relaxed);
-                }
-                (outcome, search.counters.since(&before), plan)
-            })
-            .collect();
-        // Only the orderings up to the decisive one count: those after it were abandoned at a
-        // moment that depends on timing, and counting their nodes would make the budget (and so
-        // the answer of a budgeted run) differ from run to run.
-        let decisive = results.iter().position(|(outcome, _, _)| *outcome != Outcome::Stopped);
-        for (_, counters, _) in &results[..decisive.map_or(results.len(), |k| k + 1)] {
-            report.counters.add(counters);
-            spent = spent.saturating_add(counters.nodes);
-        }
-        if let Some(k) = decisive {
-            report.ordering = Some(instances[k].0.clone());
-            let (outcome, _, plan) = &results[k];
-            report.decision = match (outcome, plan) {
-                (Outcome::Solved, Some((offsets, placement_order))) => {
-                    Decision::Feasible { offsets: offsets.clone(), placement_order: placement_order.clone() }
-                }
-                // The decisive ordering's own count: the others' depend on when they were stopped.
-                (_, _) => Decision::Infeasible(format!(
-                    "the exact search proved that no placement fits in {capacity} bytes ({} nodes)",
-                    searches[k].counters.nodes
-                )),
-            };
-            return report;
-        }
-        limit = limit.saturating_mul(2);
+        spent
     }
 }
 

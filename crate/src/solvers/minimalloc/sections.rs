@@ -105,6 +105,13 @@ impl Layout {
         Layout { searched, first, last, section_total }
     }
 
+    /// Roughly what a search node costs: the tests at each node walk over the unplaced buffers,
+    /// each one's sections and the sections (see [`super::node_cost`]).
+    pub fn node_cost(&self) -> u64 {
+        let spans: u64 = self.searched.iter().map(|&i| (self.last[i] - self.first[i]) as u64).sum();
+        self.searched.len() as u64 + spans + self.section_total.len() as u64
+    }
+
     /// The keys of the static pre-orderings, by problem index.
     pub fn keys(&self, problem: &Problem) -> Keys {
         let buffers = problem.buffers();

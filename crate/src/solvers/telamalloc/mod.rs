@@ -37,7 +37,7 @@ use web_time::Instant;
 use self::parts::{Parts, Searched};
 use self::report::Report;
 use self::search::{Limits, Settings};
-use super::minimise::{self, Probe};
+use super::minimise::{self, Deadlines, Probe, Schedule};
 use super::{Capabilities, Solver, greedy};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stats, Stopped};
 use crate::options::{Deadline, Effort, Halt, Parameter, SolveOptions};
@@ -352,21 +352,25 @@ fn improve(problem: &Problem, options: &SolveOptions, config: &Config, start: Pl
     let untimed = SolveOptions { time_limit: None, ..driver_options.clone() }.deadline(started);
     let timed = options.time_limit.is_some();
     let budget = config.budget(problem.len(), true);
-    // Each probe gets a sixteenth of the budget at first, doubled after each probe that runs out.
-    let mut probe_share = 16u64;
     let caller = options.deadline(started);
-    let minimised =
-        minimise::minimise("telamalloc", problem, options, &caller, &deadline, start, |capacity, probe_deadline| {
+    let minimised = minimise::minimise(
+        "telamalloc",
+        problem,
+        options,
+        Deadlines { caller: &caller, driver: &deadline },
+        start,
+        Schedule::HEURISTIC,
+        |capacity, allotment| {
             if options.cancel.is_cancelled() {
                 stop.cancel();
                 return Probe::Unknown;
             }
             // Without a time limit probes are bounded by steps only, so that the result is reproducible.
-            let probe_deadline = if timed { probe_deadline } else { &untimed };
+            let probe_deadline = if timed { allotment.deadline } else { &untimed };
             let left = budget.left(report.used());
-            let share = |total: u64, left: u64| {
-                if total == u64::MAX { u64::MAX } else { (total / probe_share).max(1).min(left) }
-            };
+            // The driver's portion of the budget for this round, within what is left.
+            let share =
+                |total: u64, left: u64| if total == u64::MAX { u64::MAX } else { allotment.portion(total).min(left) };
             let probe = Budget { steps: share(budget.steps, left.steps), work: share(budget.work, left.work) };
             let before = report.used();
             let mut verdict = Probe::Feasible { offsets: Vec::new(), placement_order: Vec::new() };
@@ -399,9 +403,6 @@ fn improve(problem: &Problem, options: &SolveOptions, config: &Config, start: Pl
                     }
                 }
             }
-            if verdict == Probe::Unknown {
-                probe_share = (probe_share / 2).max(1);
-            }
             if !budget.covers(report.used()) {
                 stop.cancel();
             }
@@ -412,7 +413,8 @@ fn improve(problem: &Problem, options: &SolveOptions, config: &Config, start: Pl
                 }
                 other => other,
             }
-        });
+        },
+    );
     report.write(&mut stats);
     minimised.write_stats(&mut stats);
     let mut outcome =
