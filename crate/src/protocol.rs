@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::format::Format;
+use crate::format::{Format, Note};
 use crate::metrics::InstanceSummary;
 use crate::model::{InputError, Semantics};
 use crate::options::{Effort, Progress};
@@ -47,6 +47,8 @@ pub struct ParsedSummary {
     pub instance: InstanceSummary,
     /// The format the text was read as.
     pub format: Format,
+    /// What the reader did that is no error (an ignored column, shifted times).
+    pub notes: Vec<Note>,
 }
 
 /// What the page asks of a solve (`Job.start`). Absent fields take the CLI's defaults.
@@ -140,6 +142,7 @@ mod tests {
             InputError::decl(),
             Semantics::decl(),
             Format::decl(),
+            Note::decl(),
             InstanceSummary::decl(),
             ParsedSummary::decl(),
             Effort::decl(),

@@ -1,8 +1,9 @@
 //! The one independent validator. It shares no placement code with any solver: a single sweep over
 //! time keeps the buffers alive at the moment ordered by offset and checks each newcomer against its
-//! two neighbours in address order, which is enough because the alive set stays disjoint. O(n log n).
+//! two neighbours in address order, which is enough because the alive set stays disjoint. O(n log n)
+//! in the number of live pieces (a buffer with gaps counts by its pieces and windows).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use crate::metrics;
 use crate::model::{Outcome, Problem, Stopped};
@@ -143,33 +144,42 @@ pub fn validate(problem: &Problem, offsets: &[u64], capacity: Option<u64>) -> Re
 
 fn find_overlaps(problem: &Problem, offsets: &[u64], placeable: &[bool], violations: &mut Vec<Violation>) {
     let buffers = problem.buffers();
-    // (time, is_start, index): at one time, ends (false) come before starts, as `[start, end)` asks.
+    // Every live piece (a buffer without gaps is one) as its address range and owner: a buffer
+    // with gaps occupies only its pieces, and a zero-size buffer has none, so it meets nothing.
+    let mut pieces: Vec<(u64, u64, usize)> = Vec::with_capacity(buffers.len());
+    // (time, is_start, piece): at one time, ends (false) come before starts, as `[start, end)` asks.
     let mut events: Vec<(u64, bool, usize)> = Vec::with_capacity(buffers.len() * 2);
     for (i, buffer) in buffers.iter().enumerate() {
-        if placeable[i] {
-            events.push((buffer.start, true, i));
-            events.push((buffer.end, false, i));
+        if !placeable[i] {
+            continue;
+        }
+        for piece in buffer.pieces() {
+            // offset + size fits in u64 (placeable), and a piece lies within the size.
+            events.push((piece.start, true, pieces.len()));
+            events.push((piece.end, false, pieces.len()));
+            pieces.push((offsets[i] + piece.lower, offsets[i] + piece.upper, i));
         }
     }
     events.sort_unstable();
-    // Alive buffers by offset: offset -> (top, index). Kept disjoint: a buffer that overlaps is
-    // reported and left out, so the neighbour checks stay exact for the rest.
+    // Alive pieces by low address: low -> (high, buffer). Kept disjoint: a piece that overlaps is
+    // reported and left out, so the neighbour checks stay exact for the rest. A pair of buffers
+    // is reported once, however many of their pieces meet.
     let mut alive: BTreeMap<u64, (u64, usize)> = BTreeMap::new();
-    let mut inserted = vec![false; buffers.len()];
-    for (_, is_start, i) in events {
-        let offset = offsets[i];
+    let mut inserted = vec![false; pieces.len()];
+    let mut reported: HashSet<(usize, usize)> = HashSet::new();
+    for (_, is_start, p) in events {
+        let (low, high, i) = pieces[p];
         if !is_start {
-            if inserted[i] {
-                alive.remove(&offset);
+            if inserted[p] {
+                alive.remove(&low);
             }
             continue;
         }
-        let top = offset + buffers[i].size; // checked above: placeable
-        let below = alive.range(..=offset).next_back().filter(|&(_, &(other_top, _))| other_top > offset);
-        let above = alive.range(offset + 1..).next().filter(|&(&other_offset, _)| other_offset < top);
+        let below = alive.range(..=low).next_back().filter(|&(_, &(other_high, _))| other_high > low);
+        let above = alive.range(low + 1..).next().filter(|&(&other_low, _)| other_low < high);
         if let Some((_, &(_, other))) = below.or(above) {
-            if violations.len() < Report::LIMIT {
-                let (first, second) = (other.min(i), other.max(i));
+            let (first, second) = (other.min(i), other.max(i));
+            if violations.len() < Report::LIMIT && reported.insert((first, second)) {
                 violations.push(Violation::Overlap {
                     first,
                     first_offset: offsets[first],
@@ -179,8 +189,8 @@ fn find_overlaps(problem: &Problem, offsets: &[u64], placeable: &[bool], violati
             }
             continue;
         }
-        alive.insert(offset, (top, i));
-        inserted[i] = true;
+        alive.insert(low, (high, i));
+        inserted[p] = true;
     }
 }
 

@@ -84,7 +84,7 @@ pub fn list_solvers() -> JsValue {
 #[wasm_bindgen(js_name = generateTrace)]
 pub fn generate_trace(buffers: usize, seed: u64) -> String {
     let problem = generate::trace(generate::TraceSpec::new(buffers, seed));
-    let document = Document { problem, plan: None, format: Format::Csv, csv_layout: None };
+    let document = Document::new(problem, Format::Csv);
     format::write(&document, &[], Format::Csv)
 }
 
@@ -136,7 +136,11 @@ impl Instance {
 
     /// The instance at a glance ([`ParsedSummary`]).
     pub fn summary(&self) -> JsValue {
-        to_js(&ParsedSummary { instance: metrics::summary(self.problem()), format: self.document.format })
+        to_js(&ParsedSummary {
+            instance: metrics::summary(self.problem()),
+            format: self.document.format,
+            notes: self.document.notes.clone(),
+        })
     }
 
     pub fn ids(&self) -> Vec<String> {
@@ -157,6 +161,19 @@ impl Instance {
 
     pub fn alignments(&self) -> Vec<u64> {
         self.problem().buffers().iter().map(|b| b.alignment).collect()
+    }
+
+    /// The live pieces of the buffers that have gaps, flat: `index, start, end, lower, upper` per
+    /// piece (bytes relative to the buffer's offset), by buffer and time; empty without gaps.
+    pub fn pieces(&self) -> Vec<u64> {
+        let buffers = self.problem().buffers();
+        let mut flat = Vec::new();
+        for (index, buffer) in buffers.iter().enumerate().filter(|(_, b)| b.has_gaps()) {
+            for piece in buffer.pieces() {
+                flat.extend([index as u64, piece.start, piece.end, piece.lower, piece.upper]);
+            }
+        }
+        flat
     }
 
     /// The 1-based input line of each buffer (0 when unknown).
@@ -188,7 +205,7 @@ impl Instance {
     pub fn conflicts_of(&self, index: usize) -> Vec<u32> {
         let buffers = self.problem().buffers();
         let Some(chosen) = buffers.get(index) else { return Vec::new() };
-        (0..buffers.len()).filter(|&j| j != index && buffers[j].overlaps_in_time(chosen)).map(|j| j as u32).collect()
+        (0..buffers.len()).filter(|&j| j != index && buffers[j].alive_together(chosen)).map(|j| j as u32).collect()
     }
 
     /// The offsets written in the input, as a plan checked by the core's validator against

@@ -5,10 +5,10 @@
 
 mod common;
 
-use common::{brute_force_optimum, checked, instances};
+use common::{brute_force_optimum, checked, instances, instances_with_gaps};
 use memplan::solvers::Solver;
 use memplan::solvers::minimalloc::{MiniMalloc, Rules, Settings};
-use memplan::{Buffer, Problem, SolveOptions, Stopped};
+use memplan::{Buffer, Gap, Problem, SolveOptions, Stopped};
 use proptest::prelude::*;
 
 fn with_rules(rules: Rules) -> MiniMalloc {
@@ -64,6 +64,22 @@ proptest! {
         }
     }
 
+    /// With gaps (no windows, which it counts as alive) it decides exactly too, and minimises to
+    /// the optimum.
+    #[test]
+    fn gaps_agree_with_brute_force(problem in instances_with_gaps(6, 16, false), below in 0u64..3) {
+        let optimum = brute_force_optimum(&problem);
+        let solver = MiniMalloc::default();
+        prop_assert!(fits(&solver, &problem, optimum), "the optimum {} was refuted", optimum);
+        if optimum > below + 1 {
+            let capacity = optimum - 1 - below;
+            prop_assert!(!fits(&solver, &problem, capacity), "fits {} below the optimum {}", capacity, optimum);
+        }
+        let outcome = solver.solve(&problem, &SolveOptions::default()).unwrap();
+        prop_assert_eq!(checked(&problem, &outcome).makespan, optimum);
+        prop_assert!(outcome.optimal());
+    }
+
     /// Without a capacity it finds the optimal makespan and proves it.
     #[test]
     fn minimisation_reaches_the_brute_force_optimum(problem in instances(7, 16)) {
@@ -100,6 +116,30 @@ fn infeasible_reason(problem: &Problem, capacity: Option<u64>) -> String {
     let outcome = MiniMalloc::default().solve(problem, &options).unwrap();
     assert_eq!(outcome.stopped, Stopped::Infeasible, "{outcome:?}");
     outcome.detail.expect("a proof of infeasibility says what it is")
+}
+
+/// Two 8-byte buffers that fit in 8 bytes only thanks to a gap: a is away in [4, 8), when b
+/// lives. MiniMalloc uses the gap (8 bytes, proven), a planner that plans hulls cannot (16, and
+/// proves nothing); a window counts as alive for MiniMalloc (a valid plan, no proof).
+#[test]
+fn minimalloc_uses_gaps() {
+    let a = Buffer::new("a", 0, 10, 8).with_gaps(vec![Gap::new(4, 8)]);
+    let b = Buffer::new("b", 4, 8, 8);
+    let gapped = problem(vec![a, b]);
+    assert_eq!(brute_force_optimum(&gapped), 8);
+    let outcome = MiniMalloc::default().solve(&gapped, &SolveOptions::default()).unwrap();
+    assert_eq!((checked(&gapped, &outcome).makespan, outcome.optimal()), (8, true));
+    assert!(fits(&MiniMalloc::default(), &gapped, 8));
+    let greedy = memplan::run::solve(&gapped, "slff", &SolveOptions::default()).unwrap();
+    assert!(greedy.is_valid());
+    assert_eq!(greedy.outcome.makespan(), Some(16));
+    assert!(!greedy.outcome.optimal(), "a plan of the hulls proves nothing");
+    // Windowed, a needs bytes [0, 2) in [4, 8): MiniMalloc counts it whole there (14), still valid.
+    let a = Buffer::new("a", 0, 10, 8).with_gaps(vec![Gap::windowed(4, 8, 0, 2)]);
+    let windowed = problem(vec![a, Buffer::new("b", 4, 8, 6)]);
+    let outcome = MiniMalloc::default().solve(&windowed, &SolveOptions::default()).unwrap();
+    assert_eq!(checked(&windowed, &outcome).makespan, 14);
+    assert!(!outcome.optimal(), "8 is the bound and no proof is claimed");
 }
 
 #[test]

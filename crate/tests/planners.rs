@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{brute_force_optimum, checked, every_planner, instances, naive_place};
+use common::{brute_force_optimum, checked, every_planner, instances, instances_with_gaps, naive_place};
 use memplan::solvers::greedy::{Fit, Greedy, Order, Run};
 use memplan::solvers::{self, Solver};
 use memplan::{Effort, SolveOptions, Stopped};
@@ -34,6 +34,26 @@ proptest! {
             prop_assert_eq!(&again.plan, &outcome.plan, "{} is not reproducible", solver.name());
             prop_assert_eq!(again.stopped, outcome.stopped, "{} stops for another reason", solver.name());
             prop_assert_eq!(plan.placement_order.len(), problem.len());
+        }
+    }
+
+    /// Gaps and windows: every planner returns a valid plan (those that cannot use gaps plan the
+    /// hulls), at least the bound, and claims nothing beyond what it proved of the buffers.
+    #[test]
+    fn every_plan_is_valid_with_gaps_and_windows(problem in instances_with_gaps(12, 64, true), seed in any::<u64>()) {
+        for solver in every_planner() {
+            let mut options = SolveOptions { seed, ..SolveOptions::default() };
+            if solver.capabilities().minimise {
+                options.params = memplan::Params::new().with("budget", "20000");
+            }
+            let outcome = solver.solve(&problem, &options).unwrap();
+            let plan = checked(&problem, &outcome);
+            prop_assert!(plan.makespan >= problem.lower_bound());
+            prop_assert!(outcome.lower_bound <= plan.makespan);
+            let hull = problem.hull();
+            if !solver.capabilities().gaps && problem.max_load() < hull.max_load() {
+                prop_assert!(!outcome.stopped.is_optimal() || plan.makespan <= problem.lower_bound(), "{}", solver.name());
+            }
         }
     }
 

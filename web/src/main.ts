@@ -129,7 +129,9 @@ function summaryRows(i: InstanceData): [string, string][] {
     ['time span', `[${grouped(s.first_start)}, ${grouped(s.last_end)})`],
     ['conflicts', grouped(s.conflicts)],
     ['aligned / pinned', `${grouped(s.aligned)} / ${grouped(s.pinned)}`],
+    ...(s.gapped > 0 ? [['with gaps', grouped(s.gapped)] as [string, string]] : []),
     ['format', `${s.format}, ${s.semantics}`],
+    ...s.notes.map((note) => ['note', `${note.line !== null ? `line ${note.line}: ` : ''}${note.message}`] as [string, string]),
   ];
 }
 

@@ -38,6 +38,11 @@ export interface InstanceData {
   startsF: Float64Array;
   endsF: Float64Array;
   sizesF: Float64Array;
+  /** Buffers with gaps are drawn as their live pieces: those of buffer i are
+   * `pieces[4k .. 4k + 4]` (start, end, lower, upper; bytes above its offset) for k from
+   * `pieceStart[i]` to `pieceStart[i + 1]`. Both are empty when no buffer has gaps. */
+  pieceStart: Uint32Array;
+  pieces: Float64Array;
   /** The load as steps: from profileTimes[i] on, profileLoads[i] bytes are alive. */
   profileTimes: Float64Array;
   profileLoads: Float64Array;

@@ -92,6 +92,7 @@ async function parse(id: number, source: Source, format: string, semantics: stri
   const ends = parsed.ends();
   const sizes = parsed.sizes();
   const profile = parsed.loadProfile() as { times: BigUint64Array; loads: BigUint64Array };
+  const { pieceStart, pieces } = livePieces(parsed.pieces(), parsed.length);
   const data: InstanceData = {
     name,
     n: parsed.length,
@@ -106,6 +107,8 @@ async function parse(id: number, source: Source, format: string, semantics: stri
     startsF: toFloat(starts),
     endsF: toFloat(ends),
     sizesF: toFloat(sizes),
+    pieceStart,
+    pieces,
     profileTimes: toFloat(profile.times),
     profileLoads: toFloat(profile.loads),
     text: text.length <= EDITOR_LIMIT ? text : null,
@@ -113,9 +116,24 @@ async function parse(id: number, source: Source, format: string, semantics: stri
   };
   const transfer = [
     data.idOffsets, data.starts, data.ends, data.sizes, data.alignments, data.lines,
-    data.startsF, data.endsF, data.sizesF, data.profileTimes, data.profileLoads,
+    data.startsF, data.endsF, data.sizesF, data.pieceStart, data.pieces, data.profileTimes, data.profileLoads,
   ].map((a) => a.buffer as ArrayBuffer);
   post({ type: 'parsed', id, instance: data }, transfer);
+}
+
+/** The core's flat pieces (index, start, end, lower, upper, by buffer) as per-buffer ranges into
+ * a flat list of (start, end, lower, upper); both empty when no buffer has gaps. */
+function livePieces(flat: BigUint64Array, n: number): { pieceStart: Uint32Array; pieces: Float64Array } {
+  if (flat.length === 0) return { pieceStart: new Uint32Array(0), pieces: new Float64Array(0) };
+  const count = flat.length / 5;
+  const pieceStart = new Uint32Array(n + 1);
+  const pieces = new Float64Array(count * 4);
+  for (let k = 0; k < count; k++) {
+    pieceStart[Number(flat[5 * k]) + 1]++;
+    for (let f = 0; f < 4; f++) pieces[4 * k + f] = Number(flat[5 * k + 1 + f]);
+  }
+  for (let i = 0; i < n; i++) pieceStart[i + 1] += pieceStart[i];
+  return { pieceStart, pieces };
 }
 
 function postResult(id: number, summary: Summary, offsets: BigUint64Array, order: Uint32Array, began: number) {

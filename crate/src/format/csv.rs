@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use self::records::{Cell, Record};
 use super::reading::{self, Row, WrittenLifetime};
-use super::{Document, Format, Offsets, ReadOptions};
+use super::{Document, Format, Note, Offsets, ReadOptions};
 use crate::model::{Buffer, InputError, InputErrors, Problem, Semantics};
 
 /// What a column holds.
@@ -27,11 +27,15 @@ enum Role {
     Hint,
     /// A name for the buffer (a tensor's name), carried through.
     Name,
+    /// MiniMalloc's gaps: `lo-hi` and `lo-hi@lower:upper` items split on blanks.
+    Gaps,
+    /// A column memplan does not know: read past with a note, and not written back.
+    Ignored,
 }
 
 /// Listed in the error for an unknown column, so that the fix is in the message.
 const ACCEPTED_COLUMNS: &str = "id (or buffer, buffer_id), lower (or start, begin), upper (or the legacy inclusive \
-                                end), size, alignment, offset, hint, name";
+                                end), size, alignment, offset, hint, name, gaps";
 
 impl Role {
     fn from_header(name: &str) -> Option<Role> {
@@ -45,6 +49,7 @@ impl Role {
             "offset" => Role::Offset,
             "hint" => Role::Hint,
             "name" => Role::Name,
+            "gaps" => Role::Gaps,
             _ => return None,
         })
     }
@@ -61,6 +66,8 @@ impl Role {
             Role::Offset => "offset",
             Role::Hint => "hint",
             Role::Name => "name",
+            Role::Gaps => "gaps",
+            Role::Ignored => "",
         }
     }
 
@@ -82,6 +89,9 @@ struct Column {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CsvLayout {
     columns: Vec<Column>,
+    /// What was added to every time so that the earliest is 0 (MiniMalloc's times are signed);
+    /// the writer takes it off again.
+    time_shift: u64,
 }
 
 impl CsvLayout {
@@ -100,7 +110,7 @@ impl CsvLayout {
     }
 
     /// The columns memplan writes when the problem did not come from a CSV file: `id,lower,upper,
-    /// size`, then `alignment`, `hint` and `name` only when some buffer has one.
+    /// size`, then `alignment`, `hint`, `gaps` and `name` only when some buffer has one.
     fn for_problem(problem: &Problem) -> CsvLayout {
         let mut roles = vec![Role::Id, Role::Lower, Role::Upper, Role::Size];
         if problem.has_alignment() {
@@ -109,10 +119,14 @@ impl CsvLayout {
         if problem.buffers().iter().any(|b| b.hint.is_some()) {
             roles.push(Role::Hint);
         }
+        if problem.has_gaps() {
+            roles.push(Role::Gaps);
+        }
         if problem.buffers().iter().any(|b| b.name.is_some()) {
             roles.push(Role::Name);
         }
-        CsvLayout { columns: roles.into_iter().map(|role| Column { header: role.name().to_string(), role }).collect() }
+        let columns = roles.into_iter().map(|role| Column { header: role.name().to_string(), role }).collect();
+        CsvLayout { columns, time_shift: 0 }
     }
 }
 
@@ -127,6 +141,7 @@ struct Indices {
     offset: Option<usize>,
     hint: Option<usize>,
     name: Option<usize>,
+    gaps: Option<usize>,
 }
 
 /// Reads MiniMalloc CSV. Every error in the file is reported, each with its line and column; a
@@ -140,7 +155,8 @@ pub fn read(text: &str, options: &ReadOptions) -> Result<Document, InputErrors> 
         }
         return Err(InputErrors::new(errors));
     };
-    let (layout, indices) = match read_header(&header, options) {
+    let mut notes = Vec::new();
+    let (mut layout, indices) = match read_header(&header, options, &mut notes) {
         Ok(read) => read,
         Err(header_errors) => {
             errors.extend(header_errors);
@@ -149,18 +165,44 @@ pub fn read(text: &str, options: &ReadOptions) -> Result<Document, InputErrors> 
     };
     // The legacy `end` column is inclusive by definition (read_header rejects a conflicting request).
     let semantics = if layout.has_inclusive_end() { Semantics::Inclusive } else { options.semantics };
+    let records: Vec<Record> = records.collect();
+    // MiniMalloc reads times as signed: a file whose earliest start is negative is shifted so
+    // that it is 0, which keeps every lifetime's length and every overlap, and shifted back on
+    // output. (A bad cell is skipped here; reading its row reports it.)
+    let earliest = records
+        .iter()
+        .filter_map(|record| record.cells.get(indices.lower))
+        .filter_map(|cell| reading::signed_time(&cell.text))
+        .min()
+        .unwrap_or(0);
+    if earliest < 0 {
+        layout.time_shift = u64::try_from(-earliest).unwrap_or(u64::MAX);
+        notes.push(Note {
+            line: None,
+            column: None,
+            message: format!(
+                "the earliest start is {earliest}: every time is read {} later so that it is 0, and written back \
+                 as it was",
+                layout.time_shift
+            ),
+        });
+    }
     let mut rows = Vec::new();
-    for record in records {
-        match read_row(&record, &layout, &indices, semantics, options.offsets) {
+    for record in &records {
+        match read_row(record, &layout, &indices, semantics, options.offsets) {
             Ok(row) => rows.push(row),
             Err(row_errors) => errors.extend(row_errors),
         }
     }
     let (problem, plan) = reading::assemble(rows, errors, None, semantics, options.offsets)?;
-    Ok(Document { problem, plan, format: Format::Csv, csv_layout: Some(layout) })
+    Ok(Document { problem, plan, format: Format::Csv, csv_layout: Some(layout), notes })
 }
 
-fn read_header(header: &Record, options: &ReadOptions) -> Result<(CsvLayout, Indices), Vec<InputError>> {
+fn read_header(
+    header: &Record,
+    options: &ReadOptions,
+    notes: &mut Vec<Note>,
+) -> Result<(CsvLayout, Indices), Vec<InputError>> {
     let mut errors = Vec::new();
     let mut columns = Vec::new();
     // By meaning, so that `lower` and `start`, or `upper` and `end`, count as the same column:
@@ -169,12 +211,18 @@ fn read_header(header: &Record, options: &ReadOptions) -> Result<(CsvLayout, Ind
     for (index, cell) in header.cells.iter().enumerate() {
         let number = index + 1;
         let name = cell.text.trim();
+        // An unknown column is read past, as MiniMalloc's reader does, with a note naming the
+        // known ones (it may be a misspelling).
         let Some(role) = Role::from_header(name) else {
-            errors.push(InputError::at(
-                cell.line,
-                cell.column,
-                format!("unknown column '{name}' (column {number}); the accepted columns are {ACCEPTED_COLUMNS}"),
-            ));
+            notes.push(Note {
+                line: Some(cell.line),
+                column: Some(cell.column),
+                message: format!(
+                    "unknown column '{name}' (column {number}) ignored, and not written back; the known columns \
+                     are {ACCEPTED_COLUMNS}"
+                ),
+            });
+            columns.push(Column { header: name.to_string(), role: Role::Ignored });
             continue;
         };
         if let Some(&(first_number, first_name, first_role)) = first_with_meaning.get(&role.meaning()) {
@@ -202,7 +250,7 @@ fn read_header(header: &Record, options: &ReadOptions) -> Result<(CsvLayout, Ind
         }
         columns.push(Column { header: name.to_string(), role });
     }
-    let layout = CsvLayout { columns };
+    let layout = CsvLayout { columns, time_shift: 0 };
     let find = |role: Role| layout.position(role);
     let mut required = |role: Role, described: &str| {
         let found = find(role);
@@ -237,6 +285,7 @@ fn read_header(header: &Record, options: &ReadOptions) -> Result<(CsvLayout, Ind
         offset,
         hint: find(Role::Hint),
         name: find(Role::Name),
+        gaps: find(Role::Gaps),
     };
     Ok((layout, indices))
 }
@@ -274,6 +323,17 @@ impl RowReader<'_> {
         }
     }
 
+    /// A time, which may be negative in the file: `shift` makes the earliest 0.
+    fn time(&mut self, index: usize, shift: u64) -> Option<u64> {
+        match reading::parse_time(&self.cell(index).text, shift) {
+            Ok(value) => Some(value),
+            Err(message) => {
+                self.fail(index, message);
+                None
+            }
+        }
+    }
+
     /// `None` when the column is absent or the cell is blank (a bad value is recorded as an error).
     fn optional(&mut self, index: Option<usize>) -> Option<u64> {
         let index = index?;
@@ -299,11 +359,24 @@ fn read_row(
     if id.is_empty() {
         reader.fail(at.id, "missing value; every buffer needs an id");
     }
-    let (lower, upper, size) = (reader.integer(at.lower), reader.integer(at.end), reader.integer(at.size));
+    let shift = layout.time_shift;
+    let (lower, upper, size) = (reader.time(at.lower, shift), reader.time(at.end, shift), reader.integer(at.size));
     // A blank name cell is no name, as a buffer written without one gives.
     let name = at.name.map(|index| reader.cell(index).text.clone()).filter(|name| !name.is_empty());
     let alignment = reader.optional(at.alignment);
-    let hint = reader.optional(at.hint);
+    // MiniMalloc writes -1 for no hint.
+    let hint = match at.hint {
+        Some(index) if reader.cell(index).text.trim() == "-1" => None,
+        index => reader.optional(index),
+    };
+    let gaps = match at.gaps.map(|index| (index, reading::parse_gaps(&reader.cell(index).text, semantics, shift))) {
+        None => Vec::new(),
+        Some((_, Ok(gaps))) => gaps,
+        Some((index, Err(message))) => {
+            reader.fail(index, message);
+            Vec::new()
+        }
+    };
     let offset = reader.optional(at.offset);
     if let Some(index) = at.offset
         && offsets == Offsets::Plan
@@ -338,7 +411,7 @@ fn read_row(
         Offsets::Plan => (None, offset),
     };
     let alignment = alignment.unwrap_or(1);
-    let buffer = Buffer { id, start, end, size, alignment, pinned, hint, name, line: Some(record.line) };
+    let buffer = Buffer { id, start, end, size, alignment, pinned, hint, name, gaps, line: Some(record.line) };
     Ok(Row { buffer, written: (lower, upper, size), planned })
 }
 
@@ -360,13 +433,16 @@ pub fn write(problem: &Problem, layout: Option<&CsvLayout>, offsets: &[u64]) -> 
     let is_plan = !offsets.is_empty() || problem.is_empty();
     let add_offset = layout.position(Role::Offset).is_none() && (is_plan || problem.has_pinned());
     let mut out = String::new();
-    let mut headers: Vec<&str> = layout.headers().collect();
+    let mut headers: Vec<&str> =
+        layout.columns.iter().filter(|c| c.role != Role::Ignored).map(|c| c.header.as_str()).collect();
     if add_offset {
         headers.push(Role::Offset.name());
     }
     push_line(&mut out, headers.iter().map(|h| records::quote(h).into_owned()));
 
     let semantics = problem.semantics();
+    let shift = layout.time_shift;
+    let time = |t: u64| (t as i128 - shift as i128).to_string();
     for (index, buffer) in problem.buffers().iter().enumerate() {
         let offset = offsets.get(index).copied().or(buffer.pinned);
         let offset_cell = || offset.map(|o| o.to_string()).unwrap_or_default();
@@ -374,16 +450,20 @@ pub fn write(problem: &Problem, layout: Option<&CsvLayout>, offsets: &[u64]) -> 
         let mut cells: Vec<String> = layout
             .columns
             .iter()
+            .filter(|column| column.role != Role::Ignored)
             .map(|column| match column.role {
                 Role::Id => records::quote(&buffer.id).into_owned(),
-                Role::Lower => lower.to_string(),
-                Role::Upper => upper.to_string(),
-                Role::InclusiveEnd => Semantics::Inclusive.from_half_open(buffer.start, buffer.end).1.to_string(),
+                Role::Lower => time(lower),
+                Role::Upper => time(upper),
+                Role::InclusiveEnd => time(Semantics::Inclusive.from_half_open(buffer.start, buffer.end).1),
                 Role::Size => buffer.size.to_string(),
                 Role::Alignment => buffer.alignment.to_string(),
                 Role::Offset => offset_cell(),
-                Role::Hint => buffer.hint.map(|h| h.to_string()).unwrap_or_default(),
+                // MiniMalloc's "no hint", never a blank cell.
+                Role::Hint => buffer.hint.map_or_else(|| "-1".to_string(), |h| h.to_string()),
                 Role::Name => buffer.name.as_deref().map(|n| records::quote(n).into_owned()).unwrap_or_default(),
+                Role::Gaps => reading::write_gaps(&buffer.gaps, semantics, shift),
+                Role::Ignored => unreachable!("filtered out above"),
             })
             .collect();
         if add_offset {
@@ -439,7 +519,9 @@ mod tests {
         let document = read_text("offset,id,lower,end,size,hint\n,a,0,2,8,7\n16,b,1,1,8,\n").unwrap();
         assert_eq!(document.problem.buffers()[1].pinned, Some(16));
         let out = write(&document.problem, document.csv_layout.as_ref(), &[0, 16]);
-        assert_eq!(out, "offset,id,lower,end,size,hint\n0,a,0,2,8,7\n16,b,1,1,8,\n");
+        // No hint is written as MiniMalloc's -1, and -1 reads as no hint.
+        assert_eq!(out, "offset,id,lower,end,size,hint\n0,a,0,2,8,7\n16,b,1,1,8,-1\n");
+        assert_eq!(read_text(&out).unwrap().problem.buffers()[1].hint, None);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! JSON: `{"capacity"?, "semantics"?, "buffers": [{"id", "start", "end", "size", "name"?,
-//! "alignment"?, "offset"?, "hint"?}]}`. Numbers may also be strings holding an integer, so that JavaScript can
+//! "alignment"?, "offset"?, "hint"?, "gaps"?}]}`, where `gaps` is a list of
+//! `{"start", "end", "window"?: {"lower", "upper"}}` with times in the file's semantics. Numbers may also be strings holding an integer, so that JavaScript can
 //! pass values beyond 2^53; `size` and `capacity` may be sizes like `"1MiB"`. Every error points at
 //! the value (or the buffer object) it is about.
 
@@ -10,7 +11,17 @@ use serde_json::value::RawValue;
 use self::members::{Kind, Locator, Members};
 use super::reading::{self, Row, WrittenLifetime};
 use super::{Document, Format, Offsets, ReadOptions};
-use crate::model::{Buffer, InputError, InputErrors, Problem, Semantics};
+use crate::model::{Buffer, Gap, InputError, InputErrors, Problem, Semantics, Window};
+
+/// One element of a buffer's `gaps`, as written (times in the file's semantics).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GapObject {
+    start: u64,
+    end: u64,
+    #[serde(default)]
+    window: Option<Window>,
+}
 use crate::size::parse_size;
 
 /// The members a buffer object may have; `start`/`lower` and `end`/`upper` are aliases.
@@ -24,11 +35,12 @@ enum Field {
     Offset,
     Hint,
     Name,
+    Gaps,
 }
 
-const FIELD_COUNT: usize = 8;
+const FIELD_COUNT: usize = 9;
 
-const ACCEPTED_FIELDS: &str = "id, start (or lower), end (or upper), size, alignment, offset, hint, name";
+const ACCEPTED_FIELDS: &str = "id, start (or lower), end (or upper), size, alignment, offset, hint, name, gaps";
 
 impl Field {
     fn from_key(key: &str) -> Option<Field> {
@@ -41,6 +53,7 @@ impl Field {
             "offset" => Field::Offset,
             "hint" => Field::Hint,
             "name" => Field::Name,
+            "gaps" => Field::Gaps,
             _ => return None,
         })
     }
@@ -149,7 +162,7 @@ fn read_located(locator: &Locator, options: &ReadOptions) -> Result<Document, In
         },
     }
     let (problem, plan) = reading::assemble(rows, errors, capacity, semantics, options.offsets)?;
-    Ok(Document { problem, plan, format: Format::Json, csv_layout: None })
+    Ok(Document { problem, plan, format: Format::Json, csv_layout: None, notes: Vec::new() })
 }
 
 /// The file's `semantics`, which must agree with one that was asked for; the default
@@ -295,9 +308,38 @@ impl<'t> BufferReader<'t, '_> {
         }
     }
 
+    /// The optional `gaps`: a list of `{"start", "end", "window"?: {"lower", "upper"}}`, times
+    /// converted like the lifetime's. Empty when absent, null or wrong (wrong is recorded).
+    fn gaps(&mut self, member: &Option<(String, &'t RawValue)>, semantics: Semantics) -> Vec<Gap> {
+        let Some((_, raw)) = member else { return Vec::new() };
+        if Kind::of(raw) == Kind::Null {
+            return Vec::new();
+        }
+        let parsed: Result<Vec<GapObject>, _> = serde_json::from_str(raw.get());
+        let objects = match parsed {
+            Ok(objects) => objects,
+            Err(error) => {
+                self.fail(
+                    raw.get(),
+                    format!("gaps: {error}; expected a list of {{\"start\", \"end\", \"window\"?: {{\"lower\", \"upper\"}}}}"),
+                );
+                return Vec::new();
+            }
+        };
+        let mut gaps = Vec::with_capacity(objects.len());
+        for (k, object) in objects.into_iter().enumerate() {
+            match semantics.to_half_open(object.start, object.end) {
+                Ok((start, end)) => gaps.push(Gap { start, end, window: object.window }),
+                Err(message) => self.fail(raw.get(), format!("gaps[{k}]: {message}")),
+            }
+        }
+        gaps
+    }
+
     fn read(mut self, semantics: Semantics, offsets: Offsets) -> Result<Row, Vec<InputError>> {
         let Some(fields) = self.members() else { return Err(self.errors) };
-        let [id, start, end, size, alignment, offset, hint, name] = &fields;
+        let [id, start, end, size, alignment, offset, hint, name, gaps] = &fields;
+        let gaps = self.gaps(gaps, semantics);
         let id = self.id(id);
         let name = self.name(name);
         let start_value = self.integer(start, "start", Spelling::Integer, false);
@@ -333,7 +375,7 @@ impl<'t> BufferReader<'t, '_> {
             Offsets::Plan => (None, offset_value),
         };
         let line = self.locator.line(self.raw.get());
-        let buffer = Buffer { id, start, end, size, alignment, pinned, hint, name, line };
+        let buffer = Buffer { id, start, end, size, alignment, pinned, hint, name, gaps, line };
         Ok(Row { buffer, written: (written_start, written_end, size), planned })
     }
 }
@@ -368,6 +410,23 @@ pub fn write(problem: &Problem, offsets: &[u64]) -> String {
         }
         if let Some(hint) = buffer.hint {
             out.push_str(&format!(", \"hint\": {hint}"));
+        }
+        if buffer.has_gaps() {
+            let gaps: Vec<String> = buffer
+                .gaps
+                .iter()
+                .map(|gap| {
+                    let (start, end) = semantics.from_half_open(gap.start, gap.end);
+                    match gap.window {
+                        None => format!("{{\"start\": {start}, \"end\": {end}}}"),
+                        Some(w) => format!(
+                            "{{\"start\": {start}, \"end\": {end}, \"window\": {{\"lower\": {}, \"upper\": {}}}}}",
+                            w.lower, w.upper
+                        ),
+                    }
+                })
+                .collect();
+            out.push_str(&format!(", \"gaps\": [{}]", gaps.join(", ")));
         }
         out.push('}');
     }

@@ -55,6 +55,26 @@ pub struct ReadOptions {
     pub offsets: Offsets,
 }
 
+/// Something a reader did with the input that is no error but that the user should know (a
+/// column it ignored, times it shifted), located like an [`crate::InputError`].
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Note {
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.line, self.column) {
+            (Some(line), Some(column)) => write!(f, "line {line}, column {column}: {}", self.message),
+            (Some(line), None) => write!(f, "line {line}: {}", self.message),
+            _ => write!(f, "{}", self.message),
+        }
+    }
+}
+
 /// A parsed input: the problem, the plan when reading with [`Offsets::Plan`], and how to write it back.
 #[derive(Clone, Debug)]
 pub struct Document {
@@ -63,6 +83,15 @@ pub struct Document {
     pub format: Format,
     /// The CSV columns in input order, so that output keeps them (None for JSON).
     pub csv_layout: Option<CsvLayout>,
+    /// What the reader did that the user should know (see [`Note`]); empty for most inputs.
+    pub notes: Vec<Note>,
+}
+
+impl Document {
+    /// A problem made in memory (not read from a file), written in `format` with default columns.
+    pub fn new(problem: Problem, format: Format) -> Document {
+        Document { problem, plan: None, format, csv_layout: None, notes: Vec::new() }
+    }
 }
 
 /// Parses text in the given or sniffed format, converting lifetimes to `[start, end)` and checking

@@ -3,7 +3,7 @@
 
 use super::Offsets;
 use crate::metrics;
-use crate::model::{Buffer, InputError, InputErrors, Problem, Semantics};
+use crate::model::{Buffer, Gap, InputError, InputErrors, Problem, Semantics, Window};
 
 /// Parses a plain decimal `u64` (blanks around it allowed). The error says which way the text is
 /// wrong, because "negative" and "too large" need different fixes from "not a number".
@@ -23,6 +23,81 @@ pub(super) fn parse_integer(text: &str) -> Result<u64, String> {
         return Err(format!("'{trimmed}' is negative; expected a non-negative integer"));
     }
     Err(format!("'{trimmed}' is not a non-negative integer"))
+}
+
+/// Parses a time that may be negative (MiniMalloc reads times as signed 64-bit values) and adds
+/// `shift`, which the reader chose to make the file's earliest time 0 or more.
+pub(super) fn parse_time(text: &str, shift: u64) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let Some(digits) = trimmed.strip_prefix('-') else {
+        return parse_integer(trimmed)?.checked_add(shift).ok_or_else(|| too_late(trimmed, shift));
+    };
+    let magnitude = parse_integer(digits).map_err(|_| format!("'{trimmed}' is not an integer"))?;
+    shift
+        .checked_sub(magnitude)
+        .ok_or_else(|| format!("'{trimmed}' is before the earliest start ({})", -(shift as i128)))
+}
+
+fn too_late(text: &str, shift: u64) -> String {
+    format!("'{text}' is too large once every time is shifted by {shift} to make the earliest start 0")
+}
+
+/// The signed value of a time cell, for finding the earliest one; `None` when it is not a number
+/// (the row's reading reports that).
+pub(super) fn signed_time(text: &str) -> Option<i128> {
+    let trimmed = text.trim();
+    match trimmed.strip_prefix('-') {
+        Some(digits) => parse_integer(digits).ok().map(|m| -(m as i128)),
+        None => parse_integer(trimmed).ok().map(i128::from),
+    }
+}
+
+/// Reads a `gaps` cell: items split on blanks (empty ones skipped), each `lo-hi` (not alive in
+/// `[lo, hi)`) or `lo-hi@lower:upper` (only bytes `[lower, upper)` alive then). Times are read like
+/// the lifetime's, in its semantics (so `hi` is inclusive with the legacy `end` column) and with the
+/// same shift; the window's bytes are taken as written.
+pub(super) fn parse_gaps(text: &str, semantics: Semantics, shift: u64) -> Result<Vec<Gap>, String> {
+    text.split_whitespace().map(|item| parse_gap(item, semantics, shift)).collect()
+}
+
+fn parse_gap(item: &str, semantics: Semantics, shift: u64) -> Result<Gap, String> {
+    let expected = || format!("gap '{item}': expected lo-hi or lo-hi@lower:upper");
+    let (times, window) = match item.split_once('@') {
+        Some((times, window)) => (times, Some(window)),
+        None => (item, None),
+    };
+    // The separator is the first '-' after the first character (a leading one is a sign).
+    let split = times.char_indices().skip(1).find(|&(_, c)| c == '-').map(|(i, _)| i).ok_or_else(expected)?;
+    let (lo, hi) = (&times[..split], &times[split + 1..]);
+    let lo = parse_time(lo, shift).map_err(|message| format!("gap '{item}': {message}"))?;
+    let hi = parse_time(hi, shift).map_err(|message| format!("gap '{item}': {message}"))?;
+    let (start, end) = semantics.to_half_open(lo, hi).map_err(|message| format!("gap '{item}': {message}"))?;
+    let window = match window {
+        None => None,
+        Some(window) => {
+            let (lower, upper) = window.split_once(':').ok_or_else(expected)?;
+            let lower = parse_integer(lower).map_err(|message| format!("gap '{item}': window: {message}"))?;
+            let upper = parse_integer(upper).map_err(|message| format!("gap '{item}': window: {message}"))?;
+            Some(Window { lower, upper })
+        }
+    };
+    Ok(Gap { start, end, window })
+}
+
+/// Writes gaps as [`parse_gaps`] reads them, times in `semantics` and unshifted by `shift`.
+pub(super) fn write_gaps(gaps: &[Gap], semantics: Semantics, shift: u64) -> String {
+    let time = |t: u64| (t as i128 - shift as i128).to_string();
+    let items: Vec<String> = gaps
+        .iter()
+        .map(|gap| {
+            let (lo, hi) = semantics.from_half_open(gap.start, gap.end);
+            match gap.window {
+                None => format!("{}-{}", time(lo), time(hi)),
+                Some(w) => format!("{}-{}@{}:{}", time(lo), time(hi), w.lower, w.upper),
+            }
+        })
+        .collect();
+    items.join(" ")
 }
 
 /// One lifetime as written in the file, with the names its two times had there (`lower`/`upper`,
@@ -113,7 +188,9 @@ pub(super) fn assemble(
 /// in the input, and is reported rather than planning a different problem than the one given.
 fn check_max_load(semantics: Semantics, written: &[(u64, u64, u64)], buffers: &[Buffer]) -> Result<(), InputError> {
     let expected = semantics.max_load_raw(written.iter().copied());
-    let converted = metrics::max_load_wide(buffers);
+    // The times as written know nothing of gaps: compare with the hulls.
+    let hulls: Vec<Buffer> = buffers.iter().map(Buffer::hull).collect();
+    let converted = metrics::max_load_wide(&hulls);
     if expected == converted {
         Ok(())
     } else {
@@ -144,6 +221,23 @@ mod tests {
         assert!(parse_integer("abc").unwrap_err().contains("'abc' is not a non-negative integer"));
         assert!(parse_integer("1.5").unwrap_err().contains("not a non-negative integer"));
         assert!(parse_integer("  ").unwrap_err().contains("missing value"));
+    }
+
+    #[test]
+    fn gaps_read_and_write_back() {
+        let gaps = parse_gaps("  2-4   6-8@0:16 ", Semantics::HalfOpen, 0).unwrap();
+        assert_eq!(gaps, vec![Gap::new(2, 4), Gap::windowed(6, 8, 0, 16)]);
+        assert_eq!(write_gaps(&gaps, Semantics::HalfOpen, 0), "2-4 6-8@0:16");
+        // Inclusive: hi + 1, the window as written; a shift of 5 makes -5 time 0.
+        let gaps = parse_gaps("-3--1@2:3", Semantics::Inclusive, 5).unwrap();
+        assert_eq!(gaps, vec![Gap::windowed(2, 5, 2, 3)]);
+        assert_eq!(write_gaps(&gaps, Semantics::Inclusive, 5), "-3--1@2:3");
+        assert_eq!(parse_gaps("", Semantics::HalfOpen, 0), Ok(Vec::new()));
+        assert!(parse_gaps("4", Semantics::HalfOpen, 0).unwrap_err().contains("expected lo-hi"));
+        assert!(parse_gaps("1-2@3", Semantics::HalfOpen, 0).unwrap_err().contains("expected lo-hi"));
+        assert!(parse_gaps("1-x", Semantics::HalfOpen, 0).unwrap_err().contains("'x' is not"));
+        assert!(parse_gaps("4-2", Semantics::HalfOpen, 0).unwrap_err().contains("must be greater"));
+        assert!(parse_time("-6", 5).unwrap_err().contains("before the earliest start (-5)"));
     }
 
     #[test]

@@ -1,7 +1,65 @@
 use serde::{Deserialize, Serialize};
 
-/// One buffer to place. It is alive during the half-open lifetime `[start, end)`: two buffers
-/// conflict iff `a.start < b.end && b.start < a.end` (MiniMalloc's convention).
+/// Bytes `[lower, upper)` of a buffer, relative to its offset: what it occupies during a windowed
+/// [`Gap`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Window {
+    pub lower: u64,
+    pub upper: u64,
+}
+
+/// A stretch `[start, end)` inside a buffer's lifetime where it is not (wholly) alive: without a
+/// window it occupies nothing then, with one only the window's bytes (MiniMalloc's gaps, written
+/// `start-end` or `start-end@lower:upper`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Gap {
+    pub start: u64,
+    pub end: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<Window>,
+}
+
+impl Gap {
+    /// Not alive at all in `[start, end)`.
+    pub fn new(start: u64, end: u64) -> Self {
+        Gap { start, end, window: None }
+    }
+
+    /// Alive in `[start, end)` only in bytes `[lower, upper)` of the buffer.
+    pub fn windowed(start: u64, end: u64, lower: u64, upper: u64) -> Self {
+        Gap { start, end, window: Some(Window { lower, upper }) }
+    }
+}
+
+/// One live part of a buffer: during `[start, end)` it occupies bytes `[lower, upper)` above its
+/// offset. A buffer without gaps is one piece, `[start, end)` × `[0, size)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    pub start: u64,
+    pub end: u64,
+    pub lower: u64,
+    pub upper: u64,
+}
+
+impl Piece {
+    pub fn height(&self) -> u64 {
+        self.upper - self.lower
+    }
+
+    /// Two pieces, of buffers at offsets `offset` and `other_offset`, share a time and a byte.
+    pub fn meets(&self, offset: u64, other: &Piece, other_offset: u64) -> bool {
+        let (low, high) = (offset as u128 + self.lower as u128, offset as u128 + self.upper as u128);
+        let (other_low, other_high) =
+            (other_offset as u128 + other.lower as u128, other_offset as u128 + other.upper as u128);
+        self.start < other.end && other.start < self.end && low < other_high && other_low < high
+    }
+}
+
+/// One buffer to place. It is alive during the half-open lifetime `[start, end)`, except in its
+/// gaps: two buffers conflict iff their live pieces ([`Buffer::pieces`]) meet in time and in bytes.
+/// Without gaps that is `a.start < b.end && b.start < a.end` (MiniMalloc's convention).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Buffer {
     /// The id as written in the input; the index in [`crate::Problem::buffers`] is the internal id.
@@ -19,13 +77,66 @@ pub struct Buffer {
     /// output untouched. Never empty: an empty name is no name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Stretches of the lifetime where the buffer is not alive, or only in a window of its bytes;
+    /// sorted, disjoint, inside `[start, end)` ([`crate::Problem::new`] checks it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gaps: Vec<Gap>,
     /// The 1-based line of the input this buffer came from, for error messages.
     pub line: Option<usize>,
 }
 
 impl Buffer {
     pub fn new(id: impl Into<String>, start: u64, end: u64, size: u64) -> Self {
-        Buffer { id: id.into(), start, end, size, alignment: 1, pinned: None, hint: None, name: None, line: None }
+        Buffer {
+            id: id.into(),
+            start,
+            end,
+            size,
+            alignment: 1,
+            pinned: None,
+            hint: None,
+            name: None,
+            gaps: Vec::new(),
+            line: None,
+        }
+    }
+
+    /// Gives the buffer gaps (sorted and disjoint, inside its lifetime: [`crate::Problem::new`]
+    /// checks them).
+    pub fn with_gaps(mut self, gaps: Vec<Gap>) -> Self {
+        self.gaps = gaps;
+        self
+    }
+
+    pub fn has_gaps(&self) -> bool {
+        !self.gaps.is_empty()
+    }
+
+    /// The buffer without its gaps: alive over its whole lifetime with its whole size. A plan of
+    /// hulls is a plan of the buffers (each hull holds every live piece), only looser.
+    pub fn hull(&self) -> Buffer {
+        Buffer { gaps: Vec::new(), ..self.clone() }
+    }
+
+    /// The live pieces in time order: the stretches between gaps with the whole size, and the
+    /// windowed gaps with their windows. Empty stretches and a zero-size buffer give no piece.
+    pub fn pieces(&self) -> Vec<Piece> {
+        let mut pieces = Vec::with_capacity(2 * self.gaps.len() + 1);
+        let mut push = |start: u64, end: u64, lower: u64, upper: u64| {
+            if start < end && lower < upper {
+                pieces.push(Piece { start, end, lower, upper });
+            }
+        };
+        let mut time = self.start;
+        for gap in &self.gaps {
+            push(time, gap.start, 0, self.size);
+            if let Some(window) = gap.window {
+                push(gap.start, gap.end, window.lower, window.upper);
+            }
+            time = gap.end;
+        }
+        push(time, self.end, 0, self.size);
+        pieces
     }
 
     pub fn with_alignment(mut self, alignment: u64) -> Self {
@@ -49,8 +160,35 @@ impl Buffer {
         self.end - self.start
     }
 
-    /// True when both are alive at some time (half-open lifetimes).
+    /// True when some live piece of each is alive at one time (gaps honoured, windows counted as
+    /// alive): the two must then be kept apart somewhere.
+    pub fn alive_together(&self, other: &Buffer) -> bool {
+        if !self.overlaps_in_time(other) {
+            return false;
+        }
+        if self.gaps.is_empty() && other.gaps.is_empty() {
+            return true;
+        }
+        let theirs = other.pieces();
+        self.pieces().iter().any(|p| theirs.iter().any(|q| p.start < q.end && q.start < p.end))
+    }
+
+    /// True when both lifetimes meet (half-open), gaps ignored: their hulls meet in time.
     pub fn overlaps_in_time(&self, other: &Buffer) -> bool {
         self.start < other.end && other.start < self.end
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_skip_gaps_and_keep_windows() {
+        let buffer = Buffer::new("a", 0, 10, 8).with_gaps(vec![Gap::new(0, 2), Gap::windowed(4, 6, 2, 4)]);
+        let pieces: Vec<_> = buffer.pieces().iter().map(|p| (p.start, p.end, p.lower, p.upper)).collect();
+        assert_eq!(pieces, vec![(2, 4, 0, 8), (4, 6, 2, 4), (6, 10, 0, 8)]);
+        assert_eq!(Buffer::new("z", 0, 3, 0).pieces(), Vec::new());
+        assert_eq!(buffer.hull().pieces().len(), 1);
     }
 }

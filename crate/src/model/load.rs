@@ -3,7 +3,7 @@
 
 use super::Buffer;
 
-/// The most bytes alive at once (L), as u128 so that a sum beyond u64 is seen, not wrapped.
+/// The most bytes alive at once (L), gaps honoured, as u128 so that a sum beyond u64 is seen, not wrapped.
 pub fn max_load_wide<'a>(buffers: impl IntoIterator<Item = &'a Buffer>) -> u128 {
     load_profile_wide(buffers).into_iter().map(|(_, load)| load).max().unwrap_or(0)
 }
@@ -23,11 +23,19 @@ pub fn peak_time<'a>(buffers: impl IntoIterator<Item = &'a Buffer>) -> Option<u6
 
 fn load_profile_wide<'a>(buffers: impl IntoIterator<Item = &'a Buffer>) -> Vec<(u64, u128)> {
     // Per time point, the net change of the load; `[start, end)` means an end and a start at the
-    // same time do not meet, so netting them first is exact.
+    // same time do not meet, so netting them first is exact. A buffer with gaps counts by its live
+    // pieces (a windowed gap by its window's bytes).
     let mut events: Vec<(u64, i128)> = Vec::new();
     for buffer in buffers {
-        events.push((buffer.start, buffer.size as i128));
-        events.push((buffer.end, -(buffer.size as i128)));
+        if buffer.gaps.is_empty() {
+            events.push((buffer.start, buffer.size as i128));
+            events.push((buffer.end, -(buffer.size as i128)));
+            continue;
+        }
+        for piece in buffer.pieces() {
+            events.push((piece.start, piece.height() as i128));
+            events.push((piece.end, -(piece.height() as i128)));
+        }
     }
     events.sort_unstable_by_key(|&(time, _)| time);
     let mut profile: Vec<(u64, u128)> = Vec::new();

@@ -8,7 +8,7 @@ mod semantics;
 mod solution;
 pub mod wire;
 
-pub use buffer::Buffer;
+pub use buffer::{Buffer, Gap, Piece, Window};
 pub use error::{InputError, InputErrors};
 pub use problem::Problem;
 pub use semantics::Semantics;

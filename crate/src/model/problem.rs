@@ -3,11 +3,14 @@ use std::collections::HashMap;
 use super::{Buffer, InputError, InputErrors, Semantics};
 
 /// A validated instance: buffers plus an optional capacity. Construction checks every buffer, so
-/// solvers may rely on: size > 0, start < end, alignment >= 1, unique ids, pinned offsets aligned,
-/// no offset + size beyond u64, and a max load that fits in u64.
+/// solvers may rely on: start < end, alignment >= 1, unique ids, pinned offsets aligned,
+/// no offset + size beyond u64, gaps sorted, disjoint, non-empty and inside the lifetime with
+/// windows inside the size, and a max load that fits in u64. A buffer may have size 0 (MiniMalloc's
+/// files have them): it occupies nothing, and [`crate::Solver::solve`] places it apart, so that
+/// solvers only see sizes above 0.
 ///
-/// Any capacity is a question with an answer, 0 included: as every buffer has a size, only an
-/// empty instance fits in 0 bytes, and a solver proves a non-empty one infeasible there (by its
+/// Any capacity is a question with an answer, 0 included: only an instance whose buffers all have
+/// size 0 (and are pinned at 0, if at all) fits in 0 bytes, and a solver proves a non-empty one infeasible there (by its
 /// max load) like any capacity below the max load. Input files, `--capacity` and the page all
 /// accept it, so that they give one answer.
 #[derive(Clone, Debug)]
@@ -31,9 +34,6 @@ impl Problem {
         };
         let mut first_line_of: HashMap<&str, Option<usize>> = HashMap::with_capacity(buffers.len());
         for buffer in &buffers {
-            if buffer.size == 0 {
-                errors.push(located(buffer, format!("buffer {}: size must be greater than 0", buffer.id)));
-            }
             if buffer.end <= buffer.start {
                 errors.push(located(
                     buffer,
@@ -60,6 +60,7 @@ impl Problem {
                     ));
                 }
             }
+            check_gaps(buffer, &mut |message| errors.push(located(buffer, format!("buffer {}: {message}", buffer.id))));
             match first_line_of.get(buffer.id.as_str()) {
                 Some(first) => {
                     let previous = first.map(|l| format!(" (first seen on line {l})")).unwrap_or_default();
@@ -127,13 +128,64 @@ impl Problem {
     pub fn has_alignment(&self) -> bool {
         self.buffers.iter().any(|b| b.alignment > 1)
     }
+
+    pub fn has_gaps(&self) -> bool {
+        self.buffers.iter().any(Buffer::has_gaps)
+    }
+
+    /// The problem with every buffer replaced by its hull ([`Buffer::hull`]): alive over its whole
+    /// lifetime with its whole size. Every plan of the hull problem is a plan of this one (with a
+    /// makespan no lower than this one's bound), so a solver that cannot use gaps plans the hulls.
+    pub fn hull(&self) -> Problem {
+        if !self.has_gaps() {
+            return self.clone();
+        }
+        let buffers: Vec<Buffer> = self.buffers.iter().map(Buffer::hull).collect();
+        // The hulls' load can only pass u64 where some offset + size does, which `new` refused.
+        let mut hull = Problem::new(buffers, self.capacity).expect("the hulls of a valid problem are a valid problem");
+        hull.semantics = self.semantics;
+        hull
+    }
+}
+
+/// Reports what is wrong with a buffer's gaps: each must be non-empty, inside the lifetime, after
+/// the one before it, and its window (if any) non-empty and inside the size.
+fn check_gaps(buffer: &Buffer, report: &mut dyn FnMut(String)) {
+    let mut previous_end = None;
+    for gap in &buffer.gaps {
+        let written = match gap.window {
+            Some(w) => format!("gap {}-{}@{}:{}", gap.start, gap.end, w.lower, w.upper),
+            None => format!("gap {}-{}", gap.start, gap.end),
+        };
+        if gap.end <= gap.start {
+            report(format!("{written}: its end must be greater than its start"));
+        } else if gap.start < buffer.start || gap.end > buffer.end {
+            report(format!("{written} is not inside the lifetime [{}, {})", buffer.start, buffer.end));
+        }
+        if let Some(previous_end) = previous_end
+            && gap.start < previous_end
+        {
+            report(format!(
+                "{written} starts before the previous gap ends ({previous_end}); gaps must be sorted and disjoint"
+            ));
+        }
+        if let Some(window) = gap.window {
+            if window.upper <= window.lower {
+                report(format!("{written}: the window's upper byte must be greater than its lower one"));
+            } else if window.upper > buffer.size {
+                report(format!("{written}: the window passes the buffer's size {}", buffer.size));
+            }
+        }
+        previous_end = Some(previous_end.map_or(gap.end, |end: u64| end.max(gap.end)));
+    }
 }
 
 /// Says when the buffers alive at once exceed 64 bits, at the line of the first of them in the
 /// input, since no one buffer is to blame.
 fn max_load_error(buffers: &[Buffer], max_load: u128) -> InputError {
     let time = super::load::peak_time(buffers).unwrap_or(0); // there is one: the load is positive
-    let alive: Vec<&Buffer> = buffers.iter().filter(|b| b.start <= time && time < b.end).collect();
+    let alive: Vec<&Buffer> =
+        buffers.iter().filter(|b| b.pieces().iter().any(|p| p.start <= time && time < p.end)).collect();
     let message = format!(
         "the {} buffers alive at time {time} total {max_load} bytes, which does not fit in 64 bits",
         alive.len()
@@ -154,7 +206,8 @@ const ALIGNMENT_CLASSES: usize = 16;
 /// before it. The highest of `k` such buffers therefore starts at `a * (sum of ceil(size / a) - 1)`
 /// or above and ends at least one byte higher. With `a` = 1 this is L; with three 1-byte buffers
 /// aligned to 2^30 it is 2^31 + 1, where L is 3. The maximum over every time and alignment class
-/// (saturating at u64::MAX, which no plan can pass anyway).
+/// (saturating at u64::MAX, which no plan can pass anyway). A buffer counts only where it is alive
+/// with its whole size (not in its gaps), which only weakens the bound.
 pub fn alignment_bound(buffers: &[Buffer]) -> u64 {
     let mut alignments: Vec<u64> = buffers.iter().map(|b| b.alignment).filter(|&a| a > 1).collect();
     alignments.sort_unstable_by(|a, b| b.cmp(a));
@@ -166,9 +219,11 @@ pub fn alignment_bound(buffers: &[Buffer]) -> u64 {
     // (time, is_start, index): ends before starts at one time, as `[start, end)` asks.
     let mut events: Vec<(u64, bool, usize)> = Vec::with_capacity(buffers.len() * 2);
     for (i, b) in buffers.iter().enumerate() {
-        if b.alignment > 1 {
-            events.push((b.start, true, i));
-            events.push((b.end, false, i));
+        if b.alignment > 1 && b.size > 0 {
+            for piece in b.pieces().into_iter().filter(|p| p.height() == b.size) {
+                events.push((piece.start, true, i));
+                events.push((piece.end, false, i));
+            }
         }
     }
     events.sort_unstable();
@@ -199,7 +254,7 @@ mod tests {
     #[test]
     fn reports_every_violation_with_its_line() {
         let mut buffers = vec![
-            Buffer::new("a", 0, 4, 0),
+            Buffer::new("a", 0, 4, 8).with_gaps(vec![crate::model::Gap::new(5, 6)]),
             Buffer::new("b", 9, 4, 8),
             Buffer::new("a", 0, 1, 8).with_alignment(0),
             Buffer::new("d", 0, 1, 8).with_alignment(4).pinned_at(6),
@@ -257,6 +312,50 @@ mod tests {
         assert_eq!((empty.capacity(), empty.lower_bound()), (Some(0), 0));
         let one = Problem::new(vec![Buffer::new("a", 0, 1, 1)], Some(0)).unwrap();
         assert!(one.lower_bound() > one.capacity().unwrap());
+    }
+
+    #[test]
+    fn gaps_are_checked_with_the_line() {
+        use crate::model::Gap;
+        let mut buffer = Buffer::new("a", 2, 10, 8).with_gaps(vec![
+            Gap::new(1, 3),
+            Gap::new(4, 4),
+            Gap::windowed(5, 7, 2, 9),
+            Gap::windowed(6, 8, 3, 3),
+        ]);
+        buffer.line = Some(7);
+        let errors = Problem::new(vec![buffer], None).unwrap_err().errors;
+        let messages: Vec<_> = errors.iter().map(|e| (e.line, e.message.as_str())).collect();
+        assert_eq!(
+            messages,
+            vec![
+                (Some(7), "buffer a: gap 1-3 is not inside the lifetime [2, 10)"),
+                (Some(7), "buffer a: gap 4-4: its end must be greater than its start"),
+                (Some(7), "buffer a: gap 5-7@2:9: the window passes the buffer's size 8"),
+                (
+                    Some(7),
+                    "buffer a: gap 6-8@3:3 starts before the previous gap ends (7); gaps must be sorted and disjoint"
+                ),
+                (Some(7), "buffer a: gap 6-8@3:3: the window's upper byte must be greater than its lower one"),
+            ]
+        );
+    }
+
+    #[test]
+    fn max_load_honours_gaps_and_windows() {
+        use crate::model::Gap;
+        // a: 8 bytes over [0, 10) but gone in [2, 5) and 2 bytes in [5, 8); b: 6 bytes over [2, 8).
+        let a = Buffer::new("a", 0, 10, 8).with_gaps(vec![Gap::new(2, 5), Gap::windowed(5, 8, 0, 2)]);
+        let b = Buffer::new("b", 2, 8, 6);
+        let problem = Problem::new(vec![a, b], None).unwrap();
+        assert_eq!(problem.max_load(), 8);
+        assert_eq!(problem.hull().max_load(), 14);
+        assert!(!problem.hull().has_gaps());
+        // Alignment counts only where a buffer is whole: a is not, in [2, 8).
+        let a = Buffer::new("a", 0, 10, 2).with_alignment(64).with_gaps(vec![Gap::windowed(2, 8, 0, 1)]);
+        let b = Buffer::new("b", 2, 8, 1).with_alignment(64);
+        let problem = Problem::new(vec![a, b], None).unwrap();
+        assert_eq!((problem.lower_bound(), problem.hull().lower_bound()), (2, 65));
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod minimalloc;
 pub mod minimise;
 pub mod portfolio;
 pub mod telamalloc;
+mod view;
 pub mod zant;
 
 use serde::Serialize;
@@ -35,6 +36,12 @@ pub struct Capabilities {
     /// It searches from a start plan ([`SolveOptions::start`]) and does better with a good one:
     /// callers that have one (the run, the portfolio) pass it in.
     pub warm_start: bool,
+    /// It uses buffers' gaps (conflicts only where live pieces meet). A solver without it is given
+    /// the buffers' hulls ([`crate::Problem::hull`]), which gives valid plans, only looser.
+    pub gaps: bool,
+    /// It uses windowed gaps too. A solver with `gaps` but without it is given them as alive
+    /// (plain gaps kept): valid plans, only looser.
+    pub windows: bool,
 }
 
 pub trait Solver: Send + Sync {
@@ -54,11 +61,21 @@ pub trait Solver: Send + Sync {
     /// Solves `problem`: a plan (or none) with what is proven and why the run stopped. `Err` only
     /// when the request cannot be served (see [`SolveError`]): no plan within the capacity, a time
     /// limit or a cancel are outcomes. Fills in what every outcome shares (capacity, seed, time)
-    /// and settles the reason against the bound ([`Outcome::settle`]).
+    /// and settles the reason against the bound ([`Outcome::settle`]). A solver that cannot use
+    /// gaps plans the hulls, and zero-size buffers are placed apart ([`view::View`]).
     fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, SolveError> {
         let started = web_time::Instant::now();
-        let result = self.run(problem, options);
-        conclude(self.name(), problem, options, result, started)
+        match view::View::of(problem, options, self.capabilities()).map_err(SolveError::Unsupported)? {
+            None => {
+                let result = self.run(problem, options);
+                conclude(self.name(), problem, options, result, started)
+            }
+            Some(view) => {
+                let result = self.run(&view.problem, &view.options);
+                let outcome = conclude(self.name(), &view.problem, &view.options, result, started)?;
+                Ok(view.lift(problem, outcome))
+            }
+        }
     }
 }
 

@@ -158,6 +158,8 @@ impl Solver for Auto {
             minimise: true,
             randomised: true,
             warm_start: false,
+            gaps: true,
+            windows: true,
         }
     }
 

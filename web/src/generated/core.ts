@@ -130,6 +130,8 @@ export type Semantics = "half-open" | "inclusive" | "exclusive";
 
 export type Format = "csv" | "json";
 
+export type Note = { line: number | null, column: number | null, message: string, };
+
 export type InstanceSummary = { buffers: number, 
 /**
  * The most bytes alive at once (L).
@@ -144,9 +146,13 @@ lower_bound: number | string,
  */
 total_size: number | string, min_size: number | string, max_size: number | string, first_start: number | string, last_end: number | string, 
 /**
- * Pairs of buffers alive at the same time.
+ * Pairs of buffers alive at the same time (gaps honoured).
  */
 conflicts: number | string, pinned: number, aligned: number, 
+/**
+ * Buffers with gaps.
+ */
+gapped: number, 
 /**
  * The instance's own capacity, if it has one.
  */
@@ -160,7 +166,11 @@ export type ParsedSummary = {
 /**
  * The format the text was read as.
  */
-format: Format, buffers: number, 
+format: Format, 
+/**
+ * What the reader did that is no error (an ignored column, shifted times).
+ */
+notes: Array<Note>, buffers: number, 
 /**
  * The most bytes alive at once (L).
  */
@@ -174,9 +184,13 @@ lower_bound: number | string,
  */
 total_size: number | string, min_size: number | string, max_size: number | string, first_start: number | string, last_end: number | string, 
 /**
- * Pairs of buffers alive at the same time.
+ * Pairs of buffers alive at the same time (gaps honoured).
  */
 conflicts: number | string, pinned: number, aligned: number, 
+/**
+ * Buffers with gaps.
+ */
+gapped: number, 
 /**
  * The instance's own capacity, if it has one.
  */
@@ -219,7 +233,17 @@ randomised: boolean,
  * It searches from a start plan ([`SolveOptions::start`]) and does better with a good one:
  * callers that have one (the run, the portfolio) pass it in.
  */
-warm_start: boolean, };
+warm_start: boolean, 
+/**
+ * It uses buffers' gaps (conflicts only where live pieces meet). A solver without it is given
+ * the buffers' hulls ([`crate::Problem::hull`]), which gives valid plans, only looser.
+ */
+gaps: boolean, 
+/**
+ * It uses windowed gaps too. A solver with `gaps` but without it is given them as alive
+ * (plain gaps kept): valid plans, only looser.
+ */
+windows: boolean, };
 
 export type SolverInfo = { name: string, description: string, capabilities: Capabilities, parameters: Array<Parameter>, };
 

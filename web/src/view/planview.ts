@@ -493,10 +493,29 @@ export class PlanView {
     const s = inst.startsF, e = inst.endsF, z = inst.sizesF, o = result.offsetsF;
     const colors = this.bufferColours;
     const edge = Math.max(1, Math.round(L.dpr));
+    const { pieceStart, pieces } = inst;
     for (let k = 0; k < this.visibleCount; k++) {
       const i = this.visible[k];
-      let a = Math.floor((s[i] - x0) * sx), b = Math.floor((e[i] - x0) * sx);
-      let top = Math.floor((y1 - (o[i] + z[i])) * sy), bottom = Math.floor((y1 - o[i]) * sy);
+      if (pieceStart.length > 0 && pieceStart[i + 1] > pieceStart[i]) {
+        // A buffer with gaps: each live piece, a windowed one as high as its window.
+        for (let p = pieceStart[i]; p < pieceStart[i + 1]; p++) {
+          const q = 4 * p;
+          this.paintRect(plot, colors[i], edge, pieces[q], pieces[q + 1], o[i] + pieces[q + 2], o[i] + pieces[q + 3], sx, sy);
+        }
+        continue;
+      }
+      this.paintRect(plot, colors[i], edge, s[i], e[i], o[i], o[i] + z[i], sx, sy);
+    }
+  }
+
+  /** One rectangle, times [from, to) and addresses [low, high), with an outline when it is a few
+   * pixels large. */
+  private paintRect(plot: Plot, c: number, edge: number, from: number, to: number, low: number, high: number, sx: number, sy: number) {
+    const { pixels, W, H } = plot;
+    const { x0, y1 } = this.viewport;
+    {
+      let a = Math.floor((from - x0) * sx), b = Math.floor((to - x0) * sx);
+      let top = Math.floor((y1 - high) * sy), bottom = Math.floor((y1 - low) * sy);
       if (b <= a) b = a + 1;
       if (bottom <= top) bottom = top + 1;
       const outline = b - a >= 4 * edge && bottom - top >= 4 * edge;
@@ -505,8 +524,7 @@ export class PlanView {
       if (b > W) b = W;
       if (top < 0) top = 0;
       if (bottom > H) bottom = H;
-      if (a >= b || top >= bottom) continue;
-      const c = colors[i];
+      if (a >= b || top >= bottom) return;
       for (let y = top; y < bottom; y++) pixels.fill(c, y * W + a, y * W + b);
       if (outline) {
         const d = darker(c);

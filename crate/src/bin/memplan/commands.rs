@@ -216,7 +216,7 @@ pub fn generate(
         None => Format::Csv,
     };
     let problem = shape.generate(buffers, seed);
-    let document = format::Document { problem, plan: None, format, csv_layout: None };
+    let document = format::Document::new(problem, format);
     let text = format::write(&document, &[], format);
     match out {
         Some(path) => std::fs::write(path, text).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?,
@@ -259,8 +259,7 @@ pub fn import(
     let bytes = std::fs::read(model).map_err(|e| Failure::bad_input(format!("{model}: {e}")))?;
     let instance =
         tflite::import(&bytes, subgraph, options).map_err(|e| Failure::bad_input(format!("{model}: {e}")))?;
-    let document =
-        format::Document { problem: instance.problem.clone(), plan: None, format: Format::Csv, csv_layout: None };
+    let document = format::Document::new(instance.problem.clone(), Format::Csv);
     let mut summary = serde_json::to_value(instance.summary()).map_err(|e| Failure::infeasible(e.to_string()))?;
     summary["subgraphs"] = json!(tflite::read(&bytes).map(|m| m.subgraphs.len()).unwrap_or(0));
     if let (Some(path), Some(format)) = (files.compiler_plan, plan_format) {

@@ -47,5 +47,12 @@ pub fn load(path: &str, args: &InputArgs, offsets: Offsets) -> Result<Document, 
     };
     let options =
         ReadOptions { format: args.format.or_else(|| Format::from_path(path)), semantics: args.semantics, offsets };
-    format::read(&text, &options).map_err(|errors| Failure::bad_input(errors.in_file(path).to_string()))
+    let document =
+        format::read(&text, &options).map_err(|errors| Failure::bad_input(errors.in_file(path).to_string()))?;
+    // What the reader did that is no error (an ignored column, shifted times) goes to standard
+    // error, where the CLI says everything that is not its result.
+    for note in &document.notes {
+        eprintln!("{path}: note: {note}");
+    }
+    Ok(document)
 }

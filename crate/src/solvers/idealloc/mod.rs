@@ -97,6 +97,8 @@ impl Solver for Idealloc {
             minimise: false,
             randomised: true,
             warm_start: false,
+            gaps: false,
+            windows: false,
         }
     }
 

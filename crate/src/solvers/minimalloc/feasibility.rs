@@ -98,7 +98,7 @@ fn pinned_overlap(problem: &Problem) -> Option<String> {
         let low = b.pinned.unwrap_or(0); // filtered above
         for &j in &alive {
             let other = low_of(problem, j);
-            if other < low + b.size && low < other + buffers[j].size {
+            if other < low + b.size && low < other + buffers[j].size && b.alive_together(&buffers[j]) {
                 return Some(format!("pinned buffers {} and {} overlap", buffers[j].id, b.id));
             }
         }

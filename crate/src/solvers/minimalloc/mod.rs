@@ -121,6 +121,8 @@ impl Solver for MiniMalloc {
             minimise: true,
             randomised: false,
             warm_start: true,
+            gaps: true,
+            windows: false,
         }
     }
 

@@ -855,8 +855,10 @@ impl<'a> Search<'a> {
             }
         }
         let (first, last) = (instance.first[rank] as usize, instance.last[rank] as usize);
-        for total in &mut self.total[first..last] {
-            *total -= size;
+        for &(from, to) in instance.live(rank) {
+            for total in &mut self.total[from as usize..to as usize] {
+                *total -= size;
+            }
         }
         if self.rules.decompose && last > first + 1 {
             for crossing in &mut self.crossing[first + 1..last] {
@@ -883,8 +885,10 @@ impl<'a> Search<'a> {
             self.floors_hash ^= transpositions::key(rank as u32, self.floor[rank]);
             let size = instance.size[rank];
             let (first, last) = (instance.first[rank] as usize, instance.last[rank] as usize);
-            for total in &mut self.total[first..last] {
-                *total += size;
+            for &(from, to) in instance.live(rank) {
+                for total in &mut self.total[from as usize..to as usize] {
+                    *total += size;
+                }
             }
             if self.rules.decompose && last > first + 1 {
                 for crossing in &mut self.crossing[first + 1..last] {

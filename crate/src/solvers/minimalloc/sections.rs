@@ -4,6 +4,12 @@
 //! A cross section is one elementary time interval between two consecutive event times: every
 //! buffer alive in it is alive during all of it, so the buffers of one section are pairwise in
 //! conflict and must be stacked. That is what makes eq. (3) a valid bound.
+//!
+//! Gaps (without windows: the solver is given windowed gaps as alive, see
+//! [`crate::solvers::Capabilities::windows`]) start and end sections too. A buffer in a gap is
+//! not counted in that section's total, and is no neighbour of a buffer it is never alive with;
+//! it still spans its whole lifetime for the rest (members, crossings), which only weakens those
+//! tests.
 
 use crate::model::Problem;
 
@@ -25,6 +31,10 @@ pub struct Instance {
     /// The buffer's sections are `first[r]..last[r]`.
     pub first: Vec<u32>,
     pub last: Vec<u32>,
+    /// The section ranges where it is alive (one, `first..last`, without gaps):
+    /// `live[live_start[r]..live_start[r + 1]]`.
+    pub live_start: Vec<u32>,
+    pub live: Vec<(u32, u32)>,
     /// Ranks of the buffers alive at the same time as `r`: `neighbours[neighbour_start[r]..neighbour_start[r + 1]]`.
     pub neighbour_start: Vec<u32>,
     pub neighbours: Vec<u32>,
@@ -73,6 +83,8 @@ pub struct Layout {
     /// Section span per problem index (meaningful for every buffer, pinned or not).
     pub first: Vec<u32>,
     pub last: Vec<u32>,
+    /// Live section ranges per problem index (see [`Instance::live`]).
+    pub live: Vec<Vec<(u32, u32)>>,
     pub section_total: Vec<u64>,
 }
 
@@ -80,19 +92,28 @@ impl Layout {
     /// Sections are the intervals between consecutive distinct start/end times.
     pub fn new(problem: &Problem) -> Layout {
         let buffers = problem.buffers();
-        let mut times: Vec<u64> = buffers.iter().flat_map(|b| [b.start, b.end]).collect();
+        let mut times: Vec<u64> = buffers
+            .iter()
+            .flat_map(|b| [b.start, b.end].into_iter().chain(b.gaps.iter().flat_map(|g| [g.start, g.end])))
+            .collect();
         times.sort_unstable();
         times.dedup();
         let section_of = |time: u64| times.partition_point(|&t| t < time) as u32;
         let first: Vec<u32> = buffers.iter().map(|b| section_of(b.start)).collect();
         let last: Vec<u32> = buffers.iter().map(|b| section_of(b.end)).collect();
+        let live: Vec<Vec<(u32, u32)>> = buffers
+            .iter()
+            .map(|b| b.pieces().iter().map(|p| (section_of(p.start), section_of(p.end))).collect())
+            .collect();
         let section_count = times.len().saturating_sub(1);
         let searched: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_none()).collect();
         // Section totals by a difference array: one add at the first section, one subtract after the last.
         let mut delta = vec![0i128; section_count + 1];
         for &i in &searched {
-            delta[first[i] as usize] += buffers[i].size as i128;
-            delta[last[i] as usize] -= buffers[i].size as i128;
+            for &(from, to) in &live[i] {
+                delta[from as usize] += buffers[i].size as i128;
+                delta[to as usize] -= buffers[i].size as i128;
+            }
         }
         let mut running = 0i128;
         let section_total = delta[..section_count]
@@ -102,7 +123,7 @@ impl Layout {
                 running as u64 // no overflow: the max load fits in u64 (checked by Problem::new)
             })
             .collect();
-        Layout { searched, first, last, section_total }
+        Layout { searched, first, last, live, section_total }
     }
 
     /// Roughly what a search node costs: the tests at each node walk over the unplaced buffers,
@@ -164,9 +185,12 @@ impl Layout {
         for &r in &by_start {
             let start = self.first[order[r as usize]];
             alive.retain(|&other| self.last[order[other as usize]] > start);
+            let buffer = &buffers[order[r as usize]];
             for &other in &alive {
-                lists[r as usize].push(other);
-                lists[other as usize].push(r);
+                if buffer.alive_together(&buffers[order[other as usize]]) {
+                    lists[r as usize].push(other);
+                    lists[other as usize].push(r);
+                }
             }
             alive.push(r);
         }
@@ -186,7 +210,7 @@ impl Layout {
             obstacle_start.push(obstacles.len() as u32);
             let from = obstacles.len();
             for &p in &pinned {
-                if buffers[p].overlaps_in_time(&buffers[i]) {
+                if buffers[p].alive_together(&buffers[i]) {
                     let offset = buffers[p].pinned.unwrap_or(0); // filtered above
                     obstacles.push(Obstacle { offset, top: offset + buffers[p].size });
                 }
@@ -206,12 +230,21 @@ impl Layout {
             })
             .collect();
         let (member_start, members) = self.members(order);
+        let mut live_start = Vec::with_capacity(n + 1);
+        let mut live = Vec::new();
+        for &i in order {
+            live_start.push(live.len() as u32);
+            live.extend_from_slice(&self.live[i]);
+        }
+        live_start.push(live.len() as u32);
         Instance {
             original: order.to_vec(),
             size: order.iter().map(|&i| buffers[i].size).collect(),
             alignment: order.iter().map(|&i| buffers[i].alignment).collect(),
             first: order.iter().map(|&i| self.first[i]).collect(),
             last: order.iter().map(|&i| self.last[i]).collect(),
+            live_start,
+            live,
             neighbour_start,
             neighbours,
             obstacle_start,
@@ -251,7 +284,7 @@ impl Layout {
     }
 }
 
-/// Groups of unaligned buffers with the same lifetime, as lists per rank.
+/// Groups of unaligned buffers with the same lifetime (and the same gaps), as lists per rank.
 fn twins(buffers: &[crate::Buffer], order: &[usize]) -> (Vec<u32>, Vec<u32>) {
     let mut by_lifetime: Vec<u32> =
         (0..order.len() as u32).filter(|&r| buffers[order[r as usize]].alignment == 1).collect();
@@ -259,7 +292,7 @@ fn twins(buffers: &[crate::Buffer], order: &[usize]) -> (Vec<u32>, Vec<u32>) {
     let mut lists: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
     for group in by_lifetime.chunk_by(|&a, &b| {
         let (x, y) = (&buffers[order[a as usize]], &buffers[order[b as usize]]);
-        (x.start, x.end) == (y.start, y.end)
+        (x.start, x.end) == (y.start, y.end) && x.gaps == y.gaps
     }) {
         for &r in group {
             lists[r as usize] = group.iter().copied().filter(|&t| t != r).collect();
@@ -290,6 +323,11 @@ impl Instance {
 
     pub fn members(&self, section: usize) -> &[u32] {
         &self.members[self.member_start[section] as usize..self.member_start[section + 1] as usize]
+    }
+
+    /// The section ranges where buffer `rank` is alive.
+    pub fn live(&self, rank: usize) -> &[(u32, u32)] {
+        &self.live[self.live_start[rank] as usize..self.live_start[rank + 1] as usize]
     }
 
     pub fn obstacles(&self, rank: usize) -> &[Obstacle] {

@@ -63,6 +63,8 @@ impl Solver for Telamalloc {
             minimise: true,
             randomised: true,
             warm_start: true,
+            gaps: false,
+            windows: false,
         }
     }
 

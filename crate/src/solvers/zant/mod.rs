@@ -127,6 +127,8 @@ impl Solver for Zant {
             minimise: false,
             randomised: false,
             warm_start: false,
+            gaps: false,
+            windows: false,
         }
     }
 
