@@ -175,3 +175,66 @@ impl Simulation {
         Problem::new(buffers, None).map_err(|errors| ImportError::Malformed(errors.to_string()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::xla::decode::{Event, LogicalBuffer};
+
+    fn event(kind: i32, buffer_id: i64, share_with_canonical_id: i64) -> Event {
+        Event { kind, buffer_id, share_with_canonical_id, ..Event::default() }
+    }
+
+    fn assignment(sizes: &[(i64, i64)]) -> BufferAssignment {
+        let logical_buffers =
+            sizes.iter().map(|&(id, size)| LogicalBuffer { id, size, ..Default::default() }).collect();
+        BufferAssignment { logical_buffers, ..Default::default() }
+    }
+
+    /// Ticks skip empty buffers; lifetimes include the FREE tick; a shared value joins its
+    /// canonical value's group, and a group idle between members keeps two pieces.
+    #[test]
+    fn events_become_lifetimes_and_groups() {
+        let assignment = assignment(&[(1, 64), (2, 64), (3, 0), (4, 32), (5, 64)]);
+        let events = vec![
+            event(0, 1, 0), // tick 0
+            event(0, 3, 0), // empty: no tick
+            event(2, 2, 1), // tick 1
+            event(1, 1, 0), // tick 2
+            event(1, 2, 0), // tick 3
+            event(0, 4, 0), // tick 4
+            event(2, 5, 1), // tick 5: buffer 1's group again, after a gap at tick 4
+            event(1, 4, 0), // tick 6
+        ];
+        let trace = HeapSimulatorTrace { events, ..Default::default() };
+        let simulation = simulate(&assignment, &trace, &HashMap::new()).unwrap();
+        assert_eq!(simulation.ticks, 7);
+        let lifetimes: Vec<_> = simulation.values.iter().map(|v| (v.id, v.start, v.end)).collect();
+        // Buffer 5 is never freed: it lives to the end.
+        assert_eq!(lifetimes, vec![(1, 0, 3), (2, 1, 4), (4, 4, 7), (5, 5, 7)]);
+        assert_eq!(simulation.groups.len(), 2);
+        assert_eq!(simulation.groups[0].canonical, 1);
+        assert_eq!(simulation.groups[0].pieces, vec![(0, 4), (5, 7)]);
+        assert!(simulation.groups[0].has_gaps());
+        let problem = simulation.problem(64).unwrap();
+        let hulls: Vec<_> = problem.buffers().iter().map(|b| (b.id.as_str(), b.start, b.end, b.size)).collect();
+        assert_eq!(hulls, vec![("1", 0, 7, 64), ("4", 4, 7, 32)]);
+    }
+
+    #[test]
+    fn inconsistent_traces_are_malformed() {
+        let assignment = assignment(&[(1, 64), (2, 64)]);
+        let cases: [(Vec<Event>, &str); 5] = [
+            (vec![event(0, 1, 0), event(0, 1, 0)], "allocated twice"),
+            (vec![event(1, 1, 0)], "freed before it is allocated"),
+            (vec![event(0, 1, 0), event(1, 1, 0), event(1, 1, 0)], "freed twice"),
+            (vec![event(2, 2, 1)], "which the trace has not allocated"),
+            (vec![event(0, 9, 0)], "not a logical buffer"),
+        ];
+        for (events, message) in cases {
+            let trace = HeapSimulatorTrace { events, ..Default::default() };
+            let error = simulate(&assignment, &trace, &HashMap::new()).unwrap_err();
+            assert!(error.to_string().contains(message), "{error}");
+        }
+    }
+}
