@@ -443,3 +443,43 @@ fn import_refuses_what_it_cannot_plan_with_exit_2() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("leave out --for micro"), "{}", stderr(&output));
 }
+
+fn xla_fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/xla").join(name).to_string_lossy().into_owned()
+}
+
+/// Issue 18: `memplan import DUMP.hlo.pb` reads an XLA dump: the instance of its heap simulator
+/// trace and XLA's own offsets, which check valid at XLA's heap size.
+#[test]
+fn import_reads_an_xla_dump_and_its_buffer_assignment() {
+    let dump = xla_fixture("while_loop.hlo.pb");
+    let (instance, plan) = (scratch("while_loop.csv", ""), scratch("while_loop.plan.csv", ""));
+    let output = memplan(&["import", &dump, "-o", &instance, "--compiler-plan", &plan]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let line = json_line(&output);
+    assert_eq!(
+        (line["buffers"].as_u64(), line["values"].as_u64(), line["traces"].as_u64()),
+        (Some(4), Some(8), Some(1))
+    );
+    assert_eq!((line["compiler_makespan"].as_u64(), line["compiler_allocation"].as_u64()), (Some(8260), Some(8352)));
+    let written = std::fs::read_to_string(&instance).unwrap();
+    assert!(written.starts_with("id,lower,upper,size,alignment,name\n"), "{written}");
+    assert!(written.contains(",copy.10\n"), "{written}");
+    let check = memplan(&["check", &plan]);
+    assert!(check.status.success(), "{}", stderr(&check));
+    assert_eq!(json_line(&check)["makespan"], 8260);
+    let solve = memplan(&["solve", &instance, "--solver", "xla"]);
+    assert_eq!(json_line(&solve)["makespan"], 8260);
+    // TFLite's options are refused for a dump, and --trace for a model.
+    let output = memplan(&["import", &dump, "--for", "micro"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--for is for TFLite models"), "{}", stderr(&output));
+    let output = memplan(&["import", &dump, "--trace", "3"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("trace 3: the dump has 1 traces"), "{}", stderr(&output));
+    let output = memplan(&["import", &tflite_fixture("hand_recrop.tflite"), "--trace", "0"]);
+    assert_eq!(output.status.code(), Some(2));
+    let output = memplan(&["import", &scratch("not-a-dump.hlo.pb", "id,lower,upper,size\n")]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("not a readable XLA HloProto"), "{}", stderr(&output));
+}

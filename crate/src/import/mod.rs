@@ -3,3 +3,4 @@
 //! the solvers that reproduce the compiler's own planner.
 
 pub mod tflite;
+pub mod xla;

@@ -297,3 +297,72 @@ pub fn import(
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// True when `path` is an XLA dump: not a TFLite FlatBuffer ("TFL3" at bytes 4..8) and named
+/// `.pb` (`*.hlo.pb`). Everything else goes to the TFLite importer, which says what it expected.
+pub fn is_xla_dump(path: &str) -> Result<bool, Failure> {
+    use std::io::Read;
+    let mut head = [0u8; 8];
+    let mut file = std::fs::File::open(path).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+    let read = file.read(&mut head).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+    let tflite = read == 8 && &head[4..8] == b"TFL3";
+    Ok(!tflite && path.ends_with(".pb"))
+}
+
+/// `memplan import DUMP.hlo.pb`: the instance XLA's heap simulator solved for one trace, and
+/// (`--compiler-plan`) XLA's own offsets for it.
+pub fn import_xla(
+    dump: &str,
+    trace: Option<usize>,
+    options: &memplan::import::xla::ImportOptions,
+    files: &ImportFiles,
+) -> Result<ExitCode, Failure> {
+    use memplan::import::xla;
+    let out_format = match files.out {
+        Some("-") => Some(Format::Csv),
+        Some(path) => Some(format_of("--out", path)?),
+        None => None,
+    };
+    let plan_format = files.compiler_plan.map(|path| format_of("--compiler-plan", path)).transpose()?;
+    let bytes = std::fs::read(dump).map_err(|e| Failure::bad_input(format!("{dump}: {e}")))?;
+    let traces = xla::traces(&bytes).map_err(|e| Failure::bad_input(format!("{dump}: {e}")))?;
+    let instance = xla::import(&bytes, trace, options).map_err(|e| Failure::bad_input(format!("{dump}: {e}")))?;
+    let document =
+        format::Document { problem: instance.problem.clone(), plan: None, format: Format::Csv, csv_layout: None };
+    let mut summary =
+        serde_json::to_value(instance.summary(traces.len())).map_err(|e| Failure::infeasible(e.to_string()))?;
+    summary["trace_list"] = json!(traces);
+    match xla::compiler_plan(&instance) {
+        Ok(plan) => {
+            summary["compiler_makespan"] = json!(plan.heap_size);
+            summary["compiler_allocation"] = json!(plan.allocation_size);
+            if let (Some(path), Some(format)) = (files.compiler_plan, plan_format) {
+                std::fs::write(path, format::write(&document, &plan.offsets, format))
+                    .map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+                eprintln!(
+                    "memplan: XLA's plan (its buffer assignment, allocation {}) written to {path}",
+                    plan.allocation
+                );
+            }
+        }
+        Err(error) if files.compiler_plan.is_some() => {
+            return Err(Failure::bad_input(format!("{dump}: XLA's plan: {error}")));
+        }
+        Err(error) => summary["compiler_plan_error"] = json!(error.to_string()),
+    }
+    let line = summary.to_string();
+    match (files.out, out_format) {
+        (Some("-"), _) => {
+            eprintln!("{line}");
+            print!("{}", format::write(&document, &[], Format::Csv));
+        }
+        (Some(path), Some(format)) => {
+            println!("{line}");
+            std::fs::write(path, format::write(&document, &[], format))
+                .map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+            eprintln!("memplan: instance written to {path}");
+        }
+        _ => println!("{line}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
