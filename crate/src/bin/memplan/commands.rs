@@ -55,6 +55,7 @@ fn solve_error(error: SolveError) -> Failure {
             Failure::bad_input(format!("no solver named '{name}' (run `memplan solvers` for the list)"))
         }
         SolveError::Unsupported(what) => Failure::bad_input(format!("unsupported: {what}")),
+        invalid @ SolveError::InvalidStart(_) => Failure::bad_input(invalid.to_string()),
     }
 }
 
@@ -64,8 +65,9 @@ pub fn solve(
     args: &SolveArgs,
     input: &InputArgs,
     out: Option<&str>,
+    warm: Option<&str>,
 ) -> Result<ExitCode, Failure> {
-    let options = options(args)?;
+    let mut options = options(args)?;
     let out_format = match out {
         Some("-") | None => None,
         Some(path) => Some(
@@ -75,6 +77,11 @@ pub fn solve(
     };
     let document = load(file, input, Offsets::Pinned)?;
     let problem = &document.problem;
+    if let Some(path) = warm {
+        let offsets = plan_of(problem, path, input)
+            .map_err(|failure| Failure { code: 2, message: format!("--warm {}", failure.message) })?;
+        options.start = Some(std::sync::Arc::new(memplan::Plan::new(problem, offsets, Vec::new())));
+    }
     let run = run::solve(problem, solver, &options).map_err(solve_error)?;
     let summary = run.summary(problem);
     let line = serde_json::to_string(&summary).map_err(|e| Failure::infeasible(format!("internal error: {e}")))?;
@@ -365,4 +372,65 @@ pub fn import_xla(
         _ => println!("{line}"),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The offsets of the plan file at `path` for `problem`'s buffers (matched by id), checked: exit 2
+/// when it is not a plan of these buffers, 1 when its offsets break a rule of the instance.
+fn plan_of(problem: &memplan::Problem, path: &str, input: &InputArgs) -> Result<Vec<u64>, Failure> {
+    use memplan::compare::{PlanMismatch, plan_for};
+    let document = load(path, input, Offsets::Plan)?;
+    plan_for(problem, &document.problem, document.plan.as_deref()).map_err(|mismatch| match mismatch {
+        PlanMismatch::Invalid(_) => Failure::infeasible(format!("{path}: {mismatch}")),
+        _ => Failure::bad_input(format!("{path}: {mismatch}")),
+    })
+}
+
+pub fn diff(instance: &str, a: &str, b: &str, list: usize, input: &InputArgs) -> Result<ExitCode, Failure> {
+    let document = load(instance, input, Offsets::Pinned)?;
+    let problem = &document.problem;
+    let plan_a = plan_of(problem, a, input)?;
+    let plan_b = plan_of(problem, b, input)?;
+    let diff = memplan::compare::PlanDiff::new(problem, &plan_a, &plan_b);
+    let line = serde_json::to_string(&diff).map_err(|e| Failure::infeasible(format!("internal error: {e}")))?;
+    println!("{line}");
+    eprint!("{}", diff_table(&diff, a, b, list));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The diff for people: the peaks, the saving, and the first `list` buffers that moved.
+fn diff_table(diff: &memplan::compare::PlanDiff, a: &str, b: &str, list: usize) -> String {
+    use std::fmt::Write;
+    let mut text = String::new();
+    let width = a.len().max(b.len()).max(9);
+    let _ = writeln!(text, "{:width$}  {:>14}", "plan", "peak (bytes)");
+    let _ = writeln!(text, "{a:width$}  {:>14}", diff.peak_a);
+    let _ = writeln!(text, "{b:width$}  {:>14}", diff.peak_b);
+    let _ = writeln!(text, "{:width$}  {:>14}", "max load", diff.max_load);
+    let verb = if diff.saved_bytes >= 0 { "saves" } else { "needs more:" };
+    let _ = writeln!(
+        text,
+        "{b} {verb} {} bytes ({:.2} %) of {a}; {} of {} buffers moved",
+        diff.saved_bytes.unsigned_abs(),
+        diff.saved_pct.abs(),
+        diff.moved,
+        diff.buffers
+    );
+    if diff.moved > 0 && list > 0 {
+        let _ = writeln!(text, "  {:>10}  {:>12}  {:>12}  {:>12}  name", "id", "size", "offset in A", "offset in B");
+        for moved in diff.moved_buffers.iter().take(list) {
+            let _ = writeln!(
+                text,
+                "  {:>10}  {:>12}  {:>12}  {:>12}  {}",
+                moved.id,
+                moved.size,
+                moved.from,
+                moved.to,
+                moved.name.as_deref().unwrap_or("")
+            );
+        }
+        if diff.moved > list {
+            let _ = writeln!(text, "  … and {} more (all are in the JSON line)", diff.moved - list);
+        }
+    }
+    text
 }

@@ -75,6 +75,28 @@ enum Command {
         /// Without it the plan is not kept.
         #[arg(long, value_name = "PLAN")]
         out: Option<String>,
+        /// Start from this plan of the same buffers (`.csv` or `.json` with an `offset` for every
+        /// buffer, matched by id), e.g. a compiler's: it is checked first, the search solvers and
+        /// `auto` start from it, and the answer is never higher than it (`winner` is `warm` when
+        /// nothing beat it).
+        #[arg(long, value_name = "PLAN")]
+        warm: Option<String>,
+    },
+    /// Compare two plans of one instance: the peak of each, the bytes B saves on A (and %), and the
+    /// buffers that moved. One JSON line on standard output, a table on standard error. Both plans
+    /// are checked against the instance first.
+    Diff {
+        /// The instance (buffers without offsets, or with pinned ones).
+        instance: String,
+        /// The reference plan, e.g. the compiler's (`import --compiler-plan`).
+        a: String,
+        /// The plan compared with it, e.g. `solve --out`'s.
+        b: String,
+        /// Moved buffers listed in the table (all are in the JSON line).
+        #[arg(long, default_value_t = 20, value_name = "N")]
+        list: usize,
+        #[command(flatten)]
+        input: InputArgs,
     },
     /// Check a plan file (buffers with an `offset` column); exit 1 with the reason when invalid.
     Check {
@@ -184,9 +206,10 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Command::Solve { file, solver, solve, input, out } => {
-            commands::solve(&file, &solver, &solve, &input, out.as_deref())
+        Command::Solve { file, solver, solve, input, out, warm } => {
+            commands::solve(&file, &solver, &solve, &input, out.as_deref(), warm.as_deref())
         }
+        Command::Diff { instance, a, b, list, input } => commands::diff(&instance, &a, &b, list, &input),
         Command::Check { plan, capacity, input } => commands::check(&plan, capacity, &input),
         Command::Stats { file, input } => commands::stats(&file, &input),
         Command::Bench { files, solvers, solve, input, csv, repeat } => {
