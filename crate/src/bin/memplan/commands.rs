@@ -288,15 +288,25 @@ pub fn import(
         summary["offline_makespan"] = json!(memplan::metrics::makespan(instance.problem.buffers(), &offsets));
         eprintln!("memplan: {path} written with the plan of {plan} as its OfflineMemoryAllocation metadata");
     }
-    let line = summary.to_string();
-    match (files.out, out_format) {
+    emit_import(&summary.to_string(), &document, files.out, out_format)
+}
+
+/// An import's JSON line and instance: the instance to `out` (`-`: standard output, the line then
+/// goes to standard error), else only the line.
+fn emit_import(
+    line: &str,
+    document: &format::Document,
+    out: Option<&str>,
+    format: Option<Format>,
+) -> Result<ExitCode, Failure> {
+    match (out, format) {
         (Some("-"), _) => {
             eprintln!("{line}");
-            print!("{}", format::write(&document, &[], Format::Csv));
+            print!("{}", format::write(document, &[], Format::Csv));
         }
         (Some(path), Some(format)) => {
             println!("{line}");
-            std::fs::write(path, format::write(&document, &[], format))
+            std::fs::write(path, format::write(document, &[], format))
                 .map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
             eprintln!("memplan: instance written to {path}");
         }
@@ -305,15 +315,14 @@ pub fn import(
     Ok(ExitCode::SUCCESS)
 }
 
-/// True when `path` is an XLA dump: not a TFLite FlatBuffer ("TFL3" at bytes 4..8) and named
-/// `.pb` (`*.hlo.pb`). Everything else goes to the TFLite importer, which says what it expected.
+/// True when `path` is an XLA dump, told as the page tells it ([`memplan::import::ModelKind`]):
+/// everything else goes to the TFLite importer, which says what it expected.
 pub fn is_xla_dump(path: &str) -> Result<bool, Failure> {
     use std::io::Read;
-    let mut head = [0u8; 8];
-    let mut file = std::fs::File::open(path).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
-    let read = file.read(&mut head).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
-    let tflite = read == 8 && &head[4..8] == b"TFL3";
-    Ok(!tflite && path.ends_with(".pb"))
+    let mut head = Vec::with_capacity(8);
+    let file = std::fs::File::open(path).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+    file.take(8).read_to_end(&mut head).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+    Ok(memplan::import::ModelKind::detect(&head, path) == Some(memplan::import::ModelKind::Xla))
 }
 
 /// `memplan import DUMP.hlo.pb`: the instance XLA's heap simulator solved for one trace, and
@@ -357,21 +366,7 @@ pub fn import_xla(
         }
         Err(error) => summary["compiler_plan_error"] = json!(error.to_string()),
     }
-    let line = summary.to_string();
-    match (files.out, out_format) {
-        (Some("-"), _) => {
-            eprintln!("{line}");
-            print!("{}", format::write(&document, &[], Format::Csv));
-        }
-        (Some(path), Some(format)) => {
-            println!("{line}");
-            std::fs::write(path, format::write(&document, &[], format))
-                .map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
-            eprintln!("memplan: instance written to {path}");
-        }
-        _ => println!("{line}"),
-    }
-    Ok(ExitCode::SUCCESS)
+    emit_import(&summary.to_string(), &document, files.out, out_format)
 }
 
 /// The offsets of the plan file at `path` for `problem`'s buffers (matched by id), checked: exit 2
