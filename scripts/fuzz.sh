@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Fuzzes memplan's readers with cargo-fuzz (libFuzzer) on the pinned nightly: the CSV and JSON
-# readers, format sniffing (`format::read`), the size parser and the TFLite importer (`tflite`:
-# models imported, planned, written back with an offline plan and read again). Each target checks that nothing
+# readers, format sniffing (`format::read`), the size parser, the TFLite importer (`tflite`:
+# models imported, planned, written back with an offline plan and read again) and the XLA importer
+# (`xla`: dumps imported, XLA's offsets validated, the xla preset run). Each target checks that nothing
 # panics and that what reads writes back to the same problem (crate/fuzz/src/lib.rs).
 #   scripts/fuzz.sh                  every target for 60 s
 #   scripts/fuzz.sh 300 csv json     the named targets for 300 s each
 # Crashes land in crate/fuzz/artifacts/<target>/; the corpus grows in crate/fuzz/corpus/<target>/.
 # A crash found here is fixed and kept as a regular test (crate/tests/formats.rs, or
-# crate/tests/import_tflite.rs for the importer), not only as a file.
+# crate/tests/import_tflite.rs or import_xla.rs for the importers), not only as a file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/versions.sh
@@ -15,7 +16,7 @@ source scripts/versions.sh
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(csv json read size tflite)
+[ ${#targets[@]} -gt 0 ] || targets=(csv json read size tflite xla)
 
 if ! rustup run "$NIGHTLY" rustc --version >/dev/null 2>&1; then
   echo "== fuzz: installing $NIGHTLY"
@@ -32,7 +33,8 @@ for target in "${targets[@]}"; do
     csv | json | size) seeds=(fuzz/seeds/"$target"); dict=fuzz/dicts/"$target".dict ;;
     read) seeds=(fuzz/seeds/csv fuzz/seeds/json); dict=fuzz/dicts/json.dict ;;
     tflite) seeds=(fuzz/seeds/tflite); dict=fuzz/dicts/tflite.dict ;;
-    *) echo "unknown target '$target' (csv, json, read, size, tflite)" >&2; exit 2 ;;
+    xla) seeds=(fuzz/seeds/xla); dict=fuzz/dicts/xla.dict ;;
+    *) echo "unknown target '$target' (csv, json, read, size, tflite, xla)" >&2; exit 2 ;;
   esac
   mkdir -p fuzz/corpus/"$target"
   echo "== fuzz: $target for $seconds s"

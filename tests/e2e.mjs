@@ -606,6 +606,52 @@ await test('main thread stays responsive: Y_1 (62k buffers) and a 500k-buffer tr
   }
 });
 
+// Issue 18: bring your own model. A .tflite file dropped (here: chosen with the file picker, the
+// same path) is imported in the worker; the Model tab shows LiteRT's plan and memplan's on the same
+// axes with the bytes saved, which match the CLI's import + solve --warm + diff.
+await test('a TFLite model: the compiler plan and memplan side by side, saving, moved toggle; screenshots', async (page) => {
+  const model = join(examplesDir, 'tflite/face_detection_short_range.tflite');
+  const dir = mkdtempSync(join(tmpdir(), 'memplan-model-'));
+  const [instance, compiler, best] = ['m.csv', 'tflite.csv', 'best.csv'].map((f) => join(dir, f));
+  execFileSync(cli, ['import', model, '-o', instance, '--compiler-plan', compiler], { stdio: 'ignore' });
+  execFileSync(cli, ['solve', instance, '--warm', compiler, '--out', best], { stdio: 'ignore' });
+  const diff = JSON.parse(execFileSync(cli, ['diff', instance, compiler, best], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+  rmSync(dir, { recursive: true, force: true });
+  await open(page);
+  await page.setInputFiles('#file-input', model);
+  await page.waitForFunction(() => document.querySelector('[data-testid=model-saving]')?.dataset.saved !== undefined, null, { timeout: 120_000 });
+  await idle(page);
+  assert(await page.isVisible('#model-pane'), 'the Model tab is not shown');
+  const saving = await page.textContent(T('model-saving'));
+  const saved = await page.getAttribute(T('model-saving'), 'data-saved');
+  assert(saved === String(diff.saved_bytes), `the page saves ${saved} bytes, the CLI ${diff.saved_bytes}`);
+  assert(Number(saved) > 0 && /memplan saves [\d,]+ bytes .*%/.test(saving), `saving text: ${saving}`);
+  assert((await page.locator('#model-grid canvas').count()) === 2, 'not two plans side by side');
+  assert(Number(await page.getAttribute(T('instance-input'), 'data-loaded')) === diff.buffers, 'the model\'s instance is not the page\'s input');
+  // The toggle marks the moved buffers: the picture changes, and changes back.
+  const picture = () => page.evaluate(() => document.querySelector('[data-testid=diff-canvas-b]').toDataURL());
+  await page.waitForTimeout(300);
+  const plain = await picture();
+  await page.check(T('moved-toggle'));
+  await page.waitForTimeout(300);
+  const marked = await picture();
+  assert(marked !== plain, 'highlighting the moved buffers changed nothing');
+  assert((await page.textContent('#moved-count')).startsWith(String(diff.moved)), `moved count ${await page.textContent('#moved-count')}, CLI ${diff.moved}`);
+  await shoot(page, 'model');
+  await page.uncheck(T('moved-toggle'));
+  await page.waitForTimeout(300);
+  assert((await picture()) === plain, 'the toggle did not clear the marks');
+  // The export is keyed by the compiler's ids (tensor indices), with memplan's offsets.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click(T('model-csv'))]);
+  const text = readFileSync(await download.path(), 'utf8');
+  assert(text.startsWith('id,lower,upper,size,alignment,name,offset\n'), `export: ${text.slice(0, 80)}`);
+  assert(text.trim().split('\n').length === diff.buffers + 1, 'the export does not have a row per buffer');
+  // The gallery's model loads the same way.
+  await page.selectOption(T('example-select'), 'tflite/face_detection_short_range');
+  await page.waitForFunction(() => document.querySelector('[data-testid=model-saving]')?.dataset.saved !== undefined, null, { timeout: 120_000 });
+  figures.push(`face_detection_short_range.tflite: LiteRT ${diff.peak_a} bytes, memplan ${diff.peak_b} bytes, saves ${diff.saved_bytes} (${diff.saved_pct} %), ${diff.moved} of ${diff.buffers} buffers moved`);
+});
+
 await test('auto with 2 threads vs 1 (figure only)', async (page) => {
   const file = 'idealloc/somas_tensors/resnet50.csv';
   const times = {};

@@ -7,6 +7,7 @@
 
 pub mod alignment;
 pub mod bench;
+pub mod compare;
 pub mod format;
 pub mod generate;
 pub mod import;

@@ -407,6 +407,10 @@ pub enum SolveError {
     Unsupported(String),
     #[error("no such solver: {0}")]
     UnknownSolver(String),
+    /// The warm start plan ([`SolveOptions::start`]) is not a valid plan of the instance; the
+    /// message names the problem.
+    #[error("the warm start plan is not valid: {0}")]
+    InvalidStart(String),
 }
 
 /// Why a solver's work ended without a plan of its own. It lives inside the solvers, whose
@@ -433,6 +437,7 @@ impl From<SolveError> for Halt {
         match error {
             SolveError::Unsupported(what) => Halt::Unsupported(what),
             SolveError::UnknownSolver(name) => Halt::Unsupported(format!("no such solver: {name}")),
+            invalid @ SolveError::InvalidStart(_) => Halt::Unsupported(invalid.to_string()),
         }
     }
 }

@@ -84,7 +84,7 @@ pub enum JobStatus {
     /// The run ended: with a plan or without, `summary.stopped` says why. The plan's offsets are
     /// read separately (`Job.offsets()`).
     Done {
-        summary: Summary,
+        summary: Box<Summary>,
     },
 }
 
@@ -151,6 +151,10 @@ mod tests {
             SolverInfo::decl(),
             Choice::decl(),
             Catalogue::decl(),
+            crate::compare::MovedBuffer::decl(),
+            crate::compare::PlanDiff::decl(),
+            crate::import::ModelKind::decl(),
+            crate::import::ModelInfo::decl(),
         ]
     }
 

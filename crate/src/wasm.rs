@@ -222,6 +222,23 @@ impl Instance {
         Ok(to_js(&checked.summary(self.problem())))
     }
 
+    /// `offsets` (a plan of this instance, e.g. a compiler's) checked by the core's validator: the
+    /// [`crate::run::Summary`] of a run that found that plan (no capacity).
+    #[wasm_bindgen(js_name = checkPlan)]
+    pub fn check_plan(&self, offsets: Vec<u64>) -> JsValue {
+        to_js(&run::given(self.problem(), offsets, None).summary(self.problem()))
+    }
+
+    /// What plan `b` changes from plan `a` ([`crate::compare::PlanDiff`]: the peaks, the bytes
+    /// saved, the buffers moved). Throws a [`Refusal`] naming the problem when either is not a
+    /// valid plan of the instance.
+    pub fn diff(&self, a: Vec<u64>, b: Vec<u64>) -> Result<JsValue, JsValue> {
+        for (which, plan) in [("A", &a), ("B", &b)] {
+            crate::compare::check(self.problem(), plan).map_err(|e| request_error(format!("plan {which}: {e}")))?;
+        }
+        Ok(to_js(&crate::compare::PlanDiff::new(self.problem(), &a, &b)))
+    }
+
     /// The instance with `offsets` as MiniMalloc CSV (the input's columns plus `offset`) or JSON.
     pub fn export(&self, offsets: Vec<u64>, format: &str) -> Result<String, JsValue> {
         let format = match format {
@@ -230,6 +247,45 @@ impl Instance {
             other => return Err(request_error(format!("unknown format '{other}'"))),
         };
         Ok(format::write(&self.document, &offsets, format))
+    }
+}
+
+/// An imported model: its instance and the compiler's own plan.
+#[wasm_bindgen]
+pub struct Model {
+    document: Arc<Document>,
+    info: crate::import::ModelInfo,
+    compiler_plan: Vec<u64>,
+}
+
+/// Imports a model file of any kind memplan reads, told by its content (`name` is the file's
+/// name): TFLite or XLA (see [`crate::import::ModelKind`]). Throws a [`Refusal`] saying why not.
+#[wasm_bindgen(js_name = importModel)]
+pub fn import_model(bytes: &[u8], name: &str) -> Result<Model, JsValue> {
+    let model = crate::import::import_model(bytes, name).map_err(|e| {
+        let message = e.to_string();
+        refuse(Refusal::input(message.clone(), vec![InputError::new(message)]))
+    })?;
+    let document = Document { problem: model.problem, plan: None, format: Format::Csv, csv_layout: None };
+    Ok(Model { document: Arc::new(document), info: model.info, compiler_plan: model.compiler_plan })
+}
+
+#[wasm_bindgen]
+impl Model {
+    /// The model's instance (ids are the compiler's: a TFLite tensor's index).
+    pub fn instance(&self) -> Instance {
+        Instance { document: self.document.clone() }
+    }
+
+    /// The model at a glance ([`crate::import::ModelInfo`]).
+    pub fn info(&self) -> JsValue {
+        to_js(&self.info)
+    }
+
+    /// The compiler's own offsets, one per buffer of the instance.
+    #[wasm_bindgen(js_name = compilerPlan)]
+    pub fn compiler_plan(&self) -> Vec<u64> {
+        self.compiler_plan.clone()
     }
 }
 
@@ -325,7 +381,7 @@ impl Job {
         let status = match finished {
             None => JobStatus::Running { progress: self.state.progress.lock().ok().and_then(|p| p.clone()) },
             Some(Err(error)) => return Err(request_error(error.to_string())),
-            Some(Ok(run)) => JobStatus::Done { summary: run.summary(&self.document.problem) },
+            Some(Ok(run)) => JobStatus::Done { summary: Box::new(run.summary(&self.document.problem)) },
         };
         Ok(to_js(&status))
     }

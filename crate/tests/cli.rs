@@ -443,3 +443,115 @@ fn import_refuses_what_it_cannot_plan_with_exit_2() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("leave out --for micro"), "{}", stderr(&output));
 }
+
+fn xla_fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/xla").join(name).to_string_lossy().into_owned()
+}
+
+/// Issue 18: `memplan import DUMP.hlo.pb` reads an XLA dump: the instance of its heap simulator
+/// trace and XLA's own offsets, which check valid at XLA's heap size.
+#[test]
+fn import_reads_an_xla_dump_and_its_buffer_assignment() {
+    let dump = xla_fixture("while_loop.hlo.pb");
+    let (instance, plan) = (scratch("while_loop.csv", ""), scratch("while_loop.plan.csv", ""));
+    let output = memplan(&["import", &dump, "-o", &instance, "--compiler-plan", &plan]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let line = json_line(&output);
+    assert_eq!(
+        (line["buffers"].as_u64(), line["values"].as_u64(), line["traces"].as_u64()),
+        (Some(4), Some(8), Some(1))
+    );
+    assert_eq!((line["compiler_makespan"].as_u64(), line["compiler_allocation"].as_u64()), (Some(8260), Some(8352)));
+    let written = std::fs::read_to_string(&instance).unwrap();
+    assert!(written.starts_with("id,lower,upper,size,alignment,name\n"), "{written}");
+    assert!(written.contains(",copy.10\n"), "{written}");
+    let check = memplan(&["check", &plan]);
+    assert!(check.status.success(), "{}", stderr(&check));
+    assert_eq!(json_line(&check)["makespan"], 8260);
+    let solve = memplan(&["solve", &instance, "--solver", "xla"]);
+    assert_eq!(json_line(&solve)["makespan"], 8260);
+    // TFLite's options are refused for a dump, and --trace for a model.
+    let output = memplan(&["import", &dump, "--for", "micro"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--for is for TFLite models"), "{}", stderr(&output));
+    let output = memplan(&["import", &dump, "--trace", "3"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("trace 3: the dump has 1 traces"), "{}", stderr(&output));
+    let output = memplan(&["import", &tflite_fixture("hand_recrop.tflite"), "--trace", "0"]);
+    assert_eq!(output.status.code(), Some(2));
+    let output = memplan(&["import", &scratch("not-a-dump.hlo.pb", "id,lower,upper,size\n")]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("not a readable XLA HloProto"), "{}", stderr(&output));
+}
+
+/// Issue 18: `solve --warm` starts from a plan of the same buffers and never answers higher; every
+/// solver, the greedy ones included (they cannot start from it, so the run keeps the better).
+#[test]
+fn solve_warm_is_never_above_the_warm_plan() {
+    let instance = example("minimalloc/challenging/C.1048576.csv");
+    // A good height: auto's own plan.
+    let warm = scratch("C.warm.csv", "");
+    assert!(memplan(&["solve", &instance, "--out", &warm]).status.success());
+    let height = json_line(&memplan(&["check", &warm]))["makespan"].as_u64().unwrap();
+    for solver in ["auto", "slff", "tflite", "xla", "minimalloc", "telamalloc", "idealloc"] {
+        let output = memplan(&["solve", &instance, "--solver", solver, "--warm", &warm, "--effort", "low"]);
+        assert!(output.status.success(), "{solver}: {}", stderr(&output));
+        let line = json_line(&output);
+        assert!(line["makespan"].as_u64().unwrap() <= height, "{solver}: {line}");
+        assert_eq!(line["warm_start"], height, "{solver}: {line}");
+        assert_eq!(line["valid"], true);
+    }
+    // A greedy pass cannot beat auto's plan here: the warm plan is the answer, and says so.
+    let line = json_line(&memplan(&["solve", &instance, "--solver", "slff", "--warm", &warm]));
+    assert_eq!((line["winner"].as_str(), line["makespan"].as_u64()), (Some("warm"), Some(height)), "{line}");
+}
+
+#[test]
+fn an_invalid_warm_plan_is_an_error_naming_the_problem() {
+    let instance = scratch("warm.csv", "id,lower,upper,size\na,0,2,4\nb,1,3,4\n");
+    let overlapping = scratch("warm.overlap.csv", "id,lower,upper,size,offset\na,0,2,4,0\nb,1,3,4,2\n");
+    // The warm plan is part of the input: a bad one is bad input (exit 2), whatever is wrong.
+    let output = memplan(&["solve", &instance, "--warm", &overlapping]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("--warm") && stderr(&output).contains("overlaps"), "{}", stderr(&output));
+    let other = scratch("warm.other.csv", "id,lower,upper,size,offset\na,0,2,4,0\nc,1,3,4,4\n");
+    let output = memplan(&["solve", &instance, "--warm", &other]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("no buffer b"), "{}", stderr(&output));
+    let no_offsets = memplan(&["solve", &instance, "--warm", &instance]);
+    assert_eq!(no_offsets.status.code(), Some(2));
+    assert!(stderr(&no_offsets).contains("missing column 'offset'"), "{}", stderr(&no_offsets));
+}
+
+/// Issue 18: `memplan diff` on a model's instance, LiteRT's plan and memplan's.
+#[test]
+fn diff_reports_the_bytes_saved_and_the_buffers_moved() {
+    let model = tflite_fixture("face_detection_short_range.tflite");
+    let (instance, compiler, best) = (scratch("fd.csv", ""), scratch("fd.tflite.csv", ""), scratch("fd.best.csv", ""));
+    let output = memplan(&["import", &model, "-o", &instance, "--compiler-plan", &compiler]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let output = memplan(&["solve", &instance, "--warm", &compiler, "--out", &best]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let output = memplan(&["diff", &instance, &compiler, &best]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let line = json_line(&output);
+    let (peak_a, peak_b) = (line["peak_a"].as_u64().unwrap(), line["peak_b"].as_u64().unwrap());
+    assert_eq!(peak_a, 1_769_472, "LiteRT's arena");
+    assert!(peak_b < peak_a, "{line}");
+    assert_eq!(line["saved_bytes"].as_u64(), Some(peak_a - peak_b));
+    let moved = line["moved"].as_u64().unwrap();
+    assert!(moved > 0 && moved as usize == line["moved_buffers"].as_array().unwrap().len());
+    assert!(line["moved_buffers"][0]["name"].is_string(), "{line}");
+    assert!(stderr(&output).contains("saves"), "{}", stderr(&output));
+    // The same plan twice: nothing saved, nothing moved.
+    let same = json_line(&memplan(&["diff", &instance, &compiler, &compiler]));
+    assert_eq!((same["saved_bytes"].as_i64(), same["moved"].as_u64()), (Some(0), Some(0)));
+    // Reversed, B needs more: a negative saving.
+    let reversed = json_line(&memplan(&["diff", &instance, &best, &compiler]));
+    assert!(reversed["saved_bytes"].as_i64().unwrap() < 0, "{reversed}");
+    // Both plans are checked: one of other buffers is bad input.
+    let other = scratch("fd.other.csv", "id,lower,upper,size,offset\n0,0,1,8,0\n");
+    let output = memplan(&["diff", &instance, &compiler, &other]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("fd.other.csv"), "{}", stderr(&output));
+}

@@ -3,8 +3,8 @@
 // build is busy inside the solve and cannot read messages, so a cancel ends the worker, starts a
 // new one and loads the current instance into it again: that solve ends without a summary (an
 // EngineError of kind `ended`).
-import type { Catalogue, InputError, Progress, RefusalKind, SolveRequest } from './generated/core';
-import type { InstanceData, Reply, Request, SolveResult, Source } from './protocol';
+import type { Catalogue, InputError, PlanDiff, Progress, RefusalKind, SolveRequest } from './generated/core';
+import type { ImportedModel, InstanceData, ModelSource, Reply, Request, SolveResult, Source } from './protocol';
 
 export interface EngineInfo {
   build: 'threads' | 'single';
@@ -107,6 +107,22 @@ export class Engine {
     if (reply.type !== 'parsed') throw new EngineError('failed', 'unexpected reply');
     this.lastParse = { source, format, semantics };
     return reply.instance;
+  }
+
+  /** Imports a model (TFLite) and loads its instance; a restart reloads that instance from its CSV. */
+  async importModel(source: ModelSource): Promise<ImportedModel> {
+    const reply = await this.request({ type: 'import', id: 0, source });
+    if (reply.type !== 'imported') throw new EngineError('failed', 'unexpected reply');
+    const { instance } = reply.model;
+    this.lastParse = { source: { kind: 'text', text: instance.text ?? '', name: instance.name }, format: 'csv', semantics: 'half-open' };
+    return reply.model;
+  }
+
+  /** What plan `b` changes from plan `a` on the loaded instance (both checked by the core). */
+  async diff(a: BigUint64Array, b: BigUint64Array): Promise<PlanDiff> {
+    const reply = await this.request({ type: 'diff', id: 0, a: a.slice(), b: b.slice() });
+    if (reply.type !== 'diffed') throw new EngineError('failed', 'unexpected reply');
+    return reply.diff;
   }
 
   /** Solves the loaded instance; the result's summary says why the run stopped (a cancel in the

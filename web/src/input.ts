@@ -2,7 +2,8 @@
 // gallery, the generator, and the format and lifetime selectors. It only says what to load; the
 // page parses it in the worker and hands back either the instance or its errors to show here.
 import type { InputError } from './generated/core';
-import type { Source } from './protocol';
+import type { ModelSource, Source } from './protocol';
+import { isModelFile } from './import';
 import { bytes, esc, grouped } from './format';
 
 export interface Example {
@@ -14,6 +15,8 @@ export interface Example {
   capacity: string | null;
   buffers: number;
   bytes: number;
+  /** `model`: a model file (TFLite) to import and compare, not a buffer list. */
+  kind?: 'model';
 }
 
 /** Files up to this size are read here and shown in the editor; larger ones go to the worker as they are. */
@@ -42,6 +45,8 @@ export class InputPanel {
   last: LoadRequest | null = null;
   /** Called on every edit (the editor now holds text that Run would load first). */
   onEdit: () => void = () => {};
+  /** Called for a model file (dropped, chosen, or a gallery model) instead of parsing it. */
+  onModel: (source: ModelSource) => void = () => {};
 
   constructor(semantics: string[], private onLoad: (request: LoadRequest) => void) {
     this.semanticsSelect.innerHTML = semantics.map((s) => `<option value="${s}">${s === 'half-open' ? '[start, end) half-open' : s === 'inclusive' ? '[start, end] inclusive' : '(start, end) exclusive'}</option>`).join('');
@@ -96,6 +101,10 @@ export class InputPanel {
 
   loadExample(example: Example) {
     this.exampleSelect.value = example.id;
+    if (example.kind === 'model') {
+      this.onModel({ kind: 'url', url: new URL(`examples/${example.path}`, document.baseURI).href, name: example.path.split('/').pop()! });
+      return;
+    }
     this.semanticsSelect.value = example.semantics;
     this.formatSelect.value = '';
     const url = new URL(`examples/${example.path}`, document.baseURI).href;
@@ -109,6 +118,10 @@ export class InputPanel {
 
   async loadFile(file: File) {
     this.exampleSelect.value = '';
+    if (await isModelFile(file)) {
+      this.onModel({ kind: 'file', file });
+      return;
+    }
     if (/\.json$/i.test(file.name)) this.formatSelect.value = 'json';
     else if (/\.csv$/i.test(file.name)) this.formatSelect.value = 'csv';
     if (file.size <= EDITOR_LIMIT) {

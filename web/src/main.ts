@@ -5,6 +5,7 @@ import { Engine, EngineError } from './engine';
 import { InputPanel, type Example, type LoadRequest } from './input';
 import { Controls } from './controls';
 import { ComparePanel } from './compare';
+import { ModelPanel } from './import';
 import { decode, encode, type PageState } from './share';
 import { PlanView, type Detail } from './view/planview';
 import { Viewport } from './view/viewport';
@@ -12,7 +13,7 @@ import { Replay } from './view/replay';
 import { COLOR_MODES, legendGradient, type ColorBy } from './view/colors';
 import { bytes, duration, grouped, percent } from './format';
 import type { Progress } from './generated/core';
-import type { InstanceData, SolveResult } from './protocol';
+import type { ImportedModel, InstanceData, ModelSource, SolveResult } from './protocol';
 import { drawable, toneOf, verdictText } from './verdict';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -163,49 +164,88 @@ async function load(request: LoadRequest): Promise<boolean> {
   try {
     const parsed = await engine.parse(request.source, input.format, input.semantics);
     if (serial !== loadSerial) return false;
-    inst = parsed;
-    instSerial = serial;
-    loaded = request;
-    result = null;
-    noSummary = null;
-    // A capacity the user typed stays; one that came with the previous instance gives way to
-    // this instance's own (an example's, or the file's), or to none.
-    if (controls.capacityFromInstance || !controls.capacityInput.value.trim()) {
-      const own = String(request.example?.capacity ?? parsed.summary.capacity ?? '');
-      controls.setCapacity(own, own !== '');
-    }
-    // An edit made while this parsed is newer than it: the editor keeps it.
-    if (!input.pendingEdit) input.showText(parsed.text, parsed.name, parsed.bytes);
-    $('summary').innerHTML = summaryRows(parsed).map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('');
-    showResult();
-    compare.setInstance(parsed);
-    fitViewport(true);
-    setStatus(`loaded ${parsed.name}: ${grouped(parsed.n)} buffers in ${duration(performance.now() - began)}`);
-    $('instance-input').dataset.loaded = String(parsed.n);
+    showLoaded(parsed, request, serial, began, request.example?.capacity ?? null);
     if (parsed.n > 0 && parsed.summary.pinned === parsed.n) await showInputPlan();
     return true;
   } catch (error) {
     if (serial !== loadSerial) return false;
-    inst = null;
-    instSerial = serial;
-    loaded = null;
-    result = null;
-    noSummary = null;
-    showResult();
-    compare.setInstance(null);
-    $('summary').innerHTML = '';
-    $('instance-input').dataset.loaded = '0';
-    if (error instanceof EngineError) {
-      if (request.text !== undefined && !input.pendingEdit) input.showText(request.text, 'input', request.text.length);
-      input.showErrors(error.errors.length ? error.errors : [{ line: null, column: null, message: error.message }]);
-      const first = error.errors.find((e) => e.line);
-      setStatus(`not loaded: ${error.message}${first ? ` (first at line ${first.line})` : ''}`, 'error');
-    } else {
-      setStatus(`not loaded: ${String(error)}`, 'error');
-    }
+    showLoadFailure(error, serial, request.text);
     return false;
   } finally {
     updateButtons();
+  }
+}
+
+/** Imports a model file in the worker and loads its instance (as CSV text, ids = the compiler's)
+ * like any input; null when it was refused or a newer load replaced it. */
+async function loadModel(source: ModelSource): Promise<ImportedModel | null> {
+  const serial = ++loadSerial;
+  let settled!: (ok: boolean) => void;
+  pendingLoad = new Promise((resolve) => (settled = resolve));
+  if (solving) await engine.cancel();
+  setStatus(`importing ${source.kind === 'url' ? source.name : source.file.name}…`, 'busy');
+  input.showErrors([]);
+  const began = performance.now();
+  try {
+    const model = await engine.importModel(source);
+    if (serial !== loadSerial) return null;
+    const text = model.instance.text ?? '';
+    input.exampleSelect.value = source.kind === 'url' ? input.exampleSelect.value : '';
+    input.formatSelect.value = 'csv';
+    input.semanticsSelect.value = 'half-open';
+    showLoaded(model.instance, { source: { kind: 'text', text, name: model.instance.name }, text }, serial, began, null);
+    return model;
+  } catch (error) {
+    if (serial !== loadSerial) return null;
+    showLoadFailure(error, serial, undefined);
+    return null;
+  } finally {
+    settled(serial === loadSerial && inst !== null);
+    updateButtons();
+  }
+}
+
+/** A load succeeded: `parsed` becomes the page's instance. */
+function showLoaded(parsed: InstanceData, request: LoadRequest, serial: number, began: number, capacity: string | null) {
+  inst = parsed;
+  instSerial = serial;
+  loaded = request;
+  result = null;
+  noSummary = null;
+  // A capacity the user typed stays; one that came with the previous instance gives way to
+  // this instance's own (an example's, or the file's), or to none.
+  if (controls.capacityFromInstance || !controls.capacityInput.value.trim()) {
+    const own = String(capacity ?? parsed.summary.capacity ?? '');
+    controls.setCapacity(own, own !== '');
+  }
+  // An edit made while this parsed is newer than it: the editor keeps it.
+  if (!input.pendingEdit) input.showText(parsed.text, parsed.name, parsed.bytes);
+  $('summary').innerHTML = summaryRows(parsed).map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('');
+  showResult();
+  compare.setInstance(parsed);
+  fitViewport(true);
+  setStatus(`loaded ${parsed.name}: ${grouped(parsed.n)} buffers in ${duration(performance.now() - began)}`);
+  $('instance-input').dataset.loaded = String(parsed.n);
+}
+
+/** A load failed: no instance, and the errors where the input is. */
+function showLoadFailure(error: unknown, serial: number, text: string | undefined) {
+  inst = null;
+  instSerial = serial;
+  loaded = null;
+  result = null;
+  noSummary = null;
+  showResult();
+  compare.setInstance(null);
+  $('summary').innerHTML = '';
+  $('instance-input').dataset.loaded = '0';
+  if (error instanceof EngineError) {
+    if (text !== undefined && !input.pendingEdit) input.showText(text, 'input', text.length);
+    input.showErrors(error.errors.length ? error.errors : [{ line: null, column: null, message: error.message }]);
+    const first = error.errors.find((e) => e.line);
+    setStatus(`not loaded: ${error.message}${first ? ` (first at line ${first.line})` : ''}`, 'error');
+  } else {
+    setStatus(`not loaded: ${error instanceof Error ? error.message : String(error)}`, 'error');
   }
 }
 
@@ -256,20 +296,21 @@ function showRunning(line: string) {
   $('verdict-detail').textContent = line;
 }
 
-async function run() {
-  if (solving) return;
+/** Runs `solver` on the page's instance and shows its result; the result, or null when the run
+ * ended without one (or another run or load took its place). */
+async function run(solver = controls.solver): Promise<SolveResult | null> {
+  if (solving) return null;
   setBusy(true);
   try {
     // A pasted edit is loaded first (not after its pause), and the run waits for it.
-    if (!(await settle())) return;
-    const solver = controls.solver;
+    if (!(await settle())) return null;
     const serial = instSerial;
     setStatus(`solving with ${solver}…`, 'busy');
     let solved: SolveResult | null = null;
     try {
       solved = await solveWith(solver, showRunning);
     } catch (error) {
-      if (instSerial !== serial) return; // a new input replaced this one (and says so)
+      if (instSerial !== serial) return null; // a new input replaced this one (and says so)
       // No summary came back: the previous result goes (it is not this run's), and the verdict's
       // place says why.
       result = null;
@@ -284,9 +325,9 @@ async function run() {
         setStatus(`${solver} ${refused ? 'refused' : 'failed'}: ${message}`, 'error');
       }
       showResult();
-      return;
+      return null;
     }
-    if (instSerial !== serial) return; // solved an instance no longer shown: the new one stays
+    if (instSerial !== serial) return null; // solved an instance no longer shown: the new one stays
     result = solved;
     noSummary = null;
     showResult();
@@ -299,6 +340,7 @@ async function run() {
       const ended = toneOf(s.stopped) === 'interrupted' ? 'stopped after' : 'done in';
       setStatus(`${solver}: ${ended} ${duration(s.elapsed_ms)}${s.feasible ? '' : ', over capacity'}`, s.feasible ? 'ok' : 'error');
     }
+    return solved;
   } finally {
     showVerdict(); // the run's, or the last result's again when it ended without one
     setBusy(false);
@@ -427,15 +469,30 @@ $('export-png').addEventListener('click', () => {
 });
 
 // ---- tabs -------------------------------------------------------------------------------------
-function showTab(tab: 'plan' | 'compare') {
-  $('tab-plan').setAttribute('aria-selected', String(tab === 'plan'));
-  $('tab-compare').setAttribute('aria-selected', String(tab === 'compare'));
-  $('plan-pane').hidden = tab !== 'plan';
-  $('compare-pane').hidden = tab !== 'compare';
+type Tab = 'plan' | 'compare' | 'model';
+function showTab(tab: Tab) {
+  for (const name of ['plan', 'compare', 'model'] as const) {
+    $(`tab-${name}`).setAttribute('aria-selected', String(tab === name));
+    $(`${name}-pane`).hidden = tab !== name;
+  }
   if (tab === 'plan') view.draw();
+  if (tab === 'model') models.draw();
 }
 $('tab-plan').addEventListener('click', () => showTab('plan'));
 $('tab-compare').addEventListener('click', () => showTab('compare'));
+$('tab-model').addEventListener('click', () => showTab('model'));
+
+// ---- bring your own model ---------------------------------------------------------------------
+const models = new ModelPanel({
+  load: loadModel,
+  // memplan's best: auto at the controls' effort, seed and time limit.
+  solve: () => run('auto'),
+  diff: (a, b) => engine.diff(a, b),
+  exportPlan: (offsets, format) => engine.exportPlan(offsets, format),
+  download,
+  showTab: () => showTab('model'),
+});
+input.onModel = (source) => void models.open(source);
 
 // ---- share ------------------------------------------------------------------------------------
 function pageState(): PageState {

@@ -12,7 +12,7 @@
 //
 // Values that may pass 2^53 (sizes, times, offsets) travel as BigUint64Array, or as the core's
 // `number | string` (a decimal string past 2^53 − 1); the Float64Array copies are for drawing only.
-import type { Catalogue, ParsedSummary, Progress, Refusal, SolveRequest, Summary } from './generated/core';
+import type { Catalogue, ModelInfo, ParsedSummary, PlanDiff, Progress, Refusal, SolveRequest, Summary } from './generated/core';
 
 /** Where an instance comes from. The worker reads it, so large inputs never pass the main thread. */
 export type Source =
@@ -63,6 +63,17 @@ export interface SolveResult {
   wallMs: number;
 }
 
+/** Where a model file comes from (its bytes are read in the worker). */
+export type ModelSource = { kind: 'file'; file: File } | { kind: 'url'; url: string; name: string };
+
+/** An imported model: its instance (loaded in the worker like a parsed one; `text` is its CSV),
+ * what it is, and the compiler's own plan, checked by the core like a solver's. */
+export interface ImportedModel {
+  instance: InstanceData;
+  info: ModelInfo;
+  compiler: SolveResult;
+}
+
 export type Request =
   | { type: 'init'; id: number; threads: number }
   | { type: 'parse'; id: number; source: Source; format: string; semantics: string }
@@ -71,6 +82,10 @@ export type Request =
   | { type: 'conflicts'; id: number; index: number }
   | { type: 'export'; id: number; offsets: BigUint64Array; format: 'csv' | 'json' }
   | { type: 'size'; id: number; text: string }
+  /** Imports a model file (TFLite; told by its content) and loads its instance. */
+  | { type: 'import'; id: number; source: ModelSource }
+  /** What plan `b` changes from plan `a` on the loaded instance. */
+  | { type: 'diff'; id: number; a: BigUint64Array; b: BigUint64Array }
   /** Checks the offsets written in the input (when every buffer has one) as a plan. */
   | { type: 'check'; id: number; capacity: string | null };
 
@@ -82,6 +97,8 @@ export type Reply =
   | { type: 'conflicts'; id: number; indices: Uint32Array }
   | { type: 'exported'; id: number; text: string }
   | { type: 'size'; id: number; value: string }
+  | { type: 'imported'; id: number; model: ImportedModel }
+  | { type: 'diffed'; id: number; diff: PlanDiff }
   /** The core refused the request: the input cannot be read, or the solve cannot be served. */
   | { type: 'refused'; id: number; refusal: Refusal }
   /** Something failed that the core did not refuse (a fetch, a bug): a message for people. */

@@ -2,8 +2,8 @@
 // The solver worker: owns the wasm core and (in the threaded build) its rayon thread pool. It picks
 // the threaded build only when the page is cross-origin isolated (SharedArrayBuffer available);
 // otherwise the single-threaded one. All parsing, solving and exporting happens here.
-import type { Catalogue, JobStatus, ParsedSummary, SolveRequest, Summary } from './generated/core';
-import { isRefusal, type InstanceData, type Reply, type Request, type SolveResult, type Source } from './protocol';
+import type { Catalogue, JobStatus, ModelInfo, ParsedSummary, PlanDiff, SolveRequest, Summary } from './generated/core';
+import { isRefusal, type InstanceData, type ModelSource, type Reply, type Request, type SolveResult, type Source } from './protocol';
 
 type Wasm = typeof import('./pkg-st/index.js');
 type Instance = InstanceType<Wasm['Instance']>;
@@ -85,6 +85,35 @@ async function parse(id: number, source: Source, format: string, semantics: stri
   const parsed = new wasm!.Instance(text, format, semantics);
   instance?.free();
   instance = parsed;
+  const { data, transfer } = instanceData(parsed, name, text);
+  post({ type: 'parsed', id, instance: data }, transfer);
+}
+
+/** A model file (TFLite, told by its content) imported by the core: its instance becomes the
+ * loaded one (its text the instance as CSV, ids the compiler's), with the compiler's own plan. */
+async function importModel(id: number, source: ModelSource) {
+  const response = source.kind === 'url' ? await fetch(source.url) : null;
+  if (response && !response.ok) throw new Error(`${source.kind === 'url' ? source.url : ''}: ${response.status} ${response.statusText}`);
+  const bytes = new Uint8Array(response ? await response.arrayBuffer() : await (source as { file: File }).file.arrayBuffer());
+  const name = source.kind === 'url' ? source.name : source.file.name;
+  // Throws a Refusal saying why the model cannot be read (posted by the queue).
+  const model = wasm!.importModel(bytes, name);
+  const imported = model.instance();
+  const info = model.info() as ModelInfo;
+  const plan = model.compilerPlan();
+  model.free();
+  instance?.free();
+  instance = imported;
+  const { data, transfer } = instanceData(imported, name, imported.export(new BigUint64Array(), 'csv'));
+  const began = performance.now();
+  const summary = imported.checkPlan(plan) as Summary;
+  const compiler: SolveResult = { summary, offsets: plan, offsetsF: toFloat(plan), order: new Uint32Array(), wallMs: performance.now() - began };
+  transfer.push(compiler.offsets.buffer as ArrayBuffer, compiler.offsetsF.buffer as ArrayBuffer);
+  post({ type: 'imported', id, model: { instance: data, info, compiler } }, transfer);
+}
+
+/** The loaded instance as the columns the page draws from. */
+function instanceData(parsed: Instance, name: string, text: string): { data: InstanceData; transfer: ArrayBuffer[] } {
   const ids = parsed.ids();
   const idOffsets = new Uint32Array(ids.length + 1);
   for (let i = 0; i < ids.length; i++) idOffsets[i + 1] = idOffsets[i] + ids[i].length;
@@ -118,7 +147,7 @@ async function parse(id: number, source: Source, format: string, semantics: stri
     data.idOffsets, data.starts, data.ends, data.sizes, data.alignments, data.lines,
     data.startsF, data.endsF, data.sizesF, data.pieceStart, data.pieces, data.profileTimes, data.profileLoads,
   ].map((a) => a.buffer as ArrayBuffer);
-  post({ type: 'parsed', id, instance: data }, transfer);
+  return { data, transfer };
 }
 
 /** The core's flat pieces (index, start, end, lower, upper, by buffer) as per-buffer ranges into
@@ -220,6 +249,11 @@ async function handle(request: Request) {
       return check(request.id, request.capacity);
     case 'size':
       post({ type: 'size', id: request.id, value: wasm!.parseSize(request.text) });
+      return;
+    case 'import':
+      return importModel(request.id, request.source);
+    case 'diff':
+      post({ type: 'diffed', id: request.id, diff: instance!.diff(request.a, request.b) as PlanDiff });
       return;
   }
 }

@@ -76,3 +76,26 @@ pub fn import_tflite(data: &[u8]) {
         }
     }
 }
+
+/// The XLA importer on arbitrary bytes: no panic; every trace listed; what imports is a valid
+/// problem whose `xla` preset plan is valid, and the traces' summaries agree with the instance.
+pub fn import_xla(data: &[u8]) {
+    use memplan::import::xla::{self, ImportOptions};
+    let Ok(traces) = xla::traces(data) else { return };
+    for summary in &traces {
+        let Ok(instance) = xla::import(data, Some(summary.trace), &ImportOptions::default()) else { continue };
+        assert_eq!(instance.problem.len(), summary.buffers, "the listing and the instance disagree");
+        if let Ok(plan) = xla::compiler_plan(&instance) {
+            // XLA's offsets may be anything in a fuzzed file: the validator must judge them
+            // without panicking; the heap it reports is the plan's.
+            let report = memplan::validate::validate(&instance.problem, &plan.offsets, None);
+            if report.violations.is_empty() {
+                assert_eq!(report.makespan, plan.heap_size, "the heap of XLA's plan");
+            }
+        }
+        // Sizes near 2^64 may overflow every placement: an error, not a panic.
+        if let Ok(run) = memplan::run::solve(&instance.problem, "xla", &memplan::SolveOptions::default()) {
+            assert!(run.is_valid(), "the xla preset's plan is invalid: {:?}", run.violations);
+        }
+    }
+}

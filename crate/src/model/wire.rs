@@ -23,6 +23,15 @@ pub fn serialize_u128<S: Serializer>(value: &u128, serializer: S) -> Result<S::O
     }
 }
 
+/// [`serialize_u64`]'s rule for a signed value (a difference of sizes): a number when its
+/// magnitude is at most 2^53 − 1, else a decimal string.
+pub fn serialize_i128<S: Serializer>(value: &i128, serializer: S) -> Result<S::Ok, S::Error> {
+    match i64::try_from(*value) {
+        Ok(small) if small.unsigned_abs() <= EXACT_LIMIT => serializer.serialize_i64(small),
+        _ => serializer.collect_str(value),
+    }
+}
+
 /// [`serialize_u64`] for an optional value (`null` when absent).
 pub fn serialize_option_u64<S: Serializer>(value: &Option<u64>, serializer: S) -> Result<S::Ok, S::Error> {
     match value {

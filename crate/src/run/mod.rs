@@ -2,6 +2,9 @@
 //! here. It finds the solver by name, checks the request (parameters the solver declares, a
 //! thread count the machine can start), resolves the capacity, passes a warm start to the
 //! solvers that search from one, solves, and puts the outcome through the independent validator.
+//! A caller's own warm start ([`SolveOptions::start`], e.g. a compiler's plan) is checked first,
+//! and the answer is never worse than it: when no solver beats it, it is the answer, with the
+//! winner [`WARM_WINNER`].
 //! [`Summary`] is what the edges print or send.
 
 pub mod registry;
@@ -22,7 +25,12 @@ pub struct Run {
     pub outcome: Outcome,
     /// Empty when the plan is valid and every claim about it true.
     pub violations: Vec<String>,
+    /// The makespan of the caller's warm start plan, when one was given.
+    pub warm_start: Option<u64>,
 }
+
+/// The winner named when the caller's warm start plan is the answer: no solver found a lower one.
+pub const WARM_WINNER: &str = "warm";
 
 impl Run {
     /// The plan passed the validator (a run without a plan is valid when it claims none).
@@ -58,10 +66,34 @@ pub fn solve(problem: &Problem, solver: &str, options: &SolveOptions) -> Result<
     }
     let mut options = options.clone();
     options.capacity = solvers::capacity(problem, &options);
+    // The caller's start plan, checked and measured here (its makespan is not taken on trust).
+    let warm = match &options.start {
+        Some(start) => {
+            if start.offsets.len() != problem.len() {
+                return Err(SolveError::InvalidStart(format!(
+                    "it has {} offsets for {} buffers",
+                    start.offsets.len(),
+                    problem.len()
+                )));
+            }
+            crate::compare::check(problem, &start.offsets).map_err(|e| SolveError::InvalidStart(e.to_string()))?;
+            let plan = Arc::new(crate::Plan::new(problem, start.offsets.clone(), start.placement_order.clone()));
+            options.start = Some(plan.clone());
+            Some(plan)
+        }
+        None => None,
+    };
     let work = |options: &SolveOptions| -> Result<Outcome, SolveError> {
         let mut options = options.clone();
-        if solver.capabilities().warm_start && options.start.is_none() {
-            options.start = warm_start(problem, &options)?;
+        if solver.capabilities().warm_start {
+            // The lower of the caller's start and the quick greedy plan: a compiler's plan can be
+            // worse than the greedy one, and the search should not start higher than it must.
+            let quick = warm_start(problem, &options)?;
+            options.start = match (options.start.take(), quick) {
+                (Some(given), Some(quick)) if quick.makespan < given.makespan => Some(quick),
+                (Some(given), _) => Some(given),
+                (None, quick) => quick,
+            };
         }
         solver.solve(problem, &options)
     };
@@ -76,8 +108,32 @@ pub fn solve(problem: &Problem, solver: &str, options: &SolveOptions) -> Result<
     };
     #[cfg(target_arch = "wasm32")]
     let outcome = work(&options)?;
+    let outcome = match &warm {
+        Some(warm) => keep_warm(problem, outcome, warm),
+        None => outcome,
+    };
     let report = validate::validate_outcome(problem, &outcome);
-    Ok(Run { violations: report.violations.iter().map(|v| v.describe(problem)).collect(), outcome })
+    Ok(Run {
+        violations: report.violations.iter().map(|v| v.describe(problem)).collect(),
+        outcome,
+        warm_start: warm.map(|plan| plan.makespan),
+    })
+}
+
+/// The solver's outcome, or the warm start plan in its place when the solver found nothing lower
+/// (a solver that does not search from a start may return a worse plan, or none). What the solver
+/// proved (its bound, an optimality proof) stays; the reason is settled again for the plan.
+fn keep_warm(problem: &Problem, mut outcome: Outcome, warm: &crate::Plan) -> Outcome {
+    if outcome.makespan().is_some_and(|makespan| makespan < warm.makespan) {
+        return outcome;
+    }
+    outcome.plan = Some(warm.clone());
+    outcome.winner = Some(WARM_WINNER.to_string());
+    outcome.settle(problem);
+    if outcome.capacity.is_some() && outcome.feasible() && outcome.stopped == crate::Stopped::Completed {
+        outcome.stopped = crate::Stopped::Fits;
+    }
+    outcome
 }
 
 /// A plan that came with the input (an offset for every buffer), checked like a solver's: its
@@ -100,7 +156,7 @@ pub fn given(problem: &Problem, offsets: Vec<u64>, capacity: Option<u64>) -> Run
                 .map(|v| v.describe(problem)),
         );
     }
-    Run { outcome, violations }
+    Run { outcome, violations, warm_start: None }
 }
 
 /// The start plan for a search solver: the portfolio's quick phase (no search of its own), at

@@ -16,8 +16,13 @@ use crate::model::{Problem, Stats, Stopped};
 pub struct Summary {
     /// The solver asked for.
     pub solver: String,
-    /// For `auto`, the member whose plan this is.
+    /// For `auto`, the member whose plan this is; `warm` when the caller's warm start plan is the
+    /// answer (no solver found a lower one).
     pub winner: Option<String>,
+    /// The makespan of the caller's warm start plan (`solve --warm`), when one was given.
+    #[serde(serialize_with = "wire::serialize_option_u64")]
+    #[cfg_attr(test, ts(type = "number | string | null"))]
+    pub warm_start: Option<u64>,
     pub buffers: usize,
     /// The most bytes alive at once (L).
     #[serde(serialize_with = "wire::serialize_u64")]
@@ -73,6 +78,7 @@ impl Summary {
         Summary {
             solver: outcome.solver.clone(),
             winner: outcome.winner.clone(),
+            warm_start: run.warm_start,
             buffers: problem.len(),
             max_load,
             lower_bound: outcome.lower_bound,

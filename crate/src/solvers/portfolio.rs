@@ -168,6 +168,18 @@ impl Solver for Auto {
         let members = members(options.effort, options.seed, problem.len(), options.time_limit.is_some());
         let quick = quick_phase(problem, options, &members, started)?;
         let mut outcome = quick.best;
+        // A caller's start plan (a compiler's, say) that beats every quick member is where the
+        // search starts; the run names it the winner if the search finds nothing lower.
+        if let Some(start) = options.start.as_ref().filter(|s| outcome.makespan().is_none_or(|m| s.makespan < m)) {
+            let capacity = outcome.capacity;
+            let mut from_start =
+                Outcome::new("auto", problem, capacity, Some((**start).clone()), 0, Stopped::Completed);
+            from_start.stats = std::mem::take(&mut outcome.stats);
+            if from_start.feasible() && capacity.is_some() && from_start.stopped == Stopped::Completed {
+                from_start.stopped = Stopped::Fits;
+            }
+            outcome = from_start;
+        }
         outcome.stats.insert("members".into(), members.len().into());
         outcome.stats.insert("finished".into(), quick.finished.into());
         // Where the time went: the quick phase, and the rest (the search) by difference.

@@ -10,9 +10,14 @@ export type Summary = {
  */
 solver: string, 
 /**
- * For `auto`, the member whose plan this is.
+ * For `auto`, the member whose plan this is; `warm` when the caller's warm start plan is the
+ * answer (no solver found a lower one).
  */
-winner: string | null, buffers: number, 
+winner: string | null, 
+/**
+ * The makespan of the caller's warm start plan (`solve --warm`), when one was given.
+ */
+warm_start: number | string | null, buffers: number, 
 /**
  * The most bytes alive at once (L).
  */
@@ -262,3 +267,64 @@ combinations: string, efforts: Array<Effort>, semantics: Array<Semantics>,
  * The most threads a solve may use.
  */
 max_threads: number, };
+
+export type MovedBuffer = { 
+/**
+ * Its index in the instance.
+ */
+index: number, id: string, name: string | null, size: number | string, 
+/**
+ * Its offset in plan A.
+ */
+from: number | string, 
+/**
+ * Its offset in plan B.
+ */
+to: number | string, };
+
+export type PlanDiff = { buffers: number, 
+/**
+ * The most bytes alive at once (L): no plan's peak is lower.
+ */
+max_load: number | string, 
+/**
+ * Plan A's peak address (its makespan).
+ */
+peak_a: number | string, peak_b: number | string, 
+/**
+ * peak_a − peak_b: negative when B needs more.
+ */
+saved_bytes: number | string, 
+/**
+ * `saved_bytes` as a percentage of peak_a (0 when peak_a is 0).
+ */
+saved_pct: number, 
+/**
+ * How many buffers are at another offset in B.
+ */
+moved: number, 
+/**
+ * Those buffers, in instance order.
+ */
+moved_buffers: Array<MovedBuffer>, };
+
+export type ModelKind = "tflite" | "xla";
+
+export type ModelInfo = { kind: ModelKind, 
+/**
+ * The file name it came with.
+ */
+name: string, 
+/**
+ * Whose plan `compiler_plan` is, in words.
+ */
+compiler: string, 
+/**
+ * The buffers of the instance.
+ */
+buffers: number, 
+/**
+ * The model's steps: a TFLite graph's operators; an XLA trace's values (logical buffers
+ * before sharing is merged).
+ */
+operators: number, };

@@ -122,6 +122,7 @@ export class PlanView {
   private replayCount: number | null = null;
   private selected: number | null = null;
   private conflicts: Uint32Array | null = null;
+  private marked: Uint32Array | null = null;
   detail: Detail = 'auto';
   /** What the last frame drew: 'rectangles', 'load', or 'empty'. */
   lastMode = 'empty';
@@ -226,6 +227,13 @@ export class PlanView {
 
   setReplay(count: number | null) {
     this.replayCount = count;
+    this.draw();
+  }
+
+  /** Buffers to stand out over a veil (e.g. those another plan placed elsewhere), or null for none;
+   * a selection, when there is one, shows instead. */
+  setMarked(indices: Uint32Array | null) {
+    this.marked = indices;
     this.draw();
   }
 
@@ -642,6 +650,21 @@ export class PlanView {
   /** The selected buffer and its conflicts over a veil; the buffer being placed in a replay. */
   private drawHighlights(data: PlanData, result: SolveResult, t: Theme, X: (x: number) => number, Y: (y: number) => number, dpr: number) {
     const { ctx } = this;
+    if (this.selected === null && this.marked) {
+      ctx.fillStyle = t.plotBg;
+      ctx.globalAlpha = 0.72;
+      ctx.fillRect(0, 0, this.canvas.width, this.canvas.height);
+      ctx.globalAlpha = 1;
+      const colors = this.bufferColours;
+      ctx.lineWidth = 1.5 * dpr;
+      ctx.strokeStyle = t.select;
+      for (const j of this.marked) {
+        const r = this.rectOf(j, data, result, X, Y);
+        ctx.fillStyle = `rgb(${colors[j] & 255},${(colors[j] >>> 8) & 255},${(colors[j] >>> 16) & 255})`;
+        ctx.fillRect(r.x, r.y, r.w, r.h);
+        ctx.strokeRect(r.x + 0.5, r.y + 0.5, r.w - 1, r.h - 1);
+      }
+    }
     if (this.selected !== null) {
       ctx.fillStyle = t.plotBg;
       ctx.globalAlpha = 0.72;

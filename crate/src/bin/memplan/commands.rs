@@ -55,6 +55,7 @@ fn solve_error(error: SolveError) -> Failure {
             Failure::bad_input(format!("no solver named '{name}' (run `memplan solvers` for the list)"))
         }
         SolveError::Unsupported(what) => Failure::bad_input(format!("unsupported: {what}")),
+        invalid @ SolveError::InvalidStart(_) => Failure::bad_input(invalid.to_string()),
     }
 }
 
@@ -64,8 +65,9 @@ pub fn solve(
     args: &SolveArgs,
     input: &InputArgs,
     out: Option<&str>,
+    warm: Option<&str>,
 ) -> Result<ExitCode, Failure> {
-    let options = options(args)?;
+    let mut options = options(args)?;
     let out_format = match out {
         Some("-") | None => None,
         Some(path) => Some(
@@ -75,6 +77,11 @@ pub fn solve(
     };
     let document = load(file, input, Offsets::Pinned)?;
     let problem = &document.problem;
+    if let Some(path) = warm {
+        let offsets = plan_of(problem, path, input)
+            .map_err(|failure| Failure { code: 2, message: format!("--warm {}", failure.message) })?;
+        options.start = Some(std::sync::Arc::new(memplan::Plan::new(problem, offsets, Vec::new())));
+    }
     let run = run::solve(problem, solver, &options).map_err(solve_error)?;
     let summary = run.summary(problem);
     let line = serde_json::to_string(&summary).map_err(|e| Failure::infeasible(format!("internal error: {e}")))?;
@@ -280,19 +287,144 @@ pub fn import(
         summary["offline_makespan"] = json!(memplan::metrics::makespan(instance.problem.buffers(), &offsets));
         eprintln!("memplan: {path} written with the plan of {plan} as its OfflineMemoryAllocation metadata");
     }
-    let line = summary.to_string();
-    match (files.out, out_format) {
+    emit_import(&summary.to_string(), &document, files.out, out_format)
+}
+
+/// An import's JSON line and instance: the instance to `out` (`-`: standard output, the line then
+/// goes to standard error), else only the line.
+fn emit_import(
+    line: &str,
+    document: &format::Document,
+    out: Option<&str>,
+    format: Option<Format>,
+) -> Result<ExitCode, Failure> {
+    match (out, format) {
         (Some("-"), _) => {
             eprintln!("{line}");
-            print!("{}", format::write(&document, &[], Format::Csv));
+            print!("{}", format::write(document, &[], Format::Csv));
         }
         (Some(path), Some(format)) => {
             println!("{line}");
-            std::fs::write(path, format::write(&document, &[], format))
+            std::fs::write(path, format::write(document, &[], format))
                 .map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
             eprintln!("memplan: instance written to {path}");
         }
         _ => println!("{line}"),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// True when `path` is an XLA dump, told as the page tells it ([`memplan::import::ModelKind`]):
+/// everything else goes to the TFLite importer, which says what it expected.
+pub fn is_xla_dump(path: &str) -> Result<bool, Failure> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(8);
+    let file = std::fs::File::open(path).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+    file.take(8).read_to_end(&mut head).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+    Ok(memplan::import::ModelKind::detect(&head, path) == Some(memplan::import::ModelKind::Xla))
+}
+
+/// `memplan import DUMP.hlo.pb`: the instance XLA's heap simulator solved for one trace, and
+/// (`--compiler-plan`) XLA's own offsets for it.
+pub fn import_xla(
+    dump: &str,
+    trace: Option<usize>,
+    options: &memplan::import::xla::ImportOptions,
+    files: &ImportFiles,
+) -> Result<ExitCode, Failure> {
+    use memplan::import::xla;
+    let out_format = match files.out {
+        Some("-") => Some(Format::Csv),
+        Some(path) => Some(format_of("--out", path)?),
+        None => None,
+    };
+    let plan_format = files.compiler_plan.map(|path| format_of("--compiler-plan", path)).transpose()?;
+    let bytes = std::fs::read(dump).map_err(|e| Failure::bad_input(format!("{dump}: {e}")))?;
+    let traces = xla::traces(&bytes).map_err(|e| Failure::bad_input(format!("{dump}: {e}")))?;
+    let instance = xla::import(&bytes, trace, options).map_err(|e| Failure::bad_input(format!("{dump}: {e}")))?;
+    let document =
+        format::Document { problem: instance.problem.clone(), plan: None, format: Format::Csv, csv_layout: None };
+    let mut summary =
+        serde_json::to_value(instance.summary(traces.len())).map_err(|e| Failure::infeasible(e.to_string()))?;
+    summary["trace_list"] = json!(traces);
+    match xla::compiler_plan(&instance) {
+        Ok(plan) => {
+            summary["compiler_makespan"] = json!(plan.heap_size);
+            summary["compiler_allocation"] = json!(plan.allocation_size);
+            if let (Some(path), Some(format)) = (files.compiler_plan, plan_format) {
+                std::fs::write(path, format::write(&document, &plan.offsets, format))
+                    .map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+                eprintln!(
+                    "memplan: XLA's plan (its buffer assignment, allocation {}) written to {path}",
+                    plan.allocation
+                );
+            }
+        }
+        Err(error) if files.compiler_plan.is_some() => {
+            return Err(Failure::bad_input(format!("{dump}: XLA's plan: {error}")));
+        }
+        Err(error) => summary["compiler_plan_error"] = json!(error.to_string()),
+    }
+    emit_import(&summary.to_string(), &document, files.out, out_format)
+}
+
+/// The offsets of the plan file at `path` for `problem`'s buffers (matched by id), checked: exit 2
+/// when it is not a plan of these buffers, 1 when its offsets break a rule of the instance.
+fn plan_of(problem: &memplan::Problem, path: &str, input: &InputArgs) -> Result<Vec<u64>, Failure> {
+    use memplan::compare::{PlanMismatch, plan_for};
+    let document = load(path, input, Offsets::Plan)?;
+    plan_for(problem, &document.problem, document.plan.as_deref()).map_err(|mismatch| match mismatch {
+        PlanMismatch::Invalid(_) => Failure::infeasible(format!("{path}: {mismatch}")),
+        _ => Failure::bad_input(format!("{path}: {mismatch}")),
+    })
+}
+
+pub fn diff(instance: &str, a: &str, b: &str, list: usize, input: &InputArgs) -> Result<ExitCode, Failure> {
+    let document = load(instance, input, Offsets::Pinned)?;
+    let problem = &document.problem;
+    let plan_a = plan_of(problem, a, input)?;
+    let plan_b = plan_of(problem, b, input)?;
+    let diff = memplan::compare::PlanDiff::new(problem, &plan_a, &plan_b);
+    let line = serde_json::to_string(&diff).map_err(|e| Failure::infeasible(format!("internal error: {e}")))?;
+    println!("{line}");
+    eprint!("{}", diff_table(&diff, a, b, list));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The diff for people: the peaks, the saving, and the first `list` buffers that moved.
+fn diff_table(diff: &memplan::compare::PlanDiff, a: &str, b: &str, list: usize) -> String {
+    use std::fmt::Write;
+    let mut text = String::new();
+    let width = a.len().max(b.len()).max(9);
+    let _ = writeln!(text, "{:width$}  {:>14}", "plan", "peak (bytes)");
+    let _ = writeln!(text, "{a:width$}  {:>14}", diff.peak_a);
+    let _ = writeln!(text, "{b:width$}  {:>14}", diff.peak_b);
+    let _ = writeln!(text, "{:width$}  {:>14}", "max load", diff.max_load);
+    let verb = if diff.saved_bytes >= 0 { "saves" } else { "needs more:" };
+    let _ = writeln!(
+        text,
+        "{b} {verb} {} bytes ({:.2} %) of {a}; {} of {} buffers moved",
+        diff.saved_bytes.unsigned_abs(),
+        diff.saved_pct.abs(),
+        diff.moved,
+        diff.buffers
+    );
+    if diff.moved > 0 && list > 0 {
+        let _ = writeln!(text, "  {:>10}  {:>12}  {:>12}  {:>12}  name", "id", "size", "offset in A", "offset in B");
+        for moved in diff.moved_buffers.iter().take(list) {
+            let _ = writeln!(
+                text,
+                "  {:>10}  {:>12}  {:>12}  {:>12}  {}",
+                moved.id,
+                moved.size,
+                moved.from,
+                moved.to,
+                moved.name.as_deref().unwrap_or("")
+            );
+        }
+        if diff.moved > list {
+            let _ = writeln!(text, "  … and {} more (all are in the JSON line)", diff.moved - list);
+        }
+    }
+    text
 }

@@ -75,6 +75,28 @@ enum Command {
         /// Without it the plan is not kept.
         #[arg(long, value_name = "PLAN")]
         out: Option<String>,
+        /// Start from this plan of the same buffers (`.csv` or `.json` with an `offset` for every
+        /// buffer, matched by id), e.g. a compiler's: it is checked first, the search solvers and
+        /// `auto` start from it, and the answer is never higher than it (`winner` is `warm` when
+        /// nothing beat it).
+        #[arg(long, value_name = "PLAN")]
+        warm: Option<String>,
+    },
+    /// Compare two plans of one instance: the peak of each, the bytes B saves on A (and %), and the
+    /// buffers that moved. One JSON line on standard output, a table on standard error. Both plans
+    /// are checked against the instance first.
+    Diff {
+        /// The instance (buffers without offsets, or with pinned ones).
+        instance: String,
+        /// The reference plan, e.g. the compiler's (`import --compiler-plan`).
+        a: String,
+        /// The plan compared with it, e.g. `solve --out`'s.
+        b: String,
+        /// Moved buffers listed in the table (all are in the JSON line).
+        #[arg(long, default_value_t = 20, value_name = "N")]
+        list: usize,
+        #[command(flatten)]
+        input: InputArgs,
     },
     /// Check a plan file (buffers with an `offset` column); exit 1 with the reason when invalid.
     Check {
@@ -122,13 +144,18 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: Option<String>,
     },
-    /// Import a TFLite model: the instance LiteRT's arena planner solves for one subgraph (one buffer
-    /// per tensor it plans, id = tensor index, name = tensor name), and prints one JSON line of
-    /// counts. `--compiler-plan` also writes the offsets LiteRT's own planner chooses (memplan's
-    /// `tflite` preset, which reproduces it); `--write-model` with `--plan` writes the model with a
-    /// plan as TFLite Micro's `OfflineMemoryAllocation` metadata.
+    /// Import a TFLite model or an XLA dump, told apart by the file ("TFL3" magic; otherwise a
+    /// `.pb` file is an XLA `HloProto`). TFLite: the instance LiteRT's arena planner solves for one
+    /// subgraph (one buffer per tensor it plans, id = tensor index, name = tensor name).
+    /// XLA: the instance XLA's heap simulator solved for one trace (one buffer per group of values
+    /// sharing memory, id = logical buffer id, name = defining instruction). Prints one JSON line
+    /// of counts. `--compiler-plan` also writes the compiler's own offsets (LiteRT: memplan's
+    /// `tflite` preset, which reproduces it; XLA: its buffer assignment); `--write-model` with
+    /// `--plan` writes a TFLite model with a plan as TFLite Micro's `OfflineMemoryAllocation`
+    /// metadata.
     Import {
-        /// The `.tflite` file.
+        /// The `.tflite` file, or the XLA dump (`*.cpu_after_optimizations.hlo.pb`, written with
+        /// `XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_proto`).
         model: String,
         /// Write the instance here (`.csv` or `.json`; `-` prints it as CSV, and the JSON line goes
         /// to standard error).
@@ -137,14 +164,19 @@ enum Command {
         /// Which subgraph (0 is the main one; others, e.g. loop bodies, are instances of their own).
         #[arg(long, default_value_t = 0)]
         subgraph: usize,
-        /// Write the plan LiteRT's arena planner makes for the instance (`.csv` or `.json`): the
-        /// `tflite` preset on the imported instance.
+        /// XLA: which heap simulator trace (the JSON line lists them; by default the one with the
+        /// most events).
+        #[arg(long, value_name = "N")]
+        trace: Option<usize>,
+        /// Write the compiler's plan for the instance (`.csv` or `.json`): LiteRT's arena planner
+        /// (the `tflite` preset on the imported instance), or XLA's offsets from its buffer
+        /// assignment.
         #[arg(long, value_name = "PLAN")]
         compiler_plan: Option<String>,
         /// The size of each dynamic dimension (`-1` in a tensor's `shape_signature`).
         #[arg(long, default_value_t = 1, value_name = "N")]
         dynamic_dim: u64,
-        /// The alignment of every offset (LiteRT's arena: 64).
+        /// The alignment of every offset (LiteRT's arena and XLA:CPU: 64).
         #[arg(long, default_value_t = 64)]
         alignment: u64,
         /// Whose arena to describe: `litert` (LiteRT, the default) or `micro` (TFLite Micro, which
@@ -174,9 +206,10 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Command::Solve { file, solver, solve, input, out } => {
-            commands::solve(&file, &solver, &solve, &input, out.as_deref())
+        Command::Solve { file, solver, solve, input, out, warm } => {
+            commands::solve(&file, &solver, &solve, &input, out.as_deref(), warm.as_deref())
         }
+        Command::Diff { instance, a, b, list, input } => commands::diff(&instance, &a, &b, list, &input),
         Command::Check { plan, capacity, input } => commands::check(&plan, capacity, &input),
         Command::Stats { file, input } => commands::stats(&file, &input),
         Command::Bench { files, solvers, solve, input, csv, repeat } => {
@@ -188,6 +221,7 @@ fn main() -> ExitCode {
             model,
             out,
             subgraph,
+            trace,
             compiler_plan,
             dynamic_dim,
             alignment,
@@ -196,14 +230,39 @@ fn main() -> ExitCode {
             plan,
             input,
         } => {
-            let options = memplan::import::tflite::ImportOptions { dynamic_dim, alignment, runtime };
             let files = commands::ImportFiles {
                 out: out.as_deref(),
                 compiler_plan: compiler_plan.as_deref(),
                 write_model: write_model.as_deref(),
                 plan: plan.as_deref(),
             };
-            commands::import(&model, subgraph, &options, &files, &input)
+            match commands::is_xla_dump(&model) {
+                Ok(true) => {
+                    let tflite_only = [
+                        (subgraph != 0, "--subgraph"),
+                        (dynamic_dim != 1, "--dynamic-dim"),
+                        (runtime != memplan::import::tflite::Runtime::Litert, "--for"),
+                        (write_model.is_some(), "--write-model"),
+                    ];
+                    match tflite_only.iter().find(|(given, _)| *given) {
+                        Some((_, flag)) => Err(Failure::bad_input(format!(
+                            "{model}: {flag} is for TFLite models; this is an XLA dump (--trace picks its instance)"
+                        ))),
+                        None => {
+                            let options = memplan::import::xla::ImportOptions { alignment };
+                            commands::import_xla(&model, trace, &options, &files)
+                        }
+                    }
+                }
+                Ok(false) if trace.is_some() => {
+                    Err(Failure::bad_input(format!("{model}: --trace is for XLA dumps; this is a TFLite model")))
+                }
+                Ok(false) => {
+                    let options = memplan::import::tflite::ImportOptions { dynamic_dim, alignment, runtime };
+                    commands::import(&model, subgraph, &options, &files, &input)
+                }
+                Err(failure) => Err(failure),
+            }
         }
     };
     match outcome {

@@ -1,0 +1,6 @@
+//! The XLA importer on arbitrary bytes: no panic; what imports plans validly (see the lib).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| memplan_fuzz::import_xla(data));

@@ -1,0 +1,125 @@
+// Bring your own model: a model file (TFLite; the core tells the kind from its content) dropped,
+// chosen or picked from the gallery is imported in the worker; its instance becomes the page's
+// input, memplan's best plan (auto) is solved, and the Model tab shows the compiler's plan and
+// memplan's side by side on the same axes, the bytes saved, the buffers that moved, and exports of
+// memplan's plan keyed by the compiler's ids (tensor indices).
+import type { ModelInfo, PlanDiff } from './generated/core';
+import type { ImportedModel, ModelSource, SolveResult } from './protocol';
+import { bytes, esc, grouped, percent } from './format';
+import { drawable } from './verdict';
+import { DiffView } from './view/diff';
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+/** What the page does for the panel. */
+export interface ModelHost {
+  /** Imports the model and loads its instance as the page's input; null when it was refused or a
+   * newer load replaced it (the status says why). */
+  load(source: ModelSource): Promise<ImportedModel | null>;
+  /** memplan's best plan of the loaded instance (auto), shown as the page's result; null when the
+   * run ended without one. */
+  solve(): Promise<SolveResult | null>;
+  diff(a: BigUint64Array, b: BigUint64Array): Promise<PlanDiff>;
+  exportPlan(offsets: BigUint64Array, format: 'csv' | 'json'): Promise<string>;
+  download(name: string, blob: Blob): void;
+  showTab(): void;
+}
+
+/** A model file: told by its content (a TFLite FlatBuffer says `TFL3` at bytes 4..8) or its name
+ * (`.tflite`, or `.pb` for an XLA dump, which carries no identifier). */
+export async function isModelFile(file: File): Promise<boolean> {
+  if (/\.(tflite|pb)$/i.test(file.name)) return true;
+  const head = new Uint8Array(await file.slice(0, 8).arrayBuffer());
+  return head.length === 8 && String.fromCharCode(...head.slice(4, 8)) === 'TFL3';
+}
+
+export class ModelPanel {
+  private diffView = new DiffView($('model-grid'));
+  private toggle = $<HTMLInputElement>('moved-toggle');
+  private saving = $('model-saving');
+  private shown: { info: ModelInfo; best: SolveResult } | null = null;
+  /** The newest import; an older one that returns later is dropped. */
+  private serial = 0;
+
+  constructor(private host: ModelHost) {
+    this.toggle.addEventListener('change', () => this.diffView.highlightMoved(this.toggle.checked));
+    const picker = $<HTMLInputElement>('model-input');
+    picker.addEventListener('change', () => {
+      const file = picker.files?.[0];
+      if (file) void this.open({ kind: 'file', file });
+      picker.value = '';
+    });
+    $('model-csv').addEventListener('click', () => void this.export('csv'));
+    $('model-json').addEventListener('click', () => void this.export('json'));
+  }
+
+  /** Imports the model, solves it, and shows both plans. */
+  async open(source: ModelSource) {
+    const serial = ++this.serial;
+    this.reset();
+    this.host.showTab();
+    this.saving.textContent = `importing ${source.kind === 'url' ? source.name : source.file.name}…`;
+    const model = await this.host.load(source);
+    if (!model || serial !== this.serial) {
+      if (serial === this.serial) this.saving.textContent = 'not imported (the status bar says why)';
+      return;
+    }
+    const { instance, info, compiler } = model;
+    this.saving.textContent = `${info.name}: ${grouped(info.buffers)} buffers from ${grouped(info.operators)} operators; solving with auto…`;
+    const best = await this.host.solve();
+    if (serial !== this.serial) return;
+    if (!best || !drawable(best) || !drawable(compiler)) {
+      this.saving.textContent = `${info.name}: memplan's run ended without a valid plan; nothing to compare`;
+      return;
+    }
+    const diff = await this.host.diff(compiler.offsets, best.offsets);
+    if (serial !== this.serial) return;
+    const moved = Uint32Array.from(diff.moved_buffers.map((m) => m.index));
+    this.diffView.show(
+      instance,
+      { title: `${info.compiler}: ${bytes(diff.peak_a)}`, result: compiler },
+      { title: `memplan (auto${best.summary.winner ? ` → ${best.summary.winner}` : ''}): ${bytes(diff.peak_b)}`, result: best },
+      moved,
+    );
+    this.shown = { info, best };
+    this.render(info, diff);
+  }
+
+  private render(info: ModelInfo, diff: PlanDiff) {
+    const saved = BigInt(diff.saved_bytes);
+    const words = saved > 0n
+      ? `memplan saves <b>${grouped(saved)} bytes</b> (${bytes(saved)}, ${percent(diff.saved_pct)}) on ${esc(info.compiler)}`
+      : saved === 0n
+        ? `memplan's plan needs as much as ${esc(info.compiler)}: nothing to save`
+        : `memplan's plan needs ${grouped(-saved)} bytes more than ${esc(info.compiler)}`;
+    this.saving.innerHTML = `<b>${esc(info.name)}</b>: ${words} · peaks ${grouped(diff.peak_a)} → ${grouped(diff.peak_b)} (max load ${grouped(diff.max_load)})`;
+    this.saving.dataset.saved = String(diff.saved_bytes);
+    $('moved-count').textContent = `${grouped(diff.moved)} of ${grouped(diff.buffers)}`;
+    this.toggle.disabled = diff.moved === 0;
+    for (const id of ['model-csv', 'model-json']) $<HTMLButtonElement>(id).disabled = false;
+    $('model-empty').hidden = true;
+  }
+
+  private reset() {
+    this.shown = null;
+    this.diffView.clear();
+    this.toggle.checked = false;
+    this.toggle.disabled = true;
+    $('moved-count').textContent = '0';
+    delete this.saving.dataset.saved;
+    for (const id of ['model-csv', 'model-json']) $<HTMLButtonElement>(id).disabled = true;
+  }
+
+  /** memplan's plan, one row per buffer with the compiler's id (the tensor index) and its offset. */
+  private async export(format: 'csv' | 'json') {
+    if (!this.shown) return;
+    const text = await this.host.exportPlan(this.shown.best.offsets, format);
+    const base = this.shown.info.name.replace(/\.[^.]*$/, '').replace(/[^\w.-]+/g, '_');
+    this.host.download(`${base}.memplan.${format}`, new Blob([text], { type: format === 'csv' ? 'text/csv' : 'application/json' }));
+  }
+
+  /** Draws again (the tab became visible). */
+  draw() {
+    this.diffView.draw();
+  }
+}
