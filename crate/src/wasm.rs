@@ -266,7 +266,7 @@ pub fn import_model(bytes: &[u8], name: &str) -> Result<Model, JsValue> {
         let message = e.to_string();
         refuse(Refusal::input(message.clone(), vec![InputError::new(message)]))
     })?;
-    let document = Document { problem: model.problem, plan: None, format: Format::Csv, csv_layout: None };
+    let document = Document::new(model.problem, Format::Csv);
     Ok(Model { document: Arc::new(document), info: model.info, compiler_plan: model.compiler_plan })
 }
 

@@ -342,8 +342,7 @@ pub fn import_xla(
     let bytes = std::fs::read(dump).map_err(|e| Failure::bad_input(format!("{dump}: {e}")))?;
     let traces = xla::traces(&bytes).map_err(|e| Failure::bad_input(format!("{dump}: {e}")))?;
     let instance = xla::import(&bytes, trace, options).map_err(|e| Failure::bad_input(format!("{dump}: {e}")))?;
-    let document =
-        format::Document { problem: instance.problem.clone(), plan: None, format: Format::Csv, csv_layout: None };
+    let document = format::Document::new(instance.problem.clone(), Format::Csv);
     let mut summary =
         serde_json::to_value(instance.summary(traces.len())).map_err(|e| Failure::infeasible(e.to_string()))?;
     summary["trace_list"] = json!(traces);
