@@ -509,6 +509,93 @@ fn everything_written_reads_back_unchanged() {
     }
 }
 
+/// Checks `text` has the form MiniMalloc's CSV reader takes (facts from its converter and its
+/// tests): a header of its column names (others it ignores), every row as many unquoted cells as
+/// the header, integers in every numeric cell (no blank: its reader parses each; times may be
+/// negative), a hint of `-1` for none, each gap `lo-hi` or `lo-hi@w0:w1` separated by spaces.
+/// Its reader finds columns by name, so their order is free (memplan keeps the input's; a
+/// problem made in memory puts `gaps` after `alignment` and `hint`, as MiniMalloc writes it).
+/// Returns the rows' gap cells, to check they were written.
+fn assert_minimalloc_form(text: &str) -> Vec<String> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let position = |name: &str| header.iter().position(|c| *c == name);
+    for name in ["id", "lower", "size"] {
+        assert!(position(name).is_some(), "no {name} column: {text}");
+    }
+    assert!(position("upper").is_some() != position("end").is_some(), "one of upper and end: {text}");
+    let integer = |cell: &str, min: i64| cell.parse::<i64>().is_ok_and(|v| v >= min);
+    let mut gap_cells = Vec::new();
+    for row in lines {
+        assert!(!row.contains('"'), "MiniMalloc does not read quotes: {row}");
+        let cells: Vec<&str> = row.split(',').collect();
+        assert_eq!(cells.len(), header.len(), "{row}");
+        for (column, cell) in header.iter().zip(&cells) {
+            match *column {
+                "lower" | "upper" | "end" => assert!(integer(cell, i64::MIN), "{column} '{cell}' in {row}"),
+                "size" | "alignment" | "offset" => assert!(integer(cell, 0), "{column} '{cell}' in {row}"),
+                "hint" => assert!(integer(cell, -1), "hint '{cell}' in {row}"),
+                "gaps" => {
+                    for item in cell.split(' ').filter(|i| !i.is_empty()) {
+                        let (span, window) = item.split_once('@').map_or((item, None), |(s, w)| (s, Some(w)));
+                        let pair = |text: &str, separator| {
+                            text.split_once(separator).is_some_and(|(a, b)| integer(a, 0) && integer(b, 0))
+                        };
+                        assert!(pair(span, '-'), "gap '{item}' in {row}");
+                        assert!(window.is_none_or(|w| pair(w, ':')), "window '{item}' in {row}");
+                    }
+                    gap_cells.push(cell.to_string());
+                }
+                _ => {}
+            }
+        }
+    }
+    gap_cells
+}
+
+/// What memplan writes, MiniMalloc reads: inputs in every column style, negative times, no hints,
+/// gaps with windows, names, JSON converted to CSV, and the instances the importers make.
+#[test]
+fn written_csv_is_in_minimalloc_form() {
+    let texts = [
+        ("id,lower,upper,size,gaps,hint,colour\na,-3,10,8,2-4  6-8@0:2,-1,x\nb,2,4,0,,7,y\n", Format::Csv),
+        ("id,lower,end,size,alignment,offset,gaps,name\na,0,9,8,4,,2-3,t\nb,2,3,8,1,16,,\n", Format::Csv),
+        ("id,lower,upper,size,hint\na,0,1,8,\nb,0,1,8,3\n", Format::Csv),
+        (
+            r#"{"buffers": [{"id": "a", "start": 0, "end": 9, "size": 8, "name": "x",
+                "gaps": [{"start": 2, "end": 3, "window": {"lower": 1, "upper": 2}}]}, {"id": "b", "start": 1, "end": 4, "size": 4}]}"#,
+            Format::Json,
+        ),
+    ];
+    let mut documents: Vec<Document> = texts
+        .iter()
+        .map(|(text, format)| format::read(text, &options(*format, Semantics::HalfOpen, Offsets::Pinned)).unwrap())
+        .collect();
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for model in ["xla/while_loop.hlo.pb", "tflite/generated_while.tflite"] {
+        let bytes = std::fs::read(models.join(model)).unwrap();
+        let imported = memplan::import::import_model(&bytes, model).unwrap();
+        documents.push(Document::new(imported.problem, Format::Csv));
+    }
+    let mut gapped = 0;
+    for document in &documents {
+        let plan = memplan::run::solve(&document.problem, "auto", &memplan::SolveOptions::default()).unwrap();
+        assert!(plan.is_valid(), "{:?}", plan.violations);
+        // Pinned offsets have no MiniMalloc form (a blank offset cell is memplan's "not pinned"):
+        // an instance with some pins is written for MiniMalloc only with a plan.
+        let pinned = document.problem.buffers().iter().any(|b| b.pinned.is_some());
+        let plans: &[&[u64]] = if pinned { &[plan.outcome.offsets()] } else { &[&[], plan.outcome.offsets()] };
+        for &offsets in plans {
+            let written = format::write(document, offsets, Format::Csv);
+            let gap_cells = assert_minimalloc_form(&written);
+            let with_gaps = document.problem.buffers().iter().filter(|b| b.has_gaps()).count();
+            assert_eq!(gap_cells.iter().filter(|c| !c.is_empty()).count(), with_gaps, "{written}");
+            gapped += with_gaps;
+        }
+    }
+    assert!(gapped >= 5, "the cases exercise gaps");
+}
+
 #[test]
 fn number_beyond_u64() {
     let text = "id,lower,upper,size\na,0,18446744073709551616,8\n";

@@ -111,7 +111,7 @@ fn auto_is_no_worse_than_xla() {
 
 /// A `lax.fori_loop` shares its state with the loop's values (SHARE_WITH): one buffer per group,
 /// at one offset in XLA's plan, and the group that carries the loop counter across the loop is
-/// idle between two of its members (kept as the hull). The tuple index tables of the loop state
+/// idle between two of its members: the buffer has a gap there. The tuple index tables of the loop state
 /// are in the allocation but not in the trace: XLA puts them above the heap.
 #[test]
 fn loop_state_shares_memory_and_leaves_gaps() {
@@ -124,6 +124,9 @@ fn loop_state_shares_memory_and_leaves_gaps() {
     assert_eq!(group.members.len(), 5);
     let buffer = &instance.problem.buffers()[instance.simulation.values[group.members[0]].group];
     assert_eq!((buffer.start, buffer.end), (group.pieces[0].0, group.pieces.last().unwrap().1));
+    let gaps: Vec<_> = buffer.gaps.iter().map(|g| (g.start, g.end, g.window)).collect();
+    let between: Vec<_> = group.pieces.windows(2).map(|p| (p[0].1, p[1].0, None)).collect();
+    assert_eq!(gaps, between);
     let plan = xla::compiler_plan(&instance).unwrap();
     assert!(!plan.outside.is_empty());
     let above = plan.heap_size.div_ceil(64) * 64;

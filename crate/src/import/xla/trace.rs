@@ -9,7 +9,9 @@
 //!   value and every value that shares with it) is one buffer, numbered after the canonical
 //!   value's logical buffer id and named after its defining instruction, as large as its largest
 //!   member. Its members may be alive in disjoint stretches (while-loop state): [`Group::pieces`]
-//!   keeps them; the buffer is their hull.
+//!   keeps them, and the buffer has a gap (MiniMalloc's `gaps`) between each two, so a solver
+//!   that honours gaps may reuse that memory as XLA's own later passes can; the others see the
+//!   hull.
 //! - **Sizes** come from `logical_buffers`, every offset aligned to the importer's alignment (64,
 //!   XLA:CPU's).
 
@@ -17,7 +19,7 @@ use std::collections::HashMap;
 
 use super::ImportError;
 use super::decode::{BufferAssignment, EventKind, HeapSimulatorTrace};
-use crate::model::{Buffer, Problem};
+use crate::model::{Buffer, Gap, Problem};
 
 /// One value (logical buffer) of the trace.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -157,8 +159,9 @@ pub fn simulate(
 }
 
 impl Simulation {
-    /// The instance: one buffer per group over its hull, id = the canonical logical buffer id,
-    /// name = its defining value, every offset a multiple of `alignment`.
+    /// The instance: one buffer per group from its first piece to its last with a gap between each
+    /// two pieces, id = the canonical logical buffer id, name = its defining value, every offset a
+    /// multiple of `alignment`.
     pub fn problem(&self, alignment: u64) -> Result<Problem, ImportError> {
         let buffers = self
             .groups
@@ -167,9 +170,11 @@ impl Simulation {
                 let canonical = &self.values[group.members[0]];
                 let start = group.pieces.first().map_or(0, |p| p.0);
                 let end = group.pieces.last().map_or(0, |p| p.1);
+                let gaps = group.pieces.windows(2).map(|pair| Gap::new(pair[0].1, pair[1].0)).collect();
                 Buffer::new(group.canonical.to_string(), start, end, group.size)
                     .with_alignment(alignment)
                     .named(canonical.name.clone())
+                    .with_gaps(gaps)
             })
             .collect();
         Problem::new(buffers, None).map_err(|errors| ImportError::Malformed(errors.to_string()))
@@ -219,6 +224,8 @@ mod tests {
         let problem = simulation.problem(64).unwrap();
         let hulls: Vec<_> = problem.buffers().iter().map(|b| (b.id.as_str(), b.start, b.end, b.size)).collect();
         assert_eq!(hulls, vec![("1", 0, 7, 64), ("4", 4, 7, 32)]);
+        assert_eq!(problem.buffers()[0].gaps, vec![Gap::new(4, 5)]);
+        assert!(problem.buffers()[1].gaps.is_empty());
     }
 
     #[test]
