@@ -492,6 +492,37 @@ await test('compare fills its table and marks the best', async (page) => {
   await shoot(page, 'compare');
 });
 
+await test('gaps: solved with them (page = CLI, below the hull), drawn and hovered as live pieces', async (page) => {
+  // a is not alive in [3, 6), where b lives: with the gap all fit in 12 bytes (L), as hulls in 16.
+  const text = 'id,lower,upper,size,gaps\na,0,10,8,3-6\nb,3,6,8,\nc,0,2,4,\n';
+  const file = join(tmpdir(), `memplan-e2e-gaps-${process.pid}.csv`);
+  writeFileSync(file, text);
+  await open(page);
+  await paste(page, text);
+  for (const solver of ['auto', 'slff', 'minimalloc']) {
+    const web = await run(page, solver);
+    const native = cliSolve(file, solver, '0');
+    assert(web === cliMakespan(native), `${solver}: page ${web}, CLI ${native.makespan}`);
+    if (solver !== 'slff') assert(web === '12', `${solver} did not use the gap: makespan ${web}`);
+  }
+  rmSync(file, { force: true });
+  // Hovering in a's gap (inside its hull) finds b where b is, else nothing: a is only its pieces.
+  const offsets = await page.evaluate(() => Array.from(window.__memplan.state().result.offsets, Number));
+  const hover = async (time, address) => {
+    const box = await page.locator(T('plan-canvas')).boundingBox();
+    const at = await page.evaluate(([t, y]) => window.__memplan.view.fromData(t, y), [time, address]);
+    await page.mouse.move(box.x + at.x, box.y + at.y);
+    await page.waitForTimeout(150);
+    return (await page.locator('.tooltip:not([hidden])').count()) > 0 ? page.innerHTML('.tooltip') : '';
+  };
+  const inGap = await hover(4.5, offsets[0] + 4);
+  const bThere = offsets[1] <= offsets[0] + 4 && offsets[0] + 4 < offsets[1] + 8;
+  assert(bThere ? inGap.includes('<span>id</span><b>b</b>') : inGap === '', `inside a's gap the tooltip shows: '${inGap}'`);
+  const live = await hover(1.5, offsets[0] + 4);
+  assert(live.includes('<span>id</span><b>a</b>') && /alive.*0–3, 6–10/.test(live), `a's tooltip: ${live}`);
+  await shoot(page, 'gaps');
+});
+
 await test('plan view: hover, select with conflicts, zoom to peak, replay, PNG; screenshot', async (page) => {
   await open(page, '?ex=minimalloc/challenging/C');
   await run(page, 'auto');

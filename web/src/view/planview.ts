@@ -748,10 +748,20 @@ export class PlanView {
     const L = this.layout();
     const tx = ((this.viewport.x1 - this.viewport.x0) / L.pw) * L.dpr * 1.5;
     const ty = ((this.viewport.y1 - this.viewport.y0) / L.ph) * L.dpr * 1.5;
+    const { pieceStart, pieces } = inst;
     let best: number | null = null, bestArea = Infinity;
     for (let k = 0; k < this.visibleCount; k++) {
       const i = this.visible[k];
       if (s[i] - tx <= x && x < e[i] + tx && o[i] - ty <= y && y < o[i] + z[i] + ty) {
+        // A buffer with gaps is only where it is drawn: one of its live pieces.
+        if (pieceStart.length > 0 && pieceStart[i + 1] > pieceStart[i]) {
+          let inPiece = false;
+          for (let p = pieceStart[i]; p < pieceStart[i + 1] && !inPiece; p++) {
+            const q = 4 * p;
+            inPiece = pieces[q] - tx <= x && x < pieces[q + 1] + tx && o[i] + pieces[q + 2] - ty <= y && y < o[i] + pieces[q + 3] + ty;
+          }
+          if (!inPiece) continue;
+        }
         // Exact hits win over near ones; then the smallest.
         const exact = s[i] <= x && x < e[i] && o[i] <= y && y < o[i] + z[i];
         const area = exact ? 0 : (e[i] - s[i]) * z[i];
@@ -763,6 +773,16 @@ export class PlanView {
       }
     }
     return best;
+  }
+
+  /** The canvas point (CSS pixels) of a time and an address: the inverse of `toData`. */
+  fromData(time: number, address: number) {
+    const L = this.layout();
+    const vp = this.viewport;
+    return {
+      x: (L.left + ((time - vp.x0) / (vp.x1 - vp.x0)) * L.pw) / L.dpr,
+      y: (L.top + ((vp.y1 - address) / (vp.y1 - vp.y0)) * L.ph) / L.dpr,
+    };
   }
 
   toData(cssX: number, cssY: number) {
@@ -791,6 +811,16 @@ export class PlanView {
       rows.push(['end address', grouped(data.result.offsets[i] + inst.sizes[i])]);
     }
     rows.push(['alignment', grouped(inst.alignments[i])]);
+    const { pieceStart, pieces } = inst;
+    if (pieceStart.length > 0 && pieceStart[i + 1] > pieceStart[i]) {
+      const live = [];
+      for (let p = pieceStart[i]; p < pieceStart[i + 1]; p++) {
+        const q = 4 * p;
+        const window = pieces[q + 2] > 0 || pieces[q + 3] < Number(inst.sizes[i]) ? ` bytes ${pieces[q + 2]}–${pieces[q + 3]}` : '';
+        live.push(`${pieces[q]}–${pieces[q + 1]}${window}`);
+      }
+      rows.push(['alive', live.join(', ')]);
+    }
     if (this.rank) rows.push(['placement step', `${grouped(this.rank[i] + 1)} of ${grouped(inst.n)}`]);
     if (inst.lines[i]) rows.push(['input line', String(inst.lines[i])]);
     return rows.map(([k, v]) => `<span>${k}</span><b>${v.replace(/</g, '&lt;')}</b>`).join('');
