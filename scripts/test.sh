@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh machine, installing what it needs first
 # (scripts/setup.sh): the Rust core's lints and its unit, property and CLI tests, both wasm builds
-# (with a check that the threaded one really has shared memory), the page's type check and build,
+# (with a check that the threaded one really has shared memory), the page's type check, build and
+# unit tests (Vitest),
 # and the browser tests in Debian's Chromium against `vite preview`. Every stage runs even when an
 # earlier one failed (the browser tests need the builds), and the run ends with one
 # "N passed, M failed" line; the exit status is non-zero when anything failed.
@@ -54,6 +55,7 @@ fi
 browser=yes
 stage "wasm builds (threaded with shared memory, and single-threaded)" bash scripts/build-wasm.sh || browser=no
 stage "page: type check and build" npm run --silent build || browser=no
+stage "page: unit tests (ticks, scales, label placement, alive list)" npm run --silent test:unit
 # The browser tests compare the page with the CLI: the one `cargo test` just built (its CLI tests
 # run it) serves, so no release build is needed here.
 cli=target/debug/memplan
