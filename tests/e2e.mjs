@@ -519,7 +519,7 @@ await test('gaps: solved with them (page = CLI, below the hull), drawn and hover
   const bThere = offsets[1] <= offsets[0] + 4 && offsets[0] + 4 < offsets[1] + 8;
   assert(bThere ? inGap.includes('<span>id</span><b>b</b>') : inGap === '', `inside a's gap the tooltip shows: '${inGap}'`);
   const live = await hover(1.5, offsets[0] + 4);
-  assert(live.includes('<span>id</span><b>a</b>') && /alive.*0–3, 6–10/.test(live), `a's tooltip: ${live}`);
+  assert(live.includes('<span>id</span><b>a</b>') && /alive.*0 – 3, 6 – 10/.test(live), `a's tooltip: ${live}`);
   await shoot(page, 'gaps');
 });
 
