@@ -580,6 +580,129 @@ await test('plan view: hover, select with conflicts, zoom to peak, replay, PNG; 
   await page.screenshot({ path: join(screenshots, 'plan-dark.png') });
 });
 
+await test('hover list: the buffers alive at the hovered time, largest first, their total = the load there', async (page) => {
+  await open(page, '?ex=minimalloc/challenging/C');
+  await run(page, 'auto');
+  const box = await page.locator(T('plan-canvas')).boundingBox();
+  // What the instance says is alive at a time, computed here from its columns.
+  const expected = (time) => page.evaluate((t) => {
+    const { inst } = window.__memplan.state();
+    const alive = [];
+    for (let i = 0; i < inst.n; i++) if (inst.startsF[i] <= t && t < inst.endsF[i]) alive.push(i);
+    alive.sort((a, b) => inst.sizesF[b] - inst.sizesF[a] || a - b);
+    const id = (i) => inst.idText.slice(inst.idOffsets[i], inst.idOffsets[i + 1]);
+    let k = 0;
+    while (k < inst.profileTimes.length && inst.profileTimes[k] <= t) k++;
+    return { ids: alive.slice(0, 10).map(id), count: alive.length, total: alive.reduce((s, i) => s + inst.sizesF[i], 0), load: k ? inst.profileLoads[k - 1] : 0 };
+  }, time);
+  const shown = () => page.evaluate(() => {
+    const list = document.querySelector('[data-testid=plan-canvas-alive]');
+    return { hidden: list.hidden, time: Number(list.dataset.time), count: Number(list.dataset.count), total: Number(list.dataset.total), ids: [...list.querySelectorAll('tr td:first-child')].map((td) => td.textContent), text: list.textContent };
+  });
+  const { full, peakTime } = await page.evaluate(() => {
+    const { inst } = window.__memplan.state();
+    let peak = 0;
+    for (let k = 1; k < inst.profileLoads.length; k++) if (inst.profileLoads[k] > inst.profileLoads[peak]) peak = k;
+    return { full: window.__memplan.viewport.fullRange, peakTime: inst.profileTimes[peak] };
+  });
+  for (const time of [peakTime + 0.5, full.x0 + (full.x1 - full.x0) * 0.3, full.x0 + (full.x1 - full.x0) * 0.77]) {
+    const at = await page.evaluate(([t, y]) => window.__memplan.view.fromData(t, y), [time, (full.y0 + full.y1) / 2]);
+    await page.mouse.move(box.x + at.x, box.y + at.y);
+    await page.waitForTimeout(150);
+    const list = await shown();
+    assert(!list.hidden, 'no list of the buffers alive at the hovered time');
+    const want = await expected(list.time);
+    assert(list.count === want.count && list.total === want.total, `at ${list.time}: ${list.count} alive, ${list.total} B shown; ${want.count}, ${want.total} B expected`);
+    assert(list.total === want.load, `at ${list.time}: total ${list.total} is not the load ${want.load}`);
+    // Ties in size may list in either order: compare the sizes' order and that each named id is alive.
+    assert(list.ids.length === want.ids.length, `${list.ids.length} listed, ${want.ids.length} expected`);
+    assert(JSON.stringify([...list.ids].sort()) === JSON.stringify([...want.ids].sort()) || want.count > 10, `listed ${list.ids}, expected ${want.ids}`);
+    if (want.count > 10) assert(list.text.includes(`+ ${(want.count - 10).toLocaleString('en-US')} more`), `no "+ N more": ${list.text}`);
+    assert(/of the peak L/.test(list.text), `no share of the peak: ${list.text}`);
+  }
+  // Over the time axis, below the plot: the list, no buffer tooltip.
+  const axis = await page.evaluate(([t, y]) => window.__memplan.view.fromData(t, y), [peakTime + 0.5, full.y0]);
+  await page.mouse.move(box.x + axis.x, box.y + axis.y + 14);
+  await page.waitForTimeout(150);
+  const onAxis = await shown();
+  assert(!onAxis.hidden && onAxis.count === (await expected(onAxis.time)).count, 'hovering the time axis lists no buffers');
+  assert((await page.locator('.tooltip:not([hidden])').count()) === 0, 'a buffer tooltip over the axis');
+  const peakAt = await page.evaluate(([t, y]) => window.__memplan.view.fromData(t, y), [peakTime + 0.5, (full.y0 + full.y1) / 2]);
+  await page.mouse.move(box.x + peakAt.x, box.y + peakAt.y);
+  await page.waitForTimeout(150);
+  await page.screenshot({ path: join(screenshots, 'alive-list.png') });
+  // Fast on 62k buffers: the list is one pass over the columns.
+  await page.selectOption(T('example-select'), 'idealloc/iopddl/Y_1');
+  await idle(page, 60_000);
+  const big = await page.evaluate(() => window.__memplan.viewport.fullRange);
+  const times = [];
+  for (const f of [0.2, 0.5, 0.8]) {
+    const p = await page.evaluate(([t, y]) => window.__memplan.view.fromData(t, y), [big.x0 + (big.x1 - big.x0) * f, big.y1 / 2]);
+    await page.mouse.move(box.x + p.x, box.y + p.y);
+    await page.waitForTimeout(120);
+    const list = await shown();
+    assert(!list.hidden && list.total === (await expected(list.time)).load, `Y_1: the list's total ${list.total} is not the load`);
+    times.push(await page.evaluate(() => window.__memplan.view.lastAliveMs));
+  }
+  figures.push(`alive list at a time on Y_1 (62k buffers): ${times.map((ms) => ms.toFixed(2)).join(', ')} ms`);
+  assert(Math.max(...times) < 16, `the alive list took ${Math.max(...times).toFixed(1)} ms`);
+});
+
+await test('axes: binary address ticks, time ticks that never repeat a label, marker labels apart; PNG has a title strip', async (page) => {
+  await open(page, '?ex=minimalloc/challenging/C');
+  const makespan = await run(page, 'auto');
+  const labels = () => page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(window.__memplan.view.tickLabels())))));
+  const unique = (xs) => new Set(xs).size === xs.length;
+  const check = async (what) => {
+    const l = await labels();
+    assert(l.time.length >= 2 && l.address.length >= 2, `${what}: ticks ${JSON.stringify(l)}`);
+    assert(unique(l.time), `${what}: time labels repeat: ${l.time.join(' | ')}`);
+    assert(unique(l.address), `${what}: address labels repeat: ${l.address.join(' | ')}`);
+    assert(l.address.every((a) => /^(0|\d+(\.\d{1,2})? (B|KiB|MiB|GiB|TiB))$/.test(a)), `${what}: address labels ${l.address.join(' | ')}`);
+    assert(l.time.every((a) => /^\d+(\.\d+)?[kMGTP]?$/.test(a)), `${what}: time labels ${l.time.join(' | ')}`);
+    return l;
+  };
+  const whole = await check('whole plan');
+  // Binary steps: the address ticks are multiples of a power of two.
+  const ticks = await page.evaluate(() => {
+    const { view, viewport } = window.__memplan;
+    return { steps: view.tickLabels().address.length, y: [viewport.y0, viewport.y1] };
+  });
+  assert(ticks.steps >= 2, 'address ticks');
+  // Zoomed far into time: ticks every step, integers, no repeats.
+  for (const [x0, x1] of [[100.2, 103.9], [1000, 1012], [0, 2.5]]) {
+    await page.evaluate(([a, b]) => { const v = window.__memplan.viewport; v.set({ x0: a, x1: b, y0: v.y0, y1: v.y1 }); }, [x0, x1]);
+    const l = await check(`time ${x0}-${x1}`);
+    assert(l.time.every((t) => Number.isInteger(Number(t))), `time ${x0}-${x1}: ${l.time.join(' | ')}`);
+    // Fewer steps in view than ticks fit: a tick at every step.
+    if (x1 - x0 < 4) assert(l.time.length === Math.floor(x1) - Math.ceil(x0) + 1, `time ${x0}-${x1}: not every step: ${l.time.join(' | ')}`);
+  }
+  // Zoomed into addresses too.
+  await page.evaluate(() => { const v = window.__memplan.viewport; v.set({ x0: 0, x1: 50, y0: 1000, y1: 1040 }); });
+  await check('addresses 1000-1040');
+  await page.click('#zoom-reset');
+  // Capacity = makespan: the makespan and capacity labels are on one line; they must not overlap,
+  // nor L's (C packs to L, so all three are within a few pixels).
+  await run(page, null, { capacity: makespan });
+  await page.waitForTimeout(200);
+  const placed = await page.evaluate(() => Object.fromEntries(window.__memplan.view.markerLabels));
+  const names = Object.keys(placed);
+  assert(names.includes('capacity') && names.includes('makespan') && names.includes('max-load'), `labels drawn: ${names}`);
+  const height = 12 * (await page.evaluate(() => devicePixelRatio));
+  for (let a = 0; a < names.length; a++) for (let b = a + 1; b < names.length; b++) {
+    assert(Math.abs(placed[names[a]] - placed[names[b]]) >= height, `${names[a]} and ${names[b]} labels overlap: ${JSON.stringify(placed)}`);
+  }
+  await shoot(page, 'axes');
+  // The PNG: the canvas under a title strip.
+  const download = page.waitForEvent('download');
+  await page.click('#export-png');
+  const png = readFileSync(await (await download).path());
+  const canvasHeight = await page.evaluate(() => window.__memplan.view.canvas.height);
+  assert(png.readUInt32BE(20) > canvasHeight, `the PNG is ${png.readUInt32BE(20)} high, the canvas ${canvasHeight}: no title strip`);
+  writeFileSync(join(screenshots, 'export.png'), png);
+  figures.push(`axis labels of the whole plan: time ${whole.time.join(', ')}; address ${whole.address.join(', ')}`);
+});
+
 await test('main thread stays responsive: Y_1 (62k buffers) and a 500k-buffer trace load and draw', async (page) => {
   await open(page);
   let t = await now(page);

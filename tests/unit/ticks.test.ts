@@ -95,5 +95,7 @@ describe('time ticks', () => {
     expect(labels(timeTicks(0, 5000, 5))).toEqual(['0', '1000', '2000', '3000', '4000', '5000']);
     expect(labels(timeTicks(0, 500_000, 5))).toEqual(['0', '100k', '200k', '300k', '400k', '500k']);
     expect(timeLabeller(50_000, 2.5e6)(2_350_000)).toBe('2.35M');
+    expect(labels(timeTicks(0, 1_000_000, 5))).toEqual(['0', '200k', '400k', '600k', '800k', '1M']);
+    expect(labels(timeTicks(999_800, 1_000_200, 4))).toEqual(['999.8k', '999.9k', '1M', '1.0001M', '1.0002M']);
   });
 });

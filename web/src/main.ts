@@ -10,7 +10,8 @@ import { decode, encode, type PageState } from './share';
 import { PlanView, type Detail } from './view/planview';
 import { Viewport } from './view/viewport';
 import { Replay } from './view/replay';
-import { COLOR_MODES, legendGradient, type ColorBy } from './view/colors';
+import { COLOR_MODES, LEGEND_ENDS, legendGradient, type ColorBy } from './view/colors';
+import { exportImage } from './view/exportimage';
 import { bytes, duration, grouped, percent } from './format';
 import type { Progress } from './generated/core';
 import type { ImportedModel, InstanceData, ModelSource, SolveResult } from './protocol';
@@ -417,7 +418,7 @@ const colorSelect = $<HTMLSelectElement>('color-select');
 colorSelect.innerHTML = COLOR_MODES.map(([v, label]) => `<option value="${v}">${label}</option>`).join('');
 function showLegend() {
   const mode = colorSelect.value as ColorBy;
-  const ends: Record<ColorBy, [string, string]> = { size: ['small', 'large'], lifetime: ['short', 'long'], order: ['first', 'last placed'], id: ['', ''] };
+  const ends = LEGEND_ENDS;
   $('legend').innerHTML = mode === 'id' ? `<i style="background:${legendGradient(mode)}"></i>` : `${ends[mode][0]} <i style="background:${legendGradient(mode)}"></i> ${ends[mode][1]}`;
 }
 colorSelect.addEventListener('change', () => {
@@ -465,7 +466,7 @@ $('export-csv').addEventListener('click', () => void exportPlan('csv'));
 $('export-json').addEventListener('click', () => void exportPlan('json'));
 $('export-png').addEventListener('click', () => {
   view.renderNow();
-  view.canvas.toBlob((blob) => blob && download(`${baseName()}.png`, blob), 'image/png');
+  exportImage(view).toBlob((blob) => blob && download(`${baseName()}.png`, blob), 'image/png');
 });
 
 // ---- tabs -------------------------------------------------------------------------------------

@@ -92,11 +92,18 @@ export function colourJob(mode: ColorBy, inst: InstanceData, rank: Uint32Array |
   };
 }
 
+/** The colours along a mode's legend, from its low end to its high end. */
+export function legendStops(mode: ColorBy): string[] {
+  const f = mode === 'size' ? interpolateViridis : mode === 'lifetime' ? interpolateCividis : mode === 'order' ? interpolateTurbo : interpolateRainbow;
+  return [0, 0.25, 0.5, 0.75, 1].map((t) => f(mode === 'id' ? t : 0.08 + 0.86 * t));
+}
+
+/** What a mode's legend says at its two ends (id colours mean nothing in order). */
+export const LEGEND_ENDS: Record<ColorBy, [string, string]> = { size: ['small', 'large'], lifetime: ['short', 'long'], order: ['first', 'last placed'], id: ['', ''] };
+
 /** CSS gradient for the legend of a mode. */
 export function legendGradient(mode: ColorBy): string {
-  const f = mode === 'size' ? interpolateViridis : mode === 'lifetime' ? interpolateCividis : mode === 'order' ? interpolateTurbo : interpolateRainbow;
-  const stops = [0, 0.25, 0.5, 0.75, 1].map((t) => f(mode === 'id' ? t : 0.08 + 0.86 * t));
-  return `linear-gradient(90deg, ${stops.join(', ')})`;
+  return `linear-gradient(90deg, ${legendStops(mode).join(', ')})`;
 }
 
 /** `a` over `b` with weight `t` (0..1), packed. */

@@ -56,15 +56,19 @@ const TIME_SUFFIXES: [number, string][] = [[1e15, 'P'], [1e12, 'T'], [1e9, 'G'],
 
 /**
  * A labeller for times that are multiples of `step`, the largest being `largest` in magnitude:
- * below 10,000 the whole number; above, a suffix (k, M, G…) with as many decimals as the step
- * needs, so that consecutive ticks always differ (1.2345M, 1.2346M).
+ * when all are below 10,000, the whole number; else each in its own suffix (k, M, G…: 800k, 1M)
+ * with as many decimals as the step needs there, so that consecutive ticks always differ
+ * (1.2345M, 1.2346M).
  */
 export function timeLabeller(step: number, largest: number): (value: number) => string {
-  const suffix = largest < 1e4 ? undefined : TIME_SUFFIXES.find(([limit]) => largest >= limit);
-  if (!suffix) return (value) => String(Math.round(value));
-  const [scale, name] = suffix;
-  const decimals = Math.max(0, Math.ceil(Math.log10(scale / step) - 1e-9));
-  return (value) => (value === 0 ? '0' : `${+(value / scale).toFixed(decimals)}${name}`);
+  if (largest < 1e4) return (value) => String(Math.round(value));
+  return (value) => {
+    const suffix = TIME_SUFFIXES.find(([limit]) => Math.abs(value) >= limit);
+    if (!suffix) return String(Math.round(value));
+    const [scale, name] = suffix;
+    const decimals = Math.max(0, Math.ceil(Math.log10(scale / step) - 1e-9));
+    return `${+(value / scale).toFixed(decimals)}${name}`;
+  };
 }
 
 /** Ticks over times [lo, hi], about `count` of them, on whole steps only. */
