@@ -33,6 +33,8 @@ const BACKGROUND_LIMIT = 30_000;
 const BACKGROUND_SLICE = 100_000;
 /** The hover list names this many of the buffers alive at the hovered time. */
 const ALIVE_LISTED = 10;
+/** … and this many on a small plot. */
+const ALIVE_LISTED_SMALL = 5;
 
 export type Detail = 'auto' | 'rectangles' | 'load';
 
@@ -640,30 +642,42 @@ export class PlanView {
   }
 
   /** The list of buffers alive at the hovered time, in the plot's upper corner away from the
-   * pointer (the tooltip follows the pointer). */
+   * pointer (the tooltip follows the pointer), below the marker lines' labels on the right. On a
+   * small plot (a phone) it is shorter, and gives way to a buffer's tooltip. */
   private showAlive() {
     const hover = this.hover;
+    const frame = this.layout();
+    const small = frame.pw / frame.dpr < 480 || frame.ph / frame.dpr < 260;
     if (!hover || !this.data) {
       this.aliveBox.hidden = true;
       this.cursor.hidden = true;
       return;
     }
+    const top = this.canvas.offsetTop + frame.top / frame.dpr;
+    this.cursor.hidden = false;
+    this.cursor.style.height = `${frame.ph / frame.dpr}px`;
+    this.cursor.style.transform = `translate(${Math.round(hover.x)}px, ${top}px)`;
+    if (small && hover.index !== null) {
+      this.aliveBox.hidden = true;
+      return;
+    }
     const began = performance.now();
-    const alive = aliveAt(this.data.inst, hover.time, ALIVE_LISTED);
+    const alive = aliveAt(this.data.inst, hover.time, small ? ALIVE_LISTED_SMALL : ALIVE_LISTED);
     this.lastAliveMs = performance.now() - began;
     this.aliveBox.innerHTML = describeAlive(this.data.inst, alive);
     this.aliveBox.dataset.time = String(alive.time);
     this.aliveBox.dataset.count = String(alive.count);
     this.aliveBox.dataset.total = String(alive.total);
     this.aliveBox.hidden = false;
-    const frame = this.layout();
-    const top = this.canvas.offsetTop + frame.top / frame.dpr;
-    this.cursor.hidden = false;
-    this.cursor.style.height = `${frame.ph / frame.dpr}px`;
-    this.cursor.style.transform = `translate(${Math.round(hover.x)}px, ${top}px)`;
     const plotLeft = frame.left / frame.dpr, plotRight = (frame.left + frame.pw) / frame.dpr;
     const onLeft = hover.x > (plotLeft + plotRight) / 2;
     const x = onLeft ? plotLeft + 6 : plotRight - this.aliveBox.offsetWidth - 6;
-    this.aliveBox.style.transform = `translate(${Math.max(0, x)}px, ${top + 6}px)`;
+    let y = top + 6;
+    if (!onLeft) {
+      // Below the labels of L, makespan and capacity when they are near the top.
+      const labelBottoms = [...this.markerLabels.values()].map((v) => (v + 14 * frame.dpr) / frame.dpr).filter((v) => v < (frame.top + frame.ph * 0.4) / frame.dpr);
+      if (labelBottoms.length) y = Math.max(y, this.canvas.offsetTop + Math.max(...labelBottoms) + 4);
+    }
+    this.aliveBox.style.transform = `translate(${Math.max(0, x)}px, ${y}px)`;
   }
 }
