@@ -3,7 +3,10 @@
 //   scales.ts, ticks.ts, axes.ts   the plot's geometry, its ticks, the axes and their titles
 //   rectangles.ts, plotpixels.ts   the pixel layers: rectangles, envelope, grid, load curve
 //   markers.ts, highlights.ts      the L / makespan / capacity lines; selection, hover, replay
-//   interaction.ts                 pointer and keyboard; tooltip.ts, alive.ts: what hover shows
+//   inview.ts                      the buffers in the window (kept per window, or prepared in
+//                                  background slices for a large plan)
+//   interaction.ts                 pointer and keyboard
+//   hoveroverlay.ts, tooltip.ts, alive.ts   what hovering shows: the buffer, the buffers alive then
 //
 // Level of detail: rectangles are rasterised into one ImageData (see rectangles.ts). When more
 // than OVERVIEW_LIMIT buffers are in view (or the user asks for it), the view draws the load
@@ -22,19 +25,15 @@ import { accumulateEnvelope, paintBuffers, paintEnvelope, paintFragmentationBand
 import { drawHighlights } from './highlights';
 import { attachInteractions, type Point } from './interaction';
 import { aliveAt, type AliveAt } from './alive';
-import { besidePoint, describeAlive, describeBuffer } from './tooltip';
+import { describeBuffer } from './tooltip';
+import { InView, sameWindow, type WindowKey } from './inview';
+import { HoverOverlay, type HoverInfo } from './hoveroverlay';
 import { readTheme, type Theme } from './theme';
 
 export const OVERVIEW_LIMIT = 200_000;
 
 /** A new plan with more buffers than this has its first window prepared in the background. */
 const BACKGROUND_LIMIT = 30_000;
-/** Buffers per task when a window is prepared in the background (a few ms of work each). */
-const BACKGROUND_SLICE = 100_000;
-/** The hover list names this many of the buffers alive at the hovered time. */
-const ALIVE_LISTED = 10;
-/** … and this many on a small plot. */
-const ALIVE_LISTED_SMALL = 5;
 
 export type Detail = 'auto' | 'rectangles' | 'load';
 
@@ -46,52 +45,19 @@ export interface PlanData {
   capacity: number | null;
 }
 
-/** The window and plan a frame shows: what the visible list and the overview's envelope depend on. */
-interface WindowKey {
-  data: PlanData;
-  result: SolveResult;
-  x0: number;
-  x1: number;
-  y0: number;
-  y1: number;
-  replayCount: number | null;
-}
-
-const sameWindow = (a: WindowKey | null, b: WindowKey) =>
-  a !== null && a.data === b.data && a.result === b.result && a.x0 === b.x0 && a.x1 === b.x1 &&
-  a.y0 === b.y0 && a.y1 === b.y1 && a.replayCount === b.replayCount;
-
-export interface HoverInfo {
-  /** The buffer under the pointer, if any. */
-  index: number | null;
-  /** The time under the pointer (the plot or the time axis below it). */
-  time: number;
-  x: number;
-  y: number;
-}
-
 export class PlanView {
   readonly canvas: HTMLCanvasElement;
   readonly element: HTMLElement;
-  private tooltip: HTMLElement;
-  /** The buffers alive at the hovered time. */
-  private aliveBox: HTMLElement;
-  /** A line at the hovered time: an element over the canvas, so that moving it redraws nothing. */
-  private cursor: HTMLElement;
+  /** The time line, tooltip and alive list over the canvas while the pointer rests on it. */
+  private overlay: HoverOverlay;
   private ctx: CanvasRenderingContext2D;
   private data: PlanData | null = null;
   private colorBy: ColorBy = 'size';
   private colors: Uint32Array | null = null;
   /** Each buffer's step in the placement order, computed when first needed (undefined: not yet). */
   private rankOf: Uint32Array | null | undefined = undefined;
-  private visible = new Uint32Array(0);
-  private visibleCount = 0;
-  /** What `visible` was collected for; a frame with the same window and plan reuses it. */
-  private visibleKey: WindowKey | null = null;
-  /** The overview's top edge per pixel column, for the window it was computed for. */
-  private envelope: { key: WindowKey; width: number; top: Float64Array } | null = null;
-  /** The window being prepared in the background (visible buffers, envelope, colours), if any. */
-  private background: { key: WindowKey; width: number } | null = null;
+  /** The buffers in the frame's window, the overview's envelope, and their background job. */
+  private inView: InView;
   /** The load curve per pixel column, for the instance and time window it was computed for: it
    * does not depend on the plan, so the first frame of a new plan (same window) reuses it. */
   private loadColumns: { inst: InstanceData; x0: number; x1: number; columns: ColumnLoads } | null = null;
@@ -113,8 +79,6 @@ export class PlanView {
   /** What the last frame drew: 'rectangles', 'load', or 'empty'. */
   lastMode = 'empty';
   lastDrawMs = 0;
-  /** How long the last hover's alive list took to compute, ms. */
-  lastAliveMs = 0;
   onSelect: ((index: number | null) => void) | null = null;
   onModeChange: ((mode: string, visible: number) => void) | null = null;
 
@@ -136,19 +100,17 @@ export class PlanView {
     this.canvas.tabIndex = 0;
     if (options.testid) this.canvas.dataset.testid = options.testid;
     this.canvas.setAttribute('aria-label', 'memory plan: time on x, address on y');
-    this.tooltip = document.createElement('div');
-    this.tooltip.className = 'tooltip';
-    this.tooltip.hidden = true;
-    this.aliveBox = document.createElement('div');
-    this.aliveBox.className = 'alive-list';
-    this.aliveBox.hidden = true;
-    if (options.testid) this.aliveBox.dataset.testid = `${options.testid}-alive`;
-    this.cursor = document.createElement('div');
-    this.cursor.className = 'time-cursor';
-    this.cursor.hidden = true;
-    this.element.append(this.canvas, this.cursor, this.tooltip, this.aliveBox);
+    this.element.append(this.canvas);
+    this.overlay = new HoverOverlay(this.element, options.testid);
     parent.append(this.element);
     this.ctx = this.canvas.getContext('2d')!;
+    this.inView = new InView({
+      rank: () => this.rank,
+      isOverview: (count) => this.isOverview(count),
+      colourJob: () => this.colourJob(),
+      keepColours: (colors) => this.keepColours(colors),
+      draw: () => this.draw(),
+    });
     this.unsubscribe = viewport.subscribe(() => this.draw());
     this.resize = new ResizeObserver(() => this.draw());
     this.resize.observe(this.element);
@@ -251,12 +213,12 @@ export class PlanView {
 
   private recolour() {
     this.colors = null;
-    this.background = null; // it may be computing colours of the previous mode or plan
+    this.inView.cancel(); // it may be computing colours of the previous mode or plan
     this.draw();
   }
 
   /** One packed colour per buffer, computed when first needed (or a slice per task in the
-   * background, see `prepareInBackground`): at 10^5-10^6 buffers they take tens of ms. */
+   * background, see `InView.prepare`): at 10^5-10^6 buffers they take tens of ms. */
   private get bufferColours(): Uint32Array {
     const job = this.colourJob();
     if (job) {
@@ -324,7 +286,7 @@ export class PlanView {
   /** `defer`: the first frame of a new plan may leave its large parts to the background. */
   private render(defer = true) {
     const { ctx } = this;
-    if (!defer) this.background = null; // this frame computes everything itself
+    if (!defer) this.inView.cancel(); // this frame computes everything itself
     const frame = this.layout();
     const t = this.theme();
     const vp = this.viewport;
@@ -343,7 +305,7 @@ export class PlanView {
       plot.pixels.fill(pack(t.plotBg));
       const result = data.result;
       if (result && drawable(result)) mode = this.paintPlan(plot, frame, t, data, result, defer);
-      else this.background = null;
+      else this.inView.cancel();
       this.paintGrid(plot, frame, t, scales);
       this.paintLoadCurve(plot, data, frame, t, mode !== 'rectangles');
       ctx.putImageData(image, frame.left, frame.top);
@@ -368,14 +330,14 @@ export class PlanView {
       ctx.restore();
       drawAxes(ctx, frame, scales, this.ticks, t);
     } else {
-      this.background = null;
+      this.inView.cancel();
       ctx.fillStyle = t.plotBg;
       ctx.fillRect(frame.left, frame.top, frame.pw, frame.ph);
     }
     ctx.strokeStyle = t.grid;
     ctx.lineWidth = 1;
     ctx.strokeRect(frame.left + 0.5, frame.top + 0.5, frame.pw - 1, frame.ph - 1);
-    if (mode !== this.lastMode) this.onModeChange?.(mode, this.visibleCount);
+    if (mode !== this.lastMode) this.onModeChange?.(mode, this.inView.count);
     this.lastMode = mode;
   }
 
@@ -389,31 +351,31 @@ export class PlanView {
     // the page for more than 100 ms at 500k buffers (and ~60-120 ms at 62k on a loaded
     // machine). Later frames (zoom, pan) are warm and compute at once, so that nothing
     // flickers.
-    const firstOfPlan = this.visibleKey?.result !== result;
+    const firstOfPlan = this.inView.key?.result !== result;
     const large = defer && firstOfPlan && data.inst.n > BACKGROUND_LIMIT;
-    if (!sameWindow(this.visibleKey, key) && !large) {
-      this.visibleCount = this.collectVisible(key, 0, data.inst.n, 0);
-      this.visibleKey = key;
+    if (!sameWindow(this.inView.key, key) && !large) {
+      this.inView.count = this.inView.collect(key, 0, data.inst.n, 0);
+      this.inView.key = key;
     }
-    if (!sameWindow(this.visibleKey, key)) {
-      this.prepareInBackground(key, frame.pw);
+    if (!sameWindow(this.inView.key, key)) {
+      this.inView.prepare(key, frame.pw);
       return 'load';
     }
-    if (this.isOverview(this.visibleCount)) {
-      if (sameWindow(this.envelope?.key ?? null, key) && this.envelope!.width === frame.pw) {
-        paintEnvelope(plot, vp, this.envelope!.top, pack(t.frag, 255));
-      } else if (defer && this.envelope?.key.result !== result && this.visibleCount > OVERVIEW_LIMIT) {
-        this.prepareInBackground(key, frame.pw);
+    if (this.isOverview(this.inView.count)) {
+      if (sameWindow(this.inView.envelope?.key ?? null, key) && this.inView.envelope!.width === frame.pw) {
+        paintEnvelope(plot, vp, this.inView.envelope!.top, pack(t.frag, 255));
+      } else if (defer && this.inView.envelope?.key.result !== result && this.inView.count > OVERVIEW_LIMIT) {
+        this.inView.prepare(key, frame.pw);
       } else {
         const top = new Float64Array(frame.pw);
-        accumulateEnvelope(top, key.x0, key.x1, data.inst, result, this.visible, 0, this.visibleCount);
-        this.envelope = { key, width: frame.pw, top };
+        accumulateEnvelope(top, key.x0, key.x1, data.inst, result, this.inView.visible, 0, this.inView.count);
+        this.inView.envelope = { key, width: frame.pw, top };
         paintEnvelope(plot, vp, top, pack(t.frag, 255));
       }
       return 'load';
     }
     paintFragmentationBand(plot, vp, Number(data.inst.summary.max_load), Number(result.summary.makespan), pack(t.frag), pack(t.plotBg), frame.dpr);
-    paintBuffers(plot, vp, data.inst, result, { visible: this.visible, count: this.visibleCount }, this.bufferColours, frame.dpr);
+    paintBuffers(plot, vp, data.inst, result, this.inView, this.bufferColours, frame.dpr);
     return 'rectangles';
   }
 
@@ -435,77 +397,9 @@ export class PlanView {
     return this.detail === 'load' || (this.detail === 'auto' && visibleCount > OVERVIEW_LIMIT);
   }
 
-  /** Appends to `visible` (from position `count`, returned advanced) the buffers among `from` to
-   * `to` that are in `key`'s window (and placed so far, during a replay). */
-  private collectVisible(key: WindowKey, from: number, to: number, count: number): number {
-    const { inst } = key.data;
-    if (this.visible.length < inst.n) this.visible = new Uint32Array(inst.n);
-    const { x0, x1, y0, y1 } = key;
-    const s = inst.startsF, e = inst.endsF, z = inst.sizesF, o = key.result.offsetsF;
-    const limit = key.replayCount;
-    const rank = limit !== null ? this.rank : null;
-    const visible = this.visible;
-    for (let i = from; i < to; i++) {
-      if (e[i] <= x0 || s[i] >= x1) continue;
-      const off = o[i];
-      if (off + z[i] <= y0 || off >= y1) continue;
-      if (limit !== null && rank && rank[i] >= limit) continue;
-      visible[count++] = i;
-    }
-    return count;
-  }
-
   /** True when no frame or background work is pending: what is on the canvas is complete. */
   get settled(): boolean {
-    return !this.scheduled && this.background === null;
-  }
-
-  /**
-   * Gathers the buffers in `key`'s window, then the envelope over them for the overview (or the
-   * buffers' colours), in tasks of BACKGROUND_SLICE buffers each, and draws again when done. A
-   * frame for another window or plan replaces the job, and the old one stops at its next slice.
-   */
-  private prepareInBackground(key: WindowKey, width: number) {
-    if (this.background && sameWindow(this.background.key, key) && this.background.width === width) return;
-    const job = { key, width };
-    this.background = job;
-    const n = key.data.inst.n;
-    let phase: 'visible' | 'envelope' | 'colours' = sameWindow(this.visibleKey, key) ? 'envelope' : 'visible';
-    if (phase === 'visible') this.visibleKey = null; // `visible` is rewritten from here on
-    let next = 0, count = 0;
-    const top = new Float64Array(width);
-    let colouring: ColourJob | null = null;
-    const slice = () => {
-      if (this.background !== job) return;
-      if (phase === 'visible') {
-        const end = Math.min(n, next + BACKGROUND_SLICE);
-        count = this.collectVisible(key, next, end, count);
-        next = end;
-        if (next < n) return void setTimeout(slice, 0);
-        this.visibleCount = count;
-        this.visibleKey = key;
-        phase = this.isOverview(count) ? 'envelope' : 'colours';
-        next = 0;
-        return void setTimeout(slice, 0);
-      }
-      if (phase === 'envelope') {
-        const end = Math.min(this.visibleCount, next + BACKGROUND_SLICE);
-        accumulateEnvelope(top, key.x0, key.x1, key.data.inst, key.result, this.visible, next, end);
-        next = end;
-        if (next < this.visibleCount) return void setTimeout(slice, 0);
-        this.envelope = { key, width, top };
-        // The overview is complete: show it; the colours that zooming in will need follow.
-        this.draw();
-        phase = 'colours';
-        return void setTimeout(slice, 0);
-      }
-      colouring ??= this.colourJob();
-      if (colouring && !colouring.step(BACKGROUND_SLICE)) return void setTimeout(slice, 0);
-      if (colouring) this.keepColours(colouring.out);
-      this.background = null;
-      this.draw();
-    };
-    setTimeout(slice, 0);
+    return !this.scheduled && this.inView.idle;
   }
 
   private plotImage(frame: Frame): ImageData {
@@ -554,8 +448,8 @@ export class PlanView {
     const ty = ((this.viewport.y1 - this.viewport.y0) / frame.ph) * frame.dpr * 1.5;
     const { pieceStart, pieces } = inst;
     let best: number | null = null, bestArea = Infinity;
-    for (let k = 0; k < this.visibleCount; k++) {
-      const i = this.visible[k];
+    for (let k = 0; k < this.inView.count; k++) {
+      const i = this.inView.visible[k];
       if (s[i] - tx <= x && x < e[i] + tx && o[i] - ty <= y && y < o[i] + z[i] + ty) {
         // A buffer with gaps is only where it is drawn: one of its live pieces.
         if (pieceStart.length > 0 && pieceStart[i + 1] > pieceStart[i]) {
@@ -605,7 +499,7 @@ export class PlanView {
   }
 
   /** The buffers alive at `time` (the hover list's content; tests compare it with the instance). */
-  aliveAt(time: number, limit = ALIVE_LISTED): AliveAt | null {
+  aliveAt(time: number, limit = 10): AliveAt | null {
     return this.data ? aliveAt(this.data.inst, time, limit) : null;
   }
 
@@ -614,70 +508,23 @@ export class PlanView {
   private hoverAt(point: Point | null) {
     const previous = this.hover;
     this.hover = null;
-    if (point && this.data) {
+    const data = this.data;
+    if (point && data) {
       const frame = this.layout();
       const px = point.x * frame.dpr, py = point.y * frame.dpr;
       const overTime = px >= frame.left && px <= frame.left + frame.pw && py >= frame.top && py <= frame.h;
       if (overTime) {
-        const index = this.bufferAt(point.x, point.y);
-        this.hover = { index, time: this.toData(point.x, point.y).x, x: point.x, y: point.y };
+        const hover: HoverInfo = { index: this.bufferAt(point.x, point.y), time: this.toData(point.x, point.y).x, x: point.x, y: point.y };
+        this.hover = hover;
+        this.overlay.show(hover, data.inst, this.canvas, frame, (i) => this.describe(i), [...this.markerLabels.values()]);
       }
     }
-    this.showTooltip();
-    this.showAlive();
+    if (!this.hover) this.overlay.hide();
     if ((previous?.index ?? null) !== (this.hover?.index ?? null)) this.draw();
   }
 
-  private showTooltip() {
-    const hover = this.hover;
-    if (!hover || hover.index === null) {
-      this.tooltip.hidden = true;
-      return;
-    }
-    this.tooltip.innerHTML = this.describe(hover.index);
-    this.tooltip.hidden = false;
-    const box = this.element.getBoundingClientRect();
-    const at = besidePoint(hover.x, hover.y + this.canvas.offsetTop, this.tooltip.offsetWidth, this.tooltip.offsetHeight, box);
-    this.tooltip.style.transform = `translate(${at.left}px, ${at.top}px)`;
-  }
-
-  /** The list of buffers alive at the hovered time, in the plot's upper corner away from the
-   * pointer (the tooltip follows the pointer), below the marker lines' labels on the right. On a
-   * small plot (a phone) it is shorter, and gives way to a buffer's tooltip. */
-  private showAlive() {
-    const hover = this.hover;
-    const frame = this.layout();
-    const small = frame.pw / frame.dpr < 480 || frame.ph / frame.dpr < 260;
-    if (!hover || !this.data) {
-      this.aliveBox.hidden = true;
-      this.cursor.hidden = true;
-      return;
-    }
-    const top = this.canvas.offsetTop + frame.top / frame.dpr;
-    this.cursor.hidden = false;
-    this.cursor.style.height = `${frame.ph / frame.dpr}px`;
-    this.cursor.style.transform = `translate(${Math.round(hover.x)}px, ${top}px)`;
-    if (small && hover.index !== null) {
-      this.aliveBox.hidden = true;
-      return;
-    }
-    const began = performance.now();
-    const alive = aliveAt(this.data.inst, hover.time, small ? ALIVE_LISTED_SMALL : ALIVE_LISTED);
-    this.lastAliveMs = performance.now() - began;
-    this.aliveBox.innerHTML = describeAlive(this.data.inst, alive);
-    this.aliveBox.dataset.time = String(alive.time);
-    this.aliveBox.dataset.count = String(alive.count);
-    this.aliveBox.dataset.total = String(alive.total);
-    this.aliveBox.hidden = false;
-    const plotLeft = frame.left / frame.dpr, plotRight = (frame.left + frame.pw) / frame.dpr;
-    const onLeft = hover.x > (plotLeft + plotRight) / 2;
-    const x = onLeft ? plotLeft + 6 : plotRight - this.aliveBox.offsetWidth - 6;
-    let y = top + 6;
-    if (!onLeft) {
-      // Below the labels of L, makespan and capacity when they are near the top.
-      const labelBottoms = [...this.markerLabels.values()].map((v) => (v + 14 * frame.dpr) / frame.dpr).filter((v) => v < (frame.top + frame.ph * 0.4) / frame.dpr);
-      if (labelBottoms.length) y = Math.max(y, this.canvas.offsetTop + Math.max(...labelBottoms) + 4);
-    }
-    this.aliveBox.style.transform = `translate(${Math.max(0, x)}px, ${y}px)`;
+  /** How long the last hover's alive list took to compute, ms. */
+  get lastAliveMs(): number {
+    return this.overlay.lastAliveMs;
   }
 }

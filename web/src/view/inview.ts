@@ -1,0 +1,131 @@
+// The buffers in the plan view's window, and the overview's envelope over them: what a frame
+// reuses while the window and plan stay the same, and what a large plan's first frame leaves to
+// background tasks (see `prepare`).
+import type { SolveResult } from '../protocol';
+import type { ColourJob } from './colors';
+import type { PlanData } from './planview';
+import { accumulateEnvelope } from './rectangles';
+
+/** Buffers per task when a window is prepared in the background (a few ms of work each). */
+const BACKGROUND_SLICE = 100_000;
+
+/** The window and plan a frame shows: what the visible list and the overview's envelope depend on. */
+export interface WindowKey {
+  data: PlanData;
+  result: SolveResult;
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+  replayCount: number | null;
+}
+
+export const sameWindow = (a: WindowKey | null, b: WindowKey) =>
+  a !== null && a.data === b.data && a.result === b.result && a.x0 === b.x0 && a.x1 === b.x1 &&
+  a.y0 === b.y0 && a.y1 === b.y1 && a.replayCount === b.replayCount;
+
+/** What the background job needs from the view. */
+export interface InViewHooks {
+  /** Each buffer's placement step (for a replay's window), or null. */
+  rank(): Uint32Array | null;
+  /** Whether this many buffers in view are drawn as the overview. */
+  isOverview(count: number): boolean;
+  /** The colours still to compute, or null when they are known. */
+  colourJob(): ColourJob | null;
+  keepColours(colors: Uint32Array): void;
+  /** Schedules a frame. */
+  draw(): void;
+}
+
+export class InView {
+  /** `visible[0 .. count]`: the buffers in `key`'s window. */
+  visible = new Uint32Array(0);
+  count = 0;
+  /** What `visible` was collected for; a frame with the same window and plan reuses it. */
+  key: WindowKey | null = null;
+  /** The overview's top edge per pixel column, for the window it was computed for. */
+  envelope: { key: WindowKey; width: number; top: Float64Array } | null = null;
+  /** The window being prepared in the background (visible buffers, envelope, colours), if any. */
+  private background: { key: WindowKey; width: number } | null = null;
+
+  constructor(private hooks: InViewHooks) {}
+
+  /** True when no background job runs. */
+  get idle(): boolean {
+    return this.background === null;
+  }
+
+  /** Stops the background job (at its next slice). */
+  cancel() {
+    this.background = null;
+  }
+
+  /** Appends to `visible` (from position `count`, returned advanced) the buffers among `from` to
+   * `to` that are in `key`'s window (and placed so far, during a replay). */
+  collect(key: WindowKey, from: number, to: number, count: number): number {
+    const { inst } = key.data;
+    if (this.visible.length < inst.n) this.visible = new Uint32Array(inst.n);
+    const { x0, x1, y0, y1 } = key;
+    const s = inst.startsF, e = inst.endsF, z = inst.sizesF, o = key.result.offsetsF;
+    const limit = key.replayCount;
+    const rank = limit !== null ? this.hooks.rank() : null;
+    const visible = this.visible;
+    for (let i = from; i < to; i++) {
+      if (e[i] <= x0 || s[i] >= x1) continue;
+      const off = o[i];
+      if (off + z[i] <= y0 || off >= y1) continue;
+      if (limit !== null && rank && rank[i] >= limit) continue;
+      visible[count++] = i;
+    }
+    return count;
+  }
+
+  /**
+   * Gathers the buffers in `key`'s window, then the envelope over them for the overview (or the
+   * buffers' colours), in tasks of BACKGROUND_SLICE buffers each, and draws again when done. A
+   * frame for another window or plan replaces the job, and the old one stops at its next slice.
+   */
+  prepare(key: WindowKey, width: number) {
+    if (this.background && sameWindow(this.background.key, key) && this.background.width === width) return;
+    const job = { key, width };
+    this.background = job;
+    const hooks = this.hooks;
+    const n = key.data.inst.n;
+    let phase: 'visible' | 'envelope' | 'colours' = sameWindow(this.key, key) ? 'envelope' : 'visible';
+    if (phase === 'visible') this.key = null; // `visible` is rewritten from here on
+    let next = 0, count = 0;
+    const top = new Float64Array(width);
+    let colouring: ColourJob | null = null;
+    const slice = () => {
+      if (this.background !== job) return;
+      if (phase === 'visible') {
+        const end = Math.min(n, next + BACKGROUND_SLICE);
+        count = this.collect(key, next, end, count);
+        next = end;
+        if (next < n) return void setTimeout(slice, 0);
+        this.count = count;
+        this.key = key;
+        phase = hooks.isOverview(count) ? 'envelope' : 'colours';
+        next = 0;
+        return void setTimeout(slice, 0);
+      }
+      if (phase === 'envelope') {
+        const end = Math.min(this.count, next + BACKGROUND_SLICE);
+        accumulateEnvelope(top, key.x0, key.x1, key.data.inst, key.result, this.visible, next, end);
+        next = end;
+        if (next < this.count) return void setTimeout(slice, 0);
+        this.envelope = { key, width, top };
+        // The overview is complete: show it; the colours that zooming in will need follow.
+        hooks.draw();
+        phase = 'colours';
+        return void setTimeout(slice, 0);
+      }
+      colouring ??= hooks.colourJob();
+      if (colouring && !colouring.step(BACKGROUND_SLICE)) return void setTimeout(slice, 0);
+      if (colouring) hooks.keepColours(colouring.out);
+      this.background = null;
+      hooks.draw();
+    };
+    setTimeout(slice, 0);
+  }
+}
