@@ -26,6 +26,13 @@ export function grouped(value: bigint | string | number): string {
   return (negative ? '-' : '') + digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
+/** A span of time (or of bytes), `138,240 – 169,984`: start to end, the end excluded. One form
+ * everywhere on the page, since the bracketed one with grouped digits, `[138,240, 169,984)`,
+ * reads as four numbers. */
+export function span(from: bigint | number | string, to: bigint | number | string): string {
+  return `${grouped(from)} – ${grouped(to)}`;
+}
+
 /** Short axis labels: 1.5k, 2M, 3.2G (decimal, for time). */
 export function compact(value: number): string {
   const abs = Math.abs(value);

@@ -12,7 +12,7 @@ import { Viewport } from './view/viewport';
 import { Replay } from './view/replay';
 import { COLOR_MODES, LEGEND_ENDS, legendGradient, type ColorBy } from './view/colors';
 import { exportImage } from './view/exportimage';
-import { bytes, duration, grouped, percent } from './format';
+import { bytes, duration, grouped, percent, span } from './format';
 import type { Progress } from './generated/core';
 import type { ImportedModel, InstanceData, ModelSource, SolveResult } from './protocol';
 import { drawable, toneOf, verdictText } from './verdict';
@@ -128,7 +128,7 @@ function summaryRows(i: InstanceData): [string, string][] {
     ...(String(s.lower_bound) !== String(s.max_load) ? [['lower bound', `${grouped(s.lower_bound)} (${bytes(s.lower_bound)})`] as [string, string]] : []),
     ['sizes', `${bytes(s.min_size)} … ${bytes(s.max_size)}`],
     ['total size', bytes(s.total_size)],
-    ['time span', `[${grouped(s.first_start)}, ${grouped(s.last_end)})`],
+    ['time span', span(s.first_start, s.last_end)],
     ['conflicts', grouped(s.conflicts)],
     ['aligned / pinned', `${grouped(s.aligned)} / ${grouped(s.pinned)}`],
     ...(s.gapped > 0 ? [['with gaps', grouped(s.gapped)] as [string, string]] : []),

@@ -1,15 +1,9 @@
 // What the plan view tells about the point under the pointer, as HTML: the buffer there (exact
-// values from the u64 columns) and the buffers alive at that time. Time spans are written one way
-// everywhere in the view, `138,240 – 169,984` (start to end, the end excluded), since the
-// bracketed form with grouped digits, `[138,240, 169,984)`, reads as four numbers.
+// values from the u64 columns) and the buffers alive at that time. Time spans are written as
+// `138,240 – 169,984` (see format.ts's `span`).
 import type { InstanceData, SolveResult } from '../protocol';
-import { bytes, esc, grouped, percent } from '../format';
+import { bytes, esc, grouped, percent, span } from '../format';
 import type { AliveAt } from './alive';
-
-/** A span of time (or of bytes), `from – to`, `to` excluded. */
-export function span(from: bigint | number | string, to: bigint | number | string): string {
-  return `${grouped(from)} – ${grouped(to)}`;
-}
 
 /** The id of buffer i. */
 export function bufferId(inst: InstanceData, i: number): string {
