@@ -680,6 +680,12 @@ await test('axes: binary address ticks, time ticks that never repeat a label, ma
   // Zoomed into addresses too.
   await page.evaluate(() => { const v = window.__memplan.viewport; v.set({ x0: 0, x1: 50, y0: 1000, y1: 1040 }); });
   await check('addresses 1000-1040');
+  // Long address labels (1021.75 KiB) widen the left margin so that they stay clear of the title.
+  await page.evaluate(() => { const v = window.__memplan.viewport; v.set({ x0: 0, x1: 50, y0: 1046000, y1: 1048000 }); });
+  const long = await check('addresses near 1 MiB');
+  const plotLeft = await page.evaluate(() => window.__memplan.view.fromData(0, 1047000).x);
+  assert(long.address.some((a) => a.length >= 10) && plotLeft > 84, `labels ${long.address.join(' | ')} with the plot at ${plotLeft} px`);
+  await page.locator(T('plan-canvas')).screenshot({ path: join(screenshots, 'axes-long-labels.png') });
   await page.click('#zoom-reset');
   // Capacity = makespan: the makespan and capacity labels are on one line; they must not overlap,
   // nor L's (C packs to L, so all three are within a few pixels).

@@ -1,7 +1,7 @@
 // The plot's axes: ticks for its window, their labels outside the plot, and the axis titles.
 // The grid lines inside the plot are drawn at the same ticks (see plotpixels.ts's paintGrid).
 import type { Range } from './viewport';
-import { tickCounts, type Frame, type Scales } from './scales';
+import { MARGIN, tickCounts, type Frame, type Scales } from './scales';
 import { binaryTicks, timeTicks, type Tick } from './ticks';
 import { fontAt, type Theme } from './theme';
 
@@ -50,7 +50,8 @@ export function drawAxes(ctx: CanvasRenderingContext2D, frame: Frame, scales: Sc
     ctx.stroke();
     ctx.fillText(tick.label, left - 6 * dpr, y);
   }
-  // Titles: time centred under the tick labels, address turned along the left edge.
+  // Titles: time centred under the tick labels, address turned along the left edge (the left
+  // margin leaves it room, see `leftMarginFor`).
   ctx.fillStyle = theme.fg;
   ctx.font = fontAt(theme, dpr, '600 ');
   ctx.textAlign = 'center';
@@ -61,4 +62,16 @@ export function drawAxes(ctx: CanvasRenderingContext2D, frame: Frame, scales: Sc
   ctx.textBaseline = 'top';
   ctx.fillText(ADDRESS_TITLE, 0, 0);
   ctx.restore();
+}
+
+/** The left margin (CSS pixels) that fits the address title and the widest of these tick labels:
+ * the default one, unless a label such as `1023.75 KiB` (zoomed far in) needs more. */
+export function leftMarginFor(ctx: CanvasRenderingContext2D, ticks: Tick[], theme: Theme, dpr: number): number {
+  ctx.save();
+  ctx.font = fontAt(theme, dpr);
+  let widest = 0;
+  for (const tick of ticks) widest = Math.max(widest, ctx.measureText(tick.label).width);
+  ctx.restore();
+  // 3 px, the title (~12 px), 4 px of air, the label, 6 px to the axis.
+  return Math.max(MARGIN.left, Math.ceil(widest / dpr + 25));
 }

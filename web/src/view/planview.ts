@@ -18,8 +18,8 @@ import { bytes } from '../format';
 import { colourJob, pack, type ColorBy, type ColourJob } from './colors';
 import { columnLoads, paintGrid, paintLoadCurve, type ColumnLoads, type Plot } from './plotpixels';
 import type { Viewport } from './viewport';
-import { frameOf, scalesOf, type Frame, type Scales } from './scales';
-import { axisTicks, drawAxes, type AxisTicks } from './axes';
+import { frameOf, MARGIN, scalesOf, type Frame, type Scales } from './scales';
+import { axisTicks, drawAxes, leftMarginFor, type AxisTicks } from './axes';
 import { drawMarkers, type Marker } from './markers';
 import { accumulateEnvelope, paintBuffers, paintEnvelope, paintFragmentationBand } from './rectangles';
 import { drawHighlights } from './highlights';
@@ -268,12 +268,16 @@ export class PlanView {
     return { time: this.ticks.time.map((t) => t.label), address: this.ticks.address.map((t) => t.label) };
   }
 
+  /** The plot's distance from the canvas's left edge, CSS pixels: wider when the address labels
+   * are (see `leftMarginFor`). */
+  private leftMargin = MARGIN.left;
+
   /** Sizes the canvas to its element and returns the frame. */
   private layout(): Frame {
     const dpr = window.devicePixelRatio || 1;
     const cssW = Math.max(120, this.element.clientWidth);
     const cssH = Math.max(80, this.element.clientHeight - (this.element.querySelector('.planview-title')?.clientHeight ?? 0));
-    const frame = frameOf(cssW, cssH, dpr);
+    const frame = frameOf(cssW, cssH, dpr, this.leftMargin);
     if (this.canvas.width !== frame.w || this.canvas.height !== frame.h) {
       this.canvas.width = frame.w;
       this.canvas.height = frame.h;
@@ -287,9 +291,17 @@ export class PlanView {
   private render(defer = true) {
     const { ctx } = this;
     if (!defer) this.inView.cancel(); // this frame computes everything itself
-    const frame = this.layout();
+    let frame = this.layout();
     const t = this.theme();
     const vp = this.viewport;
+    if (this.data) {
+      // The address labels decide the left margin; the ticks are taken again in the frame it makes.
+      const margin = leftMarginFor(ctx, axisTicks(frame, vp).address, t, frame.dpr);
+      if (margin !== this.leftMargin) {
+        this.leftMargin = margin;
+        frame = this.layout();
+      }
+    }
     const scales = scalesOf(frame, vp);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.fillStyle = t.bg;

@@ -22,10 +22,11 @@ export interface Frame {
   cssH: number;
 }
 
-/** The frame of a canvas of `cssW` × `cssH` CSS pixels. */
-export function frameOf(cssW: number, cssH: number, dpr: number): Frame {
+/** The frame of a canvas of `cssW` × `cssH` CSS pixels, the plot `leftMargin` CSS pixels from
+ * its left edge. */
+export function frameOf(cssW: number, cssH: number, dpr: number, leftMargin = MARGIN.left): Frame {
   const w = Math.round(cssW * dpr), h = Math.round(cssH * dpr);
-  const left = Math.round(MARGIN.left * dpr), top = Math.round(MARGIN.top * dpr);
+  const left = Math.round(leftMargin * dpr), top = Math.round(MARGIN.top * dpr);
   const pw = Math.max(1, w - left - Math.round(MARGIN.right * dpr));
   const ph = Math.max(1, h - top - Math.round(MARGIN.bottom * dpr));
   return { dpr, w, h, left, top, pw, ph, cssW, cssH };
