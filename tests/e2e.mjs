@@ -593,11 +593,13 @@ await test('hover list: the buffers alive at the hovered time, largest first, th
     const id = (i) => inst.idText.slice(inst.idOffsets[i], inst.idOffsets[i + 1]);
     let k = 0;
     while (k < inst.profileTimes.length && inst.profileTimes[k] <= t) k++;
-    return { ids: alive.slice(0, 10).map(id), count: alive.length, total: alive.reduce((s, i) => s + inst.sizesF[i], 0), load: k ? inst.profileLoads[k - 1] : 0 };
+    return { ids: alive.slice(0, 10).map(id), sizes: alive.slice(0, 10).map((i) => inst.sizesF[i]), alive: alive.map(id), count: alive.length, total: alive.reduce((s, i) => s + inst.sizesF[i], 0), load: k ? inst.profileLoads[k - 1] : 0 };
   }, time);
   const shown = () => page.evaluate(() => {
     const list = document.querySelector('[data-testid=plan-canvas-alive]');
-    return { hidden: list.hidden, time: Number(list.dataset.time), count: Number(list.dataset.count), total: Number(list.dataset.total), ids: [...list.querySelectorAll('tr td:first-child')].map((td) => td.textContent), text: list.textContent };
+    const { inst } = window.__memplan.state();
+    const rows = [...list.querySelectorAll('tr')];
+    return { hidden: list.hidden, time: Number(list.dataset.time), count: Number(list.dataset.count), total: Number(list.dataset.total), ids: rows.map((tr) => tr.querySelector('td').textContent), sizes: rows.map((tr) => inst.sizesF[Number(tr.dataset.index)]), text: list.textContent };
   });
   const { full, peakTime } = await page.evaluate(() => {
     const { inst } = window.__memplan.state();
@@ -614,9 +616,11 @@ await test('hover list: the buffers alive at the hovered time, largest first, th
     const want = await expected(list.time);
     assert(list.count === want.count && list.total === want.total, `at ${list.time}: ${list.count} alive, ${list.total} B shown; ${want.count}, ${want.total} B expected`);
     assert(list.total === want.load, `at ${list.time}: total ${list.total} is not the load ${want.load}`);
-    // Ties in size may list in either order: compare the sizes' order and that each named id is alive.
+    // The largest ten, largest first (buffers of equal size may swap): each named buffer is alive
+    // then, and the sizes are the ten largest.
     assert(list.ids.length === want.ids.length, `${list.ids.length} listed, ${want.ids.length} expected`);
-    assert(JSON.stringify([...list.ids].sort()) === JSON.stringify([...want.ids].sort()) || want.count > 10, `listed ${list.ids}, expected ${want.ids}`);
+    assert(list.ids.every((id) => want.alive.includes(id)), `listed ${list.ids}, not all alive at ${list.time}`);
+    assert(JSON.stringify(list.sizes) === JSON.stringify(want.sizes), `listed sizes ${list.sizes}, expected ${want.sizes}`);
     if (want.count > 10) assert(list.text.includes(`+ ${(want.count - 10).toLocaleString('en-US')} more`), `no "+ N more": ${list.text}`);
     assert(/of the peak L/.test(list.text), `no share of the peak: ${list.text}`);
   }
