@@ -25,6 +25,11 @@ const initial = decode(location.search);
  * (0.8 % above L); the plan is dense enough to look like a real packing and small enough to read;
  * and since it stops at the first plan that fits, it shows the one-click "minimise" (optimal at L). */
 const DEFAULT_EXAMPLE = 'minimalloc/challenging/C';
+/** Compare's first selection: a contrast worth seeing, in three steps. On the default example
+ * what a runtime allocator does online (first-fit-start, 1.69 MiB), what a compiler's greedy
+ * planner does (TFLite's arena, 1.35 MiB: slff and xla give the same there) and memplan's
+ * portfolio (auto, within the 1 MiB capacity). */
+const COMPARE_DEFAULT = ['first-fit-start', 'tflite', 'auto'];
 if (initial.embed) {
   // Compact layout for an iframe: the plan, and the solver, Run and Cancel moved into the top bar.
   document.body.classList.add('embed');
@@ -571,7 +576,7 @@ async function start() {
     const info = await engine.start();
     showEngine();
     controls.setCatalogue(info.catalogue, info.build, info.threads, maxThreads);
-    compare.setSolvers(info.catalogue.solvers, initial.compare ?? info.catalogue.solvers.filter((s) => !s.capabilities.minimise).slice(0, 6).map((s) => s.name));
+    compare.setSolvers(info.catalogue.solvers, initial.compare ?? COMPARE_DEFAULT.filter((name) => info.catalogue.solvers.some((s) => s.name === name)));
     setStatus('ready');
   } catch (error) {
     setStatus(`the planner failed to start: ${error instanceof Error ? error.message : String(error)}`, 'error');
