@@ -63,11 +63,11 @@ let solving = false;
 let loadSerial = 0;
 /** The load that `inst` came from: a run whose instance is no longer shown drops its result. */
 let instSerial = 0;
-/** Why the last run ended without a summary, shown in the verdict's place: the request was refused
- * (or failed), or the single-threaded build's cancel ended its worker. */
 /** The capacity (bytes) the shown result was minimised under: a "minimise" run leaves it out of
  * the request, so the page itself says whether the plan is within it. */
 let minimisedUnder: string | null = null;
+/** Why the last run ended without a summary, shown in the verdict's place: the request was refused
+ * (or failed), or the single-threaded build's cancel ended its worker. */
 let noSummary: { tone: 'interrupted' | 'infeasible'; stopped: 'cancelled' | ''; words: string; detail: string } | null = null;
 
 const viewport = new Viewport();
