@@ -6,6 +6,7 @@
 import { EngineError } from './engine';
 import type { SolverInfo } from './generated/core';
 import type { InstanceData, SolveResult } from './protocol';
+import { axisTop } from './axis';
 import { bytes, duration, esc, grouped, percent } from './format';
 import { drawable, toneRank, verdictBadge, verdictText } from './verdict';
 import { PlanView } from './view/planview';
@@ -245,7 +246,8 @@ export class ComparePanel {
       let top = Number(inst.summary.max_load);
       if (capacity !== null) top = Math.max(top, capacity);
       for (const row of rows) if (row.result && drawable(row.result)) top = Math.max(top, Number(row.result.summary.makespan));
-      return { x0: Number(inst.summary.first_start), x1: Number(inst.summary.last_end), y0: 0, y1: top * 1.04 || 1 };
+      // A panel is 260 px high, its plot about 200.
+      return { x0: Number(inst.summary.first_start), x1: Number(inst.summary.last_end), y0: 0, y1: axisTop(top, 200) };
     };
     const full = extent(this.rows);
     const same = JSON.stringify(full) === JSON.stringify(this.viewport.fullRange);

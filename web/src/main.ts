@@ -11,6 +11,7 @@ import { PlanView, type Detail } from './view/planview';
 import { Viewport } from './view/viewport';
 import { Replay } from './view/replay';
 import { COLOR_MODES, legendGradient, type ColorBy } from './view/colors';
+import { axisTop } from './axis';
 import { bytes, duration, grouped, percent } from './format';
 import { ProgressTrace, drawSparkline, progressLine } from './progress';
 import type { ImportedModel, InstanceData, ModelSource, SolveResult } from './protocol';
@@ -161,7 +162,8 @@ function fitViewport(resetX: boolean) {
   const cap = drawCapacity();
   if (cap !== null) top = Math.max(top, cap);
   if (result && drawable(result)) top = Math.max(top, Number(result.summary.makespan));
-  const full = { x0: Number(inst.summary.first_start), x1: Number(inst.summary.last_end), y0: 0, y1: top * 1.04 || 1 };
+  // The plot is the plan host less its axis labels (about 30 px).
+  const full = { x0: Number(inst.summary.first_start), x1: Number(inst.summary.last_end), y0: 0, y1: axisTop(top, $('plan-host').clientHeight - 30) };
   if (resetX) viewport.setFull(full);
   else {
     viewport.setFull(full, false);
