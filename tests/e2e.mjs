@@ -343,6 +343,15 @@ await test('minimise in one click: a plan that stops at the first fit is minimis
   assert((await page.inputValue(T('capacity-input'))) === defaultExample.capacity, 'minimise cleared the capacity field');
   assert(!(await page.isVisible(T('minimise-button'))), 'minimise still offered after minimising');
   await shoot(page, 'minimised');
+  // Its share link reproduces the minimised plan, not the first fit.
+  await page.click('#share-button');
+  const link = await page.inputValue(T('share-link'));
+  assert(/run=min/.test(link), `share link ${link}`);
+  const other = await page.context().newPage();
+  await open(other, link.slice(link.indexOf('?')));
+  assert((await other.getAttribute(T('makespan'), 'data-value')) === cliMakespan(native), 'the shared link does not reproduce the minimised plan');
+  assert(/within/.test(await other.textContent(T('verdict-note'))), 'the shared link does not say the plan is within the capacity');
+  await other.close();
 });
 
 await test('a failed solve clears the previous result: no plan, no figures', async (page) => {

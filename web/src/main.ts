@@ -539,6 +539,7 @@ function pageState(): PageState {
     compare: compare.checked,
     tab: $('compare-pane').hidden ? 'plan' : 'compare',
     run: result !== null,
+    minimise: result !== null && minimisedUnder !== null,
     embed: initial.embed,
   };
 }
@@ -621,7 +622,7 @@ async function start() {
   if (ok && initial.run) {
     await settle();
     if (initial.controls.capacity !== undefined) controls.setCapacity(initial.controls.capacity);
-    if (inst) await (initial.tab === 'compare' ? compare.run() : run());
+    if (inst) await (initial.tab === 'compare' ? compare.run() : run(controls.solver, initial.minimise));
   }
   // Last, so that a test that waits for it finds the first screen finished.
   (window as unknown as { __memplan: unknown }).__memplan = { engine, view, viewport, compare, state: () => ({ inst, result, solving }) };
