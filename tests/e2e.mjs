@@ -132,6 +132,9 @@ async function verdict(page) {
   });
 }
 
+/** The tone the page gives a stop reason (as web/src/verdict.ts), to check the CLI's reason is a proof. */
+const toneClass = (stopped) => ({ lower_bound: 'proven', optimal: 'proven', fits: 'proven', completed: 'heuristic', given: 'heuristic' })[stopped] ?? 'other';
+
 /** Screenshots at the desktop size and at a phone's (390x844), into tests/output/. */
 async function shoot(page, name) {
   await page.mouse.move(0, 0);
@@ -170,7 +173,16 @@ await test('every example of the gallery loads', async (page) => {
     await idle(page);
     const loaded = await page.getAttribute(T('instance-input'), 'data-loaded');
     assert(Number(loaded) === example.buffers, `${example.id}: ${loaded} buffers loaded, expected ${example.buffers} (${await status(page)})`);
+    // The gallery shows the instance's max load, and it is the loaded instance's.
+    const maxLoad = await page.evaluate(() => String(window.__memplan.state().inst.summary.max_load));
+    assert(maxLoad === example.max_load, `${example.id}: L ${maxLoad} loaded, ${example.max_load} in index.json`);
+    const label = await page.$eval(`${T('example-select')} option[value="${example.id}"]`, (o) => o.textContent);
+    assert(/ · L \d/.test(label) && !/ · [\d.]+ (B|KiB|MiB)$/.test(label.replace(/ · L .*/, '')), `${example.id}: gallery label ${label}`);
   }
+});
+
+await test('the gallery figures in index.json match the CLI (scripts/examples-index.mjs --check)', async () => {
+  execFileSync(process.execPath, [join(root, 'scripts/examples-index.mjs'), '--check'], { encoding: 'utf8', env: { ...process.env, MEMPLAN_CLI: cli }, stdio: ['ignore', 'pipe', 'pipe'] });
 });
 
 await test('each solver gives the CLI makespan and plan on a pasted CSV (same seed)', async (page) => {
@@ -293,6 +305,130 @@ await test('the page says why each run stopped: optimal, budget, time limit, inf
   assert((await page.getAttribute(T('status'), 'data-state')) === 'error' && /refused/.test(await status(page)), `status: ${await status(page)}`);
   assert((await page.textContent(T('makespan'))) === '—' && (await page.evaluate(() => window.__memplan.view.plan.result === null)), 'the previous plan stayed after a refused run');
   await shoot(page, 'verdict-refused');
+});
+
+await test('first screen: the default example solved by auto, within its capacity, saying why it stopped', async (page) => {
+  // No query: the page loads its default example and solves it with the default solver at once.
+  await open(page);
+  const defaultExample = index.find((e) => e.id === 'minimalloc/challenging/C');
+  const solver = await page.inputValue(T('solver-select'));
+  assert(solver === 'auto', `default solver ${solver}`);
+  assert((await page.inputValue(T('example-select'))) === defaultExample.id, 'not the default example');
+  assert((await page.inputValue(T('capacity-input'))) === defaultExample.capacity, "the example's capacity is not shown");
+  const native = cliSolve(join(examplesDir, defaultExample.path), 'auto', '0', undefined, undefined, ['--capacity', defaultExample.capacity]);
+  assert(native.feasible && /proven/.test(toneClass(native.stopped)), `the CLI itself does not fit the default example: ${native.stopped}`);
+  const shown = await verdict(page);
+  assert(shown.visible && shown.stopped === native.stopped && shown.text.endsWith(native.verdict) && /proven/.test(shown.tone),
+    `first screen: ${JSON.stringify(shown)}, CLI ${native.stopped}`);
+  const makespan = await page.getAttribute(T('makespan'), 'data-value');
+  assert(makespan === cliMakespan(native) && BigInt(makespan) <= BigInt(defaultExample.capacity), `makespan ${makespan}, CLI ${native.makespan}`);
+  const check = page.locator('#result-valid');
+  assert((await check.textContent()) === 'valid' && (await check.getAttribute('class')) === 'good', `check says ${await check.textContent()}`);
+  assert(!/over capacity/.test(await page.textContent('#plan-pane')), 'the first screen says over capacity');
+  await shoot(page, 'first-screen');
+});
+
+await test('minimise in one click: a plan that stops at the first fit is minimised without the capacity', async (page) => {
+  await open(page); // the first screen: auto fits the default example's capacity and stops there
+  const defaultExample = index.find((e) => e.id === 'minimalloc/challenging/C');
+  assert((await verdict(page)).stopped === 'fits', 'the first screen does not stop at the first fit');
+  assert(await page.isVisible(T('minimise-button')), 'no minimise offered after a plan that only fits');
+  await page.click(T('minimise-button'));
+  await idle(page, 120_000);
+  const native = cliSolve(join(examplesDir, defaultExample.path), 'auto', '0');
+  const shown = await verdict(page);
+  assert(shown.stopped === native.stopped && shown.text.endsWith(native.verdict) && /proven/.test(shown.tone), `after minimise: ${JSON.stringify(shown)}, CLI ${native.stopped}`);
+  assert((await page.getAttribute(T('makespan'), 'data-value')) === cliMakespan(native), 'minimised makespan differs from the CLI without a capacity');
+  assert(/within 1\.00 MiB/.test(await page.textContent(T('verdict-note'))), `note: ${await page.textContent(T('verdict-note'))}`);
+  assert((await page.inputValue(T('capacity-input'))) === defaultExample.capacity, 'minimise cleared the capacity field');
+  assert(!(await page.isVisible(T('minimise-button'))), 'minimise still offered after minimising');
+  await shoot(page, 'minimised');
+  // Its share link reproduces the minimised plan, not the first fit.
+  await page.click('#share-button');
+  const link = await page.inputValue(T('share-link'));
+  assert(/run=min/.test(link), `share link ${link}`);
+  const other = await page.context().newPage();
+  await open(other, link.slice(link.indexOf('?')));
+  assert((await other.getAttribute(T('makespan'), 'data-value')) === cliMakespan(native), 'the shared link does not reproduce the minimised plan');
+  assert(/within/.test(await other.textContent(T('verdict-note'))), 'the shared link does not say the plan is within the capacity');
+  await other.close();
+});
+
+await test('a failed solve clears the previous result: no plan, no figures', async (page) => {
+  await open(page); // the first screen has a result
+  assert(await page.getAttribute(T('makespan'), 'data-value'), 'no first result');
+  // A parameter out of its range: the core refuses the request and nothing runs.
+  await page.selectOption(T('solver-select'), 'minimalloc');
+  await page.fill('input[data-param=orderings]', '99');
+  await page.click(T('run-button'));
+  await idle(page);
+  const shown = await verdict(page);
+  assert(/not run|failed/.test(shown.text) && /infeasible/.test(shown.tone), `verdict after a refused run: ${JSON.stringify(shown)}`);
+  for (const id of ['makespan', 'fragmentation', 'elapsed']) assert((await page.textContent(`#${id}`)) === '—', `${id} still shows ${await page.textContent(`#${id}`)}`);
+  assert(await page.evaluate(() => window.__memplan.view.plan.result === null && window.__memplan.state().result === null), 'the previous plan is still drawn');
+  assert(await page.isDisabled('#export-csv'), 'the previous plan can still be exported');
+  assert(!(await page.isVisible(T('minimise-button'))), 'minimise offered without a result');
+});
+
+await test('the Format selector after a JSON file then a pasted CSV reads the CSV', async (page) => {
+  await open(page);
+  const json = JSON.stringify({ buffers: [{ id: 'a', start: 0, end: 2, size: 4 }, { id: 'b', start: 1, end: 3, size: 4 }] });
+  await page.setInputFiles('#file-input', { name: 'two.json', mimeType: 'application/json', buffer: Buffer.from(json) });
+  await page.waitForFunction(() => document.querySelector('[data-testid=instance-input]').dataset.loaded === '2', null, { timeout: 10_000 });
+  await idle(page);
+  assert((await page.inputValue('#format-select')) === 'json', 'a .json file is not shown as JSON');
+  await paste(page, smallText);
+  assert((await page.inputValue('#format-select')) === '', `format after a pasted CSV: ${await page.inputValue('#format-select')}`);
+  const loaded = await page.getAttribute(T('instance-input'), 'data-loaded');
+  assert(loaded === '14' && (await page.locator(`${T('errors')} li`).count()) === 0, `the pasted CSV did not load (${loaded} buffers): ${await status(page)}`);
+  // A format the user picks stays through an edit.
+  await page.selectOption('#format-select', 'csv');
+  await idle(page);
+  await paste(page, `${smallText}\n`);
+  assert((await page.inputValue('#format-select')) === 'csv', 'the chosen format did not survive an edit');
+});
+
+await test('progress: the bound from the start, then best and bound as the core reports, in honest units', async (page) => {
+  await open(page, '?gen=40000:5');
+  await page.selectOption(T('solver-select'), 'auto');
+  await page.click(T('run-button'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=verdict]').classList.contains('running'), null, { timeout: 5000 });
+  const early = await page.textContent('#verdict-detail');
+  assert(/bound [\d,]+/.test(early), `the first progress line has no bound: ${early}`);
+  const seen = new Set();
+  while ((await page.getAttribute(T('status'), 'data-state')) === 'busy') {
+    seen.add(await page.textContent('#verdict-detail'));
+    await page.waitForTimeout(200);
+  }
+  const lines = [...seen];
+  assert(lines.some((l) => /best [\d,]+/.test(l)), `no best plan while running: ${lines.join(' | ')}`);
+  assert(!lines.some((l) => /\b(nodes|work)\b/.test(l)), `a line counts work in an unnamed unit: ${lines.join(' | ')}`);
+  figures.push(`progress lines during auto on a 40k trace: ${lines.length}, the first: "${early}"`);
+});
+
+await test('phone (390x844) and embeds (800x450, 640x360): nothing overflows, the plan has room', async (page) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await open(page);
+  const width = () => page.evaluate(() => document.documentElement.scrollWidth);
+  assert((await width()) <= 390, `phone: the page is ${await width()} px wide`);
+  await page.selectOption(T('solver-select'), 'minimalloc'); // the solver with the most parameters
+  assert((await width()) <= 390, `phone, minimalloc's parameters: ${await width()} px wide`);
+  const budget = await page.getAttribute('input[data-param=budget]', 'placeholder');
+  assert(budget === 'unlimited', `budget placeholder ${budget}`);
+  await page.click('#tab-compare');
+  await page.click(T('compare-run'));
+  await idle(page, 120_000);
+  assert((await width()) <= 390, `phone, compare: ${await width()} px wide`);
+  await page.screenshot({ path: join(screenshots, 'phone-compare-390.png') });
+  for (const [w, h] of [[800, 450], [640, 360]]) {
+    await page.setViewportSize({ width: w, height: h });
+    await open(page, '?embed');
+    assert((await width()) <= w, `embed ${w}x${h}: ${await width()} px wide`);
+    const plan = await page.locator(T('plan-canvas')).boundingBox();
+    assert(plan && plan.height >= h * 0.45 && plan.y + plan.height <= h + 1, `embed ${w}x${h}: the plan is ${JSON.stringify(plan)}`);
+    assert((await verdict(page)).visible, `embed ${w}x${h}: no verdict`);
+    await page.screenshot({ path: join(screenshots, `embed-${w}x${h}.png`) });
+  }
 });
 
 await test('Run at once after a paste solves the pasted instance, not the one before', async (page) => {
@@ -490,6 +626,37 @@ await test('compare fills its table and marks the best', async (page) => {
   const names = await page.$$eval(`${T('compare-table')} tbody tr`, (trs) => trs.map((tr) => tr.dataset.solver));
   assert(names.join() === [...names].sort().join(), `not sorted: ${names}`);
   await shoot(page, 'compare');
+});
+
+await test('compare: a contrast by default, panels best first, each to its own peak unless the axis is shared', async (page) => {
+  await open(page);
+  await page.click('#tab-compare');
+  const checked = await page.evaluate(() => window.__memplan.compare.checked);
+  assert(checked.includes('auto') && checked.some((s) => ['tflite', 'slff', 'first-fit-start', 'xla'].includes(s)), `default selection ${checked}`);
+  await page.click(T('compare-run'));
+  await idle(page, 120_000);
+  const order = (await page.getAttribute('#compare-grid', 'data-order')).split(',');
+  const makespans = await page.$$eval(`${T('compare-table')} tbody tr`, (trs) => Object.fromEntries(trs.map((tr) => [tr.dataset.solver, tr.querySelector('td[data-value]')?.dataset.value ?? ''])));
+  const file = join(examplesDir, index.find((e) => e.id === 'minimalloc/challenging/C').path);
+  for (const solver of checked) {
+    const native = cliSolve(file, solver, '0', undefined, undefined, ['--capacity', '1048576']);
+    assert(makespans[solver] === cliMakespan(native), `${solver}: table ${makespans[solver]}, CLI ${native.makespan}`);
+  }
+  const inOrder = order.map((s) => BigInt(makespans[s]));
+  assert(inOrder.every((m, i) => i === 0 || inOrder[i - 1] <= m), `panels not by makespan: ${order.map((s) => `${s} ${makespans[s]}`)}`);
+  const panels = await page.$$eval('#compare-grid .planview', (els) => els.map((e) => e.dataset.solver));
+  assert(panels.join() === order.join(), `panels ${panels} in the page, order ${order}`);
+  // Own axes: each panel's top is its own plan's peak; shared: one top for all, the worst plan's.
+  const tops = () => page.evaluate(() => window.__memplan.compare.views.map((v) => v.viewport.fullRange.y1));
+  let y = await tops();
+  assert(y[0] < y[y.length - 1], `own axes: tops ${y}`);
+  await page.check(T('compare-shared'));
+  await page.waitForTimeout(100);
+  y = await tops();
+  const worst = Number(makespans[order[order.length - 1]]);
+  assert(y.every((t) => t === y[0]) && y[0] >= worst, `shared axis: tops ${y}, worst plan ${worst}`);
+  await page.uncheck(T('compare-shared'));
+  await shoot(page, 'compare-order');
 });
 
 await test('gaps: solved with them (page = CLI, below the hull), drawn and hovered as live pieces', async (page) => {

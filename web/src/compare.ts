@@ -1,9 +1,12 @@
-// Compare mode: several solvers on the current instance, their plans side by side on one shared
-// viewport (same axes, zoom and pan together), and a sortable results table with the best marked
-// and, for each run, why it stopped (the core's verdict).
+// Compare mode: several solvers on the current instance, their plans side by side, best first (by
+// makespan), and a sortable results table with the best marked and, for each run, why it stopped
+// (the core's verdict). Each panel's address axis reaches its own peak, so that every packing is
+// readable; "shared axis" puts them all on one viewport (same axes, zoom and pan together), where
+// the heights compare at a glance.
 import { EngineError } from './engine';
 import type { SolverInfo } from './generated/core';
 import type { InstanceData, SolveResult } from './protocol';
+import { axisTop } from './axis';
 import { bytes, duration, esc, grouped, percent } from './format';
 import { drawable, toneRank, verdictBadge, verdictText } from './verdict';
 import { PlanView } from './view/planview';
@@ -33,6 +36,7 @@ export class ComparePanel {
   private sortKey: Key = 'makespan';
   private ascending = true;
   private inst: InstanceData | null = null;
+  private sharedAxis = $<HTMLInputElement>('compare-shared');
   private colorBy: ColorBy = 'size';
   running = false;
 
@@ -50,6 +54,7 @@ export class ComparePanel {
     this.runButton.addEventListener('click', () => void this.run());
     $('compare-all').addEventListener('click', () => this.setChecked(null));
     $('compare-none').addEventListener('click', () => this.setChecked([]));
+    this.sharedAxis.addEventListener('change', () => this.renderGrid());
     this.table.querySelectorAll<HTMLTableCellElement>('th[data-key]').forEach((th) =>
       th.addEventListener('click', () => {
         const key = th.dataset.key as Key;
@@ -212,6 +217,21 @@ export class ComparePanel {
       .join('');
   }
 
+  /** The rows with a result in the order their panels show: valid plans by makespan (the best
+   * first; ties: the faster), then the runs without a drawable plan, in run order. */
+  private panelOrder(): Row[] {
+    const makespan = (row: Row) => (drawable(row.result) ? BigInt(row.result!.summary.makespan!) : null);
+    return this.rows
+      .filter((row) => row.result)
+      .map((row, k) => ({ row, k, m: makespan(row) }))
+      .sort((a, b) => {
+        if (a.m === null || b.m === null) return a.m === b.m ? a.k - b.k : a.m === null ? 1 : -1;
+        if (a.m !== b.m) return a.m < b.m ? -1 : 1;
+        return a.row.result!.summary.elapsed_ms - b.row.result!.summary.elapsed_ms || a.k - b.k;
+      })
+      .map(({ row }) => row);
+  }
+
   private renderGrid() {
     for (const v of this.views) v.dispose();
     this.grid.innerHTML = '';
@@ -219,20 +239,34 @@ export class ComparePanel {
     const inst = this.inst;
     if (!inst) return;
     const capacity = this.capacity();
-    let top = Number(inst.summary.max_load);
-    if (capacity !== null) top = Math.max(top, capacity);
-    for (const row of this.rows) if (row.result && drawable(row.result)) top = Math.max(top, Number(row.result.summary.makespan));
-    const full = { x0: Number(inst.summary.first_start), x1: Number(inst.summary.last_end), y0: 0, y1: top * 1.04 || 1 };
+    const shared = this.sharedAxis.checked;
+    // The address axis reaches the instance's max load, the capacity, and the plan's peak: every
+    // plan's on a shared axis, each its own otherwise.
+    const extent = (rows: Row[]) => {
+      let top = Number(inst.summary.max_load);
+      if (capacity !== null) top = Math.max(top, capacity);
+      for (const row of rows) if (row.result && drawable(row.result)) top = Math.max(top, Number(row.result.summary.makespan));
+      // A panel is 260 px high, its plot about 200.
+      return { x0: Number(inst.summary.first_start), x1: Number(inst.summary.last_end), y0: 0, y1: axisTop(top, 200) };
+    };
+    const full = extent(this.rows);
     const same = JSON.stringify(full) === JSON.stringify(this.viewport.fullRange);
     this.viewport.setFull(full, !same);
-    for (const row of this.rows) {
+    this.grid.dataset.order = this.panelOrder().map((row) => row.solver).join(',');
+    for (const row of this.panelOrder()) {
       if (!row.result) continue;
       const s = row.result.summary;
       const plan = drawable(row.result);
       const title = s.makespan === null
         ? `${row.solver} · no plan: ${verdictText(s)}`
         : s.valid ? `${row.solver} · ${bytes(s.makespan)} · +${percent(s.fragmentation_pct ?? 0)}` : `${row.solver} · INVALID PLAN (not drawn)`;
-      const view = new PlanView(this.grid, this.viewport, { title });
+      let viewport = this.viewport;
+      if (!shared) {
+        viewport = new Viewport();
+        viewport.setFull(extent([row]));
+      }
+      const view = new PlanView(this.grid, viewport, { title });
+      view.element.dataset.solver = row.solver;
       view.setColorBy(this.colorBy);
       view.setData({ inst, result: plan ? row.result : null, capacity });
       view.onSelect = () => {};

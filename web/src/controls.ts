@@ -9,6 +9,14 @@ const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as 
 /** The select's value for "choose a greedy order and fit". */
 const COMBINATION = 'greedy-…';
 
+/** The largest u64: a parameter defaulting to it (a budget, a limit) has no limit by default. */
+const U64_MAX = '18446744073709551615';
+
+/** A parameter's default as a placeholder short enough for the sidebar: u64::MAX is "unlimited". */
+export function shownDefault(value: string): string {
+  return value === U64_MAX ? 'unlimited' : value;
+}
+
 export interface ControlState {
   solver: string;
   params: Record<string, string>;
@@ -137,7 +145,7 @@ export class Controls {
     for (const p of parameters) {
       const label = document.createElement('label');
       label.className = 'param';
-      label.title = `${p.description} (default ${p.default}${p.range ? `, ${p.range.text}` : ''})`;
+      label.title = `${p.description} (default ${shownDefault(p.default)}${p.range ? `, ${p.range.text}` : ''})`;
       const caption = document.createElement('span');
       caption.textContent = p.name;
       const input = document.createElement('input');
@@ -154,7 +162,7 @@ export class Controls {
           input.min = p.range.min;
           if (p.range.max !== null) input.max = p.range.max;
         }
-        input.placeholder = p.default;
+        input.placeholder = shownDefault(p.default);
       }
       label.append(caption, input);
       this.paramsBox.append(label);

@@ -14,9 +14,18 @@ export interface Example {
   semantics: string;
   capacity: string | null;
   buffers: number;
+  /** The most bytes alive at once (L), a decimal string (scripts/examples-index.mjs fills it). */
+  max_load: string;
   bytes: number;
   /** `model`: a model file (TFLite) to import and compare, not a buffer list. */
   kind?: 'model';
+}
+
+/** An example as the gallery lists it: its name and what its memory is (the max load L, and the
+ * buffers when the name does not say), not its file's size. */
+export function galleryLabel(e: Example): string {
+  const buffers = /buffers/.test(e.name) ? '' : ` · ${grouped(e.buffers)} buffers`;
+  return `${e.name}${buffers} · L ${bytes(e.max_load)}`;
 }
 
 /** Files up to this size are read here and shown in the editor; larger ones go to the worker as they are. */
@@ -39,6 +48,9 @@ export class InputPanel {
   readonly semanticsSelect = $<HTMLSelectElement>('semantics-select');
   readonly genBuffers = $<HTMLInputElement>('gen-buffers');
   readonly genSeed = $<HTMLInputElement>('gen-seed');
+  /** The format shown was picked by the user, not set by the page for what it loaded (a file's
+   * extension, a generated trace, an imported model). Only the user's choice outlives an edit. */
+  private formatChosen = false;
   /** The debounce timer of an edit not loaded yet. */
   private typing: number | undefined;
   /** The last load, so that a change of format or semantics can read it again. */
@@ -52,6 +64,9 @@ export class InputPanel {
     this.semanticsSelect.innerHTML = semantics.map((s) => `<option value="${s}">${s === 'half-open' ? '[start, end) half-open' : s === 'inclusive' ? '[start, end] inclusive' : '(start, end) exclusive'}</option>`).join('');
     // Typing loads after a pause; Run does not wait for it (see `flush`).
     this.editor.addEventListener('input', () => {
+      // Text typed or pasted is read by its content again (a JSON file loaded before must not make
+      // a pasted CSV fail), unless the user picked the format.
+      if (!this.formatChosen) this.formatSelect.value = '';
       clearTimeout(this.typing);
       this.typing = window.setTimeout(() => this.flush(), 450);
       this.onEdit();
@@ -65,7 +80,10 @@ export class InputPanel {
     });
     $('gen-button').addEventListener('click', () => this.generate());
     const reload = () => this.last && this.onLoad(this.last);
-    this.formatSelect.addEventListener('change', reload);
+    this.formatSelect.addEventListener('change', () => {
+      this.formatChosen = this.formatSelect.value !== '';
+      reload();
+    });
     this.semanticsSelect.addEventListener('change', reload);
     this.attachDrop();
   }
@@ -79,7 +97,7 @@ export class InputPanel {
     for (const [group, list] of groups) {
       const g = document.createElement('optgroup');
       g.label = group;
-      for (const e of list) g.append(new Option(`${e.name} · ${bytes(e.bytes)}`, e.id));
+      for (const e of list) g.append(new Option(galleryLabel(e), e.id));
       this.exampleSelect.append(g);
     }
     return this.examples;
@@ -106,7 +124,7 @@ export class InputPanel {
       return;
     }
     this.semanticsSelect.value = example.semantics;
-    this.formatSelect.value = '';
+    this.setFormat('');
     const url = new URL(`examples/${example.path}`, document.baseURI).href;
     this.request({ source: { kind: 'url', url, name: example.path.split('/').pop()! }, example });
   }
@@ -122,8 +140,9 @@ export class InputPanel {
       this.onModel({ kind: 'file', file });
       return;
     }
-    if (/\.json$/i.test(file.name)) this.formatSelect.value = 'json';
-    else if (/\.csv$/i.test(file.name)) this.formatSelect.value = 'csv';
+    if (/\.json$/i.test(file.name)) this.setFormat('json');
+    else if (/\.csv$/i.test(file.name)) this.setFormat('csv');
+    else this.setFormat('');
     if (file.size <= EDITOR_LIMIT) {
       const text = await file.text();
       this.request({ source: { kind: 'text', text, name: file.name }, text });
@@ -137,7 +156,7 @@ export class InputPanel {
     this.genSeed.value = seed;
     this.exampleSelect.value = '';
     this.semanticsSelect.value = 'half-open';
-    this.formatSelect.value = 'csv';
+    this.setFormat('csv');
     this.request({ source: { kind: 'generate', buffers: Math.max(1, Math.min(2_000_000, Math.floor(buffers) || 1)), seed }, gen: { buffers, seed } });
   }
 
@@ -147,6 +166,12 @@ export class InputPanel {
     this.typing = undefined;
     this.last = request;
     this.onLoad(request);
+  }
+
+  /** Shows the format the page read an input as (not the user's choice: an edit resets it). */
+  setFormat(value: string) {
+    this.formatSelect.value = value;
+    this.formatChosen = false;
   }
 
   get format(): string {

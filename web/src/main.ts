@@ -12,14 +12,26 @@ import { Viewport } from './view/viewport';
 import { Replay } from './view/replay';
 import { COLOR_MODES, LEGEND_ENDS, legendGradient, type ColorBy } from './view/colors';
 import { exportImage } from './view/exportimage';
+import { axisTop } from './axis';
 import { bytes, duration, grouped, percent, span } from './format';
-import type { Progress } from './generated/core';
+import { ProgressTrace, drawSparkline, progressLine } from './progress';
 import type { ImportedModel, InstanceData, ModelSource, SolveResult } from './protocol';
 import { drawable, toneOf, verdictText } from './verdict';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 const initial = decode(location.search);
+
+/** The example the first screen shows and solves: MiniMalloc's challenging C, 203 buffers under a
+ * 1 MiB capacity. `auto` fits it in well under a second on one thread, proven within the capacity
+ * (0.8 % above L); the plan is dense enough to look like a real packing and small enough to read;
+ * and since it stops at the first plan that fits, it shows the one-click "minimise" (optimal at L). */
+const DEFAULT_EXAMPLE = 'minimalloc/challenging/C';
+/** Compare's first selection: a contrast worth seeing, in three steps. On the default example
+ * what a runtime allocator does online (first-fit-start, 1.69 MiB), what a compiler's greedy
+ * planner does (TFLite's arena, 1.35 MiB: slff and xla give the same there) and memplan's
+ * portfolio (auto, within the 1 MiB capacity). */
+const COMPARE_DEFAULT = ['first-fit-start', 'tflite', 'auto'];
 if (initial.embed) {
   // Compact layout for an iframe: the plan, and the solver, Run and Cancel moved into the top bar.
   document.body.classList.add('embed');
@@ -53,6 +65,9 @@ let solving = false;
 let loadSerial = 0;
 /** The load that `inst` came from: a run whose instance is no longer shown drops its result. */
 let instSerial = 0;
+/** The capacity (bytes) the shown result was minimised under: a "minimise" run leaves it out of
+ * the request, so the page itself says whether the plan is within it. */
+let minimisedUnder: string | null = null;
 /** Why the last run ended without a summary, shown in the verdict's place: the request was refused
  * (or failed), or the single-threaded build's cancel ended its worker. */
 let noSummary: { tone: 'interrupted' | 'infeasible'; stopped: 'cancelled' | ''; words: string; detail: string } | null = null;
@@ -148,7 +163,8 @@ function fitViewport(resetX: boolean) {
   const cap = drawCapacity();
   if (cap !== null) top = Math.max(top, cap);
   if (result && drawable(result)) top = Math.max(top, Number(result.summary.makespan));
-  const full = { x0: Number(inst.summary.first_start), x1: Number(inst.summary.last_end), y0: 0, y1: top * 1.04 || 1 };
+  // The plot is the plan host less its axis labels (about 30 px).
+  const full = { x0: Number(inst.summary.first_start), x1: Number(inst.summary.last_end), y0: 0, y1: axisTop(top, $('plan-host').clientHeight - 30) };
   if (resetX) viewport.setFull(full);
   else {
     viewport.setFull(full, false);
@@ -192,7 +208,7 @@ async function loadModel(source: ModelSource): Promise<ImportedModel | null> {
     if (serial !== loadSerial) return null;
     const text = model.instance.text ?? '';
     input.exampleSelect.value = source.kind === 'url' ? input.exampleSelect.value : '';
-    input.formatSelect.value = 'csv';
+    input.setFormat('csv');
     input.semanticsSelect.value = 'half-open';
     showLoaded(model.instance, { source: { kind: 'text', text, name: model.instance.name }, text }, serial, began, null);
     return model;
@@ -212,6 +228,7 @@ function showLoaded(parsed: InstanceData, request: LoadRequest, serial: number, 
   instSerial = serial;
   loaded = request;
   result = null;
+  minimisedUnder = null;
   noSummary = null;
   // A capacity the user typed stays; one that came with the previous instance gives way to
   // this instance's own (an example's, or the file's), or to none.
@@ -235,6 +252,7 @@ function showLoadFailure(error: unknown, serial: number, text: string | undefine
   instSerial = serial;
   loaded = null;
   result = null;
+  minimisedUnder = null;
   noSummary = null;
   showResult();
   compare.setInstance(null);
@@ -261,60 +279,59 @@ async function showInputPlan() {
 }
 
 // ---- solving ----------------------------------------------------------------------------------
-/** A running solve in one line: who reports, the time, the best plan so far and the bound. */
-function progressLine(solver: string, p: Progress | null, elapsedMs: number): string {
-  const elapsed = duration(elapsedMs);
-  if (!p) return `${solver}: ${elapsed}`;
-  const parts = [`${p.solver}: ${elapsed}`, p.best_makespan !== null ? `best ${grouped(p.best_makespan)}` : 'no plan yet', `bound ${grouped(p.lower_bound)}`];
-  if (String(p.nodes) !== '0') parts.push(`work ${grouped(p.nodes)}`);
-  return parts.join(' · ');
-}
-
-/** Solves with `solver`; `show` gets a progress line four times a second, drawn by the timer only
- * (the worker's reports just update what it shows). */
-async function solveWith(solver: string, show: (line: string) => void): Promise<SolveResult> {
+/** Solves with `solver`; `show` gets a progress line (and the history of the best plan and the
+ * bound, for the sparkline) four times a second, drawn by the timer only: the worker's reports
+ * just update what it shows. `minimise` leaves the capacity out, so that a solver that would stop
+ * at the first plan within it minimises instead. */
+async function solveWith(solver: string, show: (line: string, trace: ProgressTrace) => void, minimise = false): Promise<SolveResult> {
   const began = performance.now();
-  let last: Progress | null = null;
-  const tick = () => show(progressLine(solver, last, performance.now() - began));
+  const trace = new ProgressTrace(inst?.summary.lower_bound ?? null);
+  const tick = () => show(progressLine(solver, trace, performance.now() - began), trace);
   tick();
   const timer = window.setInterval(tick, 250);
+  const options = controls.options(solver);
+  if (minimise) options.capacity = undefined;
   try {
-    return await engine.solve(controls.options(solver), (p) => {
-      last = p ?? last;
-    });
+    return await engine.solve(options, (p, elapsedMs) => trace.add(p, elapsedMs));
   } finally {
     clearInterval(timer);
   }
 }
 
-/** While a run goes on, the verdict's place shows its progress (the plan below is the last one). */
-function showRunning(line: string) {
+/** While a run goes on, the verdict's place shows its progress, and the figures and plan below,
+ * the last run's, are dimmed: they are not this run's. */
+function showRunning(line: string, trace: ProgressTrace) {
   const box = $('verdict');
   box.className = 'verdict running';
   box.dataset.stopped = '';
   box.title = line;
   $('verdict-text').textContent = '● solving';
   $('verdict-detail').textContent = line;
+  $('minimise-button').hidden = true;
+  $('verdict-note').textContent = '';
+  drawSparkline($('sparkline'), trace);
+  document.body.classList.add('stale-result');
 }
 
 /** Runs `solver` on the page's instance and shows its result; the result, or null when the run
  * ended without one (or another run or load took its place). */
-async function run(solver = controls.solver): Promise<SolveResult | null> {
+async function run(solver = controls.solver, minimise = false): Promise<SolveResult | null> {
   if (solving) return null;
   setBusy(true);
   try {
     // A pasted edit is loaded first (not after its pause), and the run waits for it.
     if (!(await settle())) return null;
     const serial = instSerial;
-    setStatus(`solving with ${solver}…`, 'busy');
+    setStatus(`${minimise ? 'minimising' : 'solving'} with ${solver}…`, 'busy');
     let solved: SolveResult | null = null;
     try {
-      solved = await solveWith(solver, showRunning);
+      solved = await solveWith(solver, showRunning, minimise);
     } catch (error) {
       if (instSerial !== serial) return null; // a new input replaced this one (and says so)
       // No summary came back: the previous result goes (it is not this run's), and the verdict's
       // place says why.
       result = null;
+      minimisedUnder = null;
       const message = error instanceof Error ? error.message : String(error);
       if (error instanceof EngineError && error.kind === 'ended') {
         // The single-threaded build stops a solve by ending its worker: nothing comes back.
@@ -330,6 +347,7 @@ async function run(solver = controls.solver): Promise<SolveResult | null> {
     }
     if (instSerial !== serial) return null; // solved an instance no longer shown: the new one stays
     result = solved;
+    minimisedUnder = minimise ? controls.capacityBytes : null;
     noSummary = null;
     showResult();
     fitViewport(false);
@@ -343,8 +361,9 @@ async function run(solver = controls.solver): Promise<SolveResult | null> {
     }
     return solved;
   } finally {
-    showVerdict(); // the run's, or the last result's again when it ended without one
+    document.body.classList.remove('stale-result');
     setBusy(false);
+    showVerdict(); // the run's, or the last result's again when it ended without one
   }
 }
 
@@ -395,6 +414,11 @@ function showVerdict() {
   const s = result?.summary;
   // The line keeps its place when empty, so that the plan below does not move (and redraw) when a
   // run starts or ends.
+  const minimise = $('minimise-button');
+  const note = $('verdict-note');
+  $('sparkline').replaceChildren();
+  minimise.hidden = true;
+  note.textContent = '';
   if (!s) {
     box.className = noSummary ? `verdict ${noSummary.tone}` : 'verdict empty';
     box.dataset.stopped = noSummary?.stopped ?? '';
@@ -402,6 +426,14 @@ function showVerdict() {
     detail.textContent = noSummary?.detail ?? '';
     box.title = detail.textContent;
     return;
+  }
+  // Stopping at the first plan within the capacity proves it fits, not that it is low (the core's
+  // words say so): offer the run that minimises, the same solver without the capacity.
+  if (s.stopped === 'fits') {
+    minimise.hidden = solving;
+  } else if (minimisedUnder !== null && s.makespan !== null) {
+    const within = BigInt(s.makespan) <= BigInt(minimisedUnder);
+    note.textContent = `minimised without the capacity: ${within ? 'within' : 'OVER'} ${bytes(minimisedUnder)}`;
   }
   box.className = `verdict ${toneOf(s.stopped)}`;
   box.dataset.stopped = s.stopped;
@@ -508,6 +540,7 @@ function pageState(): PageState {
     compare: compare.checked,
     tab: $('compare-pane').hidden ? 'plan' : 'compare',
     run: result !== null,
+    minimise: result !== null && minimisedUnder !== null,
     embed: initial.embed,
   };
 }
@@ -528,6 +561,7 @@ $('share-button').addEventListener('click', async () => {
 
 // ---- start ------------------------------------------------------------------------------------
 controls.onRun = () => void ($('compare-pane').hidden ? run() : compare.run());
+$('minimise-button').addEventListener('click', () => void run(result?.summary.solver ?? controls.solver, true));
 controls.onCancel = () => void cancel();
 controls.onCapacity = () => {
   if (!inst) return;
@@ -546,7 +580,7 @@ async function start() {
     const info = await engine.start();
     showEngine();
     controls.setCatalogue(info.catalogue, info.build, info.threads, maxThreads);
-    compare.setSolvers(info.catalogue.solvers, initial.compare ?? info.catalogue.solvers.filter((s) => !s.capabilities.minimise).slice(0, 6).map((s) => s.name));
+    compare.setSolvers(info.catalogue.solvers, initial.compare ?? COMPARE_DEFAULT.filter((name) => info.catalogue.solvers.some((s) => s.name === name)));
     setStatus('ready');
   } catch (error) {
     setStatus(`the planner failed to start: ${error instanceof Error ? error.message : String(error)}`, 'error');
@@ -560,7 +594,7 @@ async function start() {
   }
   controls.apply(initial.controls);
   if (initial.semantics) input.semanticsSelect.value = initial.semantics;
-  if (initial.format) input.formatSelect.value = initial.format;
+  if (initial.format) input.setFormat(initial.format); // a shared link's (an edit reads by content again)
   if (initial.tab) showTab(initial.tab);
   let ok = false;
   const example = examples.find((e) => e.id === initial.example);
@@ -574,17 +608,25 @@ async function start() {
   } else if (example) {
     input.loadExample(example);
     ok = true;
-  } else if (!location.search || initial.embed) {
-    const first = examples.find((e) => e.id === 'minimalloc/challenging/C') ?? examples[0];
-    if (first) input.loadExample(first);
+  } else {
+    // No instance named: the first screen. The default example is solved at once with the
+    // settings shown, so that a newcomer first sees what the page is for: a plan, and why it is
+    // good.
+    const first = examples.find((e) => e.id === DEFAULT_EXAMPLE) ?? examples[0];
+    if (first) {
+      input.loadExample(first);
+      ok = true;
+      initial.run = true;
+    }
   }
   if (ok && initial.controls.capacity !== undefined) controls.setCapacity(initial.controls.capacity);
-  (window as unknown as { __memplan: unknown }).__memplan = { engine, view, viewport, compare, state: () => ({ inst, result, solving }) };
   if (ok && initial.run) {
     await settle();
     if (initial.controls.capacity !== undefined) controls.setCapacity(initial.controls.capacity);
-    if (inst) await (initial.tab === 'compare' ? compare.run() : run());
+    if (inst) await (initial.tab === 'compare' ? compare.run() : run(controls.solver, initial.minimise));
   }
+  // Last, so that a test that waits for it finds the first screen finished.
+  (window as unknown as { __memplan: unknown }).__memplan = { engine, view, viewport, compare, state: () => ({ inst, result, solving }) };
 }
 
 void start();

@@ -18,6 +18,9 @@ export interface PageState {
   tab?: 'plan' | 'compare';
   /** Run the solver once the instance is loaded. */
   run?: boolean;
+  /** That run minimises: the capacity is shown but left out of the request (the page's
+   * "minimise"), so the link reproduces the minimised plan, not the first fit. */
+  minimise?: boolean;
   embed?: boolean;
 }
 
@@ -65,7 +68,7 @@ export function encode(state: PageState): { query: string; omitted: boolean } {
   if (c.threads) q.set('threads', String(c.threads));
   if (state.compare?.length) q.set('cmp', state.compare.join(','));
   if (state.tab === 'compare') q.set('tab', 'compare');
-  if (state.run) q.set('run', '1');
+  if (state.run) q.set('run', state.minimise ? 'min' : '1');
   if (state.embed) q.set('embed', '');
   return { query: q.toString().replace(/embed=(&|$)/, 'embed$1'), omitted };
 }
@@ -103,7 +106,8 @@ export function decode(search: string): PageState {
   const cmp = q.get('cmp');
   if (cmp) state.compare = cmp.split(',').filter(Boolean);
   if (q.get('tab') === 'compare') state.tab = 'compare';
-  state.run = q.get('run') === '1';
+  state.run = q.get('run') === '1' || q.get('run') === 'min';
+  state.minimise = q.get('run') === 'min';
   state.embed = q.has('embed');
   return state;
 }
