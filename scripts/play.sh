@@ -2,13 +2,48 @@
 # Starts the memplan playground: installs what is missing (scripts/setup.sh), builds both wasm
 # variants and the page, and serves it with the cross-origin isolation headers (threads need them)
 # on http://127.0.0.1:5173 with an example loaded. Ctrl-C stops it.
+# Each step says what it does and how long it takes the first time; a step whose output is newer
+# than all its inputs is skipped, so a second start takes seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+began=$SECONDS
+step() { echo; echo "== [$1/4] $2"; }
+done_in() { echo "   done in $((SECONDS - $1)) s"; }
+# True when $1 is missing or a file under the other arguments is newer than it.
+stale() {
+  local output=$1
+  shift
+  [ -e "$output" ] || return 0
+  [ -n "$(find "$@" -newer "$output" -type f -print -quit 2>/dev/null)" ]
+}
+
+t=$SECONDS
+step 1 "set-up: Rust targets, wasm-bindgen-cli, npm packages (first time up to 10 minutes: wasm-bindgen-cli compiles from source)"
 bash scripts/setup.sh
-bash scripts/build-wasm.sh
-npm run build
+done_in "$t"
+
+t=$SECONDS
+wasm_inputs=(crate/src crate/Cargo.toml Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/versions.sh)
+if stale web/src/pkg-st/index_bg.wasm "${wasm_inputs[@]}" || stale web/src/pkg-threads/index_bg.wasm "${wasm_inputs[@]}"; then
+  step 2 "the core compiled to wasm, threaded and single-threaded (first time about 5 minutes, then under a minute)"
+  bash scripts/build-wasm.sh
+  done_in "$t"
+else
+  step 2 "the core compiled to wasm: up to date, skipped"
+fi
+
+t=$SECONDS
+if stale dist/index.html web public vite.config.ts package.json tsconfig.json; then
+  step 3 "the page: type check and bundle (about 10 seconds)"
+  npm run --silent build
+  done_in "$t"
+else
+  step 3 "the page: up to date, skipped"
+fi
+
+step 4 "serving (ready $((SECONDS - began)) s after start)"
 echo
-echo "memplan playground: http://127.0.0.1:5173/?ex=minimalloc/challenging/C&run=1"
+echo "memplan playground: http://127.0.0.1:5173/"
 echo
 exec npx vite preview --port 5173 --strictPort
