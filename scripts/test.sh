@@ -45,8 +45,9 @@ fi
 
 echo "== Rust core: unit, property and command-line tests"
 # --lib --bins --tests: every test target except doc-tests (the crate has none, and an empty run
-# would be the last line printed).
-cargo test --workspace --lib --bins --tests 2>&1 | tee -a "$log"
+# would be the last line printed). --no-fail-fast: a failing test binary does not hide the results
+# of the ones after it.
+cargo test --workspace --no-fail-fast --lib --bins --tests 2>&1 | tee -a "$log"
 cargo_status=${PIPESTATUS[0]}
 if [ "$cargo_status" -ne 0 ] && ! grep -q '^test result: FAILED' "$log"; then
   stage_failures=$((stage_failures + 1))   # it did not even build
