@@ -1040,6 +1040,27 @@ await test('embed mode works without isolation on the single-threaded build', as
   await idle(page, 60_000);
   assert(await page.getAttribute(T('makespan'), 'data-value'), 'no result after a cancel in the single-threaded build');
 });
+await test('embed for docs: an instance by url, a forced theme, autoplay of the placement, open in the playground', async (page) => {
+  await page.setViewportSize({ width: 640, height: 360 });
+  await open(page, '?embed&url=examples/handmade/small.csv&solver=slff&run=1&theme=dark&autoplay', server.url);
+  await page.waitForFunction(() => document.querySelector('[data-testid=makespan]').dataset.value, null, { timeout: 30_000 });
+  const makespan = await page.getAttribute(T('makespan'), 'data-value');
+  assert(makespan === cliMakespan(cliSolve(small, 'slff', '0')), `embed by url: makespan ${makespan}`);
+  const theme = await page.evaluate(() => ({ set: document.documentElement.dataset.theme, bg: getComputedStyle(document.body).backgroundColor }));
+  assert(theme.set === 'dark' && theme.bg === 'rgb(15, 18, 24)', `theme=dark not applied: ${JSON.stringify(theme)}`);
+  // The placement replays: the step label moves while it plays, and reaches every buffer.
+  const first = await page.textContent('#replay-label');
+  await page.waitForFunction((before) => document.querySelector('#replay-label').textContent !== before, first, { timeout: 10_000 });
+  const link = await page.getAttribute('.embed-strip a', 'href');
+  const query = new URLSearchParams(link.split('?')[1]);
+  assert(query.get('url') === 'examples/handmade/small.csv' && !query.has('embed'), `open in the playground: ${link}`);
+  assert(await page.evaluate(() => document.documentElement.scrollWidth <= 640), 'the embed scrolls sideways at 640 px');
+  await page.screenshot({ path: join(screenshots, 'embed-640x360-dark.png') });
+  // theme=light wins over a dark system.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await open(page, '?embed&ex=handmade/small&theme=light', server.url);
+  assert((await page.evaluate(() => document.documentElement.dataset.theme)) === 'light', 'theme=light did not win over the system');
+});
 await server.close();
 
 await context.close();

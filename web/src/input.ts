@@ -35,7 +35,9 @@ const PAD_TOP = 4;
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
-export type LoadRequest = { source: Source; example?: Example; text?: string; gen?: { buffers: number; seed: string } };
+/** What was loaded and from where, so that a share link can name it again: a gallery example, a
+ * generated trace, pasted text, or an instance at an address (`url`, e.g. an embed's). */
+export type LoadRequest = { source: Source; example?: Example; text?: string; gen?: { buffers: number; seed: string }; url?: string };
 
 export class InputPanel {
   examples: Example[] = [];
@@ -127,6 +129,22 @@ export class InputPanel {
     this.setFormat('');
     const url = new URL(`examples/${example.path}`, document.baseURI).href;
     this.request({ source: { kind: 'url', url, name: example.path.split('/').pop()! }, example });
+  }
+
+  /** An instance or a model (`.tflite`, `.pb`) at an address: an embed's `url` parameter. The
+   * server must allow the page to read it (same origin, or CORS). */
+  loadUrl(url: string) {
+    this.exampleSelect.value = '';
+    // The worker fetches it, and resolves a relative address against its own script: resolve
+    // here, against the page.
+    const absolute = new URL(url, document.baseURI);
+    const name = absolute.pathname.split('/').pop() || url;
+    if (/\.(tflite|pb)$/i.test(name)) {
+      this.onModel({ kind: 'url', url: absolute.href, name });
+      return;
+    }
+    this.setFormat('');
+    this.request({ source: { kind: 'url', url: absolute.href, name }, url });
   }
 
   loadText(text: string, name: string) {

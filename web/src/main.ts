@@ -32,6 +32,15 @@ const DEFAULT_EXAMPLE = 'minimalloc/challenging/C';
  * planner does (TFLite's arena, 1.35 MiB: slff and xla give the same there) and memplan's
  * portfolio (auto, within the 1 MiB capacity). */
 const COMPARE_DEFAULT = ['first-fit-start', 'tflite', 'auto'];
+// Light or dark: a link's `theme` (an embed matching the page around it), else the system's,
+// followed as it changes. Set before the plan view reads the colours.
+const darkScheme = matchMedia('(prefers-color-scheme: dark)');
+const applyTheme = () => {
+  document.documentElement.dataset.theme = initial.theme ?? (darkScheme.matches ? 'dark' : 'light');
+};
+applyTheme();
+darkScheme.addEventListener('change', applyTheme);
+
 if (initial.embed) {
   // Compact layout for an iframe: the plan, and the solver, Run and Cancel moved into the top bar.
   document.body.classList.add('embed');
@@ -532,8 +541,9 @@ function pageState(): PageState {
   const l = loaded;
   return {
     example: l?.example?.id,
+    url: l?.url,
     gen: l?.gen,
-    text: l?.example || l?.gen ? undefined : l?.text,
+    text: l?.example || l?.gen || l?.url ? undefined : l?.text,
     format: input.format || undefined,
     semantics: input.semantics,
     controls: { ...controls.state(), threads: controls.state().threads === maxThreads ? undefined : controls.state().threads },
@@ -542,6 +552,8 @@ function pageState(): PageState {
     run: result !== null,
     minimise: result !== null && minimisedUnder !== null,
     embed: initial.embed,
+    theme: initial.theme,
+    autoplay: initial.autoplay,
   };
 }
 $('share-button').addEventListener('click', async () => {
@@ -605,6 +617,9 @@ async function start() {
   } else if (initial.gen) {
     input.generate(initial.gen.buffers, initial.gen.seed);
     ok = true;
+  } else if (initial.url) {
+    input.loadUrl(initial.url);
+    ok = true;
   } else if (example) {
     input.loadExample(example);
     ok = true;
@@ -624,6 +639,7 @@ async function start() {
     await settle();
     if (initial.controls.capacity !== undefined) controls.setCapacity(initial.controls.capacity);
     if (inst) await (initial.tab === 'compare' ? compare.run() : run(controls.solver, initial.minimise));
+    if (initial.autoplay && result && drawable(result)) replay.start();
   }
   // Last, so that a test that waits for it finds the first screen finished.
   (window as unknown as { __memplan: unknown }).__memplan = { engine, view, viewport, compare, state: () => ({ inst, result, solving }) };

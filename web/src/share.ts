@@ -9,6 +9,8 @@ export const MAX_INLINE = 12_000;
 
 export interface PageState {
   example?: string;
+  /** An instance (or model) at an address, fetched by the page: for embeds in documentation. */
+  url?: string;
   text?: string;
   gen?: { buffers: number; seed: string };
   format?: string;
@@ -22,6 +24,10 @@ export interface PageState {
    * "minimise"), so the link reproduces the minimised plan, not the first fit. */
   minimise?: boolean;
   embed?: boolean;
+  /** Light or dark regardless of the system's setting (an embed matching its page). */
+  theme?: 'light' | 'dark';
+  /** Replay the placement, buffer by buffer, once the plan is shown. */
+  autoplay?: boolean;
 }
 
 function toBase64Url(bytes: Uint8Array): string {
@@ -50,6 +56,7 @@ export function encode(state: PageState): { query: string; omitted: boolean } {
   const q = new URLSearchParams();
   let omitted = false;
   if (state.example) q.set('ex', state.example);
+  else if (state.url) q.set('url', state.url);
   else if (state.gen) q.set('gen', `${state.gen.buffers}:${state.gen.seed}`);
   else if (state.text !== undefined) {
     const packed = compressText(state.text);
@@ -69,8 +76,10 @@ export function encode(state: PageState): { query: string; omitted: boolean } {
   if (state.compare?.length) q.set('cmp', state.compare.join(','));
   if (state.tab === 'compare') q.set('tab', 'compare');
   if (state.run) q.set('run', state.minimise ? 'min' : '1');
+  if (state.theme) q.set('theme', state.theme);
+  if (state.autoplay) q.set('autoplay', '');
   if (state.embed) q.set('embed', '');
-  return { query: q.toString().replace(/embed=(&|$)/, 'embed$1'), omitted };
+  return { query: q.toString().replace(/(embed|autoplay)=(&|$)/g, '$1$2'), omitted };
 }
 
 export function decode(search: string): PageState {
@@ -80,6 +89,8 @@ export function decode(search: string): PageState {
   const state: PageState = { controls: { params } };
   const ex = q.get('ex') ?? q.get('example');
   if (ex) state.example = ex.replace(/\.csv$/, '').replace(/\.1048576$/, '');
+  const url = q.get('url');
+  if (url) state.url = url;
   const gen = q.get('gen');
   if (gen) {
     const [buffers, seed = '0'] = gen.split(':');
@@ -109,5 +120,8 @@ export function decode(search: string): PageState {
   state.run = q.get('run') === '1' || q.get('run') === 'min';
   state.minimise = q.get('run') === 'min';
   state.embed = q.has('embed');
+  const theme = q.get('theme');
+  if (theme === 'light' || theme === 'dark') state.theme = theme;
+  state.autoplay = q.has('autoplay');
   return state;
 }
