@@ -656,6 +656,24 @@ await test('compare: a contrast by default, panels best first, each to its own p
   const worst = Number(makespans[order[order.length - 1]]);
   assert(y.every((t) => t === y[0]) && y[0] >= worst, `shared axis: tops ${y}, worst plan ${worst}`);
   await page.uncheck(T('compare-shared'));
+  // The diff: by default from the worst plan to the best; its saving is the two makespans' gap and
+  // its moved buffers are those at another offset in the two plans (counted here, not by the core).
+  await page.waitForFunction(() => document.querySelector('[data-testid=diff-summary]').dataset.moved !== undefined, null, { timeout: 10_000 });
+  const diff = await page.evaluate(() => {
+    const rows = window.__memplan.compare.rows;
+    const pick = (id) => document.querySelector(`[data-testid=${id}]`).selectedOptions[0].textContent.split(' ')[0];
+    const [a, b] = [pick('diff-a'), pick('diff-b')];
+    const offsets = (solver) => rows.find((r) => r.solver === solver).result.offsets;
+    const oa = offsets(a), ob = offsets(b);
+    let moved = 0;
+    for (let i = 0; i < oa.length; i++) if (oa[i] !== ob[i]) moved++;
+    const summary = document.querySelector('[data-testid=diff-summary]');
+    return { a, b, moved, shown: { saved: summary.dataset.saved, moved: Number(summary.dataset.moved) }, canvases: document.querySelectorAll('#diff-grid canvas').length };
+  });
+  assert(diff.a === order[order.length - 1] && diff.b === order[0], `diff ${diff.a} → ${diff.b}, panels ${order}`);
+  assert(BigInt(diff.shown.saved) === BigInt(makespans[diff.a]) - BigInt(makespans[diff.b]), `diff saves ${diff.shown.saved}: ${JSON.stringify(diff)}`);
+  assert(diff.shown.moved === diff.moved && diff.moved > 0 && diff.canvases === 2, `diff: ${JSON.stringify(diff)}`);
+  await page.locator(T('compare-diff')).scrollIntoViewIfNeeded();
   await shoot(page, 'compare-order');
 });
 

@@ -4,9 +4,10 @@
 // readable; "shared axis" puts them all on one viewport (same axes, zoom and pan together), where
 // the heights compare at a glance.
 import { EngineError } from './engine';
-import type { SolverInfo } from './generated/core';
+import type { PlanDiff, SolverInfo } from './generated/core';
 import type { InstanceData, SolveResult } from './protocol';
 import { axisTop } from './axis';
+import { PlanDiffPanel } from './comparediff';
 import { bytes, duration, esc, grouped, percent } from './format';
 import { drawable, toneRank, verdictBadge, verdictText } from './verdict';
 import { PlanView } from './view/planview';
@@ -38,19 +39,23 @@ export class ComparePanel {
   private inst: InstanceData | null = null;
   private sharedAxis = $<HTMLInputElement>('compare-shared');
   private colorBy: ColorBy = 'size';
+  private diff: PlanDiffPanel;
   running = false;
 
   /**
    * @param runOne solves the current instance with one solver, showing its progress
    * @param prepare loads a pending edit and waits for every load asked for (the instance to run)
    * @param onBusy a compare starts or ends; `label` (when given) is the status to show
+   * @param diffPlans the core's comparison of two plans of the instance (peaks, moved buffers)
    */
   constructor(
     private runOne: (solver: string, show: (line: string) => void) => Promise<SolveResult>,
     private prepare: () => Promise<InstanceData | null>,
     private capacity: () => number | null,
     private onBusy: (busy: boolean, label: string | null, kind: 'ok' | 'error') => void,
+    diffPlans: (a: BigUint64Array, b: BigUint64Array) => Promise<PlanDiff>,
   ) {
+    this.diff = new PlanDiffPanel(diffPlans);
     this.runButton.addEventListener('click', () => void this.run());
     $('compare-all').addEventListener('click', () => this.setChecked(null));
     $('compare-none').addEventListener('click', () => this.setChecked([]));
@@ -88,6 +93,7 @@ export class ComparePanel {
     this.rows = [];
     this.renderTable();
     this.renderGrid();
+    this.diff.setRuns(inst, []);
   }
 
   setColorBy(mode: ColorBy) {
@@ -129,6 +135,7 @@ export class ComparePanel {
         this.renderTable();
         this.renderGrid();
       }
+      this.diff.setRuns(inst, this.panelOrder().filter((row) => drawable(row.result)).map((row) => ({ solver: row.solver, result: row.result! })));
       const done = rows.filter((r) => r.result).length;
       label = `compared ${done} solver${done === 1 ? '' : 's'}${cancelled ? ' (cancelled)' : ''}`;
       if (rows.some((r) => r.result && !r.result.summary.valid)) {

@@ -100,6 +100,7 @@ const compare = new ComparePanel(
     setBusy(busy);
     if (label !== null) setStatus(label, busy ? 'busy' : kind);
   },
+  (a, b) => engine.diff(a, b),
 );
 
 /** Run is possible with an instance, or with an edit that Run would load first. */
