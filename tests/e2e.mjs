@@ -597,6 +597,23 @@ await test('a share link round-trips (example and settings; pasted text)', async
   await third.close();
 });
 
+await test('the address follows the page: settings, instance and run are in it, and reloading gives the same plan', async (page) => {
+  await open(page, '?ex=handmade/small');
+  let query = new URLSearchParams(await page.evaluate(() => location.search));
+  assert(query.get('ex') === 'handmade/small' && !query.has('run'), `after a load: ${query}`);
+  const makespan = await run(page, 'slff', { seed: '3' });
+  query = new URLSearchParams(await page.evaluate(() => location.search));
+  assert(query.get('solver') === 'slff' && query.get('seed') === '3' && query.get('run') === '1', `after a run: ${query}`);
+  await page.click('#tab-compare');
+  assert(new URLSearchParams(await page.evaluate(() => location.search)).get('tab') === 'compare', 'the tab is not in the address');
+  await page.click('#tab-plan');
+  await page.reload();
+  await page.waitForFunction(() => window.__memplan !== undefined, null, { timeout: 30_000 });
+  await idle(page);
+  const again = await page.getAttribute(T('makespan'), 'data-value');
+  assert(again === makespan && (await page.inputValue(T('solver-select'))) === 'slff', `reloaded: ${again} (${await page.inputValue(T('solver-select'))}), before ${makespan}`);
+});
+
 await test('compare fills its table and marks the best', async (page) => {
   await open(page, '?ex=minimalloc/challenging/B');
   await page.click('#tab-compare');

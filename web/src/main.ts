@@ -254,6 +254,7 @@ function showLoaded(parsed: InstanceData, request: LoadRequest, serial: number, 
   fitViewport(true);
   setStatus(`loaded ${parsed.name}: ${grouped(parsed.n)} buffers in ${duration(performance.now() - began)}`);
   $('instance-input').dataset.loaded = String(parsed.n);
+  syncUrl();
 }
 
 /** A load failed: no instance, and the errors where the input is. */
@@ -361,6 +362,7 @@ async function run(solver = controls.solver, minimise = false): Promise<SolveRes
     noSummary = null;
     showResult();
     fitViewport(false);
+    syncUrl();
     // One line: the verdict next to the result says why, with the core's detail.
     const s = solved.summary;
     if (!s.valid) setStatus(`${solver}: the plan is INVALID (${s.violations.length} violation${s.violations.length === 1 ? '' : 's'}); not drawn`, 'error');
@@ -520,6 +522,7 @@ function showTab(tab: Tab) {
   }
   if (tab === 'plan') view.draw();
   if (tab === 'model') models.draw();
+  syncUrl();
 }
 $('tab-plan').addEventListener('click', () => showTab('plan'));
 $('tab-compare').addEventListener('click', () => showTab('compare'));
@@ -557,6 +560,21 @@ function pageState(): PageState {
     autoplay: initial.autoplay,
   };
 }
+/** Set once the first screen is up: before, the address is the one the page was opened with. */
+let started = false;
+/** Longest pasted text the address is kept in step with (deflating more on every change costs). */
+const SYNC_TEXT_MAX = 100_000;
+/** Keeps the address in step with what the page shows (instance, settings, tab, whether it ran),
+ * so that reloading or copying the address gives the same state; Share link also copies it. */
+function syncUrl() {
+  if (!started) return;
+  const state = pageState();
+  if (state.text !== undefined && state.text.length > SYNC_TEXT_MAX) state.text = undefined;
+  const query = encode(state).query;
+  if (`?${query}` !== location.search) history.replaceState(null, '', `?${query}`);
+}
+document.addEventListener('change', () => syncUrl());
+
 $('share-button').addEventListener('click', async () => {
   const { query, omitted } = encode(pageState());
   const url = `${location.origin}${location.pathname}?${query}`;
@@ -642,6 +660,8 @@ async function start() {
     if (inst) await (initial.tab === 'compare' ? compare.run() : run(controls.solver, initial.minimise));
     if (initial.autoplay && result && drawable(result)) replay.start();
   }
+  started = true;
+  syncUrl();
   // Last, so that a test that waits for it finds the first screen finished.
   (window as unknown as { __memplan: unknown }).__memplan = { engine, view, viewport, compare, state: () => ({ inst, result, solving }) };
 }
