@@ -5,6 +5,7 @@
 //   markers.ts, highlights.ts      the L / makespan / capacity lines; selection, hover, replay
 //   inview.ts                      the buffers in the window (kept per window, or prepared in
 //                                  background slices for a large plan)
+//   labels.ts                      names (else ids) on the rectangles that have room for them
 //   interaction.ts                 pointer and keyboard
 //   hoveroverlay.ts, tooltip.ts, alive.ts   what hovering shows: the buffer, the buffers alive then
 //
@@ -28,7 +29,8 @@ import { aliveAt, type AliveAt } from './alive';
 import { describeBuffer } from './tooltip';
 import { InView, sameWindow, type WindowKey } from './inview';
 import { HoverOverlay, type HoverInfo } from './hoveroverlay';
-import { readTheme, type Theme } from './theme';
+import { fontAt, readTheme, type Theme } from './theme';
+import { drawLabels, placeLabels, type PlacedLabel } from './labels';
 
 export const OVERVIEW_LIMIT = 200_000;
 
@@ -75,6 +77,9 @@ export class PlanView {
   private ticks: AxisTicks = { time: [], address: [] };
   /** Where the last frame put the marker lines' labels (top, device pixels), by marker name. */
   markerLabels = new Map<string, number>();
+  /** The labels the last frame wrote on rectangles (tests read them; the canvas's data-labels
+   * attribute holds their count). */
+  lastLabels: PlacedLabel[] = [];
   detail: Detail = 'auto';
   /** What the last frame drew: 'rectangles', 'load', or 'empty'. */
   lastMode = 'empty';
@@ -126,6 +131,7 @@ export class PlanView {
       hover: (point) => this.hoverAt(point),
       click: (point) => this.onSelect?.(this.bufferAt(point.x, point.y)),
       clearSelection: () => this.onSelect?.(null),
+      zoomToSelection: () => this.zoomToSelection(),
     });
   }
 
@@ -209,6 +215,14 @@ export class PlanView {
     this.selected = index;
     this.conflicts = conflicts;
     this.draw();
+  }
+
+  /** Shows the selected buffer with some room around it (Z or F on the canvas). */
+  zoomToSelection() {
+    const data = this.data, i = this.selected;
+    if (!data?.result || i === null) return;
+    const o = data.result.offsetsF[i];
+    this.viewport.show({ x0: data.inst.startsF[i], x1: data.inst.endsF[i], y0: o, y1: o + data.inst.sizesF[i] });
   }
 
   private recolour() {
@@ -321,6 +335,8 @@ export class PlanView {
       this.paintGrid(plot, frame, t, scales);
       this.paintLoadCurve(plot, data, frame, t, mode !== 'rectangles');
       ctx.putImageData(image, frame.left, frame.top);
+      this.lastLabels = mode === 'rectangles' && result ? this.drawLabels(frame, scales, t, data, result) : [];
+      this.canvas.dataset.labels = String(this.lastLabels.length);
       this.markerLabels = drawMarkers(ctx, frame, t, this.markers(data, t, scales));
       ctx.save();
       ctx.beginPath();
@@ -389,6 +405,17 @@ export class PlanView {
     paintFragmentationBand(plot, vp, Number(data.inst.summary.max_load), Number(result.summary.makespan), pack(t.frag), pack(t.plotBg), frame.dpr);
     paintBuffers(plot, vp, data.inst, result, this.inView, this.bufferColours, frame.dpr);
     return 'rectangles';
+  }
+
+  /** Names (else ids) on the rectangles in view that have room for them (see labels.ts). */
+  private drawLabels(frame: Frame, scales: Scales, t: Theme, data: PlanData, result: SolveResult): PlacedLabel[] {
+    const { ctx } = this;
+    const font = fontAt(t, frame.dpr);
+    ctx.font = font;
+    const charWidth = ctx.measureText('0').width;
+    const labels = placeLabels(frame, scales, data.inst, result, this.inView, { charWidth, lineHeight: 11 * frame.dpr, pad: 3 * frame.dpr });
+    drawLabels(ctx, labels, this.bufferColours, font);
+    return labels;
   }
 
   /** The max load L, the makespan and the capacity as lines. */
