@@ -12,6 +12,7 @@ import { Viewport } from './view/viewport';
 import { Replay } from './view/replay';
 import { COLOR_MODES, LEGEND_ENDS, legendGradient, type ColorBy } from './view/colors';
 import { exportImage } from './view/exportimage';
+import { SearchBox } from './view/searchbox';
 import { bytes, duration, grouped, percent, span } from './format';
 import type { Progress } from './generated/core';
 import type { ImportedModel, InstanceData, ModelSource, SolveResult } from './protocol';
@@ -60,6 +61,7 @@ let noSummary: { tone: 'interrupted' | 'infeasible'; stopped: 'cancelled' | ''; 
 const viewport = new Viewport();
 const view = new PlanView($('plan-host'), viewport, { testid: 'plan-canvas' });
 const replay = new Replay(view);
+const search = new SearchBox($('plan-search'), $('plan-search-count'), view);
 
 const controls = new Controls((text) => engine.parseSize(text));
 /** The newest load; it settles once that load has been applied, dropped or refused. */
@@ -579,7 +581,7 @@ async function start() {
     if (first) input.loadExample(first);
   }
   if (ok && initial.controls.capacity !== undefined) controls.setCapacity(initial.controls.capacity);
-  (window as unknown as { __memplan: unknown }).__memplan = { engine, view, viewport, compare, state: () => ({ inst, result, solving }) };
+  (window as unknown as { __memplan: unknown }).__memplan = { engine, view, viewport, compare, search, state: () => ({ inst, result, solving }) };
   if (ok && initial.run) {
     await settle();
     if (initial.controls.capacity !== undefined) controls.setCapacity(initial.controls.capacity);

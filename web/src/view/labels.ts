@@ -51,7 +51,8 @@ export interface PlacedLabel {
 /**
  * The labels of the buffers in view whose rectangle, as far as it lies inside the plot, has room
  * for a line of text (`lineHeight` high) and MIN_CHARS characters (`charWidth` wide) beside a
- * `pad` on each side. A buffer with gaps is left out: its hull is not where it is drawn.
+ * `pad` on each side (and, given `only`, that it accepts). A buffer with gaps is left out: its hull
+ * is not where it is drawn.
  */
 export function placeLabels(
   frame: Frame,
@@ -60,6 +61,7 @@ export function placeLabels(
   result: SolveResult,
   shown: VisibleBuffers,
   metrics: { charWidth: number; lineHeight: number; pad: number },
+  only: ((index: number) => boolean) | null = null,
 ): PlacedLabel[] {
   const out: PlacedLabel[] = [];
   const { charWidth, lineHeight, pad } = metrics;
@@ -73,6 +75,7 @@ export function placeLabels(
     const i = shown.visible[k];
     if ((e[i] - s[i]) * sx < minWidth || z[i] * sy < minHeight) continue;
     if (gapped.length > 0 && gapped[i + 1] > gapped[i]) continue;
+    if (only && !only(i)) continue;
     const x0 = Math.max(left, scales.X(s[i])), x1 = Math.min(right, scales.X(e[i]));
     const y0 = Math.max(top, scales.Y(o[i] + z[i])), y1 = Math.min(bottom, scales.Y(o[i]));
     if (x1 - x0 < minWidth || y1 - y0 < minHeight) continue;

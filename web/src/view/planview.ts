@@ -73,6 +73,8 @@ export class PlanView {
   private selected: number | null = null;
   private conflicts: Uint32Array | null = null;
   private marked: Uint32Array | null = null;
+  /** `marked` as one flag per buffer, for the labels (only the marked are labelled over the veil). */
+  private markedFlags: Uint8Array | null = null;
   /** The ticks of the last frame (tests read their labels, see `tickLabels`). */
   private ticks: AxisTicks = { time: [], address: [] };
   /** Where the last frame put the marker lines' labels (top, device pixels), by marker name. */
@@ -86,6 +88,8 @@ export class PlanView {
   lastDrawMs = 0;
   onSelect: ((index: number | null) => void) | null = null;
   onModeChange: ((mode: string, visible: number) => void) | null = null;
+  /** Called when the view gets a new instance or plan (the search box searches it again). */
+  onData: ((data: PlanData | null) => void) | null = null;
 
   constructor(
     parent: HTMLElement,
@@ -156,6 +160,7 @@ export class PlanView {
     this.replayCount = null;
     this.hoverAt(null);
     this.recolour();
+    this.onData?.(data);
   }
 
   get plan(): PlanData | null {
@@ -208,6 +213,11 @@ export class PlanView {
    * a selection, when there is one, shows instead. */
   setMarked(indices: Uint32Array | null) {
     this.marked = indices;
+    this.markedFlags = null;
+    if (indices && this.data) {
+      this.markedFlags = new Uint8Array(this.data.inst.n);
+      for (const i of indices) this.markedFlags[i] = 1;
+    }
     this.draw();
   }
 
@@ -335,8 +345,6 @@ export class PlanView {
       this.paintGrid(plot, frame, t, scales);
       this.paintLoadCurve(plot, data, frame, t, mode !== 'rectangles');
       ctx.putImageData(image, frame.left, frame.top);
-      this.lastLabels = mode === 'rectangles' && result ? this.drawLabels(frame, scales, t, data, result) : [];
-      this.canvas.dataset.labels = String(this.lastLabels.length);
       this.markerLabels = drawMarkers(ctx, frame, t, this.markers(data, t, scales));
       ctx.save();
       ctx.beginPath();
@@ -355,6 +363,8 @@ export class PlanView {
           hovered: this.hover?.index ?? null,
         });
       }
+      this.lastLabels = result && mode === 'rectangles' ? this.drawLabels(frame, scales, t, data, result) : [];
+      this.canvas.dataset.labels = String(this.lastLabels.length);
       ctx.restore();
       drawAxes(ctx, frame, scales, this.ticks, t);
     } else {
@@ -407,13 +417,16 @@ export class PlanView {
     return 'rectangles';
   }
 
-  /** Names (else ids) on the rectangles in view that have room for them (see labels.ts). */
+  /** Names (else ids) on the rectangles in view that have room for them (see labels.ts); over a
+   * veil, only on the buffers it leaves clear (the selected one, or those marked). */
   private drawLabels(frame: Frame, scales: Scales, t: Theme, data: PlanData, result: SolveResult): PlacedLabel[] {
     const { ctx } = this;
     const font = fontAt(t, frame.dpr);
     ctx.font = font;
     const charWidth = ctx.measureText('0').width;
-    const labels = placeLabels(frame, scales, data.inst, result, this.inView, { charWidth, lineHeight: 11 * frame.dpr, pad: 3 * frame.dpr });
+    const selected = this.selected, flags = this.markedFlags;
+    const shown = selected !== null ? { visible: Uint32Array.of(selected), count: 1 } : this.inView;
+    const labels = placeLabels(frame, scales, data.inst, result, shown, { charWidth, lineHeight: 11 * frame.dpr, pad: 3 * frame.dpr }, selected === null && flags ? (i) => flags[i] === 1 : null);
     drawLabels(ctx, labels, this.bufferColours, font);
     return labels;
   }
