@@ -59,7 +59,7 @@ let instSerial = 0;
 let noSummary: { tone: 'interrupted' | 'infeasible'; stopped: 'cancelled' | ''; words: string; detail: string } | null = null;
 
 const viewport = new Viewport();
-const view = new PlanView($('plan-host'), viewport, { testid: 'plan-canvas' });
+const view = new PlanView($('plan-host'), viewport, { testid: 'plan-canvas', minimap: true });
 const replay = new Replay(view);
 const search = new SearchBox($('plan-search'), $('plan-search-count'), view);
 

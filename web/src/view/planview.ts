@@ -7,6 +7,7 @@
 //                                  background slices for a large plan)
 //   labels.ts                      names (else ids) on the rectangles that have room for them
 //   interaction.ts                 pointer and keyboard
+//   minimap.ts                     the strip under the plot: the whole time span, the window
 //   hoveroverlay.ts, tooltip.ts, alive.ts   what hovering shows: the buffer, the buffers alive then
 //
 // Level of detail: rectangles are rasterised into one ImageData (see rectangles.ts). When more
@@ -31,6 +32,7 @@ import { InView, sameWindow, type WindowKey } from './inview';
 import { HoverOverlay, type HoverInfo } from './hoveroverlay';
 import { fontAt, readTheme, type Theme } from './theme';
 import { drawLabels, placeLabels, type PlacedLabel } from './labels';
+import { Minimap, MINIMAP_HEIGHT } from './minimap';
 
 export const OVERVIEW_LIMIT = 200_000;
 
@@ -94,7 +96,7 @@ export class PlanView {
   constructor(
     parent: HTMLElement,
     readonly viewport: Viewport,
-    options: { testid?: string; title?: string; height?: number } = {},
+    options: { testid?: string; title?: string; height?: number; minimap?: boolean } = {},
   ) {
     this.element = document.createElement('div');
     this.element.className = 'planview';
@@ -111,6 +113,7 @@ export class PlanView {
     this.canvas.setAttribute('aria-label', 'memory plan: time on x, address on y');
     this.element.append(this.canvas);
     this.overlay = new HoverOverlay(this.element, options.testid);
+    if (options.minimap) this.minimap = new Minimap(this.element, viewport, options.testid);
     parent.append(this.element);
     this.ctx = this.canvas.getContext('2d')!;
     this.inView = new InView({
@@ -139,6 +142,8 @@ export class PlanView {
     });
   }
 
+  /** The overview strip under the plot (the page's main view has one). */
+  private minimap: Minimap | null = null;
   private unsubscribe: () => void;
   private resize: ResizeObserver;
   private scheme: MediaQueryList;
@@ -300,7 +305,8 @@ export class PlanView {
   private layout(): Frame {
     const dpr = window.devicePixelRatio || 1;
     const cssW = Math.max(120, this.element.clientWidth);
-    const cssH = Math.max(80, this.element.clientHeight - (this.element.querySelector('.planview-title')?.clientHeight ?? 0));
+    const strip = this.minimap ? MINIMAP_HEIGHT : 0;
+    const cssH = Math.max(80, this.element.clientHeight - strip - (this.element.querySelector('.planview-title')?.clientHeight ?? 0));
     const frame = frameOf(cssW, cssH, dpr, this.leftMargin);
     if (this.canvas.width !== frame.w || this.canvas.height !== frame.h) {
       this.canvas.width = frame.w;
@@ -375,6 +381,7 @@ export class PlanView {
     ctx.strokeStyle = t.grid;
     ctx.lineWidth = 1;
     ctx.strokeRect(frame.left + 0.5, frame.top + 0.5, frame.pw - 1, frame.ph - 1);
+    this.minimap?.draw(data?.inst ?? null, t, frame.cssW, frame.left / frame.dpr, (frame.left + frame.pw) / frame.dpr, frame.dpr);
     if (mode !== this.lastMode) this.onModeChange?.(mode, this.inView.count);
     this.lastMode = mode;
   }
