@@ -21,12 +21,15 @@ export function labelOf(inst: InstanceData, i: number): string {
 }
 
 /** `text` as it fits in `width` pixels of characters `charWidth` wide (a monospace font): whole,
- * or its start and an ellipsis, or null when not even MIN_CHARS characters fit. */
+ * or shortened in the middle (a third of the room for its start, the rest for its end: names
+ * differ at their ends, as `activation_11` from `activation_12` or `block_3/conv/Relu6`), or null
+ * when not even MIN_CHARS characters fit. */
 export function fitLabel(text: string, width: number, charWidth: number): string | null {
   const room = Math.floor(width / charWidth);
   if (text.length <= room) return text.length > 0 ? text : null;
   if (room < MIN_CHARS) return null;
-  return `${text.slice(0, room - 1)}…`;
+  const head = Math.floor((room - 1) / 3), tail = room - 1 - head;
+  return `${text.slice(0, head)}…${text.slice(text.length - tail)}`;
 }
 
 /** Black or white, whichever contrasts more with a packed fill colour (0xAABBGGRR): by the fill's

@@ -57,7 +57,8 @@ export class Viewport implements Range {
 
   /** Shows `box` (e.g. a selected buffer, or the buffers a search found) with a `margin` around it
    * (a fraction of its width and height each side), zoomed on both axes; a box narrower than the
-   * full range's thousandth is widened to that, so that a one-step buffer is not a wall. */
+   * full range's thousandth is widened to that, so that a one-step buffer is not a wall; the
+   * margin stays inside the full range. */
   show(box: Range, margin = 0.15) {
     this.set(framedBox(box, this.full, margin));
   }
@@ -88,5 +89,9 @@ export function framedBox(box: Range, full: Range, margin: number): Range {
   const minW = (full.x1 - full.x0) / 1000, minH = (full.y1 - full.y0) / 1000;
   const cx = (box.x0 + box.x1) / 2, cy = (box.y0 + box.y1) / 2;
   const w = Math.max(box.x1 - box.x0, minW) * (1 + 2 * margin), h = Math.max(box.y1 - box.y0, minH) * (1 + 2 * margin);
-  return { x0: cx - w / 2, x1: cx + w / 2, y0: Math.max(full.y0, cy - h / 2), y1: Math.max(full.y0, cy - h / 2) + h };
+  // The margin never takes the window past the full range's edges (a box near an edge keeps its
+  // side of the margin inside).
+  const x0 = Math.max(full.x0, cx - w / 2), x1 = Math.min(full.x1, cx + w / 2);
+  const y0 = Math.max(full.y0, cy - h / 2), y1 = Math.min(full.y1, cy + h / 2);
+  return { x0: Math.min(x0, box.x0), x1: Math.max(x1, box.x1), y0: Math.min(y0, box.y0), y1: Math.max(y1, box.y1) };
 }
