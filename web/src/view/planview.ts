@@ -88,6 +88,8 @@ export class PlanView {
   /** What the last frame drew: 'rectangles', 'load', or 'empty'. */
   lastMode = 'empty';
   lastDrawMs = 0;
+  /** Frames drawn since the view was made (scripts/bench-page.mjs counts them per second). */
+  framesDrawn = 0;
   onSelect: ((index: number | null) => void) | null = null;
   onModeChange: ((mode: string, visible: number) => void) | null = null;
   /** Called when the view gets a new instance or plan (the search box searches it again). */
@@ -284,6 +286,7 @@ export class PlanView {
       const began = performance.now();
       this.render();
       this.lastDrawMs = performance.now() - began;
+      this.framesDrawn++;
     });
   }
 
