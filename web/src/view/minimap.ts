@@ -87,12 +87,16 @@ export class Minimap {
     this.canvas.addEventListener('pointercancel', release);
   }
 
-  /** Draws the strip for `inst` (hidden without one), its time axis from `left` to `right` CSS
+  /** Draws the strip for `inst` (empty without one), its time axis from `left` to `right` CSS
    * pixels (the plot's), `cssW` wide in all. */
   draw(inst: InstanceData | null, t: Theme, cssW: number, left: number, right: number, dpr: number) {
     this.inst = inst;
-    this.canvas.hidden = inst === null;
-    if (!inst) return;
+    if (!inst) {
+      // Empty, but keeping its place: the plan above does not move when an instance comes.
+      this.canvas.getContext('2d')!.clearRect(0, 0, this.canvas.width, this.canvas.height);
+      delete this.canvas.dataset.window;
+      return;
+    }
     this.left = left;
     this.right = right;
     const w = Math.round(cssW * dpr), h = Math.round(MINIMAP_HEIGHT * dpr);
