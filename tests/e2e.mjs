@@ -846,6 +846,18 @@ await test('plan navigation: names on rectangles, search marks and counts, keys 
     assert(l.text === whole || (tail !== undefined && whole.startsWith(head) && whole.endsWith(tail)), `label '${l.text}' is not '${whole}' or a shortening of it`);
   }
   assert(labels.labels.some((l) => l.name && l.text === l.name && l.name !== l.id), `no label says a tensor name: ${labels.labels.map((l) => l.text)}`);
+  // Hovering a labelled rectangle: the tooltip names the buffer too.
+  const spot = await page.evaluate(() => {
+    const { view } = window.__memplan;
+    const l = view.lastLabels.find((x) => x.text === 'input') ?? view.lastLabels[0];
+    return { x: (l.x + 4) / devicePixelRatio, y: l.y / devicePixelRatio, text: l.text };
+  });
+  const planBox = await page.locator(canvas).boundingBox();
+  await page.mouse.move(planBox.x + spot.x, planBox.y + spot.y);
+  await page.waitForSelector('.tooltip:not([hidden])', { timeout: 3000 });
+  const tip = await page.textContent('.tooltip');
+  assert(/name/.test(tip), `the tooltip over '${spot.text}' names no buffer: ${tip}`);
+  await page.mouse.move(0, 0);
   // Search: marks the buffers whose id or name contains the text, and counts them.
   const expectedMatches = (q) => page.evaluate((query) => {
     const { inst } = window.__memplan.state();
