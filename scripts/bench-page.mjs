@@ -95,7 +95,7 @@ async function pan(zoom, ms) {
     await new Promise((r) => setTimeout(r, 400)); // let the zoomed window settle (background work)
     const width = viewport.x1 - viewport.x0;
     const drawn0 = view.framesDrawn;
-    const draws = [];
+    const draws = [], labelMs = [];
     const began = performance.now();
     let k = 0;
     await new Promise((done) => {
@@ -105,13 +105,17 @@ async function pan(zoom, ms) {
         viewport.pan(width * 0.005 * (Math.floor(k / 60) % 2 === 0 ? 1 : -1), 0);
         k++;
         draws.push(view.lastDrawMs);
+        labelMs.push(view.lastLabelMs);
         requestAnimationFrame(step);
       };
       requestAnimationFrame(step);
     });
     const seconds = (performance.now() - began) / 1000;
     const mean = draws.reduce((a, b) => a + b, 0) / Math.max(1, draws.length);
-    return { fps: (view.framesDrawn - drawn0) / seconds, meanDraw: mean, worstDraw: Math.max(...draws), mode: view.lastMode, labels: view.lastLabels.length };
+    return {
+      fps: (view.framesDrawn - drawn0) / seconds, meanDraw: mean, worstDraw: Math.max(...draws), mode: view.lastMode,
+      labels: view.lastLabels.length, labelMs: labelMs.reduce((a, b) => a + b, 0) / Math.max(1, labelMs.length),
+    };
   }, [zoom, ms]);
 }
 
@@ -121,9 +125,26 @@ function report(name, solved, pans) {
   console.log(`\n${name}`);
   console.log(`  solve: longest main-thread task ${task(solved.longTask)}; longest gap between frames ${fmt(solved.gap)} (makespan ${solved.makespan})`);
   for (const [what, p] of pans) {
-    console.log(`  pan ${what}: ${p.fps.toFixed(1)} frames/s, draw ${fmt(p.meanDraw)} mean, ${fmt(p.worstDraw)} worst (${p.mode}${p.labels ? `, ${p.labels} labels` : ''})`);
+    console.log(`  pan ${what}: ${p.fps.toFixed(1)} frames/s, draw ${fmt(p.meanDraw)} mean, ${fmt(p.worstDraw)} worst (${p.mode}; labels ${fmt(p.labelMs)} of it, ${p.labels} in the last frame)`);
   }
 }
+
+/** Types `query` in the plan's search box and returns how long the search took and its count. */
+async function search(query) {
+  return page.evaluate((q) => {
+    const { search } = window.__memplan;
+    const input = document.querySelector('[data-testid=plan-search]');
+    input.value = q;
+    const began = performance.now();
+    search.search();
+    const ms = performance.now() - began;
+    const found = search.matches.length;
+    input.value = '';
+    search.search();
+    return { ms, found, query: q };
+  }, query);
+}
+const searched = (s) => `  search '${s.query}': ${fmt(s.ms)} (marking included), ${s.found} found`;
 
 await page.goto(`${base}/`);
 await page.waitForFunction(() => window.__memplan !== undefined, null, { timeout: 60_000 });
@@ -140,6 +161,7 @@ report('Y_1 (62,185 buffers), solver xla', y1, [
   ['zoomed 10x', await pan(0.1, panMs)],
   ['zoomed 200x', await pan(0.005, panMs)],
 ]);
+console.log(searched(await search('123')));
 
 await page.fill('#gen-buffers', '500000');
 await page.fill('#gen-seed', '1');
@@ -151,6 +173,8 @@ report('generated trace (500,000 buffers, seed 1), solver slff', big, [
   ['zoomed 10x', await pan(0.1, panMs)],
   ['zoomed 200x', await pan(0.005, panMs)],
 ]);
+console.log(searched(await search('123')));
+console.log(searched(await search('9')));
 
 await context.close();
 rmSync(profile, { recursive: true, force: true });

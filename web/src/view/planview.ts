@@ -84,6 +84,8 @@ export class PlanView {
   /** The labels the last frame wrote on rectangles (tests read them; the canvas's data-labels
    * attribute holds their count). */
   lastLabels: PlacedLabel[] = [];
+  /** How long the last frame's labels took (finding room and writing them), ms. */
+  lastLabelMs = 0;
   detail: Detail = 'auto';
   /** What the last frame drew: 'rectangles', 'load', or 'empty'. */
   lastMode = 'empty';
@@ -372,7 +374,9 @@ export class PlanView {
           hovered: this.hover?.index ?? null,
         });
       }
+      const labelsBegan = performance.now();
       this.lastLabels = result && mode === 'rectangles' ? this.drawLabels(frame, scales, t, data, result) : [];
+      this.lastLabelMs = performance.now() - labelsBegan;
       this.canvas.dataset.labels = String(this.lastLabels.length);
       ctx.restore();
       drawAxes(ctx, frame, scales, this.ticks, t);
