@@ -31,8 +31,9 @@ describe('fitLabel', () => {
     expect(fitLabel('activation_11', 42, 6)).toBe('ac…n_11');
     expect(fitLabel('activation_11', 42, 6)!.length).toBe(7);
   });
-  it('gives nothing when fewer than three characters fit, or for no text', () => {
-    expect(fitLabel('activation', 17, 6)).toBeNull();
+  it('gives nothing when too little of a long text fits, or for no text', () => {
+    expect(fitLabel('activation_1', 36, 6)).toBeNull();
+    expect(fitLabel('17', 12, 6)).toBe('17');
     expect(fitLabel('', 100, 6)).toBeNull();
   });
 });

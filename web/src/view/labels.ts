@@ -12,8 +12,10 @@ import type { Frame, Scales } from './scales';
 
 /** At most this many labels per frame; the largest rectangles do not win, the first in view do. */
 export const LABEL_LIMIT = 600;
-/** Fewer characters than this (ellipsis included) is no label. */
+/** Fewer characters than this is no label. */
 const MIN_CHARS = 3;
+/** A shortened label needs room for this many (ellipsis included): `a…n_1` says too little. */
+const MIN_SHORTENED = 7;
 
 /** What a rectangle says: the buffer's name, else its id. */
 export function labelOf(inst: InstanceData, i: number): string {
@@ -22,12 +24,12 @@ export function labelOf(inst: InstanceData, i: number): string {
 
 /** `text` as it fits in `width` pixels of characters `charWidth` wide (a monospace font): whole,
  * or shortened in the middle (a third of the room for its start, the rest for its end: names
- * differ at their ends, as `activation_11` from `activation_12` or `block_3/conv/Relu6`), or null
- * when not even MIN_CHARS characters fit. */
+ * differ at their ends, as `activation_11` from `activation_12` or `block_3/conv/Relu6`) when
+ * MIN_SHORTENED characters fit, else null. */
 export function fitLabel(text: string, width: number, charWidth: number): string | null {
   const room = Math.floor(width / charWidth);
   if (text.length <= room) return text.length > 0 ? text : null;
-  if (room < MIN_CHARS) return null;
+  if (room < MIN_SHORTENED) return null;
   const head = Math.floor((room - 1) / 3), tail = room - 1 - head;
   return `${text.slice(0, head)}…${text.slice(text.length - tail)}`;
 }

@@ -41,6 +41,8 @@ export class SearchBox {
     this.view.setMarked(found ? this.matches : null);
     this.count.textContent = query.trim() === '' ? '' : found === 0 ? 'none' : `${grouped(found)} found`;
     this.count.dataset.count = query.trim() === '' ? '' : String(found);
+    // The count is written inside the box, right: the text typed stops before it.
+    this.input.style.paddingRight = this.count.textContent ? `${this.count.offsetWidth + 26}px` : '';
   }
 
   /** Zooms to the window around the buffers found. */
