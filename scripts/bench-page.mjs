@@ -2,8 +2,9 @@
 // Debian's Chromium, as tests/e2e.mjs): the 62k-buffer Y_1 example and a generated 500k-buffer
 // trace are loaded and solved, then the plan is panned programmatically every animation frame.
 // Prints, per instance: frames drawn per second while panning (the whole plan, and zoomed in),
-// the plan view's draw time per frame (mean and worst), and the longest main-thread task while
-// solving (Long Tasks API, 50 ms and up) with the longest gap between animation frames then.
+// the plan view's draw time per frame (mean and worst; the labels' and the overview strip's share),
+// the longest main-thread task while solving (Long Tasks API, 50 ms and up) with the longest gap
+// between animation frames then, and how long the search box takes.
 //
 // A benchmark, not a test: it asserts nothing. Headless Chromium paces frames at 60 per second
 // at most, so 60 means "never late"; figures vary with the machine's load.
@@ -95,7 +96,7 @@ async function pan(zoom, ms) {
     await new Promise((r) => setTimeout(r, 400)); // let the zoomed window settle (background work)
     const width = viewport.x1 - viewport.x0;
     const drawn0 = view.framesDrawn;
-    const draws = [], labelMs = [];
+    const draws = [], labelMs = [], stripMs = [];
     const began = performance.now();
     let k = 0;
     await new Promise((done) => {
@@ -106,6 +107,7 @@ async function pan(zoom, ms) {
         k++;
         draws.push(view.lastDrawMs);
         labelMs.push(view.lastLabelMs);
+        stripMs.push(view.lastMinimapMs);
         requestAnimationFrame(step);
       };
       requestAnimationFrame(step);
@@ -115,6 +117,7 @@ async function pan(zoom, ms) {
     return {
       fps: (view.framesDrawn - drawn0) / seconds, meanDraw: mean, worstDraw: Math.max(...draws), mode: view.lastMode,
       labels: view.lastLabels.length, labelMs: labelMs.reduce((a, b) => a + b, 0) / Math.max(1, labelMs.length),
+      stripMs: stripMs.reduce((a, b) => a + b, 0) / Math.max(1, stripMs.length),
     };
   }, [zoom, ms]);
 }
@@ -125,7 +128,7 @@ function report(name, solved, pans) {
   console.log(`\n${name}`);
   console.log(`  solve: longest main-thread task ${task(solved.longTask)}; longest gap between frames ${fmt(solved.gap)} (makespan ${solved.makespan})`);
   for (const [what, p] of pans) {
-    console.log(`  pan ${what}: ${p.fps.toFixed(1)} frames/s, draw ${fmt(p.meanDraw)} mean, ${fmt(p.worstDraw)} worst (${p.mode}; labels ${fmt(p.labelMs)} of it, ${p.labels} in the last frame)`);
+    console.log(`  pan ${what}: ${p.fps.toFixed(1)} frames/s, draw ${fmt(p.meanDraw)} mean, ${fmt(p.worstDraw)} worst (${p.mode}; of it labels ${fmt(p.labelMs)}, ${p.labels} in the last frame, overview strip ${fmt(p.stripMs)})`);
   }
 }
 

@@ -86,6 +86,8 @@ export class PlanView {
   lastLabels: PlacedLabel[] = [];
   /** How long the last frame's labels took (finding room and writing them), ms. */
   lastLabelMs = 0;
+  /** How long the last frame's overview strip took, ms. */
+  lastMinimapMs = 0;
   detail: Detail = 'auto';
   /** What the last frame drew: 'rectangles', 'load', or 'empty'. */
   lastMode = 'empty';
@@ -388,7 +390,9 @@ export class PlanView {
     ctx.strokeStyle = t.grid;
     ctx.lineWidth = 1;
     ctx.strokeRect(frame.left + 0.5, frame.top + 0.5, frame.pw - 1, frame.ph - 1);
+    const stripBegan = performance.now();
     this.minimap?.draw(data?.inst ?? null, t, frame.cssW, frame.left / frame.dpr, (frame.left + frame.pw) / frame.dpr, frame.dpr);
+    this.lastMinimapMs = performance.now() - stripBegan;
     if (mode !== this.lastMode) this.onModeChange?.(mode, this.inView.count);
     this.lastMode = mode;
   }
