@@ -869,7 +869,9 @@ await test('plan navigation: names on rectangles, search marks and counts, keys 
     return out;
   }, q);
   const picture = () => page.evaluate(() => window.__memplan.view.canvas.toDataURL());
+  const stripPicture = () => page.evaluate(() => document.querySelector('[data-testid=plan-canvas-minimap]').toDataURL());
   const plain = await picture();
+  const plainStrip = await stripPicture();
   for (const query of ['conv', '17']) {
     await page.fill(T('plan-search'), query.toUpperCase());
     const want = await expectedMatches(query);
@@ -882,6 +884,7 @@ await test('plan navigation: names on rectangles, search marks and counts, keys 
   }
   await page.waitForTimeout(200);
   assert((await picture()) !== plain, 'the search marked nothing on the plan');
+  assert((await stripPicture()) !== plainStrip, 'the search marked nothing on the overview strip');
   await page.screenshot({ path: join(screenshots, 'search.png') });
   // Enter shows the buffers found: every one inside the window.
   await page.press(T('plan-search'), 'Enter');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clampedStart, stripX, timeAtStrip } from '../../web/src/view/minimap';
+import { clampedStart, markedColumns, stripX, timeAtStrip } from '../../web/src/view/minimap';
 import { framedBox } from '../../web/src/view/viewport';
 
 const full = { x0: 100, x1: 1100, y0: 0, y1: 500 };
@@ -17,6 +17,16 @@ describe('the overview strip', () => {
     expect(clampedStart(50, 200, full)).toBe(100);
     expect(clampedStart(1000, 200, full)).toBe(900);
     expect(clampedStart(0, 1200, full)).toBe(0);
+  });
+});
+
+describe('the marked buffers on the strip', () => {
+  it('ticks the columns their lifetimes cover, at least one each', () => {
+    const starts = Float64Array.of(100, 600, 1000, 300);
+    const ends = Float64Array.of(300, 601, 1100, 400);
+    // 10 columns of 100 time steps: buffer 0 covers columns 0-1, buffer 1 column 5, buffer 2 column 9.
+    expect(Array.from(markedColumns(starts, ends, Uint32Array.of(0, 1, 2), 10, full))).toEqual([1, 1, 0, 0, 0, 1, 0, 0, 0, 1]);
+    expect(Array.from(markedColumns(starts, ends, Uint32Array.of(3), 10, full))).toEqual([0, 0, 1, 0, 0, 0, 0, 0, 0, 0]);
   });
 });
 

@@ -1,7 +1,9 @@
 // The overview strip under the plan: the load curve over the instance's whole time span, with the
 // plan's current time window as a box (as Perfetto's timeline overview does). Clicking the strip
 // centres the window at that time; dragging moves it (grabbed inside the box, it moves with the
-// pointer from where it was taken). Zooming stays with the plan: the strip only pans.
+// pointer from where it was taken). Zooming stays with the plan: the strip only pans. The buffers
+// marked on the plan (a search's) show as ticks along its top edge, also where the plan draws no
+// rectangles (the overview of a large plan) or outside the window.
 //
 // Cost per frame: one drawImage of the curve, drawn once per instance and size into a canvas of
 // its own, and two rectangles; the curve itself is O(profile steps + width) when it is drawn.
@@ -9,6 +11,18 @@ import type { InstanceData } from '../protocol';
 import { columnLoads } from './plotpixels';
 import type { Range, Viewport } from './viewport';
 import type { Theme } from './theme';
+
+/** Which of `width` columns over `full`'s times hold a marked buffer's lifetime (1) or not (0). */
+export function markedColumns(starts: Float64Array, ends: Float64Array, marked: Uint32Array, width: number, full: Range): Uint8Array {
+  const out = new Uint8Array(width);
+  const sx = width / (full.x1 - full.x0);
+  for (const i of marked) {
+    const a = Math.max(0, Math.floor((starts[i] - full.x0) * sx));
+    const b = Math.min(width, Math.max(a + 1, Math.ceil((ends[i] - full.x0) * sx)));
+    out.fill(1, a, b);
+  }
+  return out;
+}
 
 /** The strip's height, CSS pixels. */
 export const MINIMAP_HEIGHT = 30;
@@ -36,6 +50,9 @@ export class Minimap {
   /** The curve as drawn, for the instance, size and colours it was drawn for. */
   private curve: { inst: InstanceData; w: number; h: number; colour: string; image: HTMLCanvasElement } | null = null;
   private inst: InstanceData | null = null;
+  /** The buffers marked on the plan, and their columns for the width they were computed for. */
+  private marked: Uint32Array | null = null;
+  private markedAt: { width: number; columns: Uint8Array } | null = null;
   /** Where the strip's time axis starts and ends, CSS pixels from the canvas's left edge. */
   private left = 0;
   private right = 0;
@@ -49,6 +66,12 @@ export class Minimap {
     this.canvas.style.height = `${MINIMAP_HEIGHT}px`;
     parent.append(this.canvas);
     this.attach();
+  }
+
+  /** The buffers marked on the plan (null: none), ticked along the strip's top edge. */
+  setMarks(marked: Uint32Array | null) {
+    this.marked = marked && marked.length ? marked : null;
+    this.markedAt = null;
   }
 
   /** A point's time on the strip (CSS pixels from the canvas's left edge). */
@@ -122,6 +145,17 @@ export class Minimap {
     ctx.fillRect(x0, top, a, height);
     ctx.fillRect(x0 + b, top, width - b, height);
     ctx.globalAlpha = 1;
+    if (this.marked) {
+      if (this.markedAt?.width !== width) this.markedAt = { width, columns: markedColumns(inst.startsF, inst.endsF, this.marked, width, full) };
+      const columns = this.markedAt.columns, tick = Math.round(3 * dpr);
+      ctx.fillStyle = t.select;
+      for (let c = 0; c < width; c++) {
+        if (!columns[c]) continue;
+        const from = c;
+        while (c < width && columns[c]) c++;
+        ctx.fillRect(x0 + from, top - tick, c - from, tick); // one rectangle per run of columns
+      }
+    }
     ctx.strokeStyle = t.accent;
     ctx.lineWidth = Math.max(1, Math.round(1.5 * dpr));
     ctx.strokeRect(x0 + a, top + 0.5, Math.max(2 * dpr, b - a), height - 1);

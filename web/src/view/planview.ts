@@ -224,6 +224,7 @@ export class PlanView {
    * a selection, when there is one, shows instead. */
   setMarked(indices: Uint32Array | null) {
     this.marked = indices;
+    this.minimap?.setMarks(indices);
     this.markedFlags = null;
     if (indices && this.data) {
       this.markedFlags = new Uint8Array(this.data.inst.n);
