@@ -380,7 +380,8 @@ export class PlanView {
       const labelsBegan = performance.now();
       this.lastLabels = result && mode === 'rectangles' ? this.drawLabels(frame, scales, t, data, result) : [];
       this.lastLabelMs = performance.now() - labelsBegan;
-      this.canvas.dataset.labels = String(this.lastLabels.length);
+      const labelCount = String(this.lastLabels.length);
+      if (this.canvas.dataset.labels !== labelCount) this.canvas.dataset.labels = labelCount; // no DOM write per frame
       ctx.restore();
       drawAxes(ctx, frame, scales, this.ticks, t);
     } else {
