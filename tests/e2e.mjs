@@ -1018,6 +1018,173 @@ await test('a TFLite model: the compiler plan and memplan side by side, saving, 
   figures.push(`face_detection_short_range.tflite: LiteRT ${diff.peak_a} bytes, memplan ${diff.peak_b} bytes, saves ${diff.saved_bytes} (${diff.saved_pct} %), ${diff.moved} of ${diff.buffers} buffers moved`);
 });
 
+// Issue 19: views engineers expect. Names on the rectangles, a search over ids and names, keys
+// that pan and zoom, and the overview strip under the plan.
+await test('plan navigation: names on rectangles, search marks and counts, keys pan and zoom, the strip moves the window', async (page) => {
+  await open(page);
+  await page.selectOption(T('example-select'), 'tflite/face_detection_short_range');
+  await page.waitForFunction(() => document.querySelector('[data-testid=model-saving]')?.dataset.saved !== undefined, null, { timeout: 120_000 });
+  await idle(page);
+  await page.click('#tab-plan');
+  await page.waitForFunction(() => window.__memplan.view.lastMode === 'rectangles' && window.__memplan.view.settled);
+  const canvas = T('plan-canvas');
+  // Names reach the page, and the rectangles with room say them (shortened in the middle when
+  // they do not fit whole); the canvas's data-labels counts them.
+  const labels = await page.evaluate(() => {
+    const { view, state } = window.__memplan;
+    const { inst } = state();
+    const text = (t, o, i) => t.slice(o[i], o[i + 1]);
+    return {
+      named: inst.nameOffsets.length === inst.n + 1,
+      count: Number(view.canvas.dataset.labels),
+      labels: view.lastLabels.map((l) => ({ text: l.text, name: inst.nameOffsets.length ? text(inst.nameText, inst.nameOffsets, l.index) : '', id: text(inst.idText, inst.idOffsets, l.index) })),
+    };
+  });
+  assert(labels.named, 'the model\'s tensor names did not reach the page');
+  assert(labels.count > 0 && labels.count === labels.labels.length, `${labels.count} labels counted, ${labels.labels.length} listed`);
+  for (const l of labels.labels) {
+    const whole = l.name || l.id;
+    const [head, tail] = l.text.split('…');
+    assert(l.text === whole || (tail !== undefined && whole.startsWith(head) && whole.endsWith(tail)), `label '${l.text}' is not '${whole}' or a shortening of it`);
+  }
+  assert(labels.labels.some((l) => l.name && l.text === l.name && l.name !== l.id), `no label says a tensor name: ${labels.labels.map((l) => l.text)}`);
+  // Hovering a labelled rectangle: the tooltip names the buffer too.
+  const spot = await page.evaluate(() => {
+    const { view } = window.__memplan;
+    const l = view.lastLabels.find((x) => x.text === 'input') ?? view.lastLabels[0];
+    return { x: (l.x + 4) / devicePixelRatio, y: l.y / devicePixelRatio, text: l.text };
+  });
+  const planBox = await page.locator(canvas).boundingBox();
+  await page.mouse.move(planBox.x + spot.x, planBox.y + spot.y);
+  await page.waitForSelector('.tooltip:not([hidden])', { timeout: 3000 });
+  const tip = await page.textContent('.tooltip');
+  assert(/name/.test(tip), `the tooltip over '${spot.text}' names no buffer: ${tip}`);
+  await page.mouse.move(0, 0);
+  // Search: marks the buffers whose id or name contains the text, and counts them.
+  const expectedMatches = (q) => page.evaluate((query) => {
+    const { inst } = window.__memplan.state();
+    const text = (t, o, i) => (o.length ? t.slice(o[i], o[i + 1]) : '');
+    const out = [];
+    for (let i = 0; i < inst.n; i++) {
+      if (text(inst.idText, inst.idOffsets, i).toLowerCase().includes(query) || text(inst.nameText, inst.nameOffsets, i).toLowerCase().includes(query)) out.push(i);
+    }
+    return out;
+  }, q);
+  const picture = () => page.evaluate(() => window.__memplan.view.canvas.toDataURL());
+  const stripPicture = () => page.evaluate(() => document.querySelector('[data-testid=plan-canvas-minimap]').toDataURL());
+  const plain = await picture();
+  const plainStrip = await stripPicture();
+  for (const query of ['conv', '17']) {
+    await page.fill(T('plan-search'), query.toUpperCase());
+    const want = await expectedMatches(query);
+    // The search runs after a pause in the typing.
+    await page.waitForFunction((n) => document.querySelector('[data-testid=plan-search-count]').dataset.count === String(n), want.length, { timeout: 5000 }).catch(() => {});
+    const shown = await page.evaluate(() => ({ count: document.querySelector('[data-testid=plan-search-count]').dataset.count, text: document.querySelector('[data-testid=plan-search-count]').textContent, matches: Array.from(window.__memplan.search.matches) }));
+    assert(want.length > 0, `nothing in the model contains '${query}'`);
+    assert(shown.count === String(want.length) && shown.text === `${want.length} found`, `'${query}': ${shown.text} (${shown.count}), ${want.length} expected`);
+    assert(JSON.stringify(shown.matches) === JSON.stringify(want), `'${query}': marked ${shown.matches}, expected ${want}`);
+  }
+  await page.waitForTimeout(200);
+  assert((await picture()) !== plain, 'the search marked nothing on the plan');
+  assert((await stripPicture()) !== plainStrip, 'the search marked nothing on the overview strip');
+  await page.screenshot({ path: join(screenshots, 'search.png') });
+  // Enter shows the buffers found: every one inside the window.
+  await page.press(T('plan-search'), 'Enter');
+  await page.waitForTimeout(200);
+  const inside = await page.evaluate(() => {
+    const { viewport: v, search, state } = window.__memplan;
+    const { inst, result } = state();
+    return Array.from(search.matches).every((i) => inst.startsF[i] >= v.x0 && inst.endsF[i] <= v.x1 && result.offsetsF[i] >= v.y0 && result.offsetsF[i] + inst.sizesF[i] <= v.y1);
+  });
+  assert(inside, 'Enter did not bring every buffer found into the window');
+  await page.fill(T('plan-search'), '');
+  await page.waitForTimeout(400);
+  assert((await page.textContent(T('plan-search-count'))) === '', 'clearing the search left a count');
+  // Keys on the focused plan, as the hint under it says.
+  const hint = await page.textContent('#plan-keys');
+  for (const key of ['A D', 'W S', 'Z or F', '0: reset']) assert(hint.includes(key), `the hint does not mention ${key}: ${hint}`);
+  await page.click('#zoom-reset');
+  await page.focus(canvas);
+  const vp = () => page.evaluate(() => { const v = window.__memplan.viewport; return { x0: v.x0, x1: v.x1, y0: v.y0, y1: v.y1, full: v.fullRange }; });
+  const near = (a, b) => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a), Math.abs(b));
+  const v0 = await vp();
+  const w0 = v0.x1 - v0.x0, h0 = v0.y1 - v0.y0;
+  await page.keyboard.press('w');
+  let v = await vp();
+  assert(near(v.x1 - v.x0, w0 * 0.8) && near(v.y1 - v.y0, h0), `W: width ${v.x1 - v.x0}, expected ${w0 * 0.8}`);
+  await page.keyboard.press('s');
+  v = await vp();
+  assert(near(v.x1 - v.x0, w0), `S did not zoom back out: ${v.x1 - v.x0}`);
+  await page.keyboard.press('d');
+  v = await vp();
+  assert(near(v.x0, v0.x0 + w0 * 0.1), `D: x0 ${v.x0}, expected ${v0.x0 + w0 * 0.1}`);
+  await page.keyboard.press('a');
+  await page.keyboard.press('ArrowRight');
+  v = await vp();
+  assert(near(v.x0, v0.x0 + w0 * 0.1), `A then → : x0 ${v.x0}`);
+  await page.keyboard.press('ArrowUp');
+  v = await vp();
+  assert(near(v.y0, v0.y0 + h0 * 0.1), `↑: y0 ${v.y0}, expected ${v0.y0 + h0 * 0.1}`);
+  await page.keyboard.press('+');
+  v = await vp();
+  assert(near(v.x1 - v.x0, w0 * 0.8), `+: width ${v.x1 - v.x0}`);
+  await page.keyboard.press('0');
+  v = await vp();
+  assert(near(v.x0, v.full.x0) && near(v.x1, v.full.x1) && near(v.y1, v.full.y1), '0 did not reset');
+  // Z zooms to the selected buffer.
+  const chosen = await page.evaluate(() => {
+    const { inst } = window.__memplan.state();
+    let best = 0;
+    for (let i = 0; i < inst.n; i++) if (inst.endsF[i] - inst.startsF[i] < inst.endsF[best] - inst.startsF[best]) best = i;
+    window.__memplan.view.setSelection(best, null);
+    return best;
+  });
+  await page.keyboard.press('z');
+  v = await vp();
+  const box = await page.evaluate((i) => { const { inst, result } = window.__memplan.state(); return { x0: inst.startsF[i], x1: inst.endsF[i], y0: result.offsetsF[i], y1: result.offsetsF[i] + inst.sizesF[i] }; }, chosen);
+  assert(v.x0 <= box.x0 && v.x1 >= box.x1 && v.y0 <= box.y0 && v.y1 >= box.y1, `Z: window ${JSON.stringify(v)} does not hold buffer ${JSON.stringify(box)}`);
+  assert(v.x1 - v.x0 < (v.full.x1 - v.full.x0) / 2, `Z did not zoom in: ${v.x1 - v.x0}`);
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('0');
+  // The strip under the plan: zoomed in, a click centres the window there; a drag moves it.
+  for (let k = 0; k < 6; k++) await page.keyboard.press('w');
+  await page.waitForTimeout(100);
+  const strip = await page.locator(T('plan-canvas-minimap')).boundingBox();
+  assert(strip && strip.height > 10, 'no overview strip under the plan');
+  const plot = await page.evaluate(() => { const { view, viewport: v } = window.__memplan; return { left: view.fromData(v.x0, 0).x, right: view.fromData(v.x1, 0).x }; });
+  const zoomedWidth = (await vp()).x1 - (await vp()).x0;
+  await page.mouse.click(strip.x + plot.left + 0.7 * (plot.right - plot.left), strip.y + strip.height / 2);
+  v = await vp();
+  const target = v.full.x0 + 0.7 * (v.full.x1 - v.full.x0);
+  assert(Math.abs((v.x0 + v.x1) / 2 - target) < (v.full.x1 - v.full.x0) * 0.01, `the strip's click centred the window at ${(v.x0 + v.x1) / 2}, not ${target}`);
+  assert(near(v.x1 - v.x0, zoomedWidth), 'the strip changed the zoom');
+  const centre = strip.x + plot.left + 0.7 * (plot.right - plot.left);
+  await page.mouse.move(centre, strip.y + strip.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(centre - 100, strip.y + strip.height / 2, { steps: 4 });
+  await page.mouse.up();
+  const dragged = await vp();
+  const moved = v.x0 - dragged.x0, expectedMove = (100 / (plot.right - plot.left)) * (v.full.x1 - v.full.x0);
+  assert(Math.abs(moved - expectedMove) < expectedMove * 0.05, `dragging the strip moved the window ${moved}, expected ${expectedMove}`);
+  await shoot(page, 'plan-nav-model');
+  // A large plan, zoomed in: its ids on the rectangles that have room; the strip still follows.
+  await page.selectOption(T('example-select'), 'idealloc/iopddl/Y_1');
+  await idle(page, 60_000);
+  await run(page, 'xla');
+  await page.waitForFunction(() => window.__memplan.view.lastMode === 'rectangles' && window.__memplan.view.settled, null, { timeout: 60_000 });
+  await page.evaluate(() => {
+    const { inst, result } = window.__memplan.state();
+    let big = 0;
+    for (let i = 0; i < inst.n; i++) if (inst.sizesF[i] * (inst.endsF[i] - inst.startsF[i]) > inst.sizesF[big] * (inst.endsF[big] - inst.startsF[big])) big = i;
+    window.__memplan.viewport.show({ x0: inst.startsF[big], x1: inst.endsF[big], y0: result.offsetsF[big], y1: result.offsetsF[big] + inst.sizesF[big] }, 2);
+  });
+  await page.waitForFunction(() => window.__memplan.view.settled);
+  await page.waitForTimeout(300);
+  const y1Labels = await page.evaluate(() => window.__memplan.view.lastLabels.length);
+  assert(y1Labels > 0, 'no ids on Y_1\'s rectangles zoomed in');
+  await shoot(page, 'plan-nav-y1');
+});
+
 await test('auto with 2 threads vs 1 (figure only)', async (page) => {
   const file = 'idealloc/somas_tensors/resnet50.csv';
   const times = {};

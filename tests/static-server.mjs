@@ -1,6 +1,6 @@
 // A minimal static file server for the browser tests: serves a folder on 127.0.0.1 WITHOUT the
-// cross-origin isolation headers, as a documentation site embedding the playground would (or with
-// them, `{ isolated: true }`, as `vite preview` serves the page: threads).
+// cross-origin isolation headers, as a documentation site embedding the playground would (with
+// `isolated`, WITH them, as `vite preview` does: scripts/bench-page.mjs runs the threaded build).
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
@@ -10,15 +10,14 @@ const TYPES = {
   '.json': 'application/json', '.csv': 'text/csv', '.md': 'text/markdown', '.png': 'image/png', '.svg': 'image/svg+xml',
 };
 
-const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
-
 export async function startStaticServer(dir, { isolated = false } = {}) {
+  const isolation = isolated ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {};
   const server = createServer(async (request, response) => {
     const path = normalize(decodeURIComponent(new URL(request.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
     const file = join(dir, path.endsWith('/') ? `${path}index.html` : path);
     try {
       const body = await readFile(file);
-      response.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', ...(isolated ? ISOLATION : {}) });
+      response.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', ...isolation });
       response.end(body);
     } catch {
       response.writeHead(404);

@@ -13,6 +13,7 @@ import { Replay } from './view/replay';
 import { COLOR_MODES, LEGEND_ENDS, legendGradient, type ColorBy } from './view/colors';
 import { exportImage } from './view/exportimage';
 import { axisTop } from './axis';
+import { SearchBox } from './view/searchbox';
 import { bytes, duration, grouped, percent, span } from './format';
 import { ProgressTrace, drawSparkline, progressLine } from './progress';
 import type { ImportedModel, InstanceData, ModelSource, SolveResult } from './protocol';
@@ -82,8 +83,9 @@ let minimisedUnder: string | null = null;
 let noSummary: { tone: 'interrupted' | 'infeasible'; stopped: 'cancelled' | ''; words: string; detail: string } | null = null;
 
 const viewport = new Viewport();
-const view = new PlanView($('plan-host'), viewport, { testid: 'plan-canvas' });
+const view = new PlanView($('plan-host'), viewport, { testid: 'plan-canvas', minimap: true });
 const replay = new Replay(view);
+const search = new SearchBox($('plan-search'), $('plan-search-count'), view);
 
 const controls = new Controls((text) => engine.parseSize(text));
 /** The newest load; it settles once that load has been applied, dropped or refused. */
@@ -663,7 +665,7 @@ async function start() {
   started = true;
   syncUrl();
   // Last, so that a test that waits for it finds the first screen finished.
-  (window as unknown as { __memplan: unknown }).__memplan = { engine, view, viewport, compare, state: () => ({ inst, result, solving }) };
+  (window as unknown as { __memplan: unknown }).__memplan = { engine, view, viewport, compare, search, state: () => ({ inst, result, solving }) };
 }
 
 void start();

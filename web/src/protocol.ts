@@ -29,6 +29,11 @@ export interface InstanceData {
   /** Every id concatenated; id i is `idText.slice(idOffsets[i], idOffsets[i + 1])`. */
   idText: string;
   idOffsets: Uint32Array;
+  /** The buffers' names (a tensor's, an HLO value's), like the ids: buffer i's is
+   * `nameText.slice(nameOffsets[i], nameOffsets[i + 1])`, '' when it has none. Both are empty
+   * when no buffer has a name. */
+  nameText: string;
+  nameOffsets: Uint32Array;
   starts: BigUint64Array;
   ends: BigUint64Array;
   sizes: BigUint64Array;

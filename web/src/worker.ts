@@ -122,12 +122,15 @@ function instanceData(parsed: Instance, name: string, text: string): { data: Ins
   const sizes = parsed.sizes();
   const profile = parsed.loadProfile() as { times: BigUint64Array; loads: BigUint64Array };
   const { pieceStart, pieces } = livePieces(parsed.pieces(), parsed.length);
+  const { nameText, nameOffsets } = bufferNames(parsed, text);
   const data: InstanceData = {
     name,
     n: parsed.length,
     summary: parsed.summary() as ParsedSummary,
     idText: ids.join(''),
     idOffsets,
+    nameText,
+    nameOffsets,
     starts,
     ends,
     sizes,
@@ -144,10 +147,24 @@ function instanceData(parsed: Instance, name: string, text: string): { data: Ins
     bytes: text.length,
   };
   const transfer = [
-    data.idOffsets, data.starts, data.ends, data.sizes, data.alignments, data.lines,
+    data.idOffsets, data.nameOffsets, data.starts, data.ends, data.sizes, data.alignments, data.lines,
     data.startsF, data.endsF, data.sizesF, data.pieceStart, data.pieces, data.profileTimes, data.profileLoads,
   ].map((a) => a.buffer as ArrayBuffer);
   return { data, transfer };
+}
+
+/** The buffers' names, as the core writes them in its JSON (the facade has no column of names):
+ * only read when the input's text mentions "name" at all (a CSV's `name` column, a JSON's field,
+ * an imported model's CSV), so that an input without names costs one scan of its text. */
+function bufferNames(parsed: Instance, text: string): { nameText: string; nameOffsets: Uint32Array } {
+  const none = { nameText: '', nameOffsets: new Uint32Array(0) };
+  if (!/name/i.test(text)) return none;
+  const written = JSON.parse(parsed.export(new BigUint64Array(), 'json')) as { buffers: { name?: string }[] };
+  const names = written.buffers.map((b) => b.name ?? '');
+  if (names.every((name) => name === '')) return none;
+  const nameOffsets = new Uint32Array(names.length + 1);
+  for (let i = 0; i < names.length; i++) nameOffsets[i + 1] = nameOffsets[i] + names[i].length;
+  return { nameText: names.join(''), nameOffsets };
 }
 
 /** The core's flat pieces (index, start, end, lower, upper, by buffer) as per-buffer ranges into

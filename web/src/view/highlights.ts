@@ -6,7 +6,8 @@ import { unpack } from './colors';
 import type { Frame, Scales } from './scales';
 import type { Theme } from './theme';
 
-/** At most this many conflicts are drawn around a selection (each is a canvas call). */
+/** At most this many conflicts (or marked buffers) are drawn around a selection (each is a canvas
+ * call). */
 const CONFLICT_LIMIT = 50_000;
 
 export interface HighlightState {
@@ -45,8 +46,13 @@ export function drawHighlights(ctx: CanvasRenderingContext2D, frame: Frame, scal
     const colors = state.colors();
     ctx.lineWidth = 1.5 * dpr;
     ctx.strokeStyle = theme.select;
-    for (const j of state.marked) {
+    // Only those in the plot, and at most CONFLICT_LIMIT: a search may mark most of 500k buffers.
+    let drawn = 0;
+    for (let k = 0; k < state.marked.length && drawn < CONFLICT_LIMIT; k++) {
+      const j = state.marked[k];
       const r = rect(j);
+      if (r.x > frame.left + frame.pw || r.x + r.w < frame.left || r.y > frame.top + frame.ph || r.y + r.h < frame.top) continue;
+      drawn++;
       ctx.fillStyle = unpack(colors[j]);
       ctx.fillRect(r.x, r.y, r.w, r.h);
       ctx.strokeRect(r.x + 0.5, r.y + 0.5, r.w - 1, r.h - 1);

@@ -1,6 +1,8 @@
 // The plan view's pointer and keyboard: wheel zooms (time; with Shift the addresses; with Ctrl,
-// Alt or Meta both) around the pointer, dragging pans, a click selects, a double click or 0
-// resets, arrows pan, + - zoom time, * / zoom addresses, Escape clears the selection. Hover is
+// Alt or Meta both) around the pointer, dragging pans, a click selects, a double click resets.
+// Keys on the focused canvas (the hint under the plan lists them; KEYS below is the one list):
+// arrows pan, W/S zoom time in/out and A/D pan time (as in Perfetto), + - zoom time, * / zoom
+// addresses, Z or F zoom to the selected buffer, 0 resets, Escape clears the selection. Hover is
 // reported once per animation frame, however many pointer events arrive.
 import type { Viewport } from './viewport';
 
@@ -19,7 +21,19 @@ export interface InteractionTarget {
   click(point: Point): void;
   /** Escape: clear the selection. */
   clearSelection(): void;
+  /** Z or F: show the selected buffer (nothing without one). */
+  zoomToSelection(): void;
 }
+
+/** What each key does, by `KeyboardEvent.key` (letters either case); the hint under the plan says
+ * the same. Pans move a tenth of the window, zooms scale it by 0.8 or 1.25 around its centre. */
+export const KEYS: Record<string, string> = {
+  ArrowLeft: 'pan left', ArrowRight: 'pan right', ArrowUp: 'pan up', ArrowDown: 'pan down',
+  a: 'pan left', d: 'pan right', w: 'zoom time in', s: 'zoom time out',
+  '+': 'zoom time in', '=': 'zoom time in', '-': 'zoom time out',
+  '*': 'zoom addresses in', '/': 'zoom addresses out',
+  z: 'zoom to the selection', f: 'zoom to the selection', '0': 'reset', Escape: 'clear the selection',
+};
 
 export function attachInteractions(canvas: HTMLCanvasElement, viewport: Viewport, target: InteractionTarget) {
   let drag: { x: number; y: number; moved: boolean; id: number } | null = null;
@@ -80,23 +94,26 @@ export function attachInteractions(canvas: HTMLCanvasElement, viewport: Viewport
   });
   canvas.addEventListener('dblclick', () => viewport.reset());
   canvas.addEventListener('keydown', (ev) => {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return; // Ctrl+Enter runs, Ctrl+W closes: not ours
     const vp = viewport;
     const cx = (vp.x0 + vp.x1) / 2, cy = (vp.y0 + vp.y1) / 2;
     const w = vp.x1 - vp.x0, h = vp.y1 - vp.y0;
+    const zoomTime = (factor: number) => () => vp.zoom(factor, cx, cy, { x: true, y: false });
     const actions: Record<string, () => void> = {
-      ArrowLeft: () => vp.pan(-w * 0.1, 0),
-      ArrowRight: () => vp.pan(w * 0.1, 0),
-      ArrowUp: () => vp.pan(0, h * 0.1),
-      ArrowDown: () => vp.pan(0, -h * 0.1),
-      '+': () => vp.zoom(0.8, cx, cy, { x: true, y: false }),
-      '=': () => vp.zoom(0.8, cx, cy, { x: true, y: false }),
-      '-': () => vp.zoom(1.25, cx, cy, { x: true, y: false }),
-      '*': () => vp.zoom(0.8, cx, cy, { x: false, y: true }),
-      '/': () => vp.zoom(1.25, cx, cy, { x: false, y: true }),
-      '0': () => vp.reset(),
-      Escape: () => target.clearSelection(),
+      'pan left': () => vp.pan(-w * 0.1, 0),
+      'pan right': () => vp.pan(w * 0.1, 0),
+      'pan up': () => vp.pan(0, h * 0.1),
+      'pan down': () => vp.pan(0, -h * 0.1),
+      'zoom time in': zoomTime(0.8),
+      'zoom time out': zoomTime(1.25),
+      'zoom addresses in': () => vp.zoom(0.8, cx, cy, { x: false, y: true }),
+      'zoom addresses out': () => vp.zoom(1.25, cx, cy, { x: false, y: true }),
+      'zoom to the selection': () => target.zoomToSelection(),
+      reset: () => vp.reset(),
+      'clear the selection': () => target.clearSelection(),
     };
-    const action = actions[ev.key];
+    const key = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
+    const action = KEYS[key] ? actions[KEYS[key]] : undefined;
     if (action) {
       ev.preventDefault();
       action();

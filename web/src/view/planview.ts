@@ -5,7 +5,9 @@
 //   markers.ts, highlights.ts      the L / makespan / capacity lines; selection, hover, replay
 //   inview.ts                      the buffers in the window (kept per window, or prepared in
 //                                  background slices for a large plan)
+//   labels.ts                      names (else ids) on the rectangles that have room for them
 //   interaction.ts                 pointer and keyboard
+//   minimap.ts                     the strip under the plot: the whole time span, the window
 //   hoveroverlay.ts, tooltip.ts, alive.ts   what hovering shows: the buffer, the buffers alive then
 //
 // Level of detail: rectangles are rasterised into one ImageData (see rectangles.ts). When more
@@ -28,7 +30,9 @@ import { aliveAt, type AliveAt } from './alive';
 import { describeBuffer } from './tooltip';
 import { InView, sameWindow, type WindowKey } from './inview';
 import { HoverOverlay, type HoverInfo } from './hoveroverlay';
-import { readTheme, type Theme } from './theme';
+import { fontAt, readTheme, type Theme } from './theme';
+import { drawLabels, placeLabels, type PlacedLabel } from './labels';
+import { Minimap, MINIMAP_HEIGHT } from './minimap';
 
 export const OVERVIEW_LIMIT = 200_000;
 
@@ -71,21 +75,34 @@ export class PlanView {
   private selected: number | null = null;
   private conflicts: Uint32Array | null = null;
   private marked: Uint32Array | null = null;
+  /** `marked` as one flag per buffer, for the labels (only the marked are labelled over the veil). */
+  private markedFlags: Uint8Array | null = null;
   /** The ticks of the last frame (tests read their labels, see `tickLabels`). */
   private ticks: AxisTicks = { time: [], address: [] };
   /** Where the last frame put the marker lines' labels (top, device pixels), by marker name. */
   markerLabels = new Map<string, number>();
+  /** The labels the last frame wrote on rectangles (tests read them; the canvas's data-labels
+   * attribute holds their count). */
+  lastLabels: PlacedLabel[] = [];
+  /** How long the last frame's labels took (finding room and writing them), ms. */
+  lastLabelMs = 0;
+  /** How long the last frame's overview strip took, ms. */
+  lastMinimapMs = 0;
   detail: Detail = 'auto';
   /** What the last frame drew: 'rectangles', 'load', or 'empty'. */
   lastMode = 'empty';
   lastDrawMs = 0;
+  /** Frames drawn since the view was made (scripts/bench-page.mjs counts them per second). */
+  framesDrawn = 0;
   onSelect: ((index: number | null) => void) | null = null;
   onModeChange: ((mode: string, visible: number) => void) | null = null;
+  /** Called when the view gets a new instance or plan (the search box searches it again). */
+  onData: ((data: PlanData | null) => void) | null = null;
 
   constructor(
     parent: HTMLElement,
     readonly viewport: Viewport,
-    options: { testid?: string; title?: string; height?: number } = {},
+    options: { testid?: string; title?: string; height?: number; minimap?: boolean } = {},
   ) {
     this.element = document.createElement('div');
     this.element.className = 'planview';
@@ -102,6 +119,7 @@ export class PlanView {
     this.canvas.setAttribute('aria-label', 'memory plan: time on x, address on y');
     this.element.append(this.canvas);
     this.overlay = new HoverOverlay(this.element, options.testid);
+    if (options.minimap) this.minimap = new Minimap(this.element, viewport, options.testid);
     parent.append(this.element);
     this.ctx = this.canvas.getContext('2d')!;
     this.inView = new InView({
@@ -126,9 +144,12 @@ export class PlanView {
       hover: (point) => this.hoverAt(point),
       click: (point) => this.onSelect?.(this.bufferAt(point.x, point.y)),
       clearSelection: () => this.onSelect?.(null),
+      zoomToSelection: () => this.zoomToSelection(),
     });
   }
 
+  /** The overview strip under the plot (the page's main view has one). */
+  private minimap: Minimap | null = null;
   private unsubscribe: () => void;
   private resize: ResizeObserver;
   private scheme: MediaQueryList;
@@ -150,6 +171,7 @@ export class PlanView {
     this.replayCount = null;
     this.hoverAt(null);
     this.recolour();
+    this.onData?.(data);
   }
 
   get plan(): PlanData | null {
@@ -202,6 +224,12 @@ export class PlanView {
    * a selection, when there is one, shows instead. */
   setMarked(indices: Uint32Array | null) {
     this.marked = indices;
+    this.minimap?.setMarks(indices);
+    this.markedFlags = null;
+    if (indices && this.data) {
+      this.markedFlags = new Uint8Array(this.data.inst.n);
+      for (const i of indices) this.markedFlags[i] = 1;
+    }
     this.draw();
   }
 
@@ -209,6 +237,14 @@ export class PlanView {
     this.selected = index;
     this.conflicts = conflicts;
     this.draw();
+  }
+
+  /** Shows the selected buffer with some room around it (Z or F on the canvas). */
+  zoomToSelection() {
+    const data = this.data, i = this.selected;
+    if (!data?.result || i === null) return;
+    const o = data.result.offsetsF[i];
+    this.viewport.show({ x0: data.inst.startsF[i], x1: data.inst.endsF[i], y0: o, y1: o + data.inst.sizesF[i] });
   }
 
   private recolour() {
@@ -255,6 +291,7 @@ export class PlanView {
       const began = performance.now();
       this.render();
       this.lastDrawMs = performance.now() - began;
+      this.framesDrawn++;
     });
   }
 
@@ -276,7 +313,8 @@ export class PlanView {
   private layout(): Frame {
     const dpr = window.devicePixelRatio || 1;
     const cssW = Math.max(120, this.element.clientWidth);
-    const cssH = Math.max(80, this.element.clientHeight - (this.element.querySelector('.planview-title')?.clientHeight ?? 0));
+    const strip = this.minimap ? MINIMAP_HEIGHT : 0;
+    const cssH = Math.max(80, this.element.clientHeight - strip - (this.element.querySelector('.planview-title')?.clientHeight ?? 0));
     const frame = frameOf(cssW, cssH, dpr, this.leftMargin);
     if (this.canvas.width !== frame.w || this.canvas.height !== frame.h) {
       this.canvas.width = frame.w;
@@ -339,6 +377,11 @@ export class PlanView {
           hovered: this.hover?.index ?? null,
         });
       }
+      const labelsBegan = performance.now();
+      this.lastLabels = result && mode === 'rectangles' ? this.drawLabels(frame, scales, t, data, result) : [];
+      this.lastLabelMs = performance.now() - labelsBegan;
+      const labelCount = String(this.lastLabels.length);
+      if (this.canvas.dataset.labels !== labelCount) this.canvas.dataset.labels = labelCount; // no DOM write per frame
       ctx.restore();
       drawAxes(ctx, frame, scales, this.ticks, t);
     } else {
@@ -349,6 +392,9 @@ export class PlanView {
     ctx.strokeStyle = t.grid;
     ctx.lineWidth = 1;
     ctx.strokeRect(frame.left + 0.5, frame.top + 0.5, frame.pw - 1, frame.ph - 1);
+    const stripBegan = performance.now();
+    this.minimap?.draw(data?.inst ?? null, t, frame.cssW, frame.left / frame.dpr, (frame.left + frame.pw) / frame.dpr, frame.dpr);
+    this.lastMinimapMs = performance.now() - stripBegan;
     if (mode !== this.lastMode) this.onModeChange?.(mode, this.inView.count);
     this.lastMode = mode;
   }
@@ -389,6 +435,20 @@ export class PlanView {
     paintFragmentationBand(plot, vp, Number(data.inst.summary.max_load), Number(result.summary.makespan), pack(t.frag), pack(t.plotBg), frame.dpr);
     paintBuffers(plot, vp, data.inst, result, this.inView, this.bufferColours, frame.dpr);
     return 'rectangles';
+  }
+
+  /** Names (else ids) on the rectangles in view that have room for them (see labels.ts); over a
+   * veil, only on the buffers it leaves clear (the selected one, or those marked). */
+  private drawLabels(frame: Frame, scales: Scales, t: Theme, data: PlanData, result: SolveResult): PlacedLabel[] {
+    const { ctx } = this;
+    const font = fontAt(t, frame.dpr);
+    ctx.font = font;
+    const charWidth = ctx.measureText('0').width;
+    const selected = this.selected, flags = this.markedFlags;
+    const shown = selected !== null ? { visible: Uint32Array.of(selected), count: 1 } : this.inView;
+    const labels = placeLabels(frame, scales, data.inst, result, shown, { charWidth, lineHeight: 11 * frame.dpr, pad: 3 * frame.dpr }, selected === null && flags ? (i) => flags[i] === 1 : null);
+    drawLabels(ctx, labels, this.bufferColours, font);
+    return labels;
   }
 
   /** The max load L, the makespan and the capacity as lines. */

@@ -55,6 +55,14 @@ export class Viewport implements Range {
     this.set(r);
   }
 
+  /** Shows `box` (e.g. a selected buffer, or the buffers a search found) with a `margin` around it
+   * (a fraction of its width and height each side), zoomed on both axes; a box narrower than the
+   * full range's thousandth is widened to that, so that a one-step buffer is not a wall; the
+   * margin stays inside the full range. */
+  show(box: Range, margin = 0.15) {
+    this.set(framedBox(box, this.full, margin));
+  }
+
   /** Moves the window by (dx, dy) data units. */
   pan(dx: number, dy: number) {
     this.set({ x0: this.x0 + dx, x1: this.x1 + dx, y0: this.y0 + dy, y1: this.y1 + dy });
@@ -74,4 +82,16 @@ export class Viewport implements Range {
       for (const listener of this.listeners) listener();
     });
   }
+}
+
+/** The window `Viewport.show` sets for `box` inside `full` (pure, for the tests). */
+export function framedBox(box: Range, full: Range, margin: number): Range {
+  const minW = (full.x1 - full.x0) / 1000, minH = (full.y1 - full.y0) / 1000;
+  const cx = (box.x0 + box.x1) / 2, cy = (box.y0 + box.y1) / 2;
+  const w = Math.max(box.x1 - box.x0, minW) * (1 + 2 * margin), h = Math.max(box.y1 - box.y0, minH) * (1 + 2 * margin);
+  // The margin never takes the window past the full range's edges (a box near an edge keeps its
+  // side of the margin inside).
+  const x0 = Math.max(full.x0, cx - w / 2), x1 = Math.min(full.x1, cx + w / 2);
+  const y0 = Math.max(full.y0, cy - h / 2), y1 = Math.min(full.y1, cy + h / 2);
+  return { x0: Math.min(x0, box.x0), x1: Math.max(x1, box.x1), y0: Math.min(y0, box.y0), y1: Math.max(y1, box.y1) };
 }
