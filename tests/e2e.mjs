@@ -511,6 +511,11 @@ await test('a bad line shows its error and line number, and nothing loads', asyn
   assert((await page.getAttribute(T('instance-input'), 'data-loaded')) === '0', 'something half-loaded');
   const marks = await page.locator('#editor-marks div').count();
   assert(marks === 2, `${marks} lines marked in the editor`);
+  // Line numbers: the two lines with errors are marked there, their message on hover.
+  const gutter = await page.$$eval(`${T('editor-gutter')} div`, (divs) => divs.map((d) => [d.textContent, d.className, d.title]));
+  assert(gutter.slice(0, 5).map((g) => g[0]).join() === '1,2,3,4,5', `line numbers: ${JSON.stringify(gutter)}`);
+  const bad = gutter.filter((g) => g[1] === 'bad');
+  assert(bad.length === 2 && bad[0][0] === '3' && /line 3/.test(bad[0][2]) && bad[1][0] === '4' && /line 4/.test(bad[1][2]), `marked numbers: ${JSON.stringify(bad)}`);
 });
 
 await test('an invalid plan is shown as an error and never drawn; a valid one is drawn', async (page) => {

@@ -147,6 +147,16 @@ impl Instance {
         self.problem().buffers().iter().map(|b| b.id.clone()).collect()
     }
 
+    /// The names the compiler gave the buffers (a `name` column or field, a tensor's or an HLO
+    /// value's name), `""` for a buffer without one; empty when no buffer has a name.
+    pub fn names(&self) -> Vec<String> {
+        let buffers = self.problem().buffers();
+        if buffers.iter().all(|b| b.name.is_none()) {
+            return Vec::new();
+        }
+        buffers.iter().map(|b| b.name.clone().unwrap_or_default()).collect()
+    }
+
     pub fn starts(&self) -> Vec<u64> {
         self.problem().buffers().iter().map(|b| b.start).collect()
     }

@@ -43,6 +43,11 @@ export class InputPanel {
   examples: Example[] = [];
   readonly editor = $<HTMLTextAreaElement>('instance-input');
   private marks = $<HTMLDivElement>('editor-marks');
+  private gutter = $<HTMLDivElement>('editor-gutter');
+  /** Lines of the editor's text, for the gutter. */
+  private lineCount = 1;
+  /** The message of each line with an error (the first one), shown on its number's hover. */
+  private lineErrors = new Map<number, string>();
   private large = $<HTMLDivElement>('editor-large');
   private errorList = $<HTMLUListElement>('errors');
   readonly exampleSelect = $<HTMLSelectElement>('example-select');
@@ -69,13 +74,16 @@ export class InputPanel {
       // Text typed or pasted is read by its content again (a JSON file loaded before must not make
       // a pasted CSV fail), unless the user picked the format.
       if (!this.formatChosen) this.formatSelect.value = '';
+      this.countLines();
       clearTimeout(this.typing);
       this.typing = window.setTimeout(() => this.flush(), 450);
       this.onEdit();
     });
     this.editor.addEventListener('scroll', () => {
       this.marks.style.transform = `translateY(${-this.editor.scrollTop}px)`;
+      this.renderGutter();
     });
+    new ResizeObserver(() => this.renderGutter()).observe(this.editor);
     this.exampleSelect.addEventListener('change', () => {
       const example = this.examples.find((e) => e.id === this.exampleSelect.value);
       if (example) this.loadExample(example);
@@ -205,9 +213,11 @@ export class InputPanel {
     if (text !== null) {
       if (this.editor.value !== text) this.editor.value = text;
       this.large.hidden = true;
+      this.countLines();
       return;
     }
     this.editor.value = '';
+    this.countLines();
     this.large.hidden = false;
     this.large.innerHTML = `<div><b>${esc(name)}</b></div><div>${bytes(size)} — too large for the editor; it is parsed and kept in the worker.</div>`;
     const edit = document.createElement('button');
@@ -224,6 +234,7 @@ export class InputPanel {
     this.errorList.hidden = errors.length === 0;
     this.errorList.innerHTML = '';
     this.marks.innerHTML = '';
+    this.lineErrors.clear();
     const shown = errors.slice(0, 200);
     for (const error of shown) {
       const li = document.createElement('li');
@@ -236,6 +247,7 @@ export class InputPanel {
         mark.style.top = `${PAD_TOP + (error.line - 1) * LINE_HEIGHT}px`;
         mark.title = li.textContent;
         this.marks.append(mark);
+        if (!this.lineErrors.has(error.line)) this.lineErrors.set(error.line, li.textContent);
       }
       this.errorList.append(li);
     }
@@ -246,6 +258,32 @@ export class InputPanel {
     }
     const first = errors.find((e) => e.line);
     if (first?.line && this.large.hidden) this.revealLine(first.line, false);
+    this.renderGutter();
+  }
+
+  private countLines() {
+    let lines = 1;
+    const text = this.editor.value;
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
+    this.lineCount = lines;
+    this.renderGutter();
+  }
+
+  /** The numbers of the lines in view (a 500 KiB text has tens of thousands of lines: only those
+   * shown are drawn), following the editor's scroll. */
+  private renderGutter() {
+    const top = this.editor.scrollTop;
+    const first = Math.max(1, Math.floor((top - PAD_TOP) / LINE_HEIGHT) + 1);
+    const last = Math.min(this.lineCount, first + Math.ceil(this.editor.clientHeight / LINE_HEIGHT) + 1);
+    let html = '';
+    for (let line = first; line <= last; line++) {
+      const error = this.lineErrors.get(line);
+      const y = PAD_TOP + (line - 1) * LINE_HEIGHT - top;
+      html += error === undefined
+        ? `<div style="top:${y}px">${line}</div>`
+        : `<div class="bad" style="top:${y}px" title="${esc(error)}" data-line="${line}">${line}</div>`;
+    }
+    this.gutter.innerHTML = html;
   }
 
   /** Scrolls the editor to a line and selects it. */

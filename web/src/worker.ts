@@ -122,7 +122,7 @@ function instanceData(parsed: Instance, name: string, text: string): { data: Ins
   const sizes = parsed.sizes();
   const profile = parsed.loadProfile() as { times: BigUint64Array; loads: BigUint64Array };
   const { pieceStart, pieces } = livePieces(parsed.pieces(), parsed.length);
-  const { nameText, nameOffsets } = bufferNames(parsed, text);
+  const { nameText, nameOffsets } = bufferNames(parsed);
   const data: InstanceData = {
     name,
     n: parsed.length,
@@ -153,15 +153,10 @@ function instanceData(parsed: Instance, name: string, text: string): { data: Ins
   return { data, transfer };
 }
 
-/** The buffers' names, as the core writes them in its JSON (the facade has no column of names):
- * only read when the input's text mentions "name" at all (a CSV's `name` column, a JSON's field,
- * an imported model's CSV), so that an input without names costs one scan of its text. */
-function bufferNames(parsed: Instance, text: string): { nameText: string; nameOffsets: Uint32Array } {
-  const none = { nameText: '', nameOffsets: new Uint32Array(0) };
-  if (!/name/i.test(text)) return none;
-  const written = JSON.parse(parsed.export(new BigUint64Array(), 'json')) as { buffers: { name?: string }[] };
-  const names = written.buffers.map((b) => b.name ?? '');
-  if (names.every((name) => name === '')) return none;
+/** The buffers' names, as the ids: one string and the offsets into it; both empty without names. */
+function bufferNames(parsed: Instance): { nameText: string; nameOffsets: Uint32Array } {
+  const names = parsed.names();
+  if (names.length === 0) return { nameText: '', nameOffsets: new Uint32Array(0) };
   const nameOffsets = new Uint32Array(names.length + 1);
   for (let i = 0; i < names.length; i++) nameOffsets[i + 1] = nameOffsets[i] + names[i].length;
   return { nameText: names.join(''), nameOffsets };
