@@ -1252,9 +1252,10 @@ await test('embed for docs: an instance by url, a forced theme, autoplay of the 
   assert(makespan === cliMakespan(cliSolve(small, 'slff', '0')), `embed by url: makespan ${makespan}`);
   const theme = await page.evaluate(() => ({ set: document.documentElement.dataset.theme, bg: getComputedStyle(document.body).backgroundColor }));
   assert(theme.set === 'dark' && theme.bg === 'rgb(15, 18, 24)', `theme=dark not applied: ${JSON.stringify(theme)}`);
-  // The placement replays: the step label moves while it plays, and reaches every buffer.
-  const first = await page.textContent('#replay-label');
-  await page.waitForFunction((before) => document.querySelector('#replay-label').textContent !== before, first, { timeout: 10_000 });
+  // The placement replays once solved (14 steps at 100 a second: over before a slow test could
+  // watch the label move, so the replay's own count says it started), and ends on the whole plan.
+  await page.waitForFunction(() => window.__memplan.replay.plays === 1, null, { timeout: 10_000 });
+  await page.waitForFunction(() => /^(\d+) \/ \1$/.test(document.querySelector('#replay-label').textContent), null, { timeout: 10_000 });
   const link = await page.getAttribute('.embed-strip a', 'href');
   const query = new URLSearchParams(link.split('?')[1]);
   assert(query.get('url') === 'examples/handmade/small.csv' && !query.has('embed'), `open in the playground: ${link}`);

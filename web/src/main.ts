@@ -665,7 +665,7 @@ async function start() {
   started = true;
   syncUrl();
   // Last, so that a test that waits for it finds the first screen finished.
-  (window as unknown as { __memplan: unknown }).__memplan = { engine, view, viewport, compare, search, state: () => ({ inst, result, solving }) };
+  (window as unknown as { __memplan: unknown }).__memplan = { engine, view, viewport, compare, search, replay, state: () => ({ inst, result, solving }) };
 }
 
 void start();

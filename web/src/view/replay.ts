@@ -48,9 +48,13 @@ export class Replay {
     this.view.setReplay(this.count >= this.total ? null : this.count);
   }
 
+  /** How many times a replay has started (from the play button or an embed's `autoplay`). */
+  plays = 0;
+
   start() {
     if (this.total === 0) return;
     if (this.count >= this.total) this.show(0);
+    this.plays++;
     this.playing = true;
     this.play.textContent = 'pause';
     this.lastFrame = performance.now();
