@@ -5,6 +5,7 @@ import type { SolveResult } from '../protocol';
 import type { ColourJob } from './colors';
 import type { PlanData } from './planview';
 import { accumulateEnvelope } from './rectangles';
+import { markAlive, startIndex, type StartIndex } from './timeblocks';
 
 /** Buffers per task when a window is prepared in the background (a few ms of work each). */
 const BACKGROUND_SLICE = 100_000;
@@ -60,8 +61,32 @@ export class InView {
     this.background = null;
   }
 
+  /** The instance's index of lifetimes (see timeblocks.ts), built on first use. */
+  private index: { inst: PlanData['inst']; index: StartIndex } | null = null;
+  /** The buffers alive in a time window, one bit each (null: the window holds so many that a
+   * plain scan is as fast), for the instance and times they were marked for. */
+  private marks: { inst: PlanData['inst']; x0: number; x1: number; bits: Uint32Array | null } | null = null;
+  private bits = new Uint32Array(0);
+
+  /** The bits of the buffers alive in times [x0, x1) (see `markAlive`), or null to scan them all. */
+  private aliveBits(inst: PlanData['inst'], x0: number, x1: number): Uint32Array | null {
+    const m = this.marks;
+    if (m && m.inst === inst && m.x0 === x0 && m.x1 === x1) return m.bits;
+    let bits: Uint32Array | null = null;
+    if (inst.byStart && inst.byStart.length === inst.n && inst.n > 0) {
+      if (this.index?.inst !== inst) this.index = { inst, index: startIndex(inst.byStart, inst.startsF, inst.endsF) };
+      const words = (inst.n + 31) >>> 5;
+      if (this.bits.length !== words) this.bits = new Uint32Array(words);
+      else this.bits.fill(0);
+      // Marking looks at buffers in start order (scattered reads): worth it below a third of them.
+      if (markAlive(this.index.index, inst.startsF, inst.endsF, x0, x1, this.bits, inst.n / 3) >= 0) bits = this.bits;
+    }
+    this.marks = { inst, x0, x1, bits };
+    return bits;
+  }
+
   /** Appends to `visible` (from position `count`, returned advanced) the buffers among `from` to
-   * `to` that are in `key`'s window (and placed so far, during a replay). */
+   * `to` that are in `key`'s window (and placed so far, during a replay), in buffer order. */
   collect(key: WindowKey, from: number, to: number, count: number): number {
     const { inst } = key.data;
     if (this.visible.length < inst.n) this.visible = new Uint32Array(inst.n);
@@ -70,12 +95,30 @@ export class InView {
     const limit = key.replayCount;
     const rank = limit !== null ? this.hooks.rank() : null;
     const visible = this.visible;
-    for (let i = from; i < to; i++) {
-      if (e[i] <= x0 || s[i] >= x1) continue;
-      const off = o[i];
-      if (off + z[i] <= y0 || off >= y1) continue;
-      if (limit !== null && rank && rank[i] >= limit) continue;
-      visible[count++] = i;
+    const bits = this.aliveBits(inst, x0, x1);
+    if (bits === null) {
+      for (let i = from; i < to; i++) {
+        if (e[i] <= x0 || s[i] >= x1) continue;
+        const off = o[i];
+        if (off + z[i] <= y0 || off >= y1) continue;
+        if (limit !== null && rank && rank[i] >= limit) continue;
+        visible[count++] = i;
+      }
+      return count;
+    }
+    // The marked buffers, in buffer order: alive in the window's times; then its addresses.
+    for (let w = from >>> 5, lastWord = (to + 31) >>> 5; w < lastWord; w++) {
+      let word = bits[w];
+      while (word !== 0) {
+        const bit = 31 - Math.clz32(word & -word);
+        word &= word - 1;
+        const i = (w << 5) + bit;
+        if (i < from || i >= to) continue;
+        const off = o[i];
+        if (off + z[i] <= y0 || off >= y1) continue;
+        if (limit !== null && rank && rank[i] >= limit) continue;
+        visible[count++] = i;
+      }
     }
     return count;
   }
