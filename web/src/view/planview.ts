@@ -5,6 +5,7 @@
 //   markers.ts, highlights.ts      the L / makespan / capacity lines; selection, hover, replay
 //   inview.ts                      the buffers in the window (kept per window, or prepared in
 //                                  background slices for a large plan)
+//   timeblocks.ts                  the index by start that finds the buffers in a time window
 //   labels.ts                      names (else ids) on the rectangles that have room for them
 //   interaction.ts                 pointer and keyboard
 //   minimap.ts                     the strip under the plot: the whole time span, the window
