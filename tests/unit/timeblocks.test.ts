@@ -92,3 +92,14 @@ describe('InView.collect', () => {
     }
   });
 });
+
+describe('sortByStart on random starts', () => {
+  it('equals a comparator sort (ties by number)', () => {
+    const r = rng(9);
+    for (const n of [2, 100, 5000]) {
+      const starts = Float64Array.from({ length: n }, () => Math.floor(r() * n / 4) + (r() < 0.1 ? 0.5 : 0));
+      const expected = [...starts.keys()].sort((a, b) => starts[a] - starts[b] || a - b);
+      expect([...sortByStart(starts)]).toEqual(expected);
+    }
+  });
+});
