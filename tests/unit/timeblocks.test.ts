@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BLOCK, markAlive, sortByStart, startIndex } from '../../web/src/view/timeblocks';
+import { accumulateEnvelope } from '../../web/src/view/rectangles';
 
 /** A small seeded generator (mulberry32): the same inputs on every run. */
 function rng(seed: number) {
@@ -89,6 +90,12 @@ describe('InView.collect', () => {
       let sliced = 0;
       for (let from = 0; from < n; from += 300) sliced = view.collect(key, from, Math.min(n, from + 300), sliced);
       expect([...view.visible.subarray(0, sliced)]).toEqual(expected);
+      // With an envelope raised in the same pass: as accumulateEnvelope over what was found.
+      const top = new Float64Array(37), want = new Float64Array(37);
+      const withTop = view.collect(key, 0, n, 0, top);
+      expect([...view.visible.subarray(0, withTop)]).toEqual(expected);
+      accumulateEnvelope(want, x0, x1, inst as never, result as never, Uint32Array.from(expected), 0, expected.length);
+      expect([...top]).toEqual([...want]);
     }
   });
 });

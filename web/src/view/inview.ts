@@ -86,8 +86,10 @@ export class InView {
   }
 
   /** Appends to `visible` (from position `count`, returned advanced) the buffers among `from` to
-   * `to` that are in `key`'s window (and placed so far, during a replay), in buffer order. */
-  collect(key: WindowKey, from: number, to: number, count: number): number {
+   * `to` that are in `key`'s window (and placed so far, during a replay), in buffer order. Given
+   * `top`, also raises it to their envelope as `accumulateEnvelope` does, in the same pass (a
+   * zoomed-out frame of a large plan reads each buffer once, not twice). */
+  collect(key: WindowKey, from: number, to: number, count: number, top: Float64Array | null = null): number {
     const { inst } = key.data;
     if (this.visible.length < inst.n) this.visible = new Uint32Array(inst.n);
     const { x0, x1, y0, y1 } = key;
@@ -96,6 +98,7 @@ export class InView {
     const rank = limit !== null ? this.hooks.rank() : null;
     const visible = this.visible;
     const bits = this.aliveBits(inst, x0, x1);
+    const W = top ? top.length : 0, sx = W / (x1 - x0);
     if (bits === null) {
       for (let i = from; i < to; i++) {
         if (e[i] <= x0 || s[i] >= x1) continue;
@@ -103,7 +106,21 @@ export class InView {
         if (off + z[i] <= y0 || off >= y1) continue;
         if (limit !== null && rank && rank[i] >= limit) continue;
         visible[count++] = i;
+        if (top !== null) {
+          // As accumulateEnvelope, the same arithmetic.
+          const a = Math.max(0, Math.floor((s[i] - x0) * sx));
+          const b = Math.min(W, Math.max(a + 1, Math.ceil((e[i] - x0) * sx)));
+          const up = o[i] + z[i];
+          for (let x = a; x < b; x++) if (top[x] < up) top[x] = up;
+        }
       }
+      return count;
+    }
+    if (top !== null) {
+      // Few buffers in view: the envelope in its own pass.
+      const first = count;
+      count = this.collect(key, from, to, count);
+      accumulateEnvelope(top, x0, x1, inst, key.result, visible, first, count);
       return count;
     }
     // The marked buffers, in buffer order: alive in the window's times; then its addresses.
