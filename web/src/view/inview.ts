@@ -68,18 +68,26 @@ export class InView {
   private marks: { inst: PlanData['inst']; x0: number; x1: number; bits: Uint32Array | null } | null = null;
   private bits = new Uint32Array(0);
 
+  /** Builds the instance's index unless it has one; returns whether it did (tens of ms at 500k
+   * buffers: the background job gives it a task of its own). */
+  private ensureIndex(inst: PlanData['inst']): boolean {
+    if (this.index?.inst === inst || !inst.byStart || inst.byStart.length !== inst.n) return false;
+    this.index = { inst, index: startIndex(inst.byStart, inst.startsF, inst.endsF) };
+    return true;
+  }
+
   /** The bits of the buffers alive in times [x0, x1) (see `markAlive`), or null to scan them all. */
   private aliveBits(inst: PlanData['inst'], x0: number, x1: number): Uint32Array | null {
     const m = this.marks;
     if (m && m.inst === inst && m.x0 === x0 && m.x1 === x1) return m.bits;
     let bits: Uint32Array | null = null;
     if (inst.byStart && inst.byStart.length === inst.n && inst.n > 0) {
-      if (this.index?.inst !== inst) this.index = { inst, index: startIndex(inst.byStart, inst.startsF, inst.endsF) };
+      this.ensureIndex(inst); // sets `index` for this instance (byStart checked above)
       const words = (inst.n + 31) >>> 5;
       if (this.bits.length !== words) this.bits = new Uint32Array(words);
       else this.bits.fill(0);
       // Marking looks at buffers in start order (scattered reads): worth it below a third of them.
-      if (markAlive(this.index.index, inst.startsF, inst.endsF, x0, x1, this.bits, inst.n / 3) >= 0) bits = this.bits;
+      if (markAlive(this.index!.index, inst.startsF, inst.endsF, x0, x1, this.bits, inst.n / 3) >= 0) bits = this.bits;
     }
     this.marks = { inst, x0, x1, bits };
     return bits;
@@ -159,6 +167,7 @@ export class InView {
     const slice = () => {
       if (this.background !== job) return;
       if (phase === 'visible') {
+        if (next === 0 && this.ensureIndex(key.data.inst)) return void setTimeout(slice, 0);
         const end = Math.min(n, next + BACKGROUND_SLICE);
         count = this.collect(key, next, end, count);
         next = end;
