@@ -51,6 +51,9 @@ export interface InstanceData {
   /** The load as steps: from profileTimes[i] on, profileLoads[i] bytes are alive. */
   profileTimes: Float64Array;
   profileLoads: Float64Array;
+  /** Buffer numbers sorted by start, ties by number: the plan view's index of the buffers in a
+   * time window (see view/timeblocks.ts), sorted in the worker, off the page's thread. */
+  byStart: Uint32Array;
   /** The text, when small enough for the editor (else null; `bytes` says how big it was). */
   text: string | null;
   bytes: number;

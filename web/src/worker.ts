@@ -4,6 +4,7 @@
 // otherwise the single-threaded one. All parsing, solving and exporting happens here.
 import type { Catalogue, JobStatus, ModelInfo, ParsedSummary, PlanDiff, SolveRequest, Summary } from './generated/core';
 import { isRefusal, type InstanceData, type ModelSource, type Reply, type Request, type SolveResult, type Source } from './protocol';
+import { sortByStart } from './view/timeblocks';
 
 type Wasm = typeof import('./pkg-st/index.js');
 type Instance = InstanceType<Wasm['Instance']>;
@@ -143,11 +144,13 @@ function instanceData(parsed: Instance, name: string, text: string): { data: Ins
     pieces,
     profileTimes: toFloat(profile.times),
     profileLoads: toFloat(profile.loads),
+    byStart: new Uint32Array(0), // below, from startsF
     text: text.length <= EDITOR_LIMIT ? text : null,
     bytes: text.length,
   };
+  data.byStart = sortByStart(data.startsF);
   const transfer = [
-    data.idOffsets, data.nameOffsets, data.starts, data.ends, data.sizes, data.alignments, data.lines,
+    data.byStart, data.idOffsets, data.nameOffsets, data.starts, data.ends, data.sizes, data.alignments, data.lines,
     data.startsF, data.endsF, data.sizesF, data.pieceStart, data.pieces, data.profileTimes, data.profileLoads,
   ].map((a) => a.buffer as ArrayBuffer);
   return { data, transfer };

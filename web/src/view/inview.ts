@@ -5,6 +5,7 @@ import type { SolveResult } from '../protocol';
 import type { ColourJob } from './colors';
 import type { PlanData } from './planview';
 import { accumulateEnvelope } from './rectangles';
+import { markAlive, startIndex, type StartIndex } from './timeblocks';
 
 /** Buffers per task when a window is prepared in the background (a few ms of work each). */
 const BACKGROUND_SLICE = 100_000;
@@ -60,9 +61,43 @@ export class InView {
     this.background = null;
   }
 
+  /** The instance's index of lifetimes (see timeblocks.ts), built on first use. */
+  private index: { inst: PlanData['inst']; index: StartIndex } | null = null;
+  /** The buffers alive in a time window, one bit each (null: the window holds so many that a
+   * plain scan is as fast), for the instance and times they were marked for. */
+  private marks: { inst: PlanData['inst']; x0: number; x1: number; bits: Uint32Array | null } | null = null;
+  private bits = new Uint32Array(0);
+
+  /** Builds the instance's index unless it has one; returns whether it did (tens of ms at 500k
+   * buffers: the background job gives it a task of its own). */
+  private ensureIndex(inst: PlanData['inst']): boolean {
+    if (this.index?.inst === inst || !inst.byStart || inst.byStart.length !== inst.n) return false;
+    this.index = { inst, index: startIndex(inst.byStart, inst.startsF, inst.endsF) };
+    return true;
+  }
+
+  /** The bits of the buffers alive in times [x0, x1) (see `markAlive`), or null to scan them all. */
+  private aliveBits(inst: PlanData['inst'], x0: number, x1: number): Uint32Array | null {
+    const m = this.marks;
+    if (m && m.inst === inst && m.x0 === x0 && m.x1 === x1) return m.bits;
+    let bits: Uint32Array | null = null;
+    if (inst.byStart && inst.byStart.length === inst.n && inst.n > 0) {
+      this.ensureIndex(inst); // sets `index` for this instance (byStart checked above)
+      const words = (inst.n + 31) >>> 5;
+      if (this.bits.length !== words) this.bits = new Uint32Array(words);
+      else this.bits.fill(0);
+      // Marking looks at buffers in start order (scattered reads): worth it below a third of them.
+      if (markAlive(this.index!.index, inst.startsF, inst.endsF, x0, x1, this.bits, inst.n / 3) >= 0) bits = this.bits;
+    }
+    this.marks = { inst, x0, x1, bits };
+    return bits;
+  }
+
   /** Appends to `visible` (from position `count`, returned advanced) the buffers among `from` to
-   * `to` that are in `key`'s window (and placed so far, during a replay). */
-  collect(key: WindowKey, from: number, to: number, count: number): number {
+   * `to` that are in `key`'s window (and placed so far, during a replay), in buffer order. Given
+   * `top`, also raises it to their envelope as `accumulateEnvelope` does, in the same pass (a
+   * zoomed-out frame of a large plan reads each buffer once, not twice). */
+  collect(key: WindowKey, from: number, to: number, count: number, top: Float64Array | null = null): number {
     const { inst } = key.data;
     if (this.visible.length < inst.n) this.visible = new Uint32Array(inst.n);
     const { x0, x1, y0, y1 } = key;
@@ -70,12 +105,45 @@ export class InView {
     const limit = key.replayCount;
     const rank = limit !== null ? this.hooks.rank() : null;
     const visible = this.visible;
-    for (let i = from; i < to; i++) {
-      if (e[i] <= x0 || s[i] >= x1) continue;
-      const off = o[i];
-      if (off + z[i] <= y0 || off >= y1) continue;
-      if (limit !== null && rank && rank[i] >= limit) continue;
-      visible[count++] = i;
+    const bits = this.aliveBits(inst, x0, x1);
+    const W = top ? top.length : 0, sx = W / (x1 - x0);
+    if (bits === null) {
+      for (let i = from; i < to; i++) {
+        if (e[i] <= x0 || s[i] >= x1) continue;
+        const off = o[i];
+        if (off + z[i] <= y0 || off >= y1) continue;
+        if (limit !== null && rank && rank[i] >= limit) continue;
+        visible[count++] = i;
+        if (top !== null) {
+          // As accumulateEnvelope, the same arithmetic.
+          const a = Math.max(0, Math.floor((s[i] - x0) * sx));
+          const b = Math.min(W, Math.max(a + 1, Math.ceil((e[i] - x0) * sx)));
+          const up = o[i] + z[i];
+          for (let x = a; x < b; x++) if (top[x] < up) top[x] = up;
+        }
+      }
+      return count;
+    }
+    if (top !== null) {
+      // Few buffers in view: the envelope in its own pass.
+      const first = count;
+      count = this.collect(key, from, to, count);
+      accumulateEnvelope(top, x0, x1, inst, key.result, visible, first, count);
+      return count;
+    }
+    // The marked buffers, in buffer order: alive in the window's times; then its addresses.
+    for (let w = from >>> 5, lastWord = (to + 31) >>> 5; w < lastWord; w++) {
+      let word = bits[w];
+      while (word !== 0) {
+        const bit = 31 - Math.clz32(word & -word);
+        word &= word - 1;
+        const i = (w << 5) + bit;
+        if (i < from || i >= to) continue;
+        const off = o[i];
+        if (off + z[i] <= y0 || off >= y1) continue;
+        if (limit !== null && rank && rank[i] >= limit) continue;
+        visible[count++] = i;
+      }
     }
     return count;
   }
@@ -99,6 +167,7 @@ export class InView {
     const slice = () => {
       if (this.background !== job) return;
       if (phase === 'visible') {
+        if (next === 0 && this.ensureIndex(key.data.inst)) return void setTimeout(slice, 0);
         const end = Math.min(n, next + BACKGROUND_SLICE);
         count = this.collect(key, next, end, count);
         next = end;

@@ -5,6 +5,7 @@
 //   markers.ts, highlights.ts      the L / makespan / capacity lines; selection, hover, replay
 //   inview.ts                      the buffers in the window (kept per window, or prepared in
 //                                  background slices for a large plan)
+//   timeblocks.ts                  the index by start that finds the buffers in a time window
 //   labels.ts                      names (else ids) on the rectangles that have room for them
 //   interaction.ts                 pointer and keyboard
 //   minimap.ts                     the strip under the plot: the whole time span, the window
@@ -412,8 +413,13 @@ export class PlanView {
     const firstOfPlan = this.inView.key?.result !== result;
     const large = defer && firstOfPlan && data.inst.n > BACKGROUND_LIMIT;
     if (!sameWindow(this.inView.key, key) && !large) {
-      this.inView.count = this.inView.collect(key, 0, data.inst.n, 0);
+      // After an overview frame (panning zoomed out), the next is likely one too: its envelope is
+      // raised while the buffers are collected, and kept if it is.
+      const likelyOverview = this.detail === 'load' || (this.detail === 'auto' && this.lastMode === 'load' && this.inView.count > OVERVIEW_LIMIT);
+      const top = likelyOverview ? new Float64Array(frame.pw) : null;
+      this.inView.count = this.inView.collect(key, 0, data.inst.n, 0, top);
       this.inView.key = key;
+      if (top && this.isOverview(this.inView.count)) this.inView.envelope = { key, width: frame.pw, top };
     }
     if (!sameWindow(this.inView.key, key)) {
       this.inView.prepare(key, frame.pw);

@@ -24,7 +24,9 @@ export interface ColumnLoads {
 
 /**
  * The load profile's range in each of `width` pixel columns spanning times [x0, x1), from its
- * steps (from `times[i]` on, `loads[i]` bytes are alive): O(steps in view + width).
+ * steps (from `times[i]` on, `loads[i]` bytes are alive): O(steps in view + width), and when many
+ * steps fall inside one column, O(log) per column (see `stepExtremes`): zoomed out, a large
+ * instance has hundreds of steps per column.
  */
 export function columnLoads(times: Float64Array, loads: Float64Array, x0: number, x1: number, width: number): ColumnLoads {
   const low = new Float64Array(width).fill(NaN), high = new Float64Array(width).fill(NaN);
@@ -38,6 +40,9 @@ export function columnLoads(times: Float64Array, loads: Float64Array, x0: number
     if (times[mid] <= x0) lo = mid + 1;
     else hi = mid;
   }
+  // Whether step p is not wholly inside column c: it starts in a later column or ends past this one
+  // (the same arithmetic as below, so that the answer is the loop's own).
+  const leaves = (p: number, c: number) => (times[p] - x0) * sx >= c + 1 || (times[p + 1] - x0) * sx > c + 1;
   for (let i = Math.max(0, lo - 1); i < m; i++) {
     const from = (times[i] - x0) * sx;
     if (from >= width) break;
@@ -45,6 +50,26 @@ export function columnLoads(times: Float64Array, loads: Float64Array, x0: number
     const to = i + 1 < m ? (times[i + 1] - x0) * sx : from;
     let a = Math.floor(from), b = Math.ceil(to) - 1;
     if (b < a) b = a;
+    if (a === b && a >= 0 && a < width - 1 && i + 2 < m && !leaves(i + 1, a)) {
+      // Steps i, i + 1, ... all inside column a (never the last step): find where they stop,
+      // galloping then halving, and take their extremes at once.
+      let inside = i + 1, step = 1, outside = m - 1;
+      while (inside + step < m - 1 && !leaves(inside + step, a)) {
+        inside += step;
+        step *= 2;
+      }
+      if (inside + step < m - 1) outside = inside + step;
+      while (outside - inside > 1) {
+        const mid = (inside + outside) >> 1;
+        if (leaves(mid, a)) outside = mid;
+        else inside = mid;
+      }
+      stepExtremes(loads, i, outside);
+      if (!(high[a] >= extremes.max)) high[a] = extremes.max;
+      if (!(low[a] <= extremes.min)) low[a] = extremes.min;
+      i = outside - 1;
+      continue;
+    }
     if (a < 0) a = 0;
     if (b >= width) b = width - 1;
     const load = loads[i];
@@ -55,6 +80,53 @@ export function columnLoads(times: Float64Array, loads: Float64Array, x0: number
     }
   }
   return { low, high };
+}
+
+/** Steps per block of `loadBlocks`. */
+const STEP_BLOCK = 32;
+/** The lowest and highest load of each block of STEP_BLOCK steps, per profile (built on first use). */
+const blocksOfLoads = new WeakMap<Float64Array, { min: Float64Array; max: Float64Array }>();
+/** What `stepExtremes` found (one object, not one per column). */
+const extremes = { min: 0, max: 0 };
+
+/** Sets `extremes` to the lowest and highest of `loads[from]` to `loads[to - 1]` (to > from): whole blocks
+ * from their summary, the ends one by one. */
+function stepExtremes(loads: Float64Array, from: number, to: number) {
+  let min = Infinity, max = -Infinity;
+  let i = from;
+  if (to - from >= 2 * STEP_BLOCK) {
+    let blocks = blocksOfLoads.get(loads);
+    if (!blocks) {
+      const count = Math.floor(loads.length / STEP_BLOCK);
+      blocks = { min: new Float64Array(count), max: new Float64Array(count) };
+      for (let k = 0; k < count; k++) {
+        let low = Infinity, high = -Infinity;
+        for (let p = k * STEP_BLOCK; p < (k + 1) * STEP_BLOCK; p++) {
+          if (loads[p] < low) low = loads[p];
+          if (loads[p] > high) high = loads[p];
+        }
+        blocks.min[k] = low;
+        blocks.max[k] = high;
+      }
+      blocksOfLoads.set(loads, blocks);
+    }
+    const firstBlock = Math.ceil(from / STEP_BLOCK), lastBlock = Math.floor(to / STEP_BLOCK);
+    for (; i < firstBlock * STEP_BLOCK; i++) {
+      if (loads[i] < min) min = loads[i];
+      if (loads[i] > max) max = loads[i];
+    }
+    for (let k = firstBlock; k < lastBlock; k++) {
+      if (blocks.min[k] < min) min = blocks.min[k];
+      if (blocks.max[k] > max) max = blocks.max[k];
+    }
+    i = lastBlock * STEP_BLOCK;
+  }
+  for (; i < to; i++) {
+    if (loads[i] < min) min = loads[i];
+    if (loads[i] > max) max = loads[i];
+  }
+  extremes.min = min;
+  extremes.max = max;
 }
 
 /** Blends `colour` at `alpha` over the pixels of the given columns and rows (each pixel once). */
