@@ -123,6 +123,7 @@ function instanceData(parsed: Instance, name: string, text: string): { data: Ins
   const profile = parsed.loadProfile() as { times: BigUint64Array; loads: BigUint64Array };
   const { pieceStart, pieces } = livePieces(parsed.pieces(), parsed.length);
   const { nameText, nameOffsets } = bufferNames(parsed);
+  const categories = parsed.categories();
   const data: InstanceData = {
     name,
     n: parsed.length,
@@ -131,6 +132,8 @@ function instanceData(parsed: Instance, name: string, text: string): { data: Ins
     idOffsets,
     nameText,
     nameOffsets,
+    categories,
+    categoryNames: categories.length ? wasm!.categoryNames() : [],
     starts,
     ends,
     sizes,
@@ -147,7 +150,7 @@ function instanceData(parsed: Instance, name: string, text: string): { data: Ins
     bytes: text.length,
   };
   const transfer = [
-    data.idOffsets, data.nameOffsets, data.starts, data.ends, data.sizes, data.alignments, data.lines,
+    data.idOffsets, data.nameOffsets, data.categories, data.starts, data.ends, data.sizes, data.alignments, data.lines,
     data.startsF, data.endsF, data.sizesF, data.pieceStart, data.pieces, data.profileTimes, data.profileLoads,
   ].map((a) => a.buffer as ArrayBuffer);
   return { data, transfer };

@@ -52,3 +52,58 @@ pub fn categories(allocations: &[BufferAllocation], simulation: &Simulation) -> 
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::xla::decode::Assigned;
+    use crate::import::xla::trace::{Group, Value};
+
+    fn allocation(ids: &[i64], parameter: bool, live_out: bool, constant: bool) -> BufferAllocation {
+        BufferAllocation {
+            is_entry_computation_parameter: parameter,
+            maybe_live_out: live_out,
+            is_constant: constant,
+            assigned: ids.iter().map(|&id| Assigned { logical_buffer_id: id, ..Default::default() }).collect(),
+            ..Default::default()
+        }
+    }
+
+    fn value(id: i64, group: usize) -> Value {
+        Value { id, name: format!("v{id}"), size: 8, start: 0, end: 1, group }
+    }
+
+    #[test]
+    fn flags_give_categories_and_a_group_takes_the_most_visible() {
+        let allocations = [
+            allocation(&[1], true, false, false),
+            allocation(&[2], false, true, false),
+            allocation(&[3], false, false, true),
+            allocation(&[4, 5], false, false, false),
+        ];
+        let values = vec![value(1, 0), value(2, 1), value(3, 2), value(4, 3), value(5, 4), value(2, 4), value(9, 5)];
+        let group = |canonical: i64, members: Vec<usize>| Group { canonical, members, pieces: vec![(0, 1)], size: 8 };
+        let groups = vec![
+            group(1, vec![0]),
+            group(2, vec![1]),
+            group(3, vec![2]),
+            group(4, vec![3]),
+            // A temporary sharing memory with the output is shown as the output.
+            group(5, vec![4, 5]),
+            // A value no allocation holds has no category.
+            group(9, vec![6]),
+        ];
+        let simulation = Simulation { values, groups, ticks: 1 };
+        assert_eq!(
+            categories(&allocations, &simulation),
+            [
+                Some(Category::Input),
+                Some(Category::Output),
+                Some(Category::Weight),
+                Some(Category::Temporary),
+                Some(Category::Output),
+                None
+            ]
+        );
+    }
+}
