@@ -269,7 +269,7 @@ fn categories_survive_csv_and_json() {
     assert_single_error(
         read_csv("id,lower,upper,size,category\na,0,1,8,scratch\n"),
         2,
-        Some(13),
+        Some(9),
         "category: unknown category 'scratch'; expected one of input, output, weight, variable, temporary",
     );
     let json = r#"{"buffers": [{"id": "a", "start": 0, "end": 1, "size": 8, "category": null}]}"#;
