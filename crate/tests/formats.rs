@@ -252,7 +252,10 @@ fn categories_survive_csv_and_json() {
     let from_csv = read_csv(&csv).unwrap();
     assert_eq!(unlocated(&from_csv), unlocated(&document), "{csv}");
     let json = format::write(&from_csv, &[], Format::Json);
-    assert!(json.contains(r#"{"id": "4", "start": 0, "end": 2, "size": 8, "name": "t4", "category": "temporary"}"#), "{json}");
+    assert!(
+        json.contains(r#"{"id": "4", "start": 0, "end": 2, "size": 8, "name": "t4", "category": "temporary"}"#),
+        "{json}"
+    );
     let from_json = read_json(&json).unwrap();
     assert_eq!(unlocated(&from_json), unlocated(&document), "{json}");
     assert_eq!(format::write(&from_json, &[], Format::Csv), csv);

@@ -436,7 +436,8 @@ fn read_row(
         Offsets::Plan => (None, offset),
     };
     let alignment = alignment.unwrap_or(1);
-    let buffer = Buffer { id, start, end, size, alignment, pinned, hint, name, category, gaps, line: Some(record.line) };
+    let buffer =
+        Buffer { id, start, end, size, alignment, pinned, hint, name, category, gaps, line: Some(record.line) };
     Ok(Row { buffer, written: (lower, upper, size), planned })
 }
 

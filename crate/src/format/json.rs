@@ -41,7 +41,8 @@ enum Field {
 
 const FIELD_COUNT: usize = 10;
 
-const ACCEPTED_FIELDS: &str = "id, start (or lower), end (or upper), size, alignment, offset, hint, name, category, gaps";
+const ACCEPTED_FIELDS: &str =
+    "id, start (or lower), end (or upper), size, alignment, offset, hint, name, category, gaps";
 
 impl Field {
     fn from_key(key: &str) -> Option<Field> {
