@@ -1187,6 +1187,38 @@ await test('plan navigation: names on rectangles, search marks and counts, keys 
   await shoot(page, 'plan-nav-y1');
 });
 
+// Issue 19: colour by what a buffer holds, as the importers say.
+await test('a TFLite model opens coloured by category: the legend lists input/output/temporary, the tooltip of a graph input says input; screenshot', async (page) => {
+  await open(page, '?ex=tflite/face_detection_short_range');
+  await page.waitForFunction(() => document.querySelector('[data-testid=model-saving]')?.dataset.saved !== undefined, null, { timeout: 120_000 });
+  await idle(page);
+  await page.click('#tab-plan');
+  await page.waitForFunction(() => window.__memplan.view.lastMode === 'rectangles' && window.__memplan.view.settled);
+  const offered = await page.$$eval('#color-select option', (options) => options.map((o) => o.value));
+  assert(offered.includes('category'), `category is not offered: ${offered}`);
+  assert(await page.inputValue('#color-select') === 'category', 'an imported model does not open coloured by category');
+  const legend = await page.$$eval('#legend .category', (items) => items.map((i) => i.dataset.category));
+  assert(legend.join() === 'input,output,temporary', `legend: ${legend}`);
+  // The graph input: its label on the plan, hovered.
+  const spot = await page.evaluate(() => {
+    const { view, state } = window.__memplan;
+    const { inst } = state();
+    const l = view.lastLabels.find((x) => inst.categoryNames[inst.categories[x.index] - 1] === 'input');
+    return l && { x: (l.x + 4) / devicePixelRatio, y: l.y / devicePixelRatio, text: l.text };
+  });
+  assert(spot, 'no label of a graph input on the plan');
+  const planBox = await page.locator(T('plan-canvas')).boundingBox();
+  await page.mouse.move(planBox.x + spot.x, planBox.y + spot.y);
+  await page.waitForSelector('.tooltip:not([hidden])', { timeout: 3000 });
+  const tip = await page.textContent('.tooltip');
+  assert(/category\s*input/.test(tip), `the tooltip over '${spot.text}' does not say input: ${tip}`);
+  await shoot(page, 'category-face-detection');
+  // A pasted CSV without categories: the mode goes away and colouring falls back to size.
+  await paste(page, smallText);
+  const after = await page.$$eval('#color-select option', (options) => options.map((o) => o.value));
+  assert(!after.includes('category') && await page.inputValue('#color-select') === 'size', `after a plain CSV: ${after}`);
+});
+
 await test('auto with 2 threads vs 1 (figure only)', async (page) => {
   const file = 'idealloc/somas_tensors/resnet50.csv';
   const times = {};

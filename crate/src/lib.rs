@@ -21,7 +21,9 @@ pub mod size;
 pub mod solvers;
 pub mod validate;
 
-pub use model::{Buffer, Gap, InputError, InputErrors, Outcome, Plan, Problem, Semantics, Stats, Stopped, Window};
+pub use model::{
+    Buffer, Category, Gap, InputError, InputErrors, Outcome, Plan, Problem, Semantics, Stats, Stopped, Window,
+};
 pub use options::{CancelFlag, Deadline, Effort, Halt, Parameter, Params, SolveError, SolveOptions};
 pub use solvers::Solver;
 

@@ -13,7 +13,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::format::{self, Document, Format, Offsets, ReadOptions};
-use crate::model::{InputError, Problem, Semantics};
+use crate::model::{Category, InputError, Problem, Semantics};
 use crate::options::{CancelFlag, Effort, Params, Progress, SolveError, SolveOptions, time_limit_from_secs};
 use crate::protocol::{Catalogue, Choice, JobStatus, ParsedSummary, Refusal, SolveRequest};
 use crate::run::registry;
@@ -78,6 +78,13 @@ pub fn list_solvers() -> JsValue {
         semantics: Semantics::ALL.to_vec(),
         max_threads: crate::options::MAX_THREADS,
     })
+}
+
+/// The names of the category codes of [`Instance::categories`], code 1 first (input, output,
+/// weight, variable, temporary), so that the page never hard-codes the order.
+#[wasm_bindgen(js_name = categoryNames)]
+pub fn category_names() -> Vec<String> {
+    Category::ALL.iter().map(|category| category.name().to_string()).collect()
 }
 
 /// A seeded random trace as MiniMalloc CSV, for the page's generator.
@@ -155,6 +162,16 @@ impl Instance {
             return Vec::new();
         }
         buffers.iter().map(|b| b.name.clone().unwrap_or_default()).collect()
+    }
+
+    /// What each buffer holds as a code, 0 for unknown, else an index + 1 into
+    /// [`category_names`] (a Uint8Array, one byte a buffer); empty when no buffer has a category.
+    pub fn categories(&self) -> Vec<u8> {
+        let buffers = self.problem().buffers();
+        if buffers.iter().all(|b| b.category.is_none()) {
+            return Vec::new();
+        }
+        buffers.iter().map(|b| b.category.map_or(0, Category::code)).collect()
     }
 
     pub fn starts(&self) -> Vec<u64> {

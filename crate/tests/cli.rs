@@ -399,7 +399,7 @@ fn import_writes_the_instance_and_the_compiler_plan() {
     );
     assert_eq!(line["compiler_makespan"], 2_359_296);
     let written = std::fs::read_to_string(&instance).unwrap();
-    assert!(written.starts_with("id,lower,upper,size,alignment,name\n0,0,64,786432,64,input_1\n"), "{written}");
+    assert!(written.starts_with("id,lower,upper,size,alignment,name,category\n0,0,64,786432,64,input_1,input\n"), "{written}");
     let check = memplan(&["check", &plan]);
     assert!(check.status.success(), "{}", stderr(&check));
     assert_eq!(json_line(&check)["makespan"], 2_359_296);
@@ -464,8 +464,8 @@ fn import_reads_an_xla_dump_and_its_buffer_assignment() {
     assert_eq!((line["compiler_makespan"].as_u64(), line["compiler_allocation"].as_u64()), (Some(8260), Some(8352)));
     let written = std::fs::read_to_string(&instance).unwrap();
     // The loop state's group is idle at tick 10: a gap, written in MiniMalloc's gaps column.
-    assert!(written.starts_with("id,lower,upper,size,alignment,gaps,name\n"), "{written}");
-    assert!(written.contains(",10-11,copy.10\n"), "{written}");
+    assert!(written.starts_with("id,lower,upper,size,alignment,gaps,name,category\n"), "{written}");
+    assert!(written.contains(",10-11,copy.10,temporary\n"), "{written}");
     let check = memplan(&["check", &plan]);
     assert!(check.status.success(), "{}", stderr(&check));
     assert_eq!(json_line(&check)["makespan"], 8260);

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use memplan::format::{self, Document, Format, Offsets, ReadOptions};
-use memplan::{Buffer, Gap, InputError, Semantics};
+use memplan::{Buffer, Category, Gap, InputError, Semantics};
 
 fn examples_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../public/examples")
@@ -232,6 +232,60 @@ fn names_survive_csv_and_json() {
     assert!(read_json(json).unwrap().problem.buffers().iter().all(|b| b.name.is_none()));
     let wrong = r#"{"buffers": [{"id": "a", "start": 0, "end": 1, "size": 8, "name": 7}]}"#;
     assert_single_error(read_json(wrong), 1, Some(67), "buffers[0]: name: expected a string, found a number");
+}
+
+/// Issue 19: a buffer keeps what it holds (input, output, weight, variable, temporary) through
+/// both formats, in a column after name; a blank cell or null is no category, unknown text an
+/// error naming the allowed ones.
+#[test]
+fn categories_survive_csv_and_json() {
+    let mut buffers: Vec<Buffer> = Category::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, &category)| Buffer::new(i.to_string(), 0, 2, 8).named(format!("t{i}")).with_category(category))
+        .collect();
+    buffers.push(Buffer::new("unknown", 1, 3, 4));
+    let document = Document::new(memplan::Problem::new(buffers, None).unwrap(), Format::Csv);
+    let csv = format::write(&document, &[], Format::Csv);
+    assert!(csv.starts_with("id,lower,upper,size,name,category\n0,0,2,8,t0,input\n"), "{csv}");
+    assert!(csv.ends_with("unknown,1,3,4,,\n"), "{csv}");
+    let from_csv = read_csv(&csv).unwrap();
+    assert_eq!(unlocated(&from_csv), unlocated(&document), "{csv}");
+    let json = format::write(&from_csv, &[], Format::Json);
+    assert!(
+        json.contains(r#"{"id": "4", "start": 0, "end": 2, "size": 8, "name": "t4", "category": "temporary"}"#),
+        "{json}"
+    );
+    let from_json = read_json(&json).unwrap();
+    assert_eq!(unlocated(&from_json), unlocated(&document), "{json}");
+    assert_eq!(format::write(&from_json, &[], Format::Csv), csv);
+
+    // The user's own column order is kept; case and blanks around the word do not matter.
+    let text = "category,id,lower,upper,size\n Output ,a,0,1,8\n,b,0,1,8\n";
+    let document = read_csv(text).unwrap();
+    let read: Vec<Option<Category>> = document.problem.buffers().iter().map(|b| b.category).collect();
+    assert_eq!(read, [Some(Category::Output), None]);
+    assert_eq!(
+        format::write(&document, &[0, 8], Format::Csv),
+        "category,id,lower,upper,size,offset\noutput,a,0,1,8,0\n,b,0,1,8,8\n"
+    );
+    assert_single_error(
+        read_csv("id,lower,upper,size,category\na,0,1,8,scratch\n"),
+        2,
+        Some(9),
+        "category: unknown category 'scratch'; expected one of input, output, weight, variable, temporary",
+    );
+    let json = r#"{"buffers": [{"id": "a", "start": 0, "end": 1, "size": 8, "category": null}]}"#;
+    assert!(read_json(json).unwrap().problem.buffers()[0].category.is_none());
+    let wrong = r#"{"buffers": [{"id": "a", "start": 0, "end": 1, "size": 8, "category": "weights"}]}"#;
+    assert_single_error(
+        read_json(wrong),
+        1,
+        Some(71),
+        "buffers[0]: category: unknown category 'weights'; expected one of input, output",
+    );
+    let wrong = r#"{"buffers": [{"id": "a", "start": 0, "end": 1, "size": 8, "category": 3}]}"#;
+    assert_single_error(read_json(wrong), 1, Some(71), "buffers[0]: category: expected a string, found a number");
 }
 
 #[test]

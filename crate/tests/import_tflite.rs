@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use memplan::import::tflite::{self, ImportError, ImportOptions, Instance, Runtime, TensorRole};
-use memplan::{SolveOptions, run};
+use memplan::{Category, SolveOptions, run};
 use serde_json::Value;
 
 fn fixtures() -> PathBuf {
@@ -302,4 +302,34 @@ fn a_model_without_buffers_keeps_its_instance_when_its_plan_is_written() {
             assert_eq!(tflite::read(&written).unwrap().buffers.len(), 2);
         }
     }
+}
+
+/// Issue 19: each planned buffer says what it holds. Graph inputs and outputs are the
+/// subgraph's own lists in the file; everything else the arena plans is an intermediate; a loop
+/// body's inputs live outside its arena, so only its outputs and temporaries appear.
+#[test]
+fn buffers_are_categorised_as_graph_inputs_outputs_and_temporaries() {
+    for name in ["hand_recrop.tflite", "face_detection_short_range.tflite", "generated_while.tflite"] {
+        let bytes = model(name);
+        let file = tflite::read(&bytes).unwrap();
+        for instance in tflite::import_all(&bytes, &ImportOptions::default()).unwrap() {
+            let subgraph = &file.subgraphs[instance.subgraph];
+            for buffer in instance.problem.buffers() {
+                let tensor: i32 = buffer.id.parse().unwrap();
+                let expected = if subgraph.inputs.contains(&tensor) {
+                    Category::Input
+                } else if subgraph.outputs.contains(&tensor) {
+                    Category::Output
+                } else {
+                    Category::Temporary
+                };
+                assert_eq!(buffer.category, Some(expected), "{name}: subgraph {}: tensor {tensor}", instance.subgraph);
+            }
+        }
+    }
+    let instance = tflite::import(&model("hand_recrop.tflite"), 0, &ImportOptions::default()).unwrap();
+    let count = |category| instance.problem.buffers().iter().filter(|b| b.category == Some(category)).count();
+    assert_eq!((count(Category::Input), count(Category::Output)), (1, 1));
+    let body = tflite::import(&model("generated_while.tflite"), 2, &ImportOptions::default()).unwrap();
+    assert!(body.problem.buffers().iter().all(|b| b.category != Some(Category::Input)));
 }

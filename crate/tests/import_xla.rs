@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use memplan::import::xla::{self, ImportError, ImportOptions, Instance};
-use memplan::{SolveOptions, run};
+use memplan::{Category, SolveOptions, run};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/xla")
@@ -141,6 +141,22 @@ fn values_are_named_after_their_defining_instruction() {
     assert!(names.contains(&"copy.10"), "{names:?}");
     // Elements of the loop's state tuple carry their shape index.
     assert!(names.contains(&"while.1{0}"), "{names:?}");
+}
+
+/// Issue 19: categories come from XLA's allocation flags. XLA:CPU's heap traces pack the temp
+/// allocation only (entry parameters and the result have allocations of their own), so every
+/// buffer of these instances is a temporary; the flags' other cases are unit tests of the
+/// importer.
+#[test]
+fn heap_trace_buffers_are_temporaries() {
+    for name in ["mlp.hlo.pb", "convnet.hlo.pb", "while_loop.hlo.pb", "transformer.hlo.pb"] {
+        let instance = import(name);
+        assert!(
+            instance.problem.buffers().iter().all(|b| b.category == Some(Category::Temporary)),
+            "{name}: {:?}",
+            instance.problem.buffers().iter().map(|b| b.category).collect::<Vec<_>>()
+        );
+    }
 }
 
 // ----- what the importer refuses -----

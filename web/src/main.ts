@@ -11,6 +11,7 @@ import { PlanView, type Detail } from './view/planview';
 import { Viewport } from './view/viewport';
 import { Replay } from './view/replay';
 import { COLOR_MODES, LEGEND_ENDS, legendGradient, type ColorBy } from './view/colors';
+import { categoriesPresent, categoryColour, hasCategories } from './view/categories';
 import { exportImage } from './view/exportimage';
 import { axisTop } from './axis';
 import { SearchBox } from './view/searchbox';
@@ -223,6 +224,8 @@ async function loadModel(source: ModelSource): Promise<ImportedModel | null> {
     input.setFormat('csv');
     input.semanticsSelect.value = 'half-open';
     showLoaded(model.instance, { source: { kind: 'text', text, name: model.instance.name }, text }, serial, began, null);
+    // A model's buffers say what they hold (inputs, outputs, temporaries): show that first.
+    if (hasCategories(inst)) setColourMode('category');
     return model;
   } catch (error) {
     if (serial !== loadSerial) return null;
@@ -253,6 +256,7 @@ function showLoaded(parsed: InstanceData, request: LoadRequest, serial: number, 
   $('summary').innerHTML = summaryRows(parsed).map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('');
   showResult();
   compare.setInstance(parsed);
+  offerColourModes();
   fitViewport(true);
   setStatus(`loaded ${parsed.name}: ${grouped(parsed.n)} buffers in ${duration(performance.now() - began)}`);
   $('instance-input').dataset.loaded = String(parsed.n);
@@ -269,6 +273,7 @@ function showLoadFailure(error: unknown, serial: number, text: string | undefine
   noSummary = null;
   showResult();
   compare.setInstance(null);
+  offerColourModes();
   $('summary').innerHTML = '';
   $('instance-input').dataset.loaded = '0';
   if (error instanceof EngineError) {
@@ -461,18 +466,35 @@ function showVerdict() {
 
 // ---- view controls ----------------------------------------------------------------------------
 const colorSelect = $<HTMLSelectElement>('color-select');
-colorSelect.innerHTML = COLOR_MODES.map(([v, label]) => `<option value="${v}">${label}</option>`).join('');
+/** The colour modes this instance supports: by category only when its buffers have categories
+ * (an imported model's). A mode that goes away falls back to size. */
+function offerColourModes() {
+  const current = colorSelect.value as ColorBy;
+  const offered = COLOR_MODES.filter(([mode]) => mode !== 'category' || hasCategories(inst));
+  colorSelect.innerHTML = offered.map(([v, label]) => `<option value="${v}">${label}</option>`).join('');
+  const keep = offered.some(([mode]) => mode === current);
+  setColourMode(keep ? current : 'size');
+}
+function setColourMode(mode: ColorBy) {
+  colorSelect.value = mode;
+  view.setColorBy(mode);
+  compare.setColorBy(mode);
+  showLegend();
+}
 function showLegend() {
   const mode = colorSelect.value as ColorBy;
   const ends = LEGEND_ENDS;
+  if (mode === 'category') {
+    const present = inst ? categoriesPresent(inst) : [];
+    $('legend').innerHTML = present
+      .map((name) => `<span class="category" data-category="${name}"><i class="swatch" style="background:${categoryColour(name)}"></i>${name}</span>`)
+      .join('');
+    return;
+  }
   $('legend').innerHTML = mode === 'id' ? `<i style="background:${legendGradient(mode)}"></i>` : `${ends[mode][0]} <i style="background:${legendGradient(mode)}"></i> ${ends[mode][1]}`;
 }
-colorSelect.addEventListener('change', () => {
-  view.setColorBy(colorSelect.value as ColorBy);
-  compare.setColorBy(colorSelect.value as ColorBy);
-  showLegend();
-});
-showLegend();
+colorSelect.addEventListener('change', () => setColourMode(colorSelect.value as ColorBy));
+offerColourModes();
 $<HTMLSelectElement>('detail-select').addEventListener('change', (ev) => view.setDetail((ev.target as HTMLSelectElement).value as Detail));
 const centre = () => ({ x: (viewport.x0 + viewport.x1) / 2, y: (viewport.y0 + viewport.y1) / 2 });
 $('zoom-in').addEventListener('click', () => viewport.zoom(0.6, centre().x, centre().y, { x: true, y: false }));

@@ -34,6 +34,10 @@ export interface InstanceData {
    * when no buffer has a name. */
   nameText: string;
   nameOffsets: Uint32Array;
+  /** What each buffer holds, as a code: 0 unknown, k the name `categoryNames[k - 1]` (input,
+   * output, ...; the core's order). Empty when no buffer has a category. */
+  categories: Uint8Array;
+  categoryNames: string[];
   starts: BigUint64Array;
   ends: BigUint64Array;
   sizes: BigUint64Array;

@@ -124,6 +124,7 @@ function instanceData(parsed: Instance, name: string, text: string): { data: Ins
   const profile = parsed.loadProfile() as { times: BigUint64Array; loads: BigUint64Array };
   const { pieceStart, pieces } = livePieces(parsed.pieces(), parsed.length);
   const { nameText, nameOffsets } = bufferNames(parsed);
+  const categories = parsed.categories();
   const data: InstanceData = {
     name,
     n: parsed.length,
@@ -132,6 +133,8 @@ function instanceData(parsed: Instance, name: string, text: string): { data: Ins
     idOffsets,
     nameText,
     nameOffsets,
+    categories,
+    categoryNames: categories.length ? wasm!.categoryNames() : [],
     starts,
     ends,
     sizes,
@@ -150,7 +153,7 @@ function instanceData(parsed: Instance, name: string, text: string): { data: Ins
   };
   data.byStart = sortByStart(data.startsF);
   const transfer = [
-    data.byStart, data.idOffsets, data.nameOffsets, data.starts, data.ends, data.sizes, data.alignments, data.lines,
+    data.byStart, data.idOffsets, data.nameOffsets, data.categories, data.starts, data.ends, data.sizes, data.alignments, data.lines,
     data.startsF, data.endsF, data.sizesF, data.pieceStart, data.pieces, data.profileTimes, data.profileLoads,
   ].map((a) => a.buffer as ArrayBuffer);
   return { data, transfer };

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use self::records::{Cell, Record};
 use super::reading::{self, Row, WrittenLifetime};
 use super::{Document, Format, Note, Offsets, ReadOptions};
-use crate::model::{Buffer, InputError, InputErrors, Problem, Semantics};
+use crate::model::{Buffer, Category, InputError, InputErrors, Problem, Semantics};
 
 /// What a column holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -27,6 +27,8 @@ enum Role {
     Hint,
     /// A name for the buffer (a tensor's name), carried through.
     Name,
+    /// What the buffer holds (input, output, ...), carried through.
+    Category,
     /// MiniMalloc's gaps: `lo-hi` and `lo-hi@lower:upper` items split on blanks.
     Gaps,
     /// A column memplan does not know: read past with a note, and not written back.
@@ -35,7 +37,7 @@ enum Role {
 
 /// Listed in the error for an unknown column, so that the fix is in the message.
 const ACCEPTED_COLUMNS: &str = "id (or buffer, buffer_id), lower (or start, begin), upper (or the legacy inclusive \
-                                end), size, alignment, offset, hint, name, gaps";
+                                end), size, alignment, offset, hint, name, category, gaps";
 
 impl Role {
     fn from_header(name: &str) -> Option<Role> {
@@ -49,6 +51,7 @@ impl Role {
             "offset" => Role::Offset,
             "hint" => Role::Hint,
             "name" => Role::Name,
+            "category" => Role::Category,
             "gaps" => Role::Gaps,
             _ => return None,
         })
@@ -66,6 +69,7 @@ impl Role {
             Role::Offset => "offset",
             Role::Hint => "hint",
             Role::Name => "name",
+            Role::Category => "category",
             Role::Gaps => "gaps",
             Role::Ignored => "",
         }
@@ -110,7 +114,7 @@ impl CsvLayout {
     }
 
     /// The columns memplan writes when the problem did not come from a CSV file: `id,lower,upper,
-    /// size`, then `alignment`, `hint`, `gaps` and `name` only when some buffer has one.
+    /// size`, then `alignment`, `hint`, `gaps`, `name` and `category` only when some buffer has one.
     fn for_problem(problem: &Problem) -> CsvLayout {
         let mut roles = vec![Role::Id, Role::Lower, Role::Upper, Role::Size];
         if problem.has_alignment() {
@@ -124,6 +128,9 @@ impl CsvLayout {
         }
         if problem.buffers().iter().any(|b| b.name.is_some()) {
             roles.push(Role::Name);
+        }
+        if problem.buffers().iter().any(|b| b.category.is_some()) {
+            roles.push(Role::Category);
         }
         let columns = roles.into_iter().map(|role| Column { header: role.name().to_string(), role }).collect();
         CsvLayout { columns, time_shift: 0 }
@@ -141,6 +148,7 @@ struct Indices {
     offset: Option<usize>,
     hint: Option<usize>,
     name: Option<usize>,
+    category: Option<usize>,
     gaps: Option<usize>,
 }
 
@@ -285,6 +293,7 @@ fn read_header(
         offset,
         hint: find(Role::Hint),
         name: find(Role::Name),
+        category: find(Role::Category),
         gaps: find(Role::Gaps),
     };
     Ok((layout, indices))
@@ -334,6 +343,21 @@ impl RowReader<'_> {
         }
     }
 
+    /// `None` when the column is absent or the cell is blank, like a name; an unknown category
+    /// is recorded as an error listing the allowed ones.
+    fn category(&mut self, index: Option<usize>) -> Option<Category> {
+        let index = index?;
+        let text = self.cell(index).text.trim().to_string();
+        if text.is_empty() {
+            return None;
+        }
+        let category = Category::parse(&text);
+        if category.is_none() {
+            self.fail(index, format!("unknown category '{text}'; expected one of {}", Category::names()));
+        }
+        category
+    }
+
     /// `None` when the column is absent or the cell is blank (a bad value is recorded as an error).
     fn optional(&mut self, index: Option<usize>) -> Option<u64> {
         let index = index?;
@@ -363,6 +387,7 @@ fn read_row(
     let (lower, upper, size) = (reader.time(at.lower, shift), reader.time(at.end, shift), reader.integer(at.size));
     // A blank name cell is no name, as a buffer written without one gives.
     let name = at.name.map(|index| reader.cell(index).text.clone()).filter(|name| !name.is_empty());
+    let category = reader.category(at.category);
     let alignment = reader.optional(at.alignment);
     // MiniMalloc writes -1 for no hint.
     let hint = match at.hint {
@@ -411,7 +436,8 @@ fn read_row(
         Offsets::Plan => (None, offset),
     };
     let alignment = alignment.unwrap_or(1);
-    let buffer = Buffer { id, start, end, size, alignment, pinned, hint, name, gaps, line: Some(record.line) };
+    let buffer =
+        Buffer { id, start, end, size, alignment, pinned, hint, name, category, gaps, line: Some(record.line) };
     Ok(Row { buffer, written: (lower, upper, size), planned })
 }
 
@@ -462,6 +488,7 @@ pub fn write(problem: &Problem, layout: Option<&CsvLayout>, offsets: &[u64]) -> 
                 // MiniMalloc's "no hint", never a blank cell.
                 Role::Hint => buffer.hint.map_or_else(|| "-1".to_string(), |h| h.to_string()),
                 Role::Name => buffer.name.as_deref().map(|n| records::quote(n).into_owned()).unwrap_or_default(),
+                Role::Category => buffer.category.map(|c| c.name().to_string()).unwrap_or_default(),
                 Role::Gaps => reading::write_gaps(&buffer.gaps, semantics, shift),
                 Role::Ignored => unreachable!("filtered out above"),
             })

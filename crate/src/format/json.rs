@@ -1,4 +1,4 @@
-//! JSON: `{"capacity"?, "semantics"?, "buffers": [{"id", "start", "end", "size", "name"?,
+//! JSON: `{"capacity"?, "semantics"?, "buffers": [{"id", "start", "end", "size", "name"?, "category"?,
 //! "alignment"?, "offset"?, "hint"?, "gaps"?}]}`, where `gaps` is a list of
 //! `{"start", "end", "window"?: {"lower", "upper"}}` with times in the file's semantics. Numbers may also be strings holding an integer, so that JavaScript can
 //! pass values beyond 2^53; `size` and `capacity` may be sizes like `"1MiB"`. Every error points at
@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use self::members::{Kind, Locator, Members};
 use super::reading::{self, Row, WrittenLifetime};
 use super::{Document, Format, Offsets, ReadOptions};
-use crate::model::{Buffer, Gap, InputError, InputErrors, Problem, Semantics, Window};
+use crate::model::{Buffer, Category, Gap, InputError, InputErrors, Problem, Semantics, Window};
 
 /// One element of a buffer's `gaps`, as written (times in the file's semantics).
 #[derive(serde::Deserialize)]
@@ -35,12 +35,14 @@ enum Field {
     Offset,
     Hint,
     Name,
+    Category,
     Gaps,
 }
 
-const FIELD_COUNT: usize = 9;
+const FIELD_COUNT: usize = 10;
 
-const ACCEPTED_FIELDS: &str = "id, start (or lower), end (or upper), size, alignment, offset, hint, name, gaps";
+const ACCEPTED_FIELDS: &str =
+    "id, start (or lower), end (or upper), size, alignment, offset, hint, name, category, gaps";
 
 impl Field {
     fn from_key(key: &str) -> Option<Field> {
@@ -53,6 +55,7 @@ impl Field {
             "offset" => Field::Offset,
             "hint" => Field::Hint,
             "name" => Field::Name,
+            "category" => Field::Category,
             "gaps" => Field::Gaps,
             _ => return None,
         })
@@ -308,6 +311,29 @@ impl<'t> BufferReader<'t, '_> {
         }
     }
 
+    /// The optional `category`: one of the names of [`Category`], or null.
+    fn category(&mut self, member: &Option<(String, &RawValue)>) -> Option<Category> {
+        let (_, raw) = member.as_ref()?;
+        match Kind::of(raw) {
+            Kind::Null => None,
+            Kind::Text => {
+                let text = serde_json::from_str::<String>(raw.get()).unwrap_or_default();
+                let category = Category::parse(&text);
+                if category.is_none() {
+                    self.fail(
+                        raw.get(),
+                        format!("category: unknown category '{text}'; expected one of {}", Category::names()),
+                    );
+                }
+                category
+            }
+            other => {
+                self.fail(raw.get(), format!("category: expected a string, found {}", other.described()));
+                None
+            }
+        }
+    }
+
     /// The optional `gaps`: a list of `{"start", "end", "window"?: {"lower", "upper"}}`, times
     /// converted like the lifetime's. Empty when absent, null or wrong (wrong is recorded).
     fn gaps(&mut self, member: &Option<(String, &'t RawValue)>, semantics: Semantics) -> Vec<Gap> {
@@ -338,10 +364,11 @@ impl<'t> BufferReader<'t, '_> {
 
     fn read(mut self, semantics: Semantics, offsets: Offsets) -> Result<Row, Vec<InputError>> {
         let Some(fields) = self.members() else { return Err(self.errors) };
-        let [id, start, end, size, alignment, offset, hint, name, gaps] = &fields;
+        let [id, start, end, size, alignment, offset, hint, name, category, gaps] = &fields;
         let gaps = self.gaps(gaps, semantics);
         let id = self.id(id);
         let name = self.name(name);
+        let category = self.category(category);
         let start_value = self.integer(start, "start", Spelling::Integer, false);
         let end_value = self.integer(end, "end", Spelling::Integer, false);
         let size = self.integer(size, "size", Spelling::Size, false);
@@ -375,7 +402,7 @@ impl<'t> BufferReader<'t, '_> {
             Offsets::Plan => (None, offset_value),
         };
         let line = self.locator.line(self.raw.get());
-        let buffer = Buffer { id, start, end, size, alignment, pinned, hint, name, gaps, line };
+        let buffer = Buffer { id, start, end, size, alignment, pinned, hint, name, category, gaps, line };
         Ok(Row { buffer, written: (written_start, written_end, size), planned })
     }
 }
@@ -401,6 +428,9 @@ pub fn write(problem: &Problem, offsets: &[u64]) -> String {
         ));
         if let Some(name) = &buffer.name {
             out.push_str(&format!(", \"name\": {}", quote(name)));
+        }
+        if let Some(category) = buffer.category {
+            out.push_str(&format!(", \"category\": \"{}\"", category.name()));
         }
         if buffer.alignment != 1 {
             out.push_str(&format!(", \"alignment\": {}", buffer.alignment));

@@ -1,5 +1,7 @@
 use serde::{Deserialize, Serialize};
 
+use super::Category;
+
 /// Bytes `[lower, upper)` of a buffer, relative to its offset: what it occupies during a windowed
 /// [`Gap`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -77,6 +79,10 @@ pub struct Buffer {
     /// output untouched. Never empty: an empty name is no name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// What the buffer holds (input, output, weight, ...) when its producer knows, carried
+    /// through to the output untouched like the name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<Category>,
     /// Stretches of the lifetime where the buffer is not alive, or only in a window of its bytes;
     /// sorted, disjoint, inside `[start, end)` ([`crate::Problem::new`] checks it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -96,6 +102,7 @@ impl Buffer {
             pinned: None,
             hint: None,
             name: None,
+            category: None,
             gaps: Vec::new(),
             line: None,
         }
@@ -148,6 +155,12 @@ impl Buffer {
     pub fn named(mut self, name: impl Into<String>) -> Self {
         let name = name.into();
         self.name = if name.is_empty() { None } else { Some(name) };
+        self
+    }
+
+    /// Says what the buffer holds.
+    pub fn with_category(mut self, category: Category) -> Self {
+        self.category = Some(category);
         self
     }
 

@@ -1,6 +1,7 @@
 //! The shared vocabulary: buffers, problems, plans, solutions and input errors.
 
 mod buffer;
+mod category;
 mod error;
 pub mod load;
 mod problem;
@@ -9,6 +10,7 @@ mod solution;
 pub mod wire;
 
 pub use buffer::{Buffer, Gap, Piece, Window};
+pub use category::Category;
 pub use error::{InputError, InputErrors};
 pub use problem::Problem;
 pub use semantics::Semantics;

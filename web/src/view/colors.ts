@@ -3,14 +3,17 @@
 import { interpolateCividis, interpolateTurbo, interpolateViridis, interpolateRainbow } from 'd3-scale-chromatic';
 import { color } from 'd3-color';
 import type { InstanceData } from '../protocol';
+import { categoryColour, codeColours } from './categories';
 
-export type ColorBy = 'size' | 'lifetime' | 'order' | 'id';
+export type ColorBy = 'size' | 'lifetime' | 'order' | 'id' | 'category';
 
 export const COLOR_MODES: [ColorBy, string][] = [
   ['size', 'size'],
   ['lifetime', 'lifetime'],
   ['order', 'placement order'],
   ['id', 'id'],
+  // Offered only for instances whose buffers have categories (`hasCategories`).
+  ['category', 'category'],
 ];
 
 const LUT_SIZE = 256;
@@ -73,6 +76,10 @@ export function colourJob(mode: ColorBy, inst: InstanceData, rank: Uint32Array |
       const t = (Math.log(Math.max(value(i), 1)) - lo) / span;
       return table[Math.min(LUT_SIZE - 1, Math.max(0, Math.round(t * (LUT_SIZE - 1))))];
     };
+  } else if (mode === 'category') {
+    const palette = codeColours(inst).map((css) => pack(css));
+    const codes = inst.categories;
+    colour = (i) => palette[codes.length ? codes[i] : 0] ?? palette[0];
   } else if (mode === 'order' && rank) {
     colour = (i) => LUTS.order[Math.floor((rank[i] * (LUT_SIZE - 1)) / Math.max(1, n - 1))];
   } else {
@@ -94,12 +101,13 @@ export function colourJob(mode: ColorBy, inst: InstanceData, rank: Uint32Array |
 
 /** The colours along a mode's legend, from its low end to its high end. */
 export function legendStops(mode: ColorBy): string[] {
+  if (mode === 'category') return ['input', 'output', 'weight', 'variable', 'temporary'].map(categoryColour);
   const f = mode === 'size' ? interpolateViridis : mode === 'lifetime' ? interpolateCividis : mode === 'order' ? interpolateTurbo : interpolateRainbow;
   return [0, 0.25, 0.5, 0.75, 1].map((t) => f(mode === 'id' ? t : 0.08 + 0.86 * t));
 }
 
 /** What a mode's legend says at its two ends (id colours mean nothing in order). */
-export const LEGEND_ENDS: Record<ColorBy, [string, string]> = { size: ['small', 'large'], lifetime: ['short', 'long'], order: ['first', 'last placed'], id: ['', ''] };
+export const LEGEND_ENDS: Record<ColorBy, [string, string]> = { size: ['small', 'large'], lifetime: ['short', 'long'], order: ['first', 'last placed'], id: ['', ''], category: ['', ''] };
 
 /** CSS gradient for the legend of a mode. */
 export function legendGradient(mode: ColorBy): string {

@@ -10,6 +10,12 @@ export function bufferId(inst: InstanceData, i: number): string {
   return inst.idText.slice(inst.idOffsets[i], inst.idOffsets[i + 1]);
 }
 
+/** What buffer i holds (input, output, weight, variable, temporary), or '' when unknown. */
+export function bufferCategory(inst: InstanceData, i: number): string {
+  const code = inst.categories.length ? inst.categories[i] : 0;
+  return code ? (inst.categoryNames[code - 1] ?? '') : '';
+}
+
 /** The name of buffer i (a tensor's, an HLO value's), or '' when it has none. */
 export function bufferName(inst: InstanceData, i: number): string {
   return inst.nameOffsets.length ? inst.nameText.slice(inst.nameOffsets[i], inst.nameOffsets[i + 1]) : '';
@@ -20,9 +26,11 @@ const rowsHtml = (rows: [string, string][]) => rows.map(([k, v]) => `<span>${k}<
 /** Rows describing buffer i: id, lifetime, size, offset, alignment, live pieces, placement step. */
 export function describeBuffer(inst: InstanceData, result: SolveResult | null, rank: Uint32Array | null, i: number): string {
   const name = bufferName(inst, i);
+  const category = bufferCategory(inst, i);
   const rows: [string, string][] = [
     ['id', bufferId(inst, i)],
     ...(name ? [['name', name] as [string, string]] : []),
+    ...(category ? [['category', category] as [string, string]] : []),
     ['lifetime', span(inst.starts[i], inst.ends[i])],
     ['size', `${grouped(inst.sizes[i])} B (${bytes(inst.sizes[i])})`],
   ];

@@ -27,7 +27,7 @@
 use super::names::BUILTIN_NAMES;
 use super::schema::{self, CUSTOM, Model, Subgraph};
 use super::{ImportError, ImportOptions, Runtime};
-use crate::model::{Buffer, Problem};
+use crate::model::{Buffer, Category, Problem};
 
 const DEQUANTIZE: i32 = 6;
 const DENSIFY: i32 = 124;
@@ -423,9 +423,19 @@ pub fn instance(model: &Model, index: usize, options: &ImportOptions) -> Result<
         let start = alloc[t] as u64;
         let end = if free[t] == never { end_of_run } else { free[t] as u64 + 1 };
         let tensor = &subgraph.tensors[t];
+        // A graph input or output is never shared in place with another tensor, so the root
+        // alone says what the buffer holds; constants and variables are not planned here.
+        let category = if is_input[t] {
+            Category::Input
+        } else if is_output[t] {
+            Category::Output
+        } else {
+            Category::Temporary
+        };
         let buffer = Buffer::new(t.to_string(), start, end.max(start + 1), bytes[t])
             .with_alignment(options.alignment)
-            .named(tensor.name.clone());
+            .named(tensor.name.clone())
+            .with_category(category);
         buffer_of[t] = buffers.len();
         buffers.push(buffer);
     }

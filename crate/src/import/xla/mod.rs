@@ -9,6 +9,7 @@
 
 pub mod decode;
 pub mod plan;
+mod roles;
 pub mod trace;
 
 use std::collections::HashMap;
@@ -154,7 +155,8 @@ pub fn import(bytes: &[u8], trace: Option<usize>, options: &ImportOptions) -> Re
     if simulation.values.is_empty() {
         return Err(ImportError::Unsupported(format!("trace {index} allocates no buffer of nonzero size")));
     }
-    let problem = simulation.problem(options.alignment)?;
+    let categories = roles::categories(&assignment.buffer_allocations, &simulation);
+    let problem = simulation.problem(options.alignment, &categories)?;
     let compiler = plan::compiler_plan(&assignment.buffer_allocations, &simulation, options.alignment);
     let module = proto.hlo_module.as_ref().map(|m| m.name.clone()).unwrap_or_default();
     Ok(Instance { module, trace: index, problem, simulation, compiler })

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use super::ImportError;
 use super::decode::{BufferAssignment, EventKind, HeapSimulatorTrace};
-use crate::model::{Buffer, Gap, Problem};
+use crate::model::{Buffer, Category, Gap, Problem};
 
 /// One value (logical buffer) of the trace.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -161,20 +161,25 @@ pub fn simulate(
 impl Simulation {
     /// The instance: one buffer per group from its first piece to its last with a gap between each
     /// two pieces, id = the canonical logical buffer id, name = its defining value, every offset a
-    /// multiple of `alignment`.
-    pub fn problem(&self, alignment: u64) -> Result<Problem, ImportError> {
+    /// multiple of `alignment`, category = `categories[group]` (none where it is missing).
+    pub fn problem(&self, alignment: u64, categories: &[Option<Category>]) -> Result<Problem, ImportError> {
         let buffers = self
             .groups
             .iter()
-            .map(|group| {
+            .enumerate()
+            .map(|(index, group)| {
                 let canonical = &self.values[group.members[0]];
                 let start = group.pieces.first().map_or(0, |p| p.0);
                 let end = group.pieces.last().map_or(0, |p| p.1);
                 let gaps = group.pieces.windows(2).map(|pair| Gap::new(pair[0].1, pair[1].0)).collect();
-                Buffer::new(group.canonical.to_string(), start, end, group.size)
+                let buffer = Buffer::new(group.canonical.to_string(), start, end, group.size)
                     .with_alignment(alignment)
                     .named(canonical.name.clone())
-                    .with_gaps(gaps)
+                    .with_gaps(gaps);
+                match categories.get(index).copied().flatten() {
+                    Some(category) => buffer.with_category(category),
+                    None => buffer,
+                }
             })
             .collect();
         Problem::new(buffers, None).map_err(|errors| ImportError::Malformed(errors.to_string()))
@@ -221,7 +226,7 @@ mod tests {
         assert_eq!(simulation.groups[0].canonical, 1);
         assert_eq!(simulation.groups[0].pieces, vec![(0, 4), (5, 7)]);
         assert!(simulation.groups[0].has_gaps());
-        let problem = simulation.problem(64).unwrap();
+        let problem = simulation.problem(64, &[]).unwrap();
         let hulls: Vec<_> = problem.buffers().iter().map(|b| (b.id.as_str(), b.start, b.end, b.size)).collect();
         assert_eq!(hulls, vec![("1", 0, 7, 64), ("4", 4, 7, 32)]);
         assert_eq!(problem.buffers()[0].gaps, vec![Gap::new(4, 5)]);
