@@ -1012,7 +1012,7 @@ await test('a TFLite model: the compiler plan and memplan side by side, saving, 
   // The export is keyed by the compiler's ids (tensor indices), with memplan's offsets.
   const [download] = await Promise.all([page.waitForEvent('download'), page.click(T('model-csv'))]);
   const text = readFileSync(await download.path(), 'utf8');
-  assert(text.startsWith('id,lower,upper,size,alignment,name,offset\n'), `export: ${text.slice(0, 80)}`);
+  assert(text.startsWith('id,lower,upper,size,alignment,name,category,offset\n'), `export: ${text.slice(0, 80)}`);
   assert(text.trim().split('\n').length === diff.buffers + 1, 'the export does not have a row per buffer');
   // The gallery's model loads the same way.
   await page.selectOption(T('example-select'), 'tflite/face_detection_short_range');
