@@ -12,11 +12,11 @@
 // Usage: npm run build && node scripts/bench-page.mjs [URL]   (default: serves dist/ itself,
 // cross-origin isolated so that the threaded build runs). PAN_MS sets each pan's duration.
 import { chromium } from 'playwright-core';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStaticServer } from '../tests/static-server.mjs';
+import { CHROMIUM_ARGS, chromiumPath } from '../tests/chromium.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const panMs = Number(process.env.PAN_MS ?? 3000);
@@ -29,19 +29,12 @@ if (!base) {
 }
 base = base.replace(/\/$/, '');
 
-const chromiumPath = process.env.CHROMIUM ?? (() => {
-  try {
-    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
-  } catch {
-    return '/usr/bin/chromium';
-  }
-})();
 const profile = mkdtempSync(join(tmpdir(), 'chromium-bench-'));
 const context = await chromium.launchPersistentContext(profile, {
-  executablePath: chromiumPath,
+  executablePath: chromiumPath(),
   headless: true,
   viewport: { width: 1280, height: 800 },
-  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: CHROMIUM_ARGS,
 });
 await context.addInitScript(() => {
   window.__longtasks = [];

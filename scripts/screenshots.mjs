@@ -4,10 +4,10 @@
 // tests/output/screens/ (ignored by git) and prints their paths.
 //   node scripts/screenshots.mjs            (npm run screens)
 import { chromium } from 'playwright-core';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startStaticServer } from '../tests/static-server.mjs';
+import { CHROMIUM_ARGS, chromiumPath } from '../tests/chromium.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const out = join(root, 'tests/output/screens');
@@ -16,10 +16,9 @@ if (!existsSync(join(root, 'dist/index.html'))) {
   console.error('no dist/: run npm run build first');
   process.exit(2);
 }
-const chromiumPath = process.env.CHROMIUM ?? execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser || echo /usr/bin/chromium'], { encoding: 'utf8' }).trim();
 const isolated = await startStaticServer(join(root, 'dist'), { isolated: true });
 const plain = await startStaticServer(join(root, 'dist'));
-const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu'] });
+const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
 const saved = [];
 
 /** Opens `query` at a size, waits for the first screen (and its run) to finish, then `act`. */

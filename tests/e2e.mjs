@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStaticServer } from './static-server.mjs';
+import { CHROMIUM_ARGS, chromiumPath } from './chromium.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const base = (process.argv[2] ?? 'http://127.0.0.1:4173').replace(/\/$/, '');
@@ -19,21 +20,13 @@ const examplesDir = join(root, 'public/examples');
 const screenshots = join(root, 'tests/output');
 mkdirSync(screenshots, { recursive: true });
 
-const chromiumPath = process.env.CHROMIUM ?? (() => {
-  try {
-    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
-  } catch {
-    return '/usr/bin/chromium';
-  }
-})();
 
 const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
 const context = await chromium.launchPersistentContext(profile, {
-  executablePath: chromiumPath,
+  executablePath: chromiumPath(),
   headless: true,
   viewport: { width: 1400, height: 860 },
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
+  args: CHROMIUM_ARGS,
 });
 // Long tasks on the main thread, for the responsiveness figures.
 await context.addInitScript(() => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { columnLoads } from '../../web/src/view/plotpixels';
+import { rng } from './rng';
 
 /** The load curve per column as a loop over every step in view: the reference. */
 function reference(times: Float64Array, loads: Float64Array, x0: number, x1: number, width: number) {
@@ -21,17 +22,6 @@ function reference(times: Float64Array, loads: Float64Array, x0: number, x1: num
     }
   }
   return { low, high };
-}
-
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('columnLoads', () => {

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BLOCK, markAlive, sortByStart, startIndex } from '../../web/src/view/timeblocks';
 import { accumulateEnvelope } from '../../web/src/view/rectangles';
-
-/** A small seeded generator (mulberry32): the same inputs on every run. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from './rng';
 
 /** Random lifetimes: short and long ones, in time order or shuffled, with ties. */
 function lifetimes(n: number, seed: number, ordered: boolean) {
