@@ -84,7 +84,7 @@ let minimisedUnder: string | null = null;
 let noSummary: { tone: 'interrupted' | 'infeasible'; stopped: 'cancelled' | ''; words: string; detail: string } | null = null;
 
 const viewport = new Viewport();
-const view = new PlanView($('plan-host'), viewport, { testid: 'plan-canvas', minimap: true });
+const view = new PlanView($('plan-host'), viewport, { testid: 'plan-canvas', minimap: true, peak: true });
 const replay = new Replay(view);
 const search = new SearchBox($('plan-search'), $('plan-search-count'), view);
 
@@ -500,16 +500,7 @@ const centre = () => ({ x: (viewport.x0 + viewport.x1) / 2, y: (viewport.y0 + vi
 $('zoom-in').addEventListener('click', () => viewport.zoom(0.6, centre().x, centre().y, { x: true, y: false }));
 $('zoom-out').addEventListener('click', () => viewport.zoom(1 / 0.6, centre().x, centre().y, { x: true, y: false }));
 $('zoom-reset').addEventListener('click', () => viewport.reset());
-$('zoom-peak').addEventListener('click', () => {
-  if (!inst) return;
-  const { profileTimes: t, profileLoads: l } = inst;
-  let peak = 0;
-  for (let i = 1; i < l.length; i++) if (l[i] > l[peak]) peak = i;
-  const from = t[peak], to = t[Math.min(peak + 1, t.length - 1)];
-  const full = viewport.fullRange;
-  const half = Math.max((to - from) * 6, (full.x1 - full.x0) / 40, 1);
-  viewport.set({ x0: (from + to) / 2 - half, x1: (from + to) / 2 + half, y0: full.y0, y1: full.y1 });
-});
+$('zoom-peak').addEventListener('click', () => view.jumpToPeak());
 view.onSelect = async (index) => {
   if (index === null || solving) return view.setSelection(null, null);
   view.setSelection(index, null);
