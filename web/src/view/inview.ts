@@ -5,7 +5,7 @@ import type { SolveResult } from '../protocol';
 import type { ColourJob } from './colors';
 import type { PlanData } from './planview';
 import { accumulateEnvelope } from './rectangles';
-import { markAlive, startIndex, type StartIndex } from './timeblocks';
+import { BLOCK, markAlive, startIndex, type StartIndex } from './timeblocks';
 
 /** Buffers per task when a window is prepared in the background (a few ms of work each). */
 const BACKGROUND_SLICE = 100_000;
@@ -68,10 +68,16 @@ export class InView {
   private marks: { inst: PlanData['inst']; x0: number; x1: number; bits: Uint32Array | null } | null = null;
   private bits = new Uint32Array(0);
 
-  /** Builds the instance's index unless it has one; returns whether it did (tens of ms at 500k
-   * buffers: the background job gives it a task of its own). */
+  /** Takes the instance's index (built in the worker with `byStart`), or builds it when the
+   * instance came without one; returns whether it built it (then the background job gives the
+   * next slice a task of its own). */
   private ensureIndex(inst: PlanData['inst']): boolean {
     if (this.index?.inst === inst || !inst.byStart || inst.byStart.length !== inst.n) return false;
+    const blocks = Math.ceil(inst.n / BLOCK);
+    if (inst.blockStart?.length === blocks && inst.blockMaxEnd?.length === blocks) {
+      this.index = { inst, index: { order: inst.byStart, blockStart: inst.blockStart, blockMaxEnd: inst.blockMaxEnd } };
+      return false;
+    }
     this.index = { inst, index: startIndex(inst.byStart, inst.startsF, inst.endsF) };
     return true;
   }
