@@ -723,6 +723,24 @@ await test('gaps: solved with them (page = CLI, below the hull), drawn and hover
   await shoot(page, 'gaps');
 });
 
+// A buffer with gaps is drawn as its live pieces: its name goes on the largest one in view.
+await test('gaps: a buffer with gaps is labelled on its largest live piece', async (page) => {
+  const text = 'id,lower,upper,size,gaps\ngapped,0,10,8,3-6\nb,3,6,8,\nc,0,2,4,\n';
+  await open(page);
+  await paste(page, text);
+  await run(page, 'auto');
+  await page.waitForFunction(() => window.__memplan.view.settled);
+  await page.waitForTimeout(100);
+  const label = await page.evaluate(() => {
+    const view = window.__memplan.view;
+    const l = view.lastLabels.find((x) => x.index === 0);
+    return l ? { text: l.text, x: l.x / devicePixelRatio, piece: view.fromData(6, 0).x, hull: view.fromData(0, 0).x } : null;
+  });
+  assert(label && label.text === 'gapped', `no label on the buffer with gaps: ${JSON.stringify(label)}`);
+  // Its pieces are times 0-3 and 6-10: the label starts 3 px into the second, not at the hull.
+  assert(Math.abs(label.x - label.piece - 3) < 1.5, `label at ${label.x}, the piece starts at ${label.piece} (the hull at ${label.hull})`);
+});
+
 await test('plan view: hover, select with conflicts, zoom to peak, replay, PNG; screenshot', async (page) => {
   await open(page, '?ex=minimalloc/challenging/C');
   await run(page, 'auto');
