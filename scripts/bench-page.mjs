@@ -70,11 +70,13 @@ await context.addInitScript(() => {
 
 const page = await context.newPage();
 page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+// Polled every 50 ms, not every animation frame (Playwright's default): polling by frames makes
+// the page render a frame every vsync while it solves, and the benchmark would measure that.
 const idle = (timeout = 300_000) => page.waitForFunction(() => {
   const s = document.querySelector('[data-testid=status]');
   return s && s.dataset.state && s.dataset.state !== 'busy';
-}, null, { timeout });
-const settled = (mode) => page.waitForFunction((m) => window.__memplan.view.settled && (!m || window.__memplan.view.lastMode === m), mode, { timeout: 120_000 });
+}, null, { timeout, polling: 50 });
+const settled = (mode) => page.waitForFunction((m) => window.__memplan.view.settled && (!m || window.__memplan.view.lastMode === m), mode, { timeout: 120_000, polling: 50 });
 
 /** Solves with `solver` and returns the longest long task and animation-frame gap meanwhile. */
 async function solve(solver) {

@@ -961,11 +961,12 @@ await test('a .tflite model dropped on the page opens in the Model tab, coloured
     return false;
   }, inputColour);
   assert(found, `no pixel of the input colour ${inputColour} in memplan's plan`);
-  assert(new URL(page.url()).searchParams.get('tab') === 'model', `the address does not say the Model tab: ${page.url()}`);
+  const tabInAddress = (tab) => page.waitForFunction((t) => new URLSearchParams(location.search).get('tab') === t, tab, { timeout: 5000 });
+  await tabInAddress('model');
   await page.click('#tab-plan');
-  assert(!new URL(page.url()).searchParams.has('tab'), `the plan tab left tab= in the address: ${page.url()}`);
+  await tabInAddress(null);
   await page.click(T('tab-model'));
-  assert(new URL(page.url()).searchParams.get('tab') === 'model', 'the Model tab is not back in the address');
+  await tabInAddress('model');
 });
 
 // Compare's diff, explicitly: the moved buffers highlighted (the picture changes with the

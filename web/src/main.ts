@@ -98,12 +98,12 @@ const session = new Session(shown, engine, input, controls, {
     compare.setInstance(shown.inst);
     colours.offer();
     plan.fit(true);
-    if (loaded) address.sync();
+    if (loaded) address.syncLater();
   },
   resultChanged: (fit, sync) => {
     plan.showResult();
     if (fit) plan.fit(false);
-    if (sync) address.sync();
+    if (sync) address.syncLater();
   },
   updateButtons: () => updateButtons(),
   busyChanged: () => updateButtons(),

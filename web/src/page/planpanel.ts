@@ -19,7 +19,14 @@ export class PlanPanel {
   readonly replay = new Replay(this.view);
   readonly search = new SearchBox($('plan-search'), $('plan-search-count'), this.view);
 
+  /** The plan host's height (CSS pixels), kept by a ResizeObserver: fitting the addresses when a
+   * plan arrives then reads no layout (a read forced one in the task that shows the plan). */
+  private hostHeight = $('plan-host').clientHeight;
+
   constructor(private shown: Shown, private controls: Controls, engine: Engine) {
+    new ResizeObserver((entries) => {
+      for (const entry of entries) this.hostHeight = entry.contentRect.height;
+    }).observe($('plan-host'));
     this.view.onSelect = async (index) => {
       if (index === null || shown.solving) return this.view.setSelection(null, null);
       this.view.setSelection(index, null);
@@ -43,7 +50,7 @@ export class PlanPanel {
     if (cap !== null) top = Math.max(top, cap);
     if (result && drawable(result)) top = Math.max(top, Number(result.summary.makespan));
     // The plot is the plan host less its axis labels (about 30 px).
-    const full = { x0: Number(inst.summary.first_start), x1: Number(inst.summary.last_end), y0: 0, y1: axisTop(top, $('plan-host').clientHeight - 30) };
+    const full = { x0: Number(inst.summary.first_start), x1: Number(inst.summary.last_end), y0: 0, y1: axisTop(top, this.hostHeight - 30) };
     const viewport = this.viewport;
     if (resetX) viewport.setFull(full);
     else {

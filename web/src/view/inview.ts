@@ -7,8 +7,9 @@ import type { PlanData } from './planview';
 import { accumulateEnvelope } from './rectangles';
 import { BLOCK, markAlive, startIndex, type StartIndex } from './timeblocks';
 
-/** Buffers per task when a window is prepared in the background (a few ms of work each). */
-const BACKGROUND_SLICE = 100_000;
+/** Buffers per task when a window is prepared in the background: a few ms of work each (colours
+ * by size or lifetime, a logarithm each, took ~20 ms per 100k on a loaded machine). */
+const BACKGROUND_SLICE = 50_000;
 
 /** The window and plan a frame shows: what the visible list and the overview's envelope depend on. */
 export interface WindowKey {

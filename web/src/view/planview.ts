@@ -293,7 +293,7 @@ export class PlanView {
     const x = peak ? scales.X(peak.time) : NaN;
     const inside = peak !== null && x >= frame.left && x <= frame.left + frame.pw;
     const title = peak ? `peak: ${bytes(peak.load)} alive at time ${grouped(Math.floor(peak.time))} (the max load L). Click to zoom there and list them` : '';
-    this.peakMark.place(inside ? x / frame.dpr : null, this.canvas.offsetTop + (frame.top + frame.ph) / frame.dpr, title);
+    this.peakMark.place(inside ? x / frame.dpr : null, this.canvasTop + (frame.top + frame.ph) / frame.dpr, title);
   }
 
   /** Shows the selected buffer with some room around it (Z or F on the canvas). */
@@ -365,6 +365,9 @@ export class PlanView {
   /** The plot's distance from the canvas's left edge, CSS pixels: wider when the address labels
    * are (see `leftMarginFor`). */
   private leftMargin = MARGIN.left;
+  /** The canvas's top in the view's element (under a title, if any), CSS pixels: read when the
+   * canvas is sized, not in every frame (a read of a layout property in a frame may force one). */
+  private canvasTop = 0;
 
   /** Sizes the canvas to its element and returns the frame. */
   private layout(): Frame {
@@ -378,6 +381,7 @@ export class PlanView {
       this.canvas.height = frame.h;
       this.canvas.style.width = `${cssW}px`;
       this.canvas.style.height = `${cssH}px`;
+      this.canvasTop = this.canvas.offsetTop;
     }
     return frame;
   }
