@@ -7,9 +7,12 @@ import type { PlanData } from './planview';
 import { accumulateEnvelope } from './rectangles';
 import { BLOCK, markAlive, startIndex, type StartIndex } from './timeblocks';
 
-/** Buffers per task when a window is prepared in the background: a few ms of work each (colours
- * by size or lifetime, a logarithm each, took ~20 ms per 100k on a loaded machine). */
-const BACKGROUND_SLICE = 50_000;
+/** A background task works in chunks of this many buffers… */
+const BACKGROUND_CHUNK = 8_192;
+/** … until this much time has passed (ms), then leaves the thread to the page: a budget in time,
+ * not in buffers, keeps each task short on a loaded machine too (a fixed 100k buffers, colours
+ * by size with a logarithm each, took from ~20 to 200 ms there). */
+const BACKGROUND_SLICE_MS = 8;
 
 /** The window and plan a frame shows: what the visible list and the overview's envelope depend on. */
 export interface WindowKey {
@@ -157,7 +160,7 @@ export class InView {
 
   /**
    * Gathers the buffers in `key`'s window, then the envelope over them for the overview (or the
-   * buffers' colours), in tasks of BACKGROUND_SLICE buffers each, and draws again when done. A
+   * buffers' colours), in tasks of about BACKGROUND_SLICE_MS each, and draws again when done. A
    * frame for another window or plan replaces the job, and the old one stops at its next slice.
    */
   prepare(key: WindowKey, width: number) {
@@ -173,11 +176,15 @@ export class InView {
     let colouring: ColourJob | null = null;
     const slice = () => {
       if (this.background !== job) return;
+      const began = performance.now();
+      const more = () => performance.now() - began < BACKGROUND_SLICE_MS;
       if (phase === 'visible') {
         if (next === 0 && this.ensureIndex(key.data.inst)) return void setTimeout(slice, 0);
-        const end = Math.min(n, next + BACKGROUND_SLICE);
-        count = this.collect(key, next, end, count);
-        next = end;
+        do {
+          const end = Math.min(n, next + BACKGROUND_CHUNK);
+          count = this.collect(key, next, end, count);
+          next = end;
+        } while (next < n && more());
         if (next < n) return void setTimeout(slice, 0);
         this.count = count;
         this.key = key;
@@ -186,9 +193,11 @@ export class InView {
         return void setTimeout(slice, 0);
       }
       if (phase === 'envelope') {
-        const end = Math.min(this.count, next + BACKGROUND_SLICE);
-        accumulateEnvelope(top, key.x0, key.x1, key.data.inst, key.result, this.visible, next, end);
-        next = end;
+        do {
+          const end = Math.min(this.count, next + BACKGROUND_CHUNK);
+          accumulateEnvelope(top, key.x0, key.x1, key.data.inst, key.result, this.visible, next, end);
+          next = end;
+        } while (next < this.count && more());
         if (next < this.count) return void setTimeout(slice, 0);
         this.envelope = { key, width, top };
         // The overview is complete: show it; the colours that zooming in will need follow.
@@ -197,8 +206,12 @@ export class InView {
         return void setTimeout(slice, 0);
       }
       colouring ??= hooks.colourJob();
-      if (colouring && !colouring.step(BACKGROUND_SLICE)) return void setTimeout(slice, 0);
-      if (colouring) hooks.keepColours(colouring.out);
+      if (colouring) {
+        let done = false;
+        while (!(done = colouring.step(BACKGROUND_CHUNK)) && more());
+        if (!done) return void setTimeout(slice, 0);
+        hooks.keepColours(colouring.out);
+      }
       this.background = null;
       hooks.draw();
     };
