@@ -5,14 +5,15 @@
 import type { InstanceData } from '../protocol';
 import type { Range } from './viewport';
 
-/** The peak's first step: [time, end) holds the max load. Null for an instance without steps. */
+/** The peak's first step: over [time, end), `load` (the max load L) is alive. */
 export interface Peak {
   time: number;
   end: number;
   load: number;
 }
 
-/** The first step of the load profile that holds the max load (ties: the earliest). */
+/** The first step of the load profile that holds the max load (ties: the earliest); null for an
+ * instance without steps. */
 export function peakOf(inst: Pick<InstanceData, 'profileTimes' | 'profileLoads'>): Peak | null {
   const t = inst.profileTimes, l = inst.profileLoads;
   if (l.length === 0) return null;
@@ -21,8 +22,8 @@ export function peakOf(inst: Pick<InstanceData, 'profileTimes' | 'profileLoads'>
   return { time: t[k], end: k + 1 < t.length ? t[k + 1] : t[k] + 1, load: l[k] };
 }
 
-/** The window a jump to the peak shows: the peak's step in the middle, a dozen steps wide or a
- * fortieth of the whole span, whichever is wider; the addresses as in `full`. */
+/** The window a jump to the peak shows: the peak's step in the middle, twelve times its length or
+ * a twentieth of the whole span wide, whichever is wider; the addresses as in `full`. */
 export function peakWindow(peak: Peak, full: Range): Range {
   const middle = (peak.time + peak.end) / 2;
   const half = Math.max((peak.end - peak.time) * 6, (full.x1 - full.x0) / 40, 1);
