@@ -723,6 +723,24 @@ await test('gaps: solved with them (page = CLI, below the hull), drawn and hover
   await shoot(page, 'gaps');
 });
 
+// A buffer with gaps is drawn as its live pieces: its name goes on the largest one in view.
+await test('gaps: a buffer with gaps is labelled on its largest live piece', async (page) => {
+  const text = 'id,lower,upper,size,gaps\ngapped,0,10,8,3-6\nb,3,6,8,\nc,0,2,4,\n';
+  await open(page);
+  await paste(page, text);
+  await run(page, 'auto');
+  await page.waitForFunction(() => window.__memplan.view.settled);
+  await page.waitForTimeout(100);
+  const label = await page.evaluate(() => {
+    const view = window.__memplan.view;
+    const l = view.lastLabels.find((x) => x.index === 0);
+    return l ? { text: l.text, x: l.x / devicePixelRatio, piece: view.fromData(6, 0).x, hull: view.fromData(0, 0).x } : null;
+  });
+  assert(label && label.text === 'gapped', `no label on the buffer with gaps: ${JSON.stringify(label)}`);
+  // Its pieces are times 0-3 and 6-10: the label starts 3 px into the second, not at the hull.
+  assert(Math.abs(label.x - label.piece - 3) < 1.5, `label at ${label.x}, the piece starts at ${label.piece} (the hull at ${label.hull})`);
+});
+
 await test('plan view: hover, select with conflicts, zoom to peak, replay, PNG; screenshot', async (page) => {
   await open(page, '?ex=minimalloc/challenging/C');
   await run(page, 'auto');
@@ -850,6 +868,143 @@ await test('hover list: the buffers alive at the hovered time, largest first, th
   }
   figures.push(`alive list at a time on Y_1 (62k buffers): ${times.map((ms) => ms.toFixed(2)).join(', ')} ms`);
   assert(Math.max(...times) < 16, `the alive list took ${Math.max(...times).toFixed(1)} ms`);
+});
+
+// Issue 19: the peak is marked on the time axis; a click centres and zooms there and pins the
+// list of the buffers alive then (computed here from the instance's own profile).
+await test('the peak: marked on the time axis, a click zooms there and pins the buffers alive then', async (page) => {
+  await open(page, '?ex=minimalloc/challenging/C');
+  await run(page, 'auto');
+  const marker = page.locator(T('plan-canvas-peak'));
+  assert(await marker.isVisible(), 'no peak mark on the time axis');
+  const peak = await page.evaluate(() => {
+    const { inst } = window.__memplan.state();
+    let k = 0;
+    for (let i = 1; i < inst.profileLoads.length; i++) if (inst.profileLoads[i] > inst.profileLoads[k]) k = i;
+    return { time: inst.profileTimes[k], load: inst.profileLoads[k], maxLoad: Number(inst.summary.max_load) };
+  });
+  assert(peak.load === peak.maxLoad, `the profile's peak ${peak.load} is not L ${peak.maxLoad}`);
+  const tipAt = async () => {
+    const canvas = await page.locator(T('plan-canvas')).boundingBox();
+    const mark = await marker.boundingBox();
+    const x = await page.evaluate((t) => window.__memplan.view.fromData(t, 0).x, peak.time);
+    return { tip: mark.x + mark.width / 2 - canvas.x, x, top: mark.y - canvas.y, bottom: canvas.height };
+  };
+  let at = await tipAt();
+  assert(Math.abs(at.tip - at.x) <= 2, `the mark's tip at ${at.tip}, the peak at ${at.x}`);
+  const wide = await page.evaluate(() => { const v = window.__memplan.viewport; return v.x1 - v.x0; });
+  await marker.click();
+  await page.mouse.move(1, 1); // the pointer away from the plan: the list stays, pinned
+  await page.waitForTimeout(300);
+  const v = await page.evaluate(() => { const v = window.__memplan.viewport; return { x0: v.x0, x1: v.x1 }; });
+  assert(v.x1 - v.x0 < wide / 4, `the window ${v.x1 - v.x0} wide, was ${wide}`);
+  assert(v.x0 < peak.time && peak.time < v.x1 && Math.abs((v.x0 + v.x1) / 2 - peak.time) < (v.x1 - v.x0) * 0.1, `window ${v.x0}-${v.x1} is not centred on the peak ${peak.time}`);
+  at = await tipAt();
+  assert(Math.abs(at.tip - at.x) <= 2, `after the jump the mark's tip is at ${at.tip}, the peak at ${at.x}`);
+  const alive = page.locator(T('plan-canvas-alive'));
+  assert(await alive.isVisible(), 'no alive list pinned at the peak');
+  const list = await alive.evaluate((e) => ({ ...e.dataset, text: e.textContent }));
+  assert(list.pinned === 'true' && Number(list.time) === peak.time, `pinned list: ${JSON.stringify(list)}`);
+  assert(Number(list.total) === peak.maxLoad, `the pinned list's bytes ${list.total}, L ${peak.maxLoad}`);
+  assert(/pinned at the peak/.test(list.text) && /100(\.0)? ?% of the peak/.test(list.text), `pinned list text: ${list.text}`);
+  await page.screenshot({ path: join(screenshots, 'plan-peak-pinned.png') });
+  // Hovering elsewhere shows that time; leaving shows the pinned list again; Escape unpins.
+  const canvas = await page.locator(T('plan-canvas')).boundingBox();
+  await page.mouse.move(canvas.x + canvas.width * 0.2, canvas.y + canvas.height / 2);
+  await page.waitForTimeout(200);
+  assert((await alive.getAttribute('data-pinned')) === '', 'hovering did not show the hovered time');
+  await page.mouse.move(1, 1);
+  await page.waitForTimeout(200);
+  assert((await alive.getAttribute('data-pinned')) === 'true', 'leaving the plan did not show the pinned list again');
+  await page.focus(T('plan-canvas'));
+  await page.keyboard.press('Escape');
+  await page.waitForTimeout(100);
+  assert(!(await alive.isVisible()), 'Escape did not unpin the list');
+  // The toolbar's "peak" does the same.
+  await page.click('#zoom-reset');
+  await page.click('#zoom-peak');
+  await page.waitForTimeout(200);
+  assert((await alive.getAttribute('data-pinned')) === 'true', 'the toolbar\'s peak did not pin the list');
+});
+
+// A .tflite model dropped anywhere on the page is imported (not read as text), planned, and
+// shown in the Model tab coloured by category; the address says the Model tab is open.
+await test('a .tflite model dropped on the page opens in the Model tab, coloured by category, the tab in the address', async (page) => {
+  await open(page);
+  const model = readFileSync(join(examplesDir, 'tflite/face_detection_short_range.tflite'));
+  const transfer = await page.evaluateHandle((b64) => {
+    const binary = atob(b64);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], 'face_detection_short_range.tflite'));
+    return dt;
+  }, model.toString('base64'));
+  await page.dispatchEvent(T('file-drop'), 'dragenter', { dataTransfer: transfer });
+  await page.dispatchEvent(T('file-drop'), 'drop', { dataTransfer: transfer });
+  await page.waitForFunction(() => document.querySelector('[data-testid=model-saving]')?.dataset.saved !== undefined, null, { timeout: 120_000 });
+  await idle(page);
+  assert(await page.isVisible('#model-pane'), 'the Model tab is not shown');
+  assert(Number(await page.getAttribute(T('model-saving'), 'data-saved')) > 0, 'no bytes saved on LiteRT');
+  assert((await page.locator('#model-grid canvas').count()) === 2, 'not two plans side by side');
+  assert((await page.inputValue('#color-select')) === 'category', 'the model is not coloured by category');
+  const legend = await page.$$eval(`${T('model-legend')} .category`, (els) => els.map((e) => e.dataset.category));
+  const planLegend = await page.$$eval('#legend .category', (els) => els.map((e) => e.dataset.category));
+  assert(legend.includes('input') && legend.includes('temporary') && legend.join() === planLegend.join(), `Model tab legend ${legend}, plan legend ${planLegend}`);
+  // Both plans are drawn in the category palette: a graph input's colour is on the canvas.
+  const inputColour = await page.$eval(`${T('model-legend')} [data-category=input] .swatch`, (e) => getComputedStyle(e).backgroundColor);
+  const found = await page.evaluate((css) => {
+    const [r, g, b] = css.match(/\d+/g).map(Number);
+    const c = document.querySelector('[data-testid=diff-canvas-b]');
+    const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    for (let i = 0; i < px.length; i += 4) if (px[i] === r && px[i + 1] === g && px[i + 2] === b) return true;
+    return false;
+  }, inputColour);
+  assert(found, `no pixel of the input colour ${inputColour} in memplan's plan`);
+  const tabInAddress = (tab) => page.waitForFunction((t) => new URLSearchParams(location.search).get('tab') === t, tab, { timeout: 5000 });
+  await tabInAddress('model');
+  await page.click('#tab-plan');
+  await tabInAddress(null);
+  await page.click(T('tab-model'));
+  await tabInAddress('model');
+});
+
+// Compare's diff, explicitly: the moved buffers highlighted (the picture changes with the
+// toggle), another pair chosen, and the peak change and moved count for that pair.
+await test('compare diff: moved buffers highlighted, another pair, the peak change and moves of that pair', async (page) => {
+  await open(page, '?ex=minimalloc/challenging/C&cmp=first-fit-start,tflite,auto&tab=compare');
+  await page.click(T('compare-run'));
+  await idle(page, 120_000);
+  await page.waitForFunction(() => document.querySelector('[data-testid=diff-summary]').dataset.moved !== undefined, null, { timeout: 10_000 });
+  const picture = () => page.evaluate(() => document.querySelector('#diff-grid [data-testid=diff-canvas-b]').toDataURL());
+  await page.waitForTimeout(300);
+  assert(await page.isChecked(T('diff-moved')), 'moved buffers are not highlighted by default');
+  const marked = await picture();
+  await page.uncheck(T('diff-moved'));
+  await page.waitForTimeout(300);
+  const plain = await picture();
+  assert(marked !== plain, 'highlighting the moved buffers changed nothing');
+  await page.check(T('diff-moved'));
+  await page.waitForTimeout(300);
+  assert((await picture()) === marked, 'the highlight did not come back');
+  // Another pair: tflite → auto. Its peak change and moved buffers, counted here from the plans.
+  const valueOf = (id, solver) => page.$eval(T(id), (select, s) => [...select.options].find((o) => o.textContent.startsWith(`${s} `)).value, solver);
+  await page.selectOption(T('diff-a'), await valueOf('diff-a', 'tflite'));
+  await page.selectOption(T('diff-b'), await valueOf('diff-b', 'auto'));
+  await page.waitForFunction(() => /^tflite → auto/.test(document.querySelector('[data-testid=diff-summary]').textContent), null, { timeout: 10_000 });
+  const pair = await page.evaluate(() => {
+    const rows = window.__memplan.compare.rows;
+    const of = (s) => rows.find((r) => r.solver === s).result;
+    const a = of('tflite'), b = of('auto');
+    let moved = 0;
+    for (let i = 0; i < a.offsets.length; i++) if (a.offsets[i] !== b.offsets[i]) moved++;
+    const summary = document.querySelector('[data-testid=diff-summary]');
+    return { peakA: String(a.summary.makespan), peakB: String(b.summary.makespan), moved, saved: summary.dataset.saved, shown: Number(summary.dataset.moved), text: summary.textContent };
+  });
+  assert(BigInt(pair.saved) === BigInt(pair.peakA) - BigInt(pair.peakB) && BigInt(pair.saved) > 0n, `tflite → auto saves ${pair.saved}: peaks ${pair.peakA} → ${pair.peakB}`);
+  assert(pair.shown === pair.moved && pair.moved > 0, `moved ${pair.shown}, counted ${pair.moved}`);
+  const grouped = (v) => BigInt(v).toLocaleString('en-US');
+  assert(pair.text.includes(`peak ${grouped(pair.peakA)} → ${grouped(pair.peakB)}`), `summary: ${pair.text}`);
 });
 
 await test('axes: binary address ticks, time ticks that never repeat a label, marker labels apart; PNG has a title strip', async (page) => {

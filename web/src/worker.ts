@@ -4,7 +4,7 @@
 // otherwise the single-threaded one. All parsing, solving and exporting happens here.
 import type { Catalogue, JobStatus, ModelInfo, ParsedSummary, PlanDiff, SolveRequest, Summary } from './generated/core';
 import { isRefusal, type InstanceData, type ModelSource, type Reply, type Request, type SolveResult, type Source } from './protocol';
-import { sortByStart } from './view/timeblocks';
+import { sortByStart, startIndex } from './view/timeblocks';
 
 type Wasm = typeof import('./pkg-st/index.js');
 type Instance = InstanceType<Wasm['Instance']>;
@@ -148,12 +148,17 @@ function instanceData(parsed: Instance, name: string, text: string): { data: Ins
     profileTimes: toFloat(profile.times),
     profileLoads: toFloat(profile.loads),
     byStart: new Uint32Array(0), // below, from startsF
+    blockStart: new Float64Array(0),
+    blockMaxEnd: new Float64Array(0),
     text: text.length <= EDITOR_LIMIT ? text : null,
     bytes: text.length,
   };
   data.byStart = sortByStart(data.startsF);
+  const index = startIndex(data.byStart, data.startsF, data.endsF);
+  data.blockStart = index.blockStart;
+  data.blockMaxEnd = index.blockMaxEnd;
   const transfer = [
-    data.byStart, data.idOffsets, data.nameOffsets, data.categories, data.starts, data.ends, data.sizes, data.alignments, data.lines,
+    data.byStart, data.blockStart, data.blockMaxEnd, data.idOffsets, data.nameOffsets, data.categories, data.starts, data.ends, data.sizes, data.alignments, data.lines,
     data.startsF, data.endsF, data.sizesF, data.pieceStart, data.pieces, data.profileTimes, data.profileLoads,
   ].map((a) => a.buffer as ArrayBuffer);
   return { data, transfer };
