@@ -141,8 +141,9 @@ enum Command {
         buffers: usize,
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// `trace` (ML-like), or TelaMalloc's microbenchmarks `non-overlapping` and `full-overlap`
-        /// (with a capacity, which only `.json` keeps).
+        /// `trace` (ML-like), TelaMalloc's microbenchmarks `non-overlapping` and `full-overlap`
+        /// (with a capacity, which only `.json` keeps), or `perfect`: a 1 MiB rectangle cut into
+        /// buffers with no waste, so that the optimum is L.
         #[arg(long, default_value = "trace", value_parser = input::parse_shape)]
         shape: memplan::generate::Shape,
         /// Write here instead of standard output (`.csv` or `.json`).
