@@ -1,4 +1,4 @@
-// The element's "open in the playground" link: the playground's own share-link form (web/src/
+// The element's inline instance and its "open in the playground" link: the playground's own share-link form (web/src/
 // share.ts), so the playground opens the same instance with the same solver settings and runs it.
 import { encode } from '../src/share';
 
@@ -15,8 +15,9 @@ export interface LinkOptions {
   timeLimit?: string;
 }
 
-/** The link, or null when the inline instance is too large for one (share.ts's MAX_INLINE). */
-export function playgroundLink(o: LinkOptions): string | null {
+/** The link, or null when the inline instance is too large for one (share.ts's MAX_INLINE);
+ * a relative `base` is read against `baseURI` (the page's address). */
+export function playgroundLink(o: LinkOptions, baseURI = document.baseURI): string | null {
   const { query, omitted } = encode({
     url: o.url,
     text: o.url ? undefined : o.text,
@@ -24,7 +25,13 @@ export function playgroundLink(o: LinkOptions): string | null {
     run: true,
   });
   if (omitted) return null;
-  const target = new URL(o.base, document.baseURI);
+  const target = new URL(o.base, baseURI);
   target.search = query;
   return target.href;
+}
+
+/** An inline instance as written in HTML, indented with the page: each line without the spaces
+ * around it, no blank lines at either end (a CSV field or JSON token never starts with a space). */
+export function dedent(text: string): string {
+  return text.split('\n').map((line) => line.trim()).join('\n').trim();
 }

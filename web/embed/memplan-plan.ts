@@ -20,7 +20,7 @@ import { axisTop } from '../src/axis';
 import { PlanView } from '../src/view/planview';
 import { Viewport } from '../src/view/viewport';
 import { parseAndSolve } from './engine';
-import { playgroundLink } from './link';
+import { dedent, playgroundLink } from './link';
 import { shadowCss } from './styles';
 
 /** The plot's height without a `height` attribute, CSS pixels. */
@@ -252,11 +252,6 @@ export class MemplanPlan extends HTMLElement {
     link.hidden = href === null;
     if (href) link.href = href;
   }
-}
-
-/** An inline instance as written in HTML: each line without its indentation, no blank edges. */
-export function dedent(text: string): string {
-  return text.split('\n').map((line) => line.trim()).join('\n').trim();
 }
 
 /** What went wrong, for the element's error box: the core's message and the first problems with

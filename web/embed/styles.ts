@@ -12,11 +12,16 @@ const DARK = /:root\[data-theme="?dark"?\]\s*(\{[^}]*\})/;
 /** The playground's CSS for a shadow root: `:root` is the host; dark when `theme="dark"`, or
  * when the system is dark and the host does not say `theme="light"`. */
 export function shadowCss(): string {
-  if (!DARK.test(playground)) throw new Error('memplan: the playground stylesheet has no dark palette');
-  const css = playground
+  return `${hostCss(playground)}\n${CARD}`;
+}
+
+/** A page-wide stylesheet's palettes made the host's (exported for the unit tests, which read
+ * web/src/style.css themselves: Vitest does not load CSS). */
+export function hostCss(css: string): string {
+  if (!DARK.test(css)) throw new Error('memplan: the playground stylesheet has no dark palette');
+  return css
     .replace(DARK, `:host([theme="dark"]) $1\n@media (prefers-color-scheme: dark) { :host(:not([theme="light"])) $1 }`)
     .replace(/:root\b/g, ':host');
-  return `${css}\n${CARD}`;
 }
 
 const CARD = `
