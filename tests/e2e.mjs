@@ -1359,6 +1359,34 @@ await test('docs element: each plan on a non-isolated docs page is the CLI\'s, w
   assert(looks.dark.bg === 'rgb(15, 18, 24)' && looks['by-src'].bg === 'rgb(246, 247, 249)', `themes: ${JSON.stringify(looks)}`);
   assert(!(await page.isVisible('#unbuilt')), 'the sample page says the element is not built');
   await page.screenshot({ path: join(screenshots, 'docs-sample.png'), fullPage: true });
+  // Without a theme an element follows the reader's system; theme="light" stays light.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.evaluate(() => document.getElementById('inline').setAttribute('theme', 'light'));
+  await page.waitForTimeout(100);
+  const schemes = await page.evaluate(() => ['by-src', 'inline'].map((id) => getComputedStyle(document.getElementById(id).shadowRoot.querySelector('.card')).backgroundColor));
+  assert(schemes[0] === 'rgb(15, 18, 24)' && schemes[1] === 'rgb(246, 247, 249)', `a dark system: ${schemes}`);
+});
+await test('docs element: a 20,000-buffer instance solves in the worker, as the CLI plans it', async (page) => {
+  await openDocs(page);
+  const file = join(tmpdir(), `memplan-e2e-docs-${process.pid}-large.csv`);
+  execFileSync(cli, ['generate', '--buffers', '20000', '--seed', '4', '--out', file]);
+  const text = readFileSync(file, 'utf8');
+  const since = await now(page);
+  const began = Date.now();
+  await page.evaluate((csv) => {
+    const large = document.createElement('memplan-plan');
+    large.id = 'large';
+    large.setAttribute('solver', 'first-fit-start');
+    large.textContent = csv;
+    document.body.append(large);
+  }, text);
+  await page.waitForFunction(() => document.getElementById('large').dataset.state === 'done', null, { timeout: 120_000 });
+  const wall = Date.now() - began;
+  const makespan = await page.getAttribute('#large [data-testid=makespan]', 'data-value');
+  assert(makespan === cliMakespan(cliSolve(file, 'first-fit-start', '0')), `20,000 buffers: makespan ${makespan}`);
+  // Too large to travel in a link: the element offers none rather than a broken one.
+  assert(!(await page.isVisible('#large [data-testid=playground-link]')), 'a playground link for an instance too large for one');
+  figures.push(`docs element, 20,000 buffers (first-fit-start), inline: ${wall} ms from insertion to the plan, longest main-thread task ${(await maxLongTask(page, since)).toFixed(0)} ms (loaded machine)`);
 });
 await test('docs element: the playground link opens the same instance; a bad instance errors inside its element only', async (page) => {
   await openDocs(page);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dedent, playgroundLink } from '../../web/embed/link';
+import { dedent, LINK_TEXT_LIMIT, playgroundLink } from '../../web/embed/link';
 import { MAX_INLINE, decode } from '../../web/src/share';
 import { rng } from './rng';
 import { readFileSync } from 'node:fs';
@@ -38,6 +38,12 @@ describe('the docs element', () => {
     const random = rng(5);
     const rows = Array.from({ length: MAX_INLINE / 4 }, (_, i) => `b${i},${i},${i + 1 + Math.floor(random() * 1e6)},${Math.floor(random() * 1e9)}`);
     expect(playgroundLink({ base: 'https://memplan.example.org/', text: ['id,lower,upper,size', ...rows].join('\n'), solver: 'auto' }, PAGE)).toBeNull();
+    // Past LINK_TEXT_LIMIT the text is not even compressed; below it, a text that packs well
+    // still travels.
+    const repetitive = `id,lower,upper,size\n${'a,0,3,4\n'.repeat(LINK_TEXT_LIMIT / 8 - 10)}`;
+    expect(repetitive.length).toBeLessThan(LINK_TEXT_LIMIT);
+    expect(opened(playgroundLink({ base: 'https://memplan.example.org/', text: repetitive, solver: 'auto' }, PAGE)!).text).toBe(repetitive);
+    expect(playgroundLink({ base: 'https://memplan.example.org/', text: repetitive + repetitive, solver: 'auto' }, PAGE)).toBeNull();
   });
 
   it("themes its shadow root from the playground's palette: dark by attribute or by the system", () => {

@@ -1,6 +1,11 @@
 // The element's inline instance and its "open in the playground" link: the playground's own share-link form (web/src/
 // share.ts), so the playground opens the same instance with the same solver settings and runs it.
-import { encode } from '../src/share';
+import { encode, MAX_INLINE } from '../src/share';
+
+/** An inline instance longer than this (characters) gets no link without being compressed: it
+ * would have to shrink about 20 times to fit MAX_INLINE base64 characters, which instance text
+ * does not, and compressing it (deflate level 9, about 2 ms per KiB) would hold the host page. */
+export const LINK_TEXT_LIMIT = 16 * MAX_INLINE;
 
 export interface LinkOptions {
   /** The playground's address (its index page or folder). */
@@ -18,6 +23,7 @@ export interface LinkOptions {
 /** The link, or null when the inline instance is too large for one (share.ts's MAX_INLINE);
  * a relative `base` is read against `baseURI` (the page's address). */
 export function playgroundLink(o: LinkOptions, baseURI = document.baseURI): string | null {
+  if (!o.url && (o.text?.length ?? 0) > LINK_TEXT_LIMIT) return null;
   const { query, omitted } = encode({
     url: o.url,
     text: o.url ? undefined : o.text,

@@ -43,6 +43,8 @@ export class MemplanPlan extends HTMLElement {
   private serial = 0;
   private scheduled = false;
   private shown: { inst: InstanceData; result: SolveResult } | null = null;
+  /** What the last run read (the link is made from it again when `playground` changes). */
+  private lastSource: Source | null = null;
 
   constructor() {
     super();
@@ -74,7 +76,7 @@ export class MemplanPlan extends HTMLElement {
     if (old === value) return;
     if (name === 'theme') this.rebuildView(); // the view reads its colours once
     if (name === 'height') this.sizePlot();
-    if (name === 'playground') this.showLink();
+    if (name === 'playground') this.showLink(this.lastSource);
     if (name !== 'theme' && name !== 'height' && name !== 'playground') this.schedule();
   }
 
@@ -146,8 +148,9 @@ export class MemplanPlan extends HTMLElement {
     const serial = ++this.serial;
     if (!this.view) this.rebuildView();
     this.sizePlot();
-    this.showLink();
     const source = this.source();
+    this.lastSource = source;
+    this.showLink(source);
     if (!source) {
       this.showError('no instance: give the element a src attribute or the instance as its text');
       return;
@@ -237,21 +240,24 @@ export class MemplanPlan extends HTMLElement {
     this.viewport.setFull({ x0: Number(s.first_start), x1: Number(s.last_end), y0: 0, y1: axisTop(top, this.height - 30) });
   }
 
-  private showLink() {
+  /** The link for `source` (null: none, nothing to open). */
+  private showLink(source: Source | null) {
     const link = this.$('playground-link') as HTMLAnchorElement;
-    const src = this.getAttribute('src');
-    const href = playgroundLink({
-      base: this.getAttribute('playground') || DEFAULT_PLAYGROUND,
-      url: src ? new URL(src, document.baseURI).href : undefined,
-      text: src ? undefined : dedent(this.textContent ?? ''),
-      solver: this.getAttribute('solver') || 'auto',
-      capacity: this.getAttribute('capacity') || undefined,
-      seed: this.getAttribute('seed') || undefined,
-      timeLimit: this.getAttribute('time-limit') || undefined,
-    });
+    const href = source && (source.kind === 'url' || source.kind === 'text')
+      ? playgroundLink({
+          base: this.getAttribute('playground') || DEFAULT_PLAYGROUND,
+          url: source.kind === 'url' ? source.url : undefined,
+          text: source.kind === 'text' ? source.text : undefined,
+          solver: this.getAttribute('solver') || 'auto',
+          capacity: this.getAttribute('capacity') || undefined,
+          seed: this.getAttribute('seed') || undefined,
+          timeLimit: this.getAttribute('time-limit') || undefined,
+        })
+      : null;
     link.hidden = href === null;
     if (href) link.href = href;
   }
+
 }
 
 /** What went wrong, for the element's error box: the core's message and the first problems with
