@@ -17,7 +17,7 @@ import { EngineError } from '../src/engine';
 import { drawable, toneOf, verdictText } from '../src/verdict';
 import { bytes, esc, grouped, percent } from '../src/format';
 import { axisTop } from '../src/axis';
-import { PlanView } from '../src/view/planview';
+import { PlanView, type PlanData } from '../src/view/planview';
 import { Viewport } from '../src/view/viewport';
 import { parseAndSolve } from './engine';
 import { dedent, playgroundLink } from './link';
@@ -31,8 +31,6 @@ const ERRORS_SHOWN = 5;
 /** Where the playground is by default: the folder above this script's (a site serving the
  * playground at `/` and dist-embed at `/embed/` has it there). */
 const DEFAULT_PLAYGROUND = new URL(/* @vite-ignore */ '../', import.meta.url).href;
-
-type State = 'idle' | 'solving' | 'done' | 'error';
 
 export class MemplanPlan extends HTMLElement {
   static observedAttributes = ['src', 'solver', 'capacity', 'seed', 'time-limit', 'height', 'theme', 'playground'];
@@ -123,7 +121,7 @@ export class MemplanPlan extends HTMLElement {
     this.view?.dispose();
     this.view = new PlanView(this.$('plot'), this.viewport, { testid: 'plan' });
     this.view.onSelect = (index) => this.view?.setSelection(index, null);
-    if (this.shown) this.view.setData({ inst: this.shown.inst, result: this.shown.result, capacity: this.capacityOf(this.shown) });
+    if (this.shown) this.view.setData(this.planData(this.shown));
   }
 
   private source(): Source | null {
@@ -134,14 +132,14 @@ export class MemplanPlan extends HTMLElement {
     return text ? { kind: 'text', text, name: 'inline instance' } : null;
   }
 
-  private setState(state: State, text = '') {
-    this.dataset.state = state;
+  /** While the run waits for the worker and solves (`data-state` on the host says where it is:
+   * solving, done or error). */
+  private showSolving(solver: string) {
+    this.dataset.state = 'solving';
     const verdict = this.$('verdict');
-    if (state === 'solving') {
-      verdict.hidden = false;
-      verdict.className = 'verdict running';
-      verdict.textContent = text;
-    }
+    verdict.hidden = false;
+    verdict.className = 'verdict running';
+    verdict.textContent = `solving with ${solver}…`;
   }
 
   private async run() {
@@ -157,7 +155,7 @@ export class MemplanPlan extends HTMLElement {
     }
     const solver = this.getAttribute('solver') || 'auto';
     this.$('name').textContent = source.kind === 'url' ? source.name : 'inline instance';
-    this.setState('solving', `solving with ${solver}…`);
+    this.showSolving(solver);
     const timeLimit = this.getAttribute('time-limit');
     try {
       const run = await parseAndSolve(source, {
@@ -175,6 +173,11 @@ export class MemplanPlan extends HTMLElement {
     }
   }
 
+  /** What the view draws: the plan only when the validator accepted it (`drawable`). */
+  private planData(run: { inst: InstanceData; result: SolveResult }): PlanData {
+    return { inst: run.inst, result: drawable(run.result) ? run.result : null, capacity: this.capacityOf(run) };
+  }
+
   private capacityOf(run: { inst: InstanceData; result: SolveResult }): number | null {
     const value = run.result.summary.capacity ?? run.inst.summary.capacity ?? null;
     return value === null ? null : Number(value);
@@ -186,7 +189,7 @@ export class MemplanPlan extends HTMLElement {
     this.$('error').hidden = true;
     this.$('plot').hidden = false;
     this.fit();
-    this.view!.setData({ inst: run.inst, result: drawable(run.result) ? run.result : null, capacity: this.capacityOf(run) });
+    this.view!.setData(this.planData(run));
     const verdict = this.$('verdict');
     verdict.hidden = false;
     verdict.className = `verdict ${toneOf(s.stopped)}`;
