@@ -57,6 +57,9 @@ browser=yes
 stage "wasm builds (threaded with shared memory, and single-threaded)" bash scripts/build-wasm.sh || browser=no
 stage "page: type check and build" npm run --silent build || browser=no
 stage "page: unit tests (ticks, scales, label placement, alive list)" npm run --silent test:unit
+# The docs element (dist-embed/): its browser tests load it on a sample docs page; a failed build
+# fails those tests, not the others.
+stage "docs element: build (dist-embed)" npm run --silent build:embed
 # The browser tests compare the page with the CLI: the one `cargo test` just built (its CLI tests
 # run it) serves, so no release build is needed here.
 cli=target/debug/memplan

@@ -1448,6 +1448,157 @@ await test('embed for docs: an instance by url, a forced theme, autoplay of the 
 });
 await server.close();
 
+// The docs element (<memplan-plan>, dist-embed/ from `npm run build:embed`) on a sample docs page
+// (public/docs-sample.html), served WITHOUT isolation: dist/ at /, with the playground the
+// elements link to, and dist-embed/ at /embed/, as a documentation site would host them.
+const docs = await startStaticServer(join(root, 'dist'), { mounts: { '/embed/': join(root, 'dist-embed') } });
+/** The sample page's elements: how each is given and what the CLI runs for it. */
+const samplePlans = [
+  { id: 'by-src', file: small, solver: 'slff' },
+  { id: 'inline', text: readFileSync(join(examplesDir, 'minimalloc/examples/input.12.csv'), 'utf8'), solver: 'auto', capacity: '12' },
+  { id: 'dark', file: small, solver: 'auto' },
+];
+async function openDocs(page) {
+  await page.goto(`${docs.url}/docs-sample.html`);
+  await page.waitForFunction(() => customElements.get('memplan-plan') !== undefined, null, { timeout: 30_000 });
+  await page.waitForFunction(() => [...document.querySelectorAll('memplan-plan')].every((e) => e.dataset.state === 'done' || e.dataset.state === 'error'), null, { timeout: 60_000 });
+}
+/** The CLI's run for a sample element (an inline instance through a temporary file). */
+function cliFor(plan) {
+  let file = plan.file;
+  if (!file) {
+    file = join(tmpdir(), `memplan-e2e-docs-${process.pid}-${plan.id}.csv`);
+    writeFileSync(file, plan.text);
+  }
+  return cliSolve(file, plan.solver, '0', undefined, undefined, plan.capacity ? ['--capacity', plan.capacity] : []);
+}
+await test('docs element: each plan on a non-isolated docs page is the CLI\'s, with its figures, verdict and tooltips', async (page) => {
+  await openDocs(page);
+  assert(!(await page.evaluate(() => crossOriginIsolated)), 'the docs page is cross-origin isolated');
+  // Solving ran in a worker (the page's main thread only draws).
+  assert(page.workers().some((w) => /\/embed\//.test(w.url())), `no worker from /embed/: ${page.workers().map((w) => w.url())}`);
+  for (const plan of samplePlans) {
+    const el = `#${plan.id}`;
+    assert((await page.getAttribute(el, 'data-state')) === 'done', `${plan.id}: ${await page.textContent(`${el} [data-testid=error]`)}`);
+    const native = cliFor(plan);
+    const value = (testid) => page.getAttribute(`${el} [data-testid=${testid}]`, 'data-value');
+    assert((await value('makespan')) === cliMakespan(native), `${plan.id}: makespan ${await value('makespan')}, CLI ${native.makespan}`);
+    assert((await value('max-load')) === String(native.max_load), `${plan.id}: L ${await value('max-load')}, CLI ${native.max_load}`);
+    assert((await value('fragmentation')) === String(native.fragmentation), `${plan.id}: fragmentation ${await value('fragmentation')}, CLI ${native.fragmentation}`);
+    assert((await value('stopped')) === native.stopped, `${plan.id}: stopped ${await value('stopped')}, CLI ${native.stopped}`);
+    const shown = await page.$eval(`${el} [data-testid=verdict]`, (v) => ({ stopped: v.dataset.stopped, text: v.textContent, visible: v.offsetHeight > 0 }));
+    assert(shown.visible && shown.stopped === native.stopped && shown.text.endsWith(native.verdict), `${plan.id}: verdict ${JSON.stringify(shown)}, CLI ${native.verdict}`);
+    const labels = await page.$$eval(`${el} [data-testid=figures] dt`, (all) => all.map((dt) => dt.textContent));
+    assert(['makespan', 'L', 'fragmentation', 'stopped'].every((l) => labels.includes(l)), `${plan.id}: figures ${labels}`);
+    // Hovering buffer 0's middle shows its tooltip, with its id and the offset the plan gave it.
+    await page.locator(el).scrollIntoViewIfNeeded();
+    const point = await page.$eval(el, (e) => {
+      const { inst, result } = e.plan;
+      const at = e.planView.fromData((inst.startsF[0] + inst.endsF[0]) / 2, result.offsetsF[0] + inst.sizesF[0] / 2);
+      const box = e.shadowRoot.querySelector('canvas').getBoundingClientRect();
+      return { x: box.left + at.x, y: box.top + at.y, id: inst.idText.slice(inst.idOffsets[0], inst.idOffsets[1]), offset: String(result.offsets[0]) };
+    });
+    await page.mouse.move(point.x, point.y);
+    await page.waitForSelector(`${el} .tooltip:not([hidden])`, { timeout: 5000 });
+    const tip = await page.textContent(`${el} .tooltip`);
+    assert(tip.includes(point.id) && tip.includes(Number(point.offset).toLocaleString('en-US')), `${plan.id}: tooltip ${tip} for ${JSON.stringify(point)}`);
+    await page.mouse.move(0, 0);
+  }
+  // The page's own styles stay out: its canvas border and its --bg do not reach the elements; the
+  // dark one is dark.
+  const looks = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('memplan-plan')].map((e) => [e.id, {
+    border: getComputedStyle(e.shadowRoot.querySelector('canvas')).borderTopWidth,
+    bg: getComputedStyle(e.shadowRoot.querySelector('.card')).backgroundColor,
+  }])));
+  for (const [id, look] of Object.entries(looks)) assert(look.border === '0px' && look.bg !== 'rgb(255, 228, 230)', `${id}: the page's styles leaked in: ${JSON.stringify(look)}`);
+  assert(looks.dark.bg === 'rgb(15, 18, 24)' && looks['by-src'].bg === 'rgb(246, 247, 249)', `themes: ${JSON.stringify(looks)}`);
+  assert(!(await page.isVisible('#unbuilt')), 'the sample page says the element is not built');
+  await page.screenshot({ path: join(screenshots, 'docs-sample.png'), fullPage: true });
+  // Without a theme an element follows the reader's system; theme="light" stays light.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.evaluate(() => document.getElementById('inline').setAttribute('theme', 'light'));
+  await page.waitForTimeout(100);
+  const schemes = await page.evaluate(() => ['by-src', 'inline'].map((id) => getComputedStyle(document.getElementById(id).shadowRoot.querySelector('.card')).backgroundColor));
+  assert(schemes[0] === 'rgb(15, 18, 24)' && schemes[1] === 'rgb(246, 247, 249)', `a dark system: ${schemes}`);
+});
+await test('docs element: a 20,000-buffer instance solves in the worker, as the CLI plans it', async (page) => {
+  await openDocs(page);
+  const file = join(tmpdir(), `memplan-e2e-docs-${process.pid}-large.csv`);
+  execFileSync(cli, ['generate', '--buffers', '20000', '--seed', '4', '--out', file]);
+  const text = readFileSync(file, 'utf8');
+  const since = await now(page);
+  const began = Date.now();
+  await page.evaluate((csv) => {
+    const large = document.createElement('memplan-plan');
+    large.id = 'large';
+    large.setAttribute('solver', 'first-fit-start');
+    large.textContent = csv;
+    document.body.append(large);
+  }, text);
+  await page.waitForFunction(() => document.getElementById('large').dataset.state === 'done', null, { timeout: 120_000 });
+  const wall = Date.now() - began;
+  const makespan = await page.getAttribute('#large [data-testid=makespan]', 'data-value');
+  assert(makespan === cliMakespan(cliSolve(file, 'first-fit-start', '0')), `20,000 buffers: makespan ${makespan}`);
+  // Too large to travel in a link: the element offers none rather than a broken one.
+  assert(!(await page.isVisible('#large [data-testid=playground-link]')), 'a playground link for an instance too large for one');
+  figures.push(`docs element, 20,000 buffers (first-fit-start), inline: ${wall} ms from insertion to the plan, longest main-thread task ${(await maxLongTask(page, since)).toFixed(0)} ms (loaded machine)`);
+});
+await test('docs element: the playground link opens the same instance; a bad instance errors inside its element only', async (page) => {
+  await openDocs(page);
+  // The link of the element given by src: the playground's share form, the same address and solver.
+  const [playground] = await Promise.all([page.context().waitForEvent('page'), page.click('#by-src [data-testid=playground-link]')]);
+  try {
+    await playground.waitForFunction(() => window.__memplan !== undefined, null, { timeout: 30_000 });
+    await playground.waitForFunction(() => document.querySelector('[data-testid=makespan]')?.dataset.value, null, { timeout: 30_000 });
+    const query = new URL(playground.url()).searchParams;
+    assert(query.get('url') === `${docs.url}/examples/handmade/small.csv` && query.get('solver') === 'slff', `link ${playground.url()}`);
+    const opened = await playground.evaluate(() => ({ n: window.__memplan.state().inst.n, makespan: document.querySelector('[data-testid=makespan]').dataset.value }));
+    const mine = await page.getAttribute('#by-src [data-testid=makespan]', 'data-value');
+    assert(opened.n === 14 && opened.makespan === mine, `the playground opened ${JSON.stringify(opened)}, the element shows ${mine}`);
+    // The inline element's link carries the instance itself (compressed) and its capacity.
+    const inline = await page.getAttribute('#inline [data-testid=playground-link]', 'href');
+    await playground.goto(inline);
+    await playground.waitForFunction(() => window.__memplan !== undefined, null, { timeout: 30_000 });
+    await playground.waitForFunction(() => document.querySelector('[data-testid=makespan]')?.dataset.value, null, { timeout: 30_000 });
+    const text = await playground.inputValue('[data-testid=instance-input]');
+    const expected = samplePlans[1].text.trim();
+    assert(text.trim() === expected, `the inline link opened ${JSON.stringify(text)}`);
+    assert((await playground.inputValue('[data-testid=capacity-input]')) === '12', 'the inline link lost its capacity');
+    const inlineMakespan = await page.getAttribute('#inline [data-testid=makespan]', 'data-value');
+    assert((await playground.getAttribute('[data-testid=makespan]', 'data-value')) === inlineMakespan, 'the playground planned the inline instance differently');
+  } finally {
+    await playground.close();
+  }
+  // Two bad elements (an instance that cannot be read, an address that is not there) show their
+  // errors inside themselves; the others keep their plans, and the shared worker solves on.
+  const before = await page.$$eval('memplan-plan', (all) => all.map((e) => e.summary?.makespan));
+  await page.evaluate(() => {
+    const bad = document.createElement('memplan-plan');
+    bad.id = 'bad';
+    bad.textContent = 'id,lower,upper,size\na,0,4,8\nb,5,2,4\n';
+    const missing = document.createElement('memplan-plan');
+    missing.id = 'missing';
+    missing.setAttribute('src', 'examples/no-such-instance.csv');
+    document.body.append(bad, missing);
+  });
+  await page.waitForFunction(() => ['bad', 'missing'].every((id) => document.getElementById(id).dataset.state === 'error'), null, { timeout: 30_000 });
+  const bad = await page.textContent('#bad [data-testid=error]');
+  assert(/line 3/.test(bad) && (await page.isVisible('#bad [data-testid=error]')), `the bad instance's error: ${bad}`);
+  assert(!(await page.isVisible('#bad canvas')), 'the bad element draws a plan');
+  const missing = await page.textContent('#missing [data-testid=error]');
+  assert(/no-such-instance\.csv: 404/.test(missing), `the missing address's error: ${missing}`);
+  const after = await page.$$eval('memplan-plan', (all) => all.slice(0, 3).map((e) => e.summary?.makespan));
+  assert(JSON.stringify(after) === JSON.stringify(before.slice(0, 3)), `the other elements changed: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+  for (const plan of samplePlans) assert(!(await page.isVisible(`#${plan.id} [data-testid=error]`)), `${plan.id} shows an error`);
+  // After the errors, a changed attribute solves again with the same worker.
+  await page.evaluate(() => document.getElementById('by-src').setAttribute('solver', 'auto'));
+  await page.waitForFunction(() => document.getElementById('by-src').summary?.solver === 'auto', null, { timeout: 30_000 });
+  const auto = await page.getAttribute('#by-src [data-testid=makespan]', 'data-value');
+  assert(auto === cliMakespan(cliSolve(small, 'auto', '0')), `by-src with auto: ${auto}`);
+  await page.screenshot({ path: join(screenshots, 'docs-sample-errors.png'), fullPage: true });
+});
+await docs.close();
+
 await context.close();
 rmSync(profile, { recursive: true, force: true });
 if (figures.length) {
