@@ -136,8 +136,9 @@ enum Command {
         buffers: usize,
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// `trace` (ML-like), or TelaMalloc's microbenchmarks `non-overlapping` and `full-overlap`
-        /// (with a capacity, which only `.json` keeps).
+        /// `trace` (ML-like), TelaMalloc's microbenchmarks `non-overlapping` and `full-overlap`
+        /// (with a capacity, which only `.json` keeps), or `aligned` (small, mixed alignments 1 to
+        /// 4096, sizes not multiples of them).
         #[arg(long, default_value = "trace", value_parser = input::parse_shape)]
         shape: memplan::generate::Shape,
         /// Write here instead of standard output (`.csv` or `.json`).
