@@ -22,6 +22,7 @@ FIXTURES = os.path.join(os.path.dirname(os.path.dirname(HERE)), "crate", "tests"
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--memplan", required=True)
+    parser.add_argument("--generator", help="the memplan binary that generates the set (default: --memplan)")
     parser.add_argument("--solvers", default="minimalloc,auto")
     parser.add_argument("--extra", default="", help="more arguments for `memplan solve`")
     args = parser.parse_args()
@@ -33,12 +34,14 @@ def main():
             for row in rows:
                 if row["seed"]:
                     path = os.path.join(tmp, f"a{row['seed']}.csv")
-                    subprocess.run([args.memplan, "generate", "--shape", "aligned", "--buffers", row["buffers"],
+                    subprocess.run([args.generator or args.memplan, "generate", "--shape", "aligned", "--buffers", row["buffers"],
                                     "--seed", row["seed"], "--out", path], check=True)
                 else:
                     path = os.path.join(FIXTURES, row["instance"])
                 run = subprocess.run([args.memplan, "solve", path, "--solver", solver] + args.extra.split(),
                                      capture_output=True, text=True)
+                if not run.stdout.strip():
+                    raise SystemExit(f"{path}: {run.stderr}")
                 out = json.loads(run.stdout.strip().splitlines()[-1])
                 ms = float(out["elapsed_ms"])
                 stats = out.get("stats", {})
