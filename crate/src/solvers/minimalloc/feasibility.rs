@@ -150,8 +150,7 @@ impl Prepared {
 /// Decides whether `problem` fits `capacity`.
 pub fn decide(problem: &Problem, capacity: u64, settings: &Settings, deadline: &Deadline) -> Result<Report, Halt> {
     if let Some(reason) = quick_refutation(problem, Some(capacity)) {
-        let mut report =
-            Report {
+        let mut report = Report {
             decision: Decision::Unknown,
             counters: Counters::default(),
             rounds: 0,
@@ -196,8 +195,7 @@ pub struct Decider<'p> {
 
 impl<'p> Decider<'p> {
     pub fn new(problem: &'p Problem, prepared: &'p Prepared, capacity: u64, settings: &Settings) -> Self {
-        let mut report =
-            Report {
+        let mut report = Report {
             decision: Decision::Unknown,
             counters: Counters::default(),
             rounds: 0,
