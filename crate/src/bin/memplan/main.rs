@@ -142,8 +142,9 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// `trace` (ML-like), TelaMalloc's microbenchmarks `non-overlapping` and `full-overlap`
-        /// (with a capacity, which only `.json` keeps), or `perfect`: a 1 MiB rectangle cut into
-        /// buffers with no waste, so that the optimum is L.
+        /// (with a capacity, which only `.json` keeps), `perfect` (a 1 MiB rectangle cut into
+        /// buffers with no waste, so that the optimum is L) or `aligned` (small, mixed alignments 1
+        /// to 4096, sizes not multiples of them).
         #[arg(long, default_value = "trace", value_parser = input::parse_shape)]
         shape: memplan::generate::Shape,
         /// Write here instead of standard output (`.csv` or `.json`).
