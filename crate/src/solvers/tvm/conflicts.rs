@@ -92,6 +92,10 @@ impl Graph {
         self.first.len() - 1
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     pub fn neighbours(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
         self.neighbours[self.first[i]..self.first[i + 1]].iter().map(|&j| j as usize)
     }

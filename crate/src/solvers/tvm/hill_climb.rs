@@ -187,7 +187,7 @@ pub fn climb(
                     && (total_size > total || {
                         let chance =
                             50 * u128::from(total - total_size) / u128::from(total) / u128::from(attempt.max(1));
-                        u128::from(rng.next() % 100) < chance
+                        u128::from(rng.draw() % 100) < chance
                     })
             }
         };
@@ -228,7 +228,7 @@ pub fn climb(
             if two != one {
                 break;
             }
-            two = if !second.is_empty() && rng.next() % 100 > 25 {
+            two = if !second.is_empty() && rng.draw() % 100 > 25 {
                 second[rng.below(second.len())]
             } else {
                 first[rng.below(first.len())]

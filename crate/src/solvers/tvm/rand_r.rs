@@ -20,7 +20,7 @@ impl RandR {
     }
 
     /// The next value, in `0..2^31` (C's `int` result, never negative).
-    pub fn next(&mut self) -> u64 {
+    pub fn draw(&mut self) -> u64 {
         let mut result = self.step() % 2048;
         result = (result << 10) ^ (self.step() % 1024);
         result = (result << 10) ^ (self.step() % 1024);
@@ -29,7 +29,7 @@ impl RandR {
 
     /// `rand_r() % n` as TVM writes it (an `int` taken modulo a count); `n` > 0.
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.draw() % n as u64) as usize
     }
 }
 
@@ -42,10 +42,10 @@ mod tests {
     #[test]
     fn matches_glibc() {
         let mut zero = RandR::new(0);
-        let drawn: Vec<u64> = (0..6).map(|_| zero.next()).collect();
+        let drawn: Vec<u64> = (0..6).map(|_| zero.draw()).collect();
         assert_eq!(drawn, [1012484, 1716955679, 1792309082, 229610924, 1639479903, 1362739833]);
         let mut other = RandR::new(12345);
-        let drawn: Vec<u64> = (0..3).map(|_| other.next()).collect();
+        let drawn: Vec<u64> = (0..3).map(|_| other.draw()).collect();
         assert_eq!(drawn, [1036784229, 1520991917, 1373464794]);
     }
 }
