@@ -27,6 +27,15 @@ pub trait Conflicts {
 /// the instance rather than exhaust memory.
 pub const MAX_ENTRIES: u64 = 1 << 25;
 
+/// Why a graph of `entries` is not built.
+pub fn too_many(entries: u64) -> String {
+    format!(
+        "{} pairs of buffers alive together: more than the {} listed here (TVM plans an explicit conflict graph)",
+        entries / 2,
+        MAX_ENTRIES / 2
+    )
+}
+
 /// Conflict lists in one array (compressed rows): the neighbours of `i` are
 /// `neighbours[first[i]..first[i + 1]]`.
 #[derive(Clone, Debug)]
@@ -54,12 +63,7 @@ impl Graph {
         let degrees = crate::metrics::conflicts_per_buffer(buffers);
         let entries: u64 = degrees.iter().sum();
         if entries > MAX_ENTRIES {
-            return Err(Halt::Unsupported(format!(
-                "{} pairs of buffers alive together: more than the {} this planner lists (TVM plans an explicit \
-                 conflict graph); tvm-greedy-by-size and tvm-greedy-by-conflicts plan any size",
-                entries / 2,
-                MAX_ENTRIES / 2
-            )));
+            return Err(Halt::Unsupported(too_many(entries)));
         }
         if buffers.len() > u32::MAX as usize {
             return Err(Halt::Unsupported("more than 2^32 buffers".into()));
@@ -102,6 +106,11 @@ impl Graph {
 
     pub fn degree(&self, i: usize) -> u64 {
         (self.first[i + 1] - self.first[i]) as u64
+    }
+
+    /// All entries of all lists (twice the pairs, for symmetric lists).
+    pub fn entries(&self) -> u64 {
+        self.neighbours.len() as u64
     }
 }
 
@@ -181,7 +190,9 @@ struct MaxTree {
 
 impl MaxTree {
     fn new(len: usize) -> Self {
-        MaxTree { len, tag: vec![0; 4 * len], top: vec![0; 4 * len] }
+        // Halving [from, to) at its middle goes at most ceil(log2 len) levels deep.
+        let nodes = 2 * len.next_power_of_two();
+        MaxTree { len, tag: vec![0; nodes], top: vec![0; nodes] }
     }
 
     fn raise(&mut self, lo: usize, hi: usize, value: u64) {

@@ -37,6 +37,11 @@ use crate::options::{Deadline, Halt};
 /// TVM's `_max_attempts`.
 pub const ATTEMPTS: u64 = 500;
 
+/// The default work budget (conflict-list entries visited after the first pass): all 500 attempts
+/// on instances of up to a million listed conflicts (MiniMalloc's challenging suite has at most
+/// tens of thousands), about a minute's work at most on larger ones. TVM has no budget.
+pub const BUDGET: u64 = 1_000_000_000;
+
 /// How a climb is run.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -46,6 +51,9 @@ pub struct Settings {
     /// The pool's size (TVM's `size_hint_bytes`): a plan above it does not fit.
     pub hint: Option<u64>,
     pub seed: u32,
+    /// The most conflict-list entries the climb may visit after its first pass (a work budget:
+    /// deterministic, unlike a time limit); the first pass always runs.
+    pub budget: u64,
 }
 
 /// A climb's answer: the last plan accepted, and how the climb went.
@@ -60,6 +68,8 @@ pub struct Climb {
     pub best_seen: Option<u64>,
     /// Why the climb ended early, when the deadline passed.
     pub halted: Option<Halt>,
+    /// The work budget ran out before the attempts did.
+    pub exhausted: bool,
 }
 
 /// One pass's plan.
@@ -110,7 +120,7 @@ impl Instance<'_> {
                 if let Some(hint) = self.hint {
                     fit &= next.saturating_add(size) <= u128::from(hint);
                 }
-                if next > offset && offset + size > u128::from(at) {
+                if next > offset && offset.saturating_add(size) > u128::from(at) {
                     offset = next;
                 }
             }
@@ -146,8 +156,19 @@ pub fn climb(
     // The lowest peak accepted so far among fitting plans (TVM's `total_size`; 0: none yet).
     let mut total_size = 0u64;
     let (mut swap_1, mut swap_2) = (None::<usize>, None::<usize>);
-    let mut climb =
-        Climb { offsets: Vec::new(), order: Vec::new(), attempts: 0, accepted: 0, best_seen: None, halted: None };
+    let mut climb = Climb {
+        offsets: Vec::new(),
+        order: Vec::new(),
+        attempts: 0,
+        accepted: 0,
+        best_seen: None,
+        halted: None,
+        exhausted: false,
+    };
+    // A pass visits every entry of the conflict lists once; a move, the lists of a buffer's
+    // conflicts.
+    let pass_cost = graph.entries();
+    let mut work = 0u64;
     let swap = |order: &mut Vec<usize>, position: &mut Vec<Option<usize>>, a: Option<usize>, b: Option<usize>| {
         if let (Some(a), Some(b)) = (a, b) {
             order.swap(a, b);
@@ -160,6 +181,11 @@ pub fn climb(
             climb.halted = Some(halt);
             break;
         }
+        if attempt > 0 && work.saturating_add(pass_cost) > settings.budget {
+            climb.exhausted = true;
+            break;
+        }
+        work = work.saturating_add(pass_cost);
         climb.attempts += 1;
         let rollback = current.take();
         let pass = match instance.pass(&order, deadline) {
@@ -191,13 +217,12 @@ pub fn climb(
                     })
             }
         };
-        if accept {
-            let pass = pass.expect("accepted passes exist");
+        if let (true, Some(pass)) = (accept, pass) {
             climb.accepted += 1;
+            let fits = pass.fits;
             result = Some((pass.clone(), order.clone()));
             current = Some(pass);
-            let current = current.as_ref().expect("just set");
-            if current.fits {
+            if fits {
                 total_size = total;
                 if total_size <= settings.desired {
                     break;
@@ -217,6 +242,7 @@ pub fn climb(
         }
         let node = at_peak[rng.below(at_peak.len())];
         let (first, second) = neighbour_levels(graph, &position, node);
+        work = work.saturating_add(graph.degree(node) + second.len() as u64);
         if first.is_empty() {
             continue;
         }

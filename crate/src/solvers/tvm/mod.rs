@@ -22,7 +22,7 @@ mod rand_r;
 
 pub use conflicts::{Conflicts, Graph, MAX_ENTRIES, Placed, Timeline};
 pub use greedy::{Priority, place_on_top};
-pub use hill_climb::{ATTEMPTS, Climb, Settings, climb};
+pub use hill_climb::{ATTEMPTS, BUDGET, Climb, Settings, climb};
 pub use rand_r::RandR;
 
 use web_time::Instant;
@@ -125,7 +125,8 @@ impl HillClimb {
         let desired = if options.params.get_or("stop-at-bound", true)? { problem.lower_bound() } else { 0 };
         // Seed 0 is TVM's state; a seed's high half is folded in rather than dropped.
         let seed = (options.seed ^ (options.seed >> 32)) as u32;
-        Ok(Settings { attempts, desired, hint: capacity(problem, options), seed })
+        let budget = options.params.get_or("budget", BUDGET)?;
+        Ok(Settings { attempts, desired, hint: capacity(problem, options), seed, budget })
     }
 }
 
@@ -147,6 +148,13 @@ impl Solver for HillClimb {
     fn parameters(&self) -> Vec<Parameter> {
         vec![
             Parameter::int("attempts", ATTEMPTS, 1, 1 << 40, "plans tried (TVM's _max_attempts)"),
+            Parameter::int(
+                "budget",
+                BUDGET,
+                0,
+                u64::MAX,
+                "conflict-list entries the climb may visit after its first pass (a pass visits them all once)",
+            ),
             Parameter::flag(
                 "stop-at-bound",
                 true,
@@ -159,12 +167,16 @@ impl Solver for HillClimb {
         let settings = HillClimb::settings(problem, options)?;
         let deadline = options.deadline(Instant::now());
         let buffers = problem.buffers();
+        let free: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_none()).collect();
+        let entries: u64 = crate::metrics::conflicts_per_buffer(buffers).iter().sum();
+        if entries > MAX_ENTRIES {
+            return first_pass_only(problem, options, &free, entries);
+        }
         let graph = Graph::from_lifetimes(buffers, &deadline)?;
         let mut offsets = vec![0u64; buffers.len()];
         let mut placed = Placed::new(&graph);
         pin(buffers, &mut placed, &mut offsets)?;
         let pinned: Vec<Option<u64>> = buffers.iter().map(|b| b.pinned).collect();
-        let free: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_none()).collect();
         let order = Priority::Size.arrange(buffers, &placed, &free);
         let climbed = climb(buffers, &graph, &pinned, order, &settings, &deadline)?;
         let mut stats = Stats::new();
@@ -173,14 +185,33 @@ impl Solver for HillClimb {
         if let Some(best) = climbed.best_seen {
             stats.insert("best_seen".into(), best.into());
         }
-        let stopped = match climbed.halted {
-            Some(_) => stop_reason(&deadline, Stopped::Completed),
-            None => Stopped::Completed,
+        let stopped = match (climbed.halted, climbed.exhausted) {
+            (Some(_), _) => stop_reason(&deadline, Stopped::Completed),
+            (None, true) => Stopped::Budget,
+            (None, false) => Stopped::Completed,
         };
         let mut outcome = finish(self.name(), problem, options, climbed.offsets, climbed.order, stats);
         outcome.stopped = outcome.stopped.stronger(stopped);
         Ok(outcome)
     }
+}
+
+/// The climb's first plan alone, for an instance whose conflict pairs are too many to list: TVM's
+/// greedy-by-size order placed by first fit (the climb's pass, which with one alignment is a
+/// first fit), by the greedy engine, which needs no list. The climb itself does not run: the
+/// outcome says so, with [`Stopped::Budget`].
+fn first_pass_only(problem: &Problem, options: &SolveOptions, free: &[usize], entries: u64) -> Result<Outcome, Halt> {
+    use crate::solvers::greedy::{Fit, place};
+    let deadline = options.deadline(Instant::now());
+    let timeline = Timeline::new(problem.buffers());
+    let order = Priority::Size.arrange(problem.buffers(), &timeline, free);
+    let placement = place(problem, &order, Fit::First, &deadline)?;
+    let mut stats = Stats::new();
+    stats.insert("attempts".into(), 1u64.into());
+    let mut outcome = finish("tvm-hill-climb", problem, options, placement.offsets, placement.order, stats);
+    outcome.stopped = outcome.stopped.stronger(Stopped::Budget);
+    outcome.detail = Some(format!("{}: the first plan only, the climb did not run", conflicts::too_many(entries)));
+    Ok(outcome)
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ fn climb_offsets(buffers: &[Buffer], graph: &Graph, desired: u64, hint: Option<u
     let placed = Placed::new(graph);
     let all: Vec<usize> = (0..buffers.len()).collect();
     let order = Priority::Size.arrange(buffers, &placed, &all);
-    let settings = Settings { attempts: ATTEMPTS, desired, hint, seed: 0 };
+    let settings = Settings { attempts: ATTEMPTS, desired, hint, seed: 0, budget: BUDGET };
     let pinned = vec![None; buffers.len()];
     climb(buffers, graph, &pinned, order, &settings, &Deadline::none()).unwrap().offsets
 }
@@ -154,7 +154,7 @@ fn the_climb_is_a_function_of_its_seed() {
     let order = Priority::Size.arrange(&buffers, &placed, &all);
     let pinned = vec![None; buffers.len()];
     let run = |seed| {
-        let settings = Settings { attempts: ATTEMPTS, desired: 0, hint: None, seed };
+        let settings = Settings { attempts: ATTEMPTS, desired: 0, hint: None, seed, budget: BUDGET };
         let climbed = climb(&buffers, &graph, &pinned, order.clone(), &settings, &Deadline::none()).unwrap();
         (climbed.offsets, climbed.order, climbed.accepted)
     };
