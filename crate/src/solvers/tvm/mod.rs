@@ -5,7 +5,10 @@
 //!   preset keeping the better of two greedy runs, which TVM never does);
 //! - `tvm-greedy-by-conflicts`: conflicts descending, then size, then name ([`greedy`]);
 //! - `tvm-hill-climb`: TVM's seeded hill climb over the greedy order ([`hill_climb`]), with its
-//!   random generator (glibc's `rand_r`, [`rand_r`]), so that seed 0 reproduces TVM.
+//!   random generator (glibc's `rand_r`, [`rand_r`]), so that seed 0 reproduces TVM. Its work
+//!   is bounded by a budget (TVM has none: 500 passes over a conflict graph of 10^7 entries take
+//!   minutes), and an instance with more conflicting pairs than [`MAX_ENTRIES`] allows gets the
+//!   climb's first plan alone.
 //!
 //! TVM plans a conflict graph; memplan's conflicts are lifetimes alive together, over the hull
 //! (gaps are not used: the view plans hulls). Names: TVM breaks its last tie by `name_hint`, and
