@@ -1,7 +1,7 @@
 //! One greedy engine = an order × a placement rule, and the named presets that reproduce what
-//! compilers ship (see `shared/docs/peers.md`): SLFF, TFLite, XLA, TVM, a runtime's first fit and
-//! TelaMalloc's skyline baseline. Every order × fit combination is also a solver of its own,
-//! `greedy-<order>-<fit>`.
+//! compilers ship (see `shared/docs/peers.md`): SLFF, TFLite, XLA, a runtime's first fit and
+//! TelaMalloc's skyline baseline (TVM's planners have their own folder, `solvers/tvm`). Every
+//! order × fit combination is also a solver of its own, `greedy-<order>-<fit>`.
 
 mod fit;
 mod order;
@@ -124,11 +124,6 @@ pub fn preset_planners() -> Vec<Greedy> {
             "xla",
             "XLA heap simulator: spatial (size) and temporal (lifetime) orders with best fit, keeps the smaller",
             vec![Run::new(Size, Best), Run::new(Lifetime, Best)],
-        ),
-        preset(
-            "tvm",
-            "TVM USMP: greedy by size and by conflicts, each on top of the highest conflict, keeps the smaller",
-            vec![Run::new(SizeConflicts, Top), Run::new(Conflicts, Top)],
         ),
         preset(
             "first-fit-start",
