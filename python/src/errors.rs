@@ -3,15 +3,12 @@
 //! where their attributes and docstrings are plain to read; this module only fills them in.
 
 use memplan::{InputError, InputErrors, SolveError};
+use pyo3::call::PyCallArgs;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
 
 /// An instance of the exception class `name` of `memplan.errors`, made with `args`.
-fn raise<'py>(py: Python<'py>, name: &str, args: impl IntoPyObject<'py, Target = PyTuple>) -> PyErr {
-    let made = py
-        .import("memplan.errors")
-        .and_then(|module| module.getattr(name))
-        .and_then(|class| class.call1(args));
+fn raise<'py>(py: Python<'py>, name: &str, args: impl PyCallArgs<'py>) -> PyErr {
+    let made = py.import("memplan.errors").and_then(|module| module.getattr(name)).and_then(|class| class.call1(args));
     match made {
         Ok(error) => PyErr::from_value(error),
         Err(error) => error,

@@ -33,22 +33,30 @@ impl Problem {
 }
 
 fn semantics(py: Python<'_>, name: &str) -> PyResult<Semantics> {
-    Semantics::parse(name).ok_or_else(|| {
-        request_error(py, format!("semantics '{name}' is not one of half-open, inclusive, exclusive"))
-    })
+    Semantics::parse(name)
+        .ok_or_else(|| request_error(py, format!("semantics '{name}' is not one of half-open, inclusive, exclusive")))
 }
 
 /// Parses `text` as the CLI and the page do; `file` names the input in errors.
-fn read(py: Python<'_>, text: &str, format: Option<Format>, semantics: Semantics, file: Option<&str>) -> PyResult<Problem> {
+fn read(
+    py: Python<'_>,
+    text: &str,
+    format: Option<Format>,
+    semantics: Semantics,
+    file: Option<&str>,
+) -> PyResult<Problem> {
     let options = ReadOptions { format, semantics, offsets: Offsets::Pinned };
     // Parsing a large file takes a while: other Python threads may run meanwhile.
     let read = py.detach(|| format::read(text, &options));
     match read {
         Ok(document) => Ok(Problem::new(document)),
-        Err(errors) => Err(input_errors(py, &match file {
-            Some(file) => errors.in_file(file),
-            None => errors,
-        })),
+        Err(errors) => Err(input_errors(
+            py,
+            &match file {
+                Some(file) => errors.in_file(file),
+                None => errors,
+            },
+        )),
     }
 }
 
@@ -71,7 +79,14 @@ pub fn column(py: Python<'_>, name: &str, values: &Bound<'_, PyAny>) -> PyResult
     if let Ok(array) = values.cast::<PyArray1<i64>>() {
         return unsigned(py, name, &array.readonly().as_array().to_vec());
     }
-    // Anything else through numpy.asarray: lists, tuples, other integer dtypes.
+    // A sequence of Python ints, exactly (NumPy would turn ints past 2^63 into floats).
+    if !values.hasattr("__array_interface__")?
+        && let Ok(ints) = values.extract::<Vec<u64>>()
+    {
+        return Ok(ints);
+    }
+    // Anything else through numpy.asarray: other integer dtypes, negative or non-integer values
+    // (found and named below).
     let array = py.import("numpy")?.call_method1("asarray", (values,))?;
     let ndim: usize = array.getattr("ndim")?.extract()?;
     if ndim != 1 {
@@ -83,7 +98,9 @@ pub fn column(py: Python<'_>, name: &str, values: &Bound<'_, PyAny>) -> PyResult
     let dtype = array.getattr("dtype")?;
     let kind: String = dtype.getattr("kind")?.extract()?;
     match kind.as_str() {
-        "u" => Ok(array.call_method1("astype", ("uint64",))?.cast_into::<PyArray1<u64>>()?.readonly().as_array().to_vec()),
+        "u" => {
+            Ok(array.call_method1("astype", ("uint64",))?.cast_into::<PyArray1<u64>>()?.readonly().as_array().to_vec())
+        }
         "i" => {
             let signed = array.call_method1("astype", ("int64",))?.cast_into::<PyArray1<i64>>()?;
             unsigned(py, name, &signed.readonly().as_array().to_vec())
@@ -93,9 +110,9 @@ pub fn column(py: Python<'_>, name: &str, values: &Bound<'_, PyAny>) -> PyResult
             .try_iter()?
             .enumerate()
             .map(|(i, item)| {
-                item?.extract::<u64>().map_err(|_| {
-                    input_error(py, format!("{name}[{i}]: an integer from 0 to 2^64 - 1 is expected"))
-                })
+                item?
+                    .extract::<u64>()
+                    .map_err(|_| input_error(py, format!("{name}[{i}]: an integer from 0 to 2^64 - 1 is expected")))
             })
             .collect(),
         _ => Err(input_error(py, format!("{name}: integers are expected, not {}", dtype.str()?))),
@@ -160,7 +177,7 @@ impl Problem {
     /// the indices ``"0"``, ``"1"``, ...
     ///
     /// Raises ``memplan.InputError`` naming the column and index of a bad value (a negative
-    /// number, ``end <= start``, an alignment that is not a power of two, columns of different
+    /// number, ``end <= start``, an alignment of 0, a pinned offset off its alignment, columns of different
     /// lengths).
     #[staticmethod]
     #[pyo3(signature = (starts, ends, sizes, alignment = None, offsets = None, capacity = None))]

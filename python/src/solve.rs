@@ -4,13 +4,13 @@
 //! the calling thread waits on it and polls Python's signal handlers, so that Ctrl-C (or any
 //! handler) cancels the run through its [`CancelFlag`].
 
-use std::sync::Arc;
-use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use memplan::format::Document;
+use memplan::model::StatValue;
 use memplan::run::{self, Run, Summary, registry};
-use memplan::{CancelFlag, Effort, Params, Plan, SolveError, SolveOptions, StatValue, Stopped};
+use memplan::{CancelFlag, Effort, Params, Plan, SolveError, SolveOptions, Stopped};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -287,9 +287,14 @@ fn options(
         Some(value) => Some(match value.extract::<u64>() {
             Ok(bytes) => bytes,
             Err(_) => match value.extract::<String>() {
-                Ok(text) => memplan::size::parse_size(&text).map_err(|e| request_error(py, format!("capacity: {e}")))?,
+                Ok(text) => {
+                    memplan::size::parse_size(&text).map_err(|e| request_error(py, format!("capacity: {e}")))?
+                }
                 Err(_) => {
-                    return Err(request_error(py, "capacity: a number of bytes (0 to 2^64 - 1) or a size such as '1MiB'"));
+                    return Err(request_error(
+                        py,
+                        "capacity: a number of bytes (0 to 2^64 - 1) or a size such as '1MiB'",
+                    ));
                 }
             },
         }),
@@ -334,15 +339,26 @@ fn run_detached<T: Send + 'static>(
     cancel: &CancelFlag,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> PyResult<T> {
-    let (done, finished) = mpsc::channel();
+    // The worker sets the flag and wakes the waiting thread, which otherwise wakes every
+    // SIGNAL_POLL to run Python's signal handlers.
+    let finished = Arc::new((Mutex::new(false), Condvar::new()));
+    let done = finished.clone();
     let worker = std::thread::Builder::new().name("memplan-solve".into()).spawn(move || {
         let value = work();
-        let _ = done.send(());
+        let (flag, wake) = &*done;
+        *flag.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        wake.notify_all();
         value
     })?;
     let mut interrupted = None;
     loop {
-        let ended = py.detach(|| !matches!(finished.recv_timeout(SIGNAL_POLL), Err(mpsc::RecvTimeoutError::Timeout)));
+        let ended = py.detach(|| {
+            let (flag, wake) = &*finished;
+            let guard = flag.lock().unwrap_or_else(|e| e.into_inner());
+            let (guard, _) =
+                wake.wait_timeout_while(guard, SIGNAL_POLL, |ended| !*ended).unwrap_or_else(|e| e.into_inner());
+            *guard
+        });
         if ended {
             break;
         }

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import pickle
+import pydoc
 
 import numpy as np
 import pytest
@@ -151,7 +153,11 @@ def test_seeds_are_reproducible():
 def test_help_reads_well():
     doc = memplan.solve.__doc__
     assert "capacity" in doc and "Stopped.CANCELLED" in doc
-    assert memplan.solve.__text_signature__.startswith("(problem, solver='auto', capacity=None")
+    signature = inspect.signature(memplan.solve)
+    assert list(signature.parameters)[:4] == ["problem", "solver", "capacity", "time_limit"]
+    assert signature.parameters["solver"].default == "auto" and signature.parameters["seed"].default == 0
+    text = pydoc.render_doc(memplan.solve, renderer=pydoc.plaintext)
+    assert "solve(problem, solver=" in text and "GIL is released" in text
     assert "from_arrays" in memplan.Problem.__doc__
     assert memplan.Stopped.TIME_LIMIT.value == "time_limit"
     assert str(memplan.Stopped.FITS) == "fits"

@@ -51,7 +51,7 @@ def test_bad_arrays_name_the_column_and_index():
     with pytest.raises(memplan.InputError):
         memplan.Problem.from_arrays([3], [3], [4])  # empty lifetime
     with pytest.raises(memplan.InputError):
-        memplan.Problem.from_arrays([0], [3], [4], alignment=3)  # not a power of two
+        memplan.Problem.from_arrays([0], [3], [4], alignment=0)  # no alignment is 0
     with pytest.raises(memplan.InputError, match=r"starts\[0\]"):
         memplan.Problem.from_arrays([2**64], [2], [4])
 

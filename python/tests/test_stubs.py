@@ -58,18 +58,14 @@ def test_stub_classes_have_the_modules_members():
     _, classes, _ = stub_tree()
     for name, members in classes.items():
         cls = getattr(_memplan, name)
-        actual = public(vars(cls)) | ({"__len__"} & set(vars(cls))) | ({"__init__"} if "__new__" in vars(cls) else set())
+        has = vars(cls)
+        actual = public(has) | ({"__len__"} & set(has)) | ({"__init__"} if "__new__" in has else set())
         assert set(members) == actual, name
         for member, params in members.items():
-            attribute = inspect.getattr_static(cls, member if member != "__init__" else "__new__")
-            if isinstance(attribute, (staticmethod,)) or callable(getattr(cls, member, None)) and member not in ("__init__", "__len__"):
-                method = getattr(cls, member)
-                try:
-                    actual_params = list(inspect.signature(method).parameters)
-                except ValueError:
-                    continue
-                expected = params if isinstance(attribute, staticmethod) else params
-                assert expected == actual_params, f"{name}.{member}"
+            if member.startswith("__") or isinstance(has[member], property) or inspect.isdatadescriptor(has[member]):
+                continue
+            actual_params = list(inspect.signature(getattr(cls, member)).parameters)
+            assert params == actual_params, f"{name}.{member}"
 
 
 def test_the_package_exports_what_it_lists():
