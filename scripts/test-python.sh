@@ -23,9 +23,10 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.9,<2" "numpy>=1.21" "pytest>=7"
 
-# The wheel is built in the dev profile with the workspace's opt-level for the core, so that
-# the core and its dependencies are the ones `cargo test` already built in this target dir
-# (scripts/test.sh runs it first) rather than a second build from scratch.
+# The wheel is built in the dev profile at opt-level 2, the settings of the workspace's test
+# profile, in the same target dir and with the core's default features, so that cargo can reuse
+# the core and the dependencies `cargo test` built (scripts/test.sh runs it first) instead of
+# building them again, and the solver runs optimised.
 rm -rf "$wheels"
 CARGO_PROFILE_DEV_OPT_LEVEL=2 "$venv/bin/maturin" build --quiet --profile dev \
   --manifest-path python/Cargo.toml --interpreter "$venv/bin/python" --out "$wheels"
