@@ -18,6 +18,9 @@ pub struct Row {
     pub makespan: Option<u64>,
     pub fragmentation_pct: Option<f64>,
     pub time: Duration,
+    /// The most heap the run held above what was allocated before it (the last repeat's; the
+    /// solve and the check of its plan), in bytes, when the caller measures it ([`HeapMeter`]).
+    pub peak_heap: Option<usize>,
     pub valid: bool,
     pub feasible: bool,
     /// Why the run stopped (`None` when it could not run: see `error`).
@@ -27,6 +30,15 @@ pub struct Row {
     pub error: Option<String>,
 }
 
+/// Peak heap of a run, from an allocator that counts (the CLI binary's). The library cannot
+/// measure it itself: only the program's global allocator sees every allocation.
+pub trait HeapMeter: Sync {
+    /// Starts a measurement: returns the bytes allocated now and makes that the peak.
+    fn reset(&self) -> usize;
+    /// The most bytes allocated at once since the last reset.
+    fn peak(&self) -> usize;
+}
+
 /// Runs each solver on each instance `repeats` times (at least once) and validates every plan.
 pub fn run_all(
     instances: &[(String, Problem)],
@@ -34,16 +46,32 @@ pub fn run_all(
     options: &SolveOptions,
     repeats: usize,
 ) -> Vec<Row> {
+    run_all_metered(instances, solvers, options, repeats, None)
+}
+
+/// [`run_all`], with each row's peak heap from `meter`.
+pub fn run_all_metered(
+    instances: &[(String, Problem)],
+    solvers: &[String],
+    options: &SolveOptions,
+    repeats: usize,
+    meter: Option<&dyn HeapMeter>,
+) -> Vec<Row> {
     let mut rows = Vec::new();
     for (name, problem) in instances {
         for solver in solvers {
             let options = &options_for(solver, options);
             let mut times = Vec::new();
             let mut last = None;
+            let mut peak_heap = None;
             for _ in 0..repeats.max(1) {
+                // The previous repeat's result is dropped first, so that it does not count.
+                drop(last.take());
+                let baseline = meter.map(|m| m.reset());
                 let started = web_time::Instant::now();
                 let result = run::solve(problem, solver, options);
                 times.push(started.elapsed());
+                peak_heap = meter.zip(baseline).map(|(m, baseline)| m.peak().saturating_sub(baseline));
                 let failed = result.is_err();
                 last = Some(result);
                 if failed {
@@ -60,6 +88,7 @@ pub fn run_all(
                 makespan: None,
                 fragmentation_pct: None,
                 time,
+                peak_heap,
                 valid: false,
                 feasible: false,
                 stopped: None,
@@ -100,7 +129,7 @@ fn options_for(solver: &str, options: &SolveOptions) -> SolveOptions {
     SolveOptions { params, ..options.clone() }
 }
 
-fn cells(row: &Row) -> [String; 10] {
+fn cells(row: &Row) -> [String; 11] {
     [
         row.instance.clone(),
         row.buffers.to_string(),
@@ -116,6 +145,7 @@ fn cells(row: &Row) -> [String; 10] {
             let ms = row.time.as_secs_f64() * 1000.0;
             if ms < 10.0 { format!("{ms:.3}") } else { format!("{ms:.1}") }
         },
+        row.peak_heap.map_or_else(|| "-".into(), |bytes| format!("{:.1}", bytes as f64 / (1u64 << 20) as f64)),
         if row.valid { "yes".into() } else { "NO".into() },
         row.stopped.map_or_else(String::new, |s| {
             serde_json::to_value(s).map_or_else(|_| String::new(), |v| v.as_str().unwrap_or_default().to_string())
@@ -124,13 +154,14 @@ fn cells(row: &Row) -> [String; 10] {
     ]
 }
 
-const HEADER: [&str; 10] =
-    ["instance", "buffers", "max load", "solver", "makespan", "frag %", "time ms", "valid", "stopped", "note"];
+const HEADER: [&str; 11] = [
+    "instance", "buffers", "max load", "solver", "makespan", "frag %", "time ms", "peak MiB", "valid", "stopped", "note",
+];
 
 /// A markdown table, one row per instance and solver.
 pub fn markdown(rows: &[Row]) -> String {
     let mut out = format!("| {} |\n", HEADER.join(" | "));
-    out.push_str("|---|---:|---:|---|---:|---:|---:|---|---|---|\n");
+    out.push_str("|---|---:|---:|---|---:|---:|---:|---:|---|---|---|\n");
     for row in rows {
         out.push_str(&format!("| {} |\n", cells(row).join(" | ")));
     }

@@ -3,11 +3,16 @@
 //! input or usage.
 
 mod commands;
+mod heap;
 mod input;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+/// Every allocation of the binary, counted for `memplan bench`'s peak heap column.
+#[global_allocator]
+static HEAP: heap::Counting = heap::Counting::new();
 
 /// Static memory planner: gives every buffer an offset so that buffers alive at the same time
 /// never overlap, within a capacity or with the smallest peak address.
