@@ -1,5 +1,5 @@
 //! A counting global allocator for the CLI binary only: `memplan bench` reports each run's peak
-//! heap from it (the library itself never measures memory; a browser or another host would count
+//! heap (and CPU time) from it (the library itself never measures memory; a browser or another host would count
 //! differently). Two atomics per allocation: a few percent on allocation-heavy runs, nothing
 //! measurable on the planners, which allocate in large flat blocks.
 
@@ -70,7 +70,7 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
-impl memplan::bench::HeapMeter for Counting {
+impl memplan::bench::Meter for Counting {
     fn reset(&self) -> usize {
         let now = self.current.load(Ordering::Relaxed);
         self.peak.store(now, Ordering::Relaxed);
@@ -80,4 +80,21 @@ impl memplan::bench::HeapMeter for Counting {
     fn peak(&self) -> usize {
         self.peak.load(Ordering::Relaxed)
     }
+
+    fn cpu_time(&self) -> Option<std::time::Duration> {
+        process_cpu_time()
+    }
+}
+
+/// User plus system time of the process (every thread, finished ones included), from Linux's
+/// `/proc/self/stat` (fields 14 and 15, in clock ticks of 1/100 s, the value of `CLK_TCK` on every
+/// Linux architecture memplan builds for); `None` elsewhere.
+fn process_cpu_time() -> Option<std::time::Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: count from after it.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some(std::time::Duration::from_millis((user + system) * 10))
 }
