@@ -193,3 +193,44 @@ pub fn csv(rows: &[Row]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A meter that says the heap stood at 1000 bytes at each reset and peaked 4096 above it, and
+    /// that every run took 3 ms of CPU.
+    struct Fake {
+        calls: AtomicUsize,
+    }
+
+    impl Meter for Fake {
+        fn reset(&self) -> usize {
+            1000
+        }
+        fn peak(&self) -> usize {
+            1000 + 4096
+        }
+        fn cpu_time(&self) -> Option<Duration> {
+            let k = self.calls.fetch_add(1, Ordering::Relaxed) as u64;
+            Some(Duration::from_millis(3 * k.div_ceil(2)))
+        }
+    }
+
+    #[test]
+    fn a_meter_fills_the_peak_and_cpu_columns() {
+        let problem =
+            Problem::new(vec![crate::Buffer::new("a", 0, 2, 8), crate::Buffer::new("b", 1, 3, 8)], None).unwrap();
+        let instances = [("two".to_string(), problem)];
+        let meter = Fake { calls: AtomicUsize::new(0) };
+        let rows = run_all_metered(&instances, &["slff".into()], &SolveOptions::default(), 1, Some(&meter));
+        assert_eq!(rows[0].makespan, Some(16));
+        assert_eq!(rows[0].peak_heap, Some(4096));
+        assert_eq!(rows[0].cpu_time, Some(Duration::from_millis(3)));
+        let table = markdown(&rows);
+        assert!(table.contains("| 3 | 0.0 | yes |"), "{table}");
+        let unmetered = run_all(&instances, &["slff".into()], &SolveOptions::default(), 1);
+        assert!(markdown(&unmetered).contains("| - | - | yes |"));
+    }
+}
