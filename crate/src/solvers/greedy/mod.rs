@@ -281,7 +281,7 @@ fn place_under(
         let buffer = &buffers[i];
         let offset = buffer.pinned.unwrap_or(0); // filtered above
         let top = offset + buffer.size; // checked when the problem was built
-        occupancy.query_into(buffer.start, buffer.end, &mut query);
+        occupancy.query_lifetime(i, &mut query);
         if occupancy.is_taken(&query, offset, top) {
             let other = placed_order
                 .iter()
@@ -293,7 +293,7 @@ fn place_under(
                 .map_or_else(String::new, |j| format!(" and {}", buffers[j].id));
             return Err(Halt::Infeasible(format!("pinned buffers {}{other} overlap", buffer.id)));
         }
-        occupancy.insert(buffer.start, buffer.end, offset, top);
+        occupancy.insert_queried(&query, offset, top);
         offsets[i] = offset;
         placed_order.push(i);
         peak = peak.max(top);
@@ -304,7 +304,8 @@ fn place_under(
             continue;
         }
         deadline.poll(step)?;
-        let (offset, top) = locate(&occupancy, &mut query, buffer, fit)?;
+        occupancy.query_lifetime(i, &mut query);
+        let (offset, top) = locate(&occupancy, &query, buffer, fit)?;
         peak = peak.max(top);
         // (Read at every step: the ceiling may have come down below a peak reached before.)
         if peak > ceiling.get() {
@@ -320,10 +321,9 @@ fn place_under(
     Ok(Some(Placement { offsets, order: placed_order }))
 }
 
-/// Where `fit` puts `buffer` among the placements `occupancy` holds: its offset and top, or an
-/// overflow error when they would pass u64.
-fn locate(occupancy: &Occupancy, query: &mut Query, buffer: &Buffer, fit: Fit) -> Result<(u64, u64), Halt> {
-    occupancy.query_into(buffer.start, buffer.end, query);
+/// Where `fit` puts `buffer` among the placements `occupancy` holds, given `query` of its lifetime:
+/// its offset and top, or an overflow error when they would pass u64.
+fn locate(occupancy: &Occupancy, query: &Query, buffer: &Buffer, fit: Fit) -> Result<(u64, u64), Halt> {
     let overflow = || Halt::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
     let offset = fit.choose(occupancy, query, buffer.size, buffer.alignment).ok_or_else(overflow)?;
     let top = offset.checked_add(buffer.size).ok_or_else(overflow)?;
