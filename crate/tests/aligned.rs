@@ -6,10 +6,10 @@
 
 mod common;
 
-use common::{brute_force_optimum, checked};
+use common::{brute_force_optimum, checked, rule_sets, with_rules};
 use memplan::format::{self, ReadOptions};
 use memplan::solvers::Solver;
-use memplan::solvers::minimalloc::{MiniMalloc, Rules, Settings};
+use memplan::solvers::minimalloc::MiniMalloc;
 use memplan::{Buffer, Params, Problem, SolveOptions, Stopped};
 use proptest::prelude::*;
 
@@ -61,25 +61,6 @@ fn grid_optimum(problem: &Problem, limit: u64) -> Option<u64> {
     best
 }
 
-fn minimalloc(rules: Rules) -> MiniMalloc {
-    MiniMalloc::new(Settings { rules, ..Settings::default() })
-}
-
-/// Every rule switched off in turn (and all on): none may change an answer.
-fn rule_sets() -> Vec<(&'static str, Rules)> {
-    let all = Rules::default();
-    vec![
-        ("all", all),
-        ("canonical", Rules { canonical: false, ..all }),
-        ("dominance", Rules { dominance: false, ..all }),
-        ("inference", Rules { inference: false, ..all }),
-        ("decompose", Rules { decompose: false, ..all }),
-        ("memo", Rules { memo: false, ..all }),
-        ("symmetry", Rules { symmetry: false, ..all }),
-        ("hatless", Rules { hatless: false, ..all }),
-    ]
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
@@ -99,7 +80,7 @@ proptest! {
     fn minimalloc_agrees_with_the_oracle(problem in tiny_aligned(7), below in 0u64..40) {
         let optimum = brute_force_optimum(&problem);
         for (name, rules) in rule_sets() {
-            let solver = minimalloc(rules);
+            let solver = with_rules(rules);
             let outcome = solver.solve(&problem, &SolveOptions::default()).unwrap();
             prop_assert_eq!(checked(&problem, &outcome).makespan, optimum, "{}", name);
             prop_assert!(outcome.optimal(), "{}: {:?}", name, outcome.stopped);

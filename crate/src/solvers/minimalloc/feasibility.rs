@@ -60,6 +60,19 @@ pub struct Report {
     pub refuted_below: u64,
 }
 
+impl Report {
+    /// Nothing decided and nothing spent yet.
+    pub fn undecided() -> Self {
+        Report {
+            decision: Decision::Unknown,
+            counters: Counters::default(),
+            rounds: 0,
+            ordering: None,
+            refuted_below: 0,
+        }
+    }
+}
+
 /// A reason why no plan fits `capacity`, found without searching: a buffer or a pinned buffer
 /// above it, pinned buffers on top of each other, or more bytes alive at once than it holds.
 pub fn quick_refutation(problem: &Problem, capacity: Option<u64>) -> Option<String> {
@@ -150,13 +163,7 @@ impl Prepared {
 /// Decides whether `problem` fits `capacity`.
 pub fn decide(problem: &Problem, capacity: u64, settings: &Settings, deadline: &Deadline) -> Result<Report, Halt> {
     if let Some(reason) = quick_refutation(problem, Some(capacity)) {
-        let mut report = Report {
-            decision: Decision::Unknown,
-            counters: Counters::default(),
-            rounds: 0,
-            ordering: None,
-            refuted_below: 0,
-        };
+        let mut report = Report::undecided();
         report.decision = Decision::Infeasible(reason);
         report.refuted_below = capacity.saturating_add(1);
         return Ok(report);
@@ -195,13 +202,7 @@ pub struct Decider<'p> {
 
 impl<'p> Decider<'p> {
     pub fn new(problem: &'p Problem, prepared: &'p Prepared, capacity: u64, settings: &Settings) -> Self {
-        let mut report = Report {
-            decision: Decision::Unknown,
-            counters: Counters::default(),
-            rounds: 0,
-            ordering: None,
-            refuted_below: 0,
-        };
+        let mut report = Report::undecided();
         let searches = match quick_refutation(problem, Some(capacity)) {
             Some(reason) => {
                 report.decision = Decision::Infeasible(reason);

@@ -306,7 +306,7 @@ impl MiniMalloc {
                 }
             },
         );
-        let report = Report { decision: Decision::Unknown, counters: total, rounds, ordering: None, refuted_below: 0 };
+        let report = Report { counters: total, rounds, ..Report::undecided() };
         search_stats(&mut stats, &report);
         minimised.write_stats(&mut stats);
         let mut outcome =
