@@ -159,7 +159,8 @@ pub fn perfect_with_plan(spec: PerfectSpec) -> (Vec<Buffer>, Vec<u64>) {
             std::cmp::Ordering::Equal => rng.random_range(-1..=1),
         };
         let pieces = ((run as i64 + change).clamp(1, 4) as usize).min(wanted - made);
-        let new: Vec<(u64, u64, u64)> = cut(&mut rng, low, high, pieces).into_iter().map(|(o, s)| (o, s, time)).collect();
+        let new: Vec<(u64, u64, u64)> =
+            cut(&mut rng, low, high, pieces).into_iter().map(|(o, s)| (o, s, time)).collect();
         made += new.len();
         live.splice(first_index..first_index, new);
     }

@@ -3,8 +3,8 @@
 #![allow(dead_code)]
 
 use memplan::solvers::Solver;
-use memplan::solvers::minimalloc::{MiniMalloc, Rules, Settings};
 use memplan::solvers::greedy::{Fit, Greedy, Order, Run};
+use memplan::solvers::minimalloc::{MiniMalloc, Rules, Settings};
 use memplan::{Buffer, Gap, Outcome, Plan, Problem, validate};
 use proptest::prelude::*;
 
