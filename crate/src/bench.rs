@@ -7,13 +7,20 @@ use crate::model::{Problem, Stopped};
 use crate::options::SolveOptions;
 use crate::run;
 
+pub mod peers;
+
 /// One solver on one instance. Time is the median over the repeats.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Row {
     pub instance: String,
     pub buffers: usize,
     pub max_load: u64,
+    /// The lowest height this run proved no plan can go below (at least the max load; more when
+    /// the solver refuted heights above it). With the makespan it brackets the optimum.
+    pub lower_bound: u64,
     pub solver: String,
+    /// The capacity the run was held to (the bench's or the instance's own), if any.
+    pub capacity: Option<u64>,
     /// `None` when the solver returned no plan (then `stopped` or `error` says why).
     pub makespan: Option<u64>,
     pub fragmentation_pct: Option<f64>,
@@ -30,6 +37,9 @@ pub struct Row {
     /// The portfolio member that won, for `auto`.
     pub winner: Option<String>,
     pub error: Option<String>,
+    /// The best published figure of another planner on this instance ([`peers::best`]), as the
+    /// table shows it; `None` when the bench was given none.
+    pub best_peer: Option<String>,
 }
 
 /// Peak heap and CPU time of a run, from the program that runs it (the CLI binary counts its
@@ -94,7 +104,9 @@ pub fn run_all_metered(
                 instance: name.clone(),
                 buffers: problem.len(),
                 max_load: problem.max_load(),
+                lower_bound: problem.lower_bound(),
                 solver: solver.clone(),
+                capacity: options.capacity.or(problem.capacity()),
                 makespan: None,
                 fragmentation_pct: None,
                 time,
@@ -105,10 +117,12 @@ pub fn run_all_metered(
                 stopped: None,
                 winner: None,
                 error: None,
+                best_peer: None,
             };
             match last.expect("at least one repeat ran") {
                 Ok(run) => {
                     let summary = run.summary(problem);
+                    row.lower_bound = summary.lower_bound;
                     row.makespan = summary.makespan;
                     row.fragmentation_pct = summary.fragmentation_pct;
                     row.valid = summary.valid;
@@ -123,6 +137,14 @@ pub fn run_all_metered(
         }
     }
     rows
+}
+
+/// Sets each row's best peer figure from `figures`: the best under the capacity the row ran with.
+pub fn attach_peers(rows: &mut [Row], figures: &[peers::PeerFigure]) {
+    for row in rows {
+        let best = peers::best(figures, &row.instance, row.capacity, row.max_load);
+        row.best_peer = best.map(|f| f.describe(row.max_load));
+    }
 }
 
 /// A bench runs several solvers with one set of options: each gets the parameters it declares
@@ -140,17 +162,19 @@ fn options_for(solver: &str, options: &SolveOptions) -> SolveOptions {
     SolveOptions { params, ..options.clone() }
 }
 
-fn cells(row: &Row) -> [String; 12] {
+fn cells(row: &Row) -> [String; 14] {
     [
         row.instance.clone(),
         row.buffers.to_string(),
         row.max_load.to_string(),
+        row.lower_bound.to_string(),
         match &row.winner {
             Some(w) => format!("{} ({w})", row.solver),
             None => row.solver.clone(),
         },
         row.makespan.map_or_else(|| "-".into(), |m| m.to_string()),
         row.fragmentation_pct.map_or_else(|| "-".into(), |f| format!("{f:.3}")),
+        row.best_peer.clone().unwrap_or_else(|| "-".into()),
         {
             // Three decimals below 10 ms, where one would hide the difference between solvers.
             let ms = row.time.as_secs_f64() * 1000.0;
@@ -166,15 +190,15 @@ fn cells(row: &Row) -> [String; 12] {
     ]
 }
 
-const HEADER: [&str; 12] = [
-    "instance", "buffers", "max load", "solver", "makespan", "frag %", "time ms", "cpu ms", "peak MiB", "valid",
-    "stopped", "note",
+const HEADER: [&str; 14] = [
+    "instance", "buffers", "max load", "bound", "solver", "makespan", "frag %", "best peer", "time ms", "cpu ms",
+    "peak MiB", "valid", "stopped", "note",
 ];
 
 /// A markdown table, one row per instance and solver.
 pub fn markdown(rows: &[Row]) -> String {
     let mut out = format!("| {} |\n", HEADER.join(" | "));
-    out.push_str("|---|---:|---:|---|---:|---:|---:|---:|---:|---|---|---|\n");
+    out.push_str("|---|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---|---|---|\n");
     for row in rows {
         out.push_str(&format!("| {} |\n", cells(row).join(" | ")));
     }
@@ -232,5 +256,31 @@ mod tests {
         assert!(table.contains("| 3 | 0.0 | yes |"), "{table}");
         let unmetered = run_all(&instances, &["slff".into()], &SolveOptions::default(), 1);
         assert!(markdown(&unmetered).contains("| - | - | yes |"));
+    }
+
+    #[test]
+    fn rows_carry_the_proven_bound_and_the_best_peer_under_their_capacity() {
+        // Three buffers alive together at time 1: load 17, which the exact solver reaches.
+        let problem = Problem::new(
+            vec![crate::Buffer::new("a", 0, 2, 8), crate::Buffer::new("b", 1, 3, 8), crate::Buffer::new("c", 1, 2, 1)],
+            None,
+        )
+        .unwrap();
+        let instances = [("three.csv".to_string(), problem)];
+        let figures = peers::parse(
+            r#"[{"instance": "three.csv", "peer": "P", "makespan": 20, "source": "s"},
+                {"instance": "three.csv", "peer": "Q", "capacity": 17, "fits": true, "time_ms": 5, "source": "s"}]"#,
+        )
+        .unwrap();
+        let minimise = SolveOptions::default();
+        let mut rows = run_all(&instances, &["minimalloc".into()], &minimise, 1);
+        attach_peers(&mut rows, &figures);
+        assert_eq!((rows[0].lower_bound, rows[0].makespan), (17, Some(17)));
+        assert_eq!(rows[0].best_peer.as_deref(), Some("P 20 (17.647 %)"));
+        assert!(markdown(&rows).contains("| three.csv | 3 | 17 | 17 | minimalloc | 17 | 0.000 | P 20 (17.647 %) |"));
+        let within = SolveOptions { capacity: Some(17), ..SolveOptions::default() };
+        let mut rows = run_all(&instances, &["minimalloc".into()], &within, 1);
+        attach_peers(&mut rows, &figures);
+        assert_eq!(rows[0].best_peer.as_deref(), Some("Q fits, 5 ms"));
     }
 }

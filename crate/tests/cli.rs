@@ -221,8 +221,24 @@ fn bench_prints_a_row_per_instance_and_solver() {
     assert_eq!(table.lines().filter(|l| l.starts_with("| A.") || l.starts_with("| K.")).count(), 4, "{table}");
     let csv = memplan(&["bench", &files[0], "--solvers", "slff", "--csv"]);
     let csv = String::from_utf8_lossy(&csv.stdout);
-    assert!(csv.starts_with("instance,buffers,max_load,solver,makespan"), "{csv}");
+    assert!(csv.starts_with("instance,buffers,max_load,bound,solver,makespan,frag_%,best_peer"), "{csv}");
     assert_eq!(csv.lines().count(), 2);
+}
+
+#[test]
+fn bench_sets_the_peers_best_figure_beside_each_row() {
+    let a = example("minimalloc/challenging/A.1048576.csv");
+    let peers = example("peers.json");
+    // Within MiniMalloc's capacity the paper's figure applies; without one there is none for A.
+    let within = memplan(&["bench", &a, "--solvers", "slff", "--capacity", "1048576", "--peers", &peers]);
+    assert_eq!(within.status.code(), Some(0), "{}", stderr(&within));
+    assert!(String::from_utf8_lossy(&within.stdout).contains("| MiniMalloc fits, 4910 ms |"));
+    let minimising = memplan(&["bench", &a, "--solvers", "slff", "--peers", &peers]);
+    assert!(String::from_utf8_lossy(&minimising.stdout).contains("| 29.004 | - |"), "{}", stderr(&minimising));
+    let bad = scratch("peers.json", "[{\"instance\": \"A.1048576.csv\", \"peer\": \"x\",\n \"source\": \"s\"}]");
+    let refused = memplan(&["bench", &a, "--solvers", "slff", "--peers", &bad]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("entry 0 (A.1048576.csv, x): give exactly one of"), "{}", stderr(&refused));
 }
 
 #[test]

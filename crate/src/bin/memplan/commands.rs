@@ -166,8 +166,17 @@ pub fn bench(
     input: &InputArgs,
     csv: bool,
     repeat: usize,
+    peers: Option<&str>,
 ) -> Result<ExitCode, Failure> {
     let options = options(args)?;
+    // Read before the runs, so that a bad peers file fails at once and not after an hour of bench.
+    let figures = match peers {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+            bench::peers::parse(&text).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?
+        }
+        None => Vec::new(),
+    };
     let mut declared = Vec::new();
     for name in solvers {
         declared.extend(registry::by_name(name).map_err(solve_error)?.parameters().into_iter().map(|p| p.name));
@@ -182,7 +191,8 @@ pub fn bench(
         let name = std::path::Path::new(file).file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned());
         instances.push((name, document.problem));
     }
-    let rows = bench::run_all_metered(&instances, solvers, &options, repeat, Some(&crate::HEAP));
+    let mut rows = bench::run_all_metered(&instances, solvers, &options, repeat, Some(&crate::HEAP));
+    bench::attach_peers(&mut rows, &figures);
     print!("{}", if csv { bench::csv(&rows) } else { bench::markdown(&rows) });
     if rows.iter().any(|r| r.makespan.is_some() && !r.valid) {
         return Err(Failure::infeasible("some plans were invalid (see the table)"));
