@@ -74,38 +74,24 @@ fn linear_as_tvm() {
 fn resnet_subgraph_as_tvm() {
     let problem = fixture("resnet_subgraph");
     let b = problem.buffers();
-    let listed: [(&str, &[&str]); 12] = [
-        (
-            "sid_2",
-            &[
-                "PaddedInput",
-                "sid_8",
-                "Conv2dOutput",
-                "PaddedInput_1",
-                "sid_7",
-                "Conv2dOutput_1",
-                "PaddedInput_2",
-                "Conv2dOutput_2",
-                "sid_6",
-                "PaddedInput_3",
-            ],
-        ),
-        ("sid_6", &["Conv2dOutput_2", "PaddedInput_2", "sid_2", "PaddedInput_3", "Conv2dOutput_3"]),
-        ("sid_7", &["PaddedInput_1", "sid_2", "Conv2dOutput_1", "PaddedInput_2"]),
-        ("sid_8", &["PaddedInput", "sid_2", "Conv2dOutput", "PaddedInput_1"]),
-        ("PaddedInput", &["sid_2", "sid_8", "Conv2dOutput"]),
-        ("PaddedInput_1", &["sid_8", "sid_2", "sid_7", "Conv2dOutput_1"]),
-        ("PaddedInput_2", &["sid_7", "sid_2", "Conv2dOutput_2", "sid_6"]),
-        ("PaddedInput_3", &["sid_6", "sid_2", "Conv2dOutput_3"]),
-        ("Conv2dOutput", &["sid_8", "sid_2", "PaddedInput"]),
-        ("Conv2dOutput_1", &["sid_7", "PaddedInput_1", "sid_2"]),
-        ("Conv2dOutput_2", &["PaddedInput_2", "sid_2", "sid_6"]),
-        ("Conv2dOutput_3", &["PaddedInput_3", "sid_6"]),
-    ];
-    for (name, conflicts) in listed {
-        let me = b.iter().find(|x| x.id == name).unwrap();
+    // The same lists the solver's unit tests plan as TVM's graph.
+    let file = format!("{}/tests/fixtures/tvm/resnet_subgraph_conflicts.txt", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let listed: Vec<(&str, u64, Vec<&str>)> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|line| {
+            let (head, list) = line.split_once(':').unwrap();
+            let (name, size) = head.split_once(' ').unwrap();
+            (name, size.parse().unwrap(), list.split_whitespace().collect())
+        })
+        .collect();
+    assert_eq!(listed.len(), b.len());
+    for (name, size, conflicts) in &listed {
+        let me = b.iter().find(|x| x.id == *name).unwrap();
+        assert_eq!(me.size, *size, "{name}'s size");
         let mut alive: Vec<&str> =
-            b.iter().filter(|o| o.id != name && o.overlaps_in_time(me)).map(|o| o.id.as_str()).collect();
+            b.iter().filter(|o| o.id != *name && o.overlaps_in_time(me)).map(|o| o.id.as_str()).collect();
         let mut expected = conflicts.to_vec();
         alive.sort_unstable();
         expected.sort_unstable();

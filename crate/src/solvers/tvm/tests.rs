@@ -94,52 +94,29 @@ fn no_pool_as_tvm() {
     assert!(peak(&buffers, &climb_offsets(&buffers, &graph, 0, Some(10))) > 10);
 }
 
-/// `test_resnet_subgraph`'s buffers and the conflicts TVM's test prints for them.
-pub(super) const RESNET: [(&str, u64); 12] = [
-    ("sid_2", 720000),
-    ("sid_6", 5760000),
-    ("sid_7", 720000),
-    ("sid_8", 720000),
-    ("PaddedInput", 720000),
-    ("PaddedInput_1", 758912),
-    ("PaddedInput_2", 720000),
-    ("PaddedInput_3", 720000),
-    ("Conv2dOutput", 256),
-    ("Conv2dOutput_1", 256),
-    ("Conv2dOutput_2", 256),
-    ("Conv2dOutput_3", 256),
-];
-pub(super) const RESNET_LISTS: [&[&str]; 12] = [
-    &[
-        "PaddedInput",
-        "sid_8",
-        "Conv2dOutput",
-        "PaddedInput_1",
-        "sid_7",
-        "Conv2dOutput_1",
-        "PaddedInput_2",
-        "Conv2dOutput_2",
-        "sid_6",
-        "PaddedInput_3",
-    ],
-    &["Conv2dOutput_2", "PaddedInput_2", "sid_2", "PaddedInput_3", "Conv2dOutput_3"],
-    &["PaddedInput_1", "sid_2", "Conv2dOutput_1", "PaddedInput_2"],
-    &["PaddedInput", "sid_2", "Conv2dOutput", "PaddedInput_1"],
-    &["sid_2", "sid_8", "Conv2dOutput"],
-    &["sid_8", "sid_2", "sid_7", "Conv2dOutput_1"],
-    &["sid_7", "sid_2", "Conv2dOutput_2", "sid_6"],
-    &["sid_6", "sid_2", "Conv2dOutput_3"],
-    &["sid_8", "sid_2", "PaddedInput"],
-    &["sid_7", "PaddedInput_1", "sid_2"],
-    &["PaddedInput_2", "sid_2", "sid_6"],
-    &["PaddedInput_3", "sid_6"],
-];
+/// `test_resnet_subgraph`'s buffers, sizes and conflict lists, as TVM's test gives them: the
+/// fixture `crate/tests/fixtures/tvm/` shares with the lifetime-based test in `crate/tests/tvm.rs`.
+const RESNET: &str = include_str!("../../../tests/fixtures/tvm/resnet_subgraph_conflicts.txt");
+
+/// Reads that fixture: `name size: conflict ...` a line, `#` comments.
+fn named_lists(text: &str) -> (Vec<(&str, u64)>, Vec<Vec<&str>>) {
+    let lines = text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty());
+    lines
+        .map(|line| {
+            let (head, list) = line.split_once(':').expect("name size: conflicts");
+            let (name, size) = head.split_once(' ').expect("name size");
+            ((name, size.parse::<u64>().expect("a size")), list.split_whitespace().collect::<Vec<_>>())
+        })
+        .unzip()
+}
 
 /// `test_resnet_subgraph`: 7,920,256 by size, 7,200,256 by conflicts and by the hill climb
 /// (given the memory pressure, 7,200,256).
 #[test]
 fn resnet_subgraph_as_tvm() {
-    let (buffers, graph) = tvm_graph(&RESNET, &RESNET_LISTS);
+    let (named, lists) = named_lists(RESNET);
+    let lists: Vec<&[&str]> = lists.iter().map(Vec::as_slice).collect();
+    let (buffers, graph) = tvm_graph(&named, &lists);
     assert_eq!(peak(&buffers, &greedy_offsets(Priority::Size, &buffers, &graph)), 7_920_256);
     assert_eq!(peak(&buffers, &greedy_offsets(Priority::Conflicts, &buffers, &graph)), 7_200_256);
     assert_eq!(peak(&buffers, &climb_offsets(&buffers, &graph, 7_200_256, None)), 7_200_256);
