@@ -41,9 +41,18 @@ if stale dist/index.html web public vite.config.ts package.json tsconfig.json; t
 else
   step 3 "the page: up to date, skipped"
 fi
+# The docs element, served at /embed/ so that /docs-sample.html shows it (a fresh page build
+# empties dist/, and with it this copy).
+if stale dist/embed/memplan-plan.js web public vite.config.ts package.json tsconfig.json; then
+  echo "   the docs element <memplan-plan> (about 10 seconds)"
+  npm run --silent build:embed
+  rm -rf dist/embed
+  cp -r dist-embed dist/embed
+fi
 
 step 4 "serving (ready $((SECONDS - began)) s after start)"
 echo
 echo "memplan playground: http://127.0.0.1:5173/"
+echo "the docs element on a sample page: http://127.0.0.1:5173/docs-sample.html"
 echo
 exec npx vite preview --port 5173 --strictPort
