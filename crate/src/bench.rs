@@ -191,8 +191,20 @@ fn cells(row: &Row) -> [String; 14] {
 }
 
 const HEADER: [&str; 14] = [
-    "instance", "buffers", "max load", "bound", "solver", "makespan", "frag %", "best peer", "time ms", "cpu ms",
-    "peak MiB", "valid", "stopped", "note",
+    "instance",
+    "buffers",
+    "max load",
+    "bound",
+    "solver",
+    "makespan",
+    "frag %",
+    "best peer",
+    "time ms",
+    "cpu ms",
+    "peak MiB",
+    "valid",
+    "stopped",
+    "note",
 ];
 
 /// A markdown table, one row per instance and solver.

@@ -5,9 +5,11 @@
 //! decided here that the other edges would decide differently. The Python package
 //! (`python/memplan/`) adds the enum `Stopped` and the exception classes.
 
+mod cancel;
 mod errors;
 mod import;
 mod problem;
+mod result;
 mod solve;
 
 use pyo3::prelude::*;
@@ -15,7 +17,7 @@ use pyo3::prelude::*;
 /// Every reason a run can stop, by the core's name, so that the Python enum `memplan.Stopped`
 /// is checked against the core (the package's tests).
 fn stopped_names() -> Vec<String> {
-    memplan::Stopped::ALL.iter().map(|&s| solve::stopped_name(s)).collect()
+    memplan::Stopped::ALL.iter().map(|&s| result::stopped_name(s)).collect()
 }
 
 /// memplan's native module; use the package ``memplan``, which re-exports everything here.
@@ -24,8 +26,8 @@ fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("STOPPED_NAMES", stopped_names())?;
     m.add_class::<problem::Problem>()?;
-    m.add_class::<solve::SolveResult>()?;
-    m.add_class::<solve::CancelToken>()?;
+    m.add_class::<result::SolveResult>()?;
+    m.add_class::<cancel::CancelToken>()?;
     m.add_class::<import::ImportedModel>()?;
     m.add_function(wrap_pyfunction!(solve::solve, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve_many, m)?)?;

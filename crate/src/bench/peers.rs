@@ -71,9 +71,7 @@ impl PeerFigure {
     /// The fragmentation this figure stands for, given the instance's max load: the one to beat.
     fn fragmentation(&self, max_load: u64) -> Option<f64> {
         match (self.makespan, self.fragmentation_pct) {
-            (Some(makespan), _) if max_load > 0 => {
-                Some((makespan as f64 - max_load as f64) / max_load as f64 * 100.0)
-            }
+            (Some(makespan), _) if max_load > 0 => Some((makespan as f64 - max_load as f64) / max_load as f64 * 100.0),
             (_, Some(pct)) => Some(pct),
             _ => None,
         }
