@@ -166,17 +166,15 @@ pub fn bench(
     input: &InputArgs,
     csv: bool,
     repeat: usize,
-    peers: Option<&str>,
+    peers: &[String],
 ) -> Result<ExitCode, Failure> {
     let options = options(args)?;
     // Read before the runs, so that a bad peers file fails at once and not after an hour of bench.
-    let figures = match peers {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
-            bench::peers::parse(&text).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?
-        }
-        None => Vec::new(),
-    };
+    let mut figures = Vec::new();
+    for path in peers {
+        let text = std::fs::read_to_string(path).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+        figures.extend(bench::peers::parse(&text).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?);
+    }
     let mut declared = Vec::new();
     for name in solvers {
         declared.extend(registry::by_name(name).map_err(solve_error)?.parameters().into_iter().map(|p| p.name));

@@ -134,10 +134,11 @@ enum Command {
         /// Runs per cell; the median time is reported.
         #[arg(long, default_value_t = 1)]
         repeat: usize,
-        /// Other planners' published figures (a JSON array, e.g. `public/examples/peers.json`):
-        /// adds each instance's best one under the bench's capacity as the `best peer` column.
+        /// Other planners' published figures (a JSON array, e.g. `public/examples/peers.json`;
+        /// repeat the flag for several files): adds each instance's best one under the bench's
+        /// capacity as the `best peer` column.
         #[arg(long, value_name = "FILE")]
-        peers: Option<String>,
+        peers: Vec<String>,
     },
     /// Write a random trace (MiniMalloc CSV) shaped like an ML program's buffers, from a seed.
     Generate {
@@ -224,7 +225,7 @@ fn main() -> ExitCode {
         Command::Check { plan, capacity, input } => commands::check(&plan, capacity, &input),
         Command::Stats { file, input } => commands::stats(&file, &input),
         Command::Bench { files, solvers, solve, input, csv, repeat, peers } => {
-            commands::bench(&files, &solvers, &solve, &input, csv, repeat, peers.as_deref())
+            commands::bench(&files, &solvers, &solve, &input, csv, repeat, &peers)
         }
         Command::Generate { buffers, seed, shape, out } => commands::generate(buffers, seed, shape, out.as_deref()),
         Command::Solvers { json } => commands::solvers(json),
