@@ -114,6 +114,9 @@ struct Split {
     last_priority: u32,
     /// The memo key of the current part, recorded if it fails.
     key: Option<Box<[u64]>>,
+    /// The priorities its parts' buffers had before [`Canonical::prioritise`] sorted them
+    /// again, restored when the split closes.
+    saved: Vec<(u32, u32)>,
 }
 
 /// What a call to [`Canonical::run`] ended with.
@@ -179,6 +182,10 @@ pub struct Canonical<'t> {
     mark_now: u32,
     scratch: Vec<(u64, u32, u32)>,
     started: bool,
+    /// Whether each part of a split is searched afresh (from offset 0, its buffers sorted again
+    /// by the section totals of the moment; see [`Canonical::prioritise`]) rather than going on
+    /// from the maximum offset and priorities of the placement that split.
+    fresh_parts: bool,
     pub stats: CanonicalStats,
 }
 
@@ -222,8 +229,15 @@ impl<'t> Canonical<'t> {
             mark_now: 0,
             scratch: Vec::new(),
             started: false,
+            fresh_parts: false,
             stats: CanonicalStats::default(),
         }
+    }
+
+    /// Searches every part of a split afresh (see [`Canonical::prioritise`]).
+    pub fn with_fresh_parts(mut self) -> Canonical<'t> {
+        self.fresh_parts = true;
+        self
     }
 
     /// The offsets of a plan once [`Run::Found`] was returned.
@@ -285,6 +299,7 @@ impl<'t> Canonical<'t> {
                 max_offset: 0,
                 last_priority: NONE,
                 key: None,
+                saved: Vec::new(),
             });
             if let Some(done) = self.enter_part() {
                 return done;
@@ -369,7 +384,9 @@ impl<'t> Canonical<'t> {
             if split.current < split.parts.len() {
                 return self.enter_part();
             }
-            self.splits.pop();
+            if let Some(done) = self.splits.pop() {
+                self.restore_priorities(&done.saved);
+            }
             if self.splits.is_empty() {
                 return Some(Run::Found);
             }
@@ -388,7 +405,10 @@ impl<'t> Canonical<'t> {
         if count == 0 {
             return self.part_solved();
         }
-        if self.remember && split.split_level.is_some() {
+        if self.fresh_parts && split.split_level.is_some() {
+            self.prioritise(g);
+        }
+        if self.remember && self.splits[g].split_level.is_some() {
             let key = self.memo_key(g);
             if self.memo.contains(&key) {
                 self.stats.memo_hits += 1;
@@ -404,6 +424,7 @@ impl<'t> Canonical<'t> {
     /// the split and let its level try its next candidate. `Some(Infeasible)` at the top.
     fn part_failed(&mut self) -> Option<Run> {
         let split = self.splits.pop()?; // a split is open while a part is
+        self.restore_priorities(&split.saved);
         if let Some(key) = split.key
             && self.memo_words + key.len() <= MEMO_WORDS
         {
@@ -663,14 +684,55 @@ impl<'t> Canonical<'t> {
                 .unwrap_or(u64::MAX)
         };
         parts.sort_by_cached_key(|part| (slack(part), std::cmp::Reverse(part.members.len()), part.low));
+        let fresh = self.fresh_parts;
         self.splits.push(Split {
             split_level: Some(d),
             parts,
             current: 0,
-            max_offset,
-            last_priority: self.last_priority,
+            max_offset: if fresh { 0 } else { max_offset },
+            last_priority: if fresh { NONE } else { self.last_priority },
             key: None,
+            saved: Vec::new(),
         });
+    }
+
+    /// Sorts the current part of split `g` again, as MiniMalloc does with a sub-problem: by the
+    /// largest total of unplaced sizes over each buffer's lifetime, counting the part's own
+    /// buffers only (its contended sections are the ones to fill first), then area, lifetime and
+    /// index. The part's buffers take the priorities they had among themselves, so the order
+    /// depends only on the part's set of buffers and state (which its memo key holds).
+    ///
+    /// Why the search stays complete: a part shares no time with the other unplaced buffers, so it
+    /// is a problem of its own over the placed ones, and a canonical search from offset 0 under
+    /// any fixed order of its buffers is complete for it. Used only with fresh parts.
+    fn prioritise(&mut self, g: usize) {
+        let timeline = self.timeline;
+        let split = &self.splits[g];
+        let members = &split.parts[split.current].members;
+        let mut old: Vec<u32> = members.iter().map(|&j| self.priority[j as usize]).collect();
+        old.sort_unstable();
+        let mut order: Vec<(std::cmp::Reverse<(u64, u128, u64)>, u32)> = members
+            .iter()
+            .map(|&j| {
+                let total = timeline.span(j).map(|t| self.total[t]).max().unwrap_or(0);
+                let size = timeline.size[j as usize];
+                let lifetime = timeline.lifetime[j as usize];
+                (std::cmp::Reverse((total, size as u128 * lifetime as u128, lifetime)), j)
+            })
+            .collect();
+        order.sort_unstable();
+        self.stats.work += members.len() as u64;
+        let mut saved = Vec::with_capacity(order.len());
+        for (&(_, j), &priority) in order.iter().zip(&old) {
+            saved.push((j, std::mem::replace(&mut self.priority[j as usize], priority)));
+        }
+        self.splits[g].saved.extend(saved);
+    }
+
+    fn restore_priorities(&mut self, saved: &[(u32, u32)]) {
+        for &(j, priority) in saved.iter().rev() {
+            self.priority[j as usize] = priority;
+        }
     }
 
     fn undo_to(&mut self, mark: usize) {
