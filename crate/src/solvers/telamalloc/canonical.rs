@@ -937,9 +937,19 @@ mod tests {
         capacity: u64,
         order: fn(&Timeline) -> Vec<u32>,
     ) -> (Run, Option<Vec<u64>>, CanonicalStats) {
+        solve_with(buffers, capacity, order, false)
+    }
+
+    fn solve_with(
+        buffers: &[Buffer],
+        capacity: u64,
+        order: fn(&Timeline) -> Vec<u32>,
+        fresh: bool,
+    ) -> (Run, Option<Vec<u64>>, CanonicalStats) {
         let members: Vec<usize> = (0..buffers.len()).collect();
         let timeline = Timeline::new(buffers, &members);
-        let mut search = Canonical::new(&timeline, capacity, order(&timeline));
+        let search = Canonical::new(&timeline, capacity, order(&timeline));
+        let mut search = if fresh { search.with_fresh_parts() } else { search };
         let run = search.run(u64::MAX, u64::MAX, &mut || false);
         let plan = (run == Run::Found).then(|| search.offsets().to_vec());
         (run, plan, search.stats.clone())
@@ -981,13 +991,19 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
-        /// The complete search, under either order of ties, agrees with brute force at capacities
-        /// around the max load: a valid plan exactly when one exists, `Infeasible` otherwise.
+        /// The complete search, under every order of ties and with or without fresh parts, agrees
+        /// with brute force at capacities around the max load: a valid plan exactly when one
+        /// exists, `Infeasible` otherwise.
         #[test]
-        fn agrees_with_brute_force(buffers in small_instances(), slack in 0u64..6, contended in any::<bool>()) {
+        fn agrees_with_brute_force(
+            buffers in small_instances(),
+            slack in 0u64..6,
+            order in 0usize..3,
+            fresh in any::<bool>(),
+        ) {
             let capacity = lowest_capacity(&buffers) + slack;
-            let order = if contended { candidates::most_contended_first } else { candidates::longest_first };
-            let (run, plan, _) = solve_in_order(&buffers, capacity, order);
+            let order = [candidates::longest_first, candidates::most_contended_first, candidates::most_contended_by_area][order];
+            let (run, plan, _) = solve_with(&buffers, capacity, order, fresh);
             let expected = if fits(&buffers, capacity) { Run::Found } else { Run::Infeasible };
             prop_assert_eq!(run, expected);
             if let Some(offsets) = plan {
@@ -998,12 +1014,18 @@ mod tests {
         /// Stopping after every few steps or a little work and resuming gives the same answer,
         /// the same plan and the same step count as one uninterrupted run.
         #[test]
-        fn resuming_gives_the_same_answer(buffers in small_instances(), slack in 0u64..4, every in 1u64..4) {
+        fn resuming_gives_the_same_answer(
+            buffers in small_instances(),
+            slack in 0u64..4,
+            every in 1u64..4,
+            fresh in any::<bool>(),
+        ) {
             let capacity = lowest_capacity(&buffers) + slack;
-            let (run, plan, stats) = solve(&buffers, capacity);
+            let (run, plan, stats) = solve_with(&buffers, capacity, candidates::longest_first, fresh);
             let members: Vec<usize> = (0..buffers.len()).collect();
             let timeline = Timeline::new(&buffers, &members);
-            let mut search = Canonical::new(&timeline, capacity, candidates::longest_first(&timeline));
+            let search = Canonical::new(&timeline, capacity, candidates::longest_first(&timeline));
+            let mut search = if fresh { search.with_fresh_parts() } else { search };
             let mut turns = 0;
             let resumed = loop {
                 turns += 1;
@@ -1074,6 +1096,58 @@ mod tests {
             }
         }
         assert!(hits > 0 && compared > 250, "memo hits {hits}, instances compared {compared}");
+    }
+
+    /// Fresh parts (searched from offset 0, re-sorted by their own totals) give the same answers
+    /// as parts that go on from the split, with and without the memo, with valid plans; they do
+    /// split, and every priority is back to its first value once the search is exhausted. On
+    /// instances too large for brute force.
+    #[test]
+    fn fresh_parts_change_no_answer() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let (mut splits, mut compared, mut infeasible) = (0, 0, 0);
+        for _ in 0..300 {
+            let n = rng.random_range(12..=24);
+            let buffers: Vec<Buffer> = (0..n)
+                .map(|i| {
+                    let start = rng.random_range(0u64..30);
+                    let b =
+                        Buffer::new(format!("b{i}"), start, start + rng.random_range(1..12), rng.random_range(1..9));
+                    b.with_alignment([1, 1, 2][rng.random_range(0..3)])
+                })
+                .collect();
+            let capacity = max_load(&buffers) + rng.random_range(0..3);
+            let members: Vec<usize> = (0..buffers.len()).collect();
+            let timeline = Timeline::new(&buffers, &members);
+            let mut answers = Vec::new();
+            for (fresh, remember) in [(false, true), (true, true), (true, false)] {
+                let priority = candidates::most_contended_by_area(&timeline);
+                let search = Canonical::new(&timeline, capacity, priority.clone());
+                let mut search = if fresh { search.with_fresh_parts() } else { search };
+                search.remember = remember;
+                let run = search.run(200_000, u64::MAX, &mut || false);
+                if run == Run::Found {
+                    check_plan(&buffers, search.offsets(), capacity);
+                }
+                if run == Run::Infeasible {
+                    assert_eq!(search.priority, priority, "priorities restored");
+                }
+                if fresh {
+                    splits += search.stats.splits;
+                }
+                answers.push(run);
+            }
+            if !answers.contains(&Run::Paused) {
+                compared += 1;
+                infeasible += usize::from(answers[0] == Run::Infeasible);
+                assert!(answers.iter().all(|&a| a == answers[0]), "{answers:?}: {buffers:?} in {capacity}");
+            }
+        }
+        assert!(
+            splits > 0 && compared > 250 && infeasible > 10,
+            "splits {splits}, compared {compared}, infeasible {infeasible}"
+        );
     }
 
     /// Stopping is honoured: `stop` saying yes ends the run, and the search resumes afterwards.
