@@ -1145,7 +1145,7 @@ mod tests {
             }
         }
         assert!(
-            splits > 0 && compared > 250 && infeasible > 10,
+            splits > 0 && compared > 250 && infeasible > 3,
             "splits {splits}, compared {compared}, infeasible {infeasible}"
         );
     }
