@@ -711,19 +711,16 @@ impl<'t> Canonical<'t> {
         let members = &split.parts[split.current].members;
         let mut old: Vec<u32> = members.iter().map(|&j| self.priority[j as usize]).collect();
         old.sort_unstable();
-        let mut order: Vec<(std::cmp::Reverse<(u64, u128, u64)>, u32)> = members
-            .iter()
-            .map(|&j| {
-                let total = timeline.span(j).map(|t| self.total[t]).max().unwrap_or(0);
-                let size = timeline.size[j as usize];
-                let lifetime = timeline.lifetime[j as usize];
-                (std::cmp::Reverse((total, size as u128 * lifetime as u128, lifetime)), j)
-            })
-            .collect();
-        order.sort_unstable();
+        let mut order: Vec<u32> = members.clone();
+        order.sort_by_cached_key(|&j| {
+            let total = timeline.span(j).map(|t| self.total[t]).max().unwrap_or(0);
+            let size = timeline.size[j as usize];
+            let lifetime = timeline.lifetime[j as usize];
+            (std::cmp::Reverse((total, size as u128 * lifetime as u128, lifetime)), j)
+        });
         self.stats.work += members.len() as u64;
         let mut saved = Vec::with_capacity(order.len());
-        for (&(_, j), &priority) in order.iter().zip(&old) {
+        for (&j, &priority) in order.iter().zip(&old) {
             saved.push((j, std::mem::replace(&mut self.priority[j as usize], priority)));
         }
         self.splits[g].saved.extend(saved);
