@@ -123,7 +123,7 @@ const HEURISTIC_BUDGET_PER_BUFFER: u64 = 16_000;
 const COMPLETE_BUDGET_PER_BUFFER: u64 = 2_000;
 
 /// The orders of ties of the complete searches, which take turns (each complete on its own, so
-/// either one's exhaustion proves infeasibility): as MiniMalloc's pre-orderings (its §7), one
+/// any one's exhaustion proves infeasibility): as MiniMalloc's pre-orderings (its §7), one
 /// unlucky order cannot stall the search.
 const ORDERS: [fn(&Timeline) -> Vec<u32>; 3] =
     [candidates::longest_first, candidates::most_contended_first, candidates::most_contended_by_area];
