@@ -114,6 +114,9 @@ struct Split {
     last_priority: u32,
     /// The memo key of the current part, recorded if it fails.
     key: Option<Box<[u64]>>,
+    /// The priorities its parts' buffers had before [`Canonical::prioritise`] sorted them
+    /// again, restored when the split closes.
+    saved: Vec<(u32, u32)>,
 }
 
 /// What a call to [`Canonical::run`] ended with.
@@ -179,6 +182,10 @@ pub struct Canonical<'t> {
     mark_now: u32,
     scratch: Vec<(u64, u32, u32)>,
     started: bool,
+    /// Whether each part of a split is searched afresh (from offset 0, its buffers sorted again
+    /// by the section totals of the moment; see [`Canonical::prioritise`]) rather than going on
+    /// from the maximum offset and priorities of the placement that split.
+    fresh_parts: bool,
     pub stats: CanonicalStats,
 }
 
@@ -222,8 +229,15 @@ impl<'t> Canonical<'t> {
             mark_now: 0,
             scratch: Vec::new(),
             started: false,
+            fresh_parts: false,
             stats: CanonicalStats::default(),
         }
+    }
+
+    /// Searches every part of a split afresh (see [`Canonical::prioritise`]).
+    pub fn with_fresh_parts(mut self) -> Canonical<'t> {
+        self.fresh_parts = true;
+        self
     }
 
     /// The offsets of a plan once [`Run::Found`] was returned.
@@ -285,6 +299,7 @@ impl<'t> Canonical<'t> {
                 max_offset: 0,
                 last_priority: NONE,
                 key: None,
+                saved: Vec::new(),
             });
             if let Some(done) = self.enter_part() {
                 return done;
@@ -369,7 +384,9 @@ impl<'t> Canonical<'t> {
             if split.current < split.parts.len() {
                 return self.enter_part();
             }
-            self.splits.pop();
+            if let Some(done) = self.splits.pop() {
+                self.restore_priorities(&done.saved);
+            }
             if self.splits.is_empty() {
                 return Some(Run::Found);
             }
@@ -388,7 +405,10 @@ impl<'t> Canonical<'t> {
         if count == 0 {
             return self.part_solved();
         }
-        if self.remember && split.split_level.is_some() {
+        if self.fresh_parts && split.split_level.is_some() {
+            self.prioritise(g);
+        }
+        if self.remember && self.splits[g].split_level.is_some() {
             let key = self.memo_key(g);
             if self.memo.contains(&key) {
                 self.stats.memo_hits += 1;
@@ -404,6 +424,7 @@ impl<'t> Canonical<'t> {
     /// the split and let its level try its next candidate. `Some(Infeasible)` at the top.
     fn part_failed(&mut self) -> Option<Run> {
         let split = self.splits.pop()?; // a split is open while a part is
+        self.restore_priorities(&split.saved);
         if let Some(key) = split.key
             && self.memo_words + key.len() <= MEMO_WORDS
         {
@@ -663,14 +684,52 @@ impl<'t> Canonical<'t> {
                 .unwrap_or(u64::MAX)
         };
         parts.sort_by_cached_key(|part| (slack(part), std::cmp::Reverse(part.members.len()), part.low));
+        let fresh = self.fresh_parts;
         self.splits.push(Split {
             split_level: Some(d),
             parts,
             current: 0,
-            max_offset,
-            last_priority: self.last_priority,
+            max_offset: if fresh { 0 } else { max_offset },
+            last_priority: if fresh { NONE } else { self.last_priority },
             key: None,
+            saved: Vec::new(),
         });
+    }
+
+    /// Sorts the current part of split `g` again, as MiniMalloc does with a sub-problem: by the
+    /// largest total of unplaced sizes over each buffer's lifetime, counting the part's own
+    /// buffers only (its contended sections are the ones to fill first), then area, lifetime and
+    /// index. The part's buffers take the priorities they had among themselves, so the order
+    /// depends only on the part's set of buffers and state (which its memo key holds).
+    ///
+    /// Why the search stays complete: a part shares no time with the other unplaced buffers, so it
+    /// is a problem of its own over the placed ones, and a canonical search from offset 0 under
+    /// any fixed order of its buffers is complete for it. Used only with fresh parts.
+    fn prioritise(&mut self, g: usize) {
+        let timeline = self.timeline;
+        let split = &self.splits[g];
+        let members = &split.parts[split.current].members;
+        let mut old: Vec<u32> = members.iter().map(|&j| self.priority[j as usize]).collect();
+        old.sort_unstable();
+        let mut order: Vec<u32> = members.clone();
+        order.sort_by_cached_key(|&j| {
+            let total = timeline.span(j).map(|t| self.total[t]).max().unwrap_or(0);
+            let size = timeline.size[j as usize];
+            let lifetime = timeline.lifetime[j as usize];
+            (std::cmp::Reverse((total, size as u128 * lifetime as u128, lifetime)), j)
+        });
+        self.stats.work += members.len() as u64;
+        let mut saved = Vec::with_capacity(order.len());
+        for (&j, &priority) in order.iter().zip(&old) {
+            saved.push((j, std::mem::replace(&mut self.priority[j as usize], priority)));
+        }
+        self.splits[g].saved.extend(saved);
+    }
+
+    fn restore_priorities(&mut self, saved: &[(u32, u32)]) {
+        for &(j, priority) in saved.iter().rev() {
+            self.priority[j as usize] = priority;
+        }
     }
 
     fn undo_to(&mut self, mark: usize) {
@@ -875,9 +934,19 @@ mod tests {
         capacity: u64,
         order: fn(&Timeline) -> Vec<u32>,
     ) -> (Run, Option<Vec<u64>>, CanonicalStats) {
+        solve_with(buffers, capacity, order, false)
+    }
+
+    fn solve_with(
+        buffers: &[Buffer],
+        capacity: u64,
+        order: fn(&Timeline) -> Vec<u32>,
+        fresh: bool,
+    ) -> (Run, Option<Vec<u64>>, CanonicalStats) {
         let members: Vec<usize> = (0..buffers.len()).collect();
         let timeline = Timeline::new(buffers, &members);
-        let mut search = Canonical::new(&timeline, capacity, order(&timeline));
+        let search = Canonical::new(&timeline, capacity, order(&timeline));
+        let mut search = if fresh { search.with_fresh_parts() } else { search };
         let run = search.run(u64::MAX, u64::MAX, &mut || false);
         let plan = (run == Run::Found).then(|| search.offsets().to_vec());
         (run, plan, search.stats.clone())
@@ -919,13 +988,19 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
-        /// The complete search, under either order of ties, agrees with brute force at capacities
-        /// around the max load: a valid plan exactly when one exists, `Infeasible` otherwise.
+        /// The complete search, under every order of ties and with or without fresh parts, agrees
+        /// with brute force at capacities around the max load: a valid plan exactly when one
+        /// exists, `Infeasible` otherwise.
         #[test]
-        fn agrees_with_brute_force(buffers in small_instances(), slack in 0u64..6, contended in any::<bool>()) {
+        fn agrees_with_brute_force(
+            buffers in small_instances(),
+            slack in 0u64..6,
+            order in 0usize..3,
+            fresh in any::<bool>(),
+        ) {
             let capacity = lowest_capacity(&buffers) + slack;
-            let order = if contended { candidates::most_contended_first } else { candidates::longest_first };
-            let (run, plan, _) = solve_in_order(&buffers, capacity, order);
+            let order = [candidates::longest_first, candidates::most_contended_first, candidates::most_contended_by_area][order];
+            let (run, plan, _) = solve_with(&buffers, capacity, order, fresh);
             let expected = if fits(&buffers, capacity) { Run::Found } else { Run::Infeasible };
             prop_assert_eq!(run, expected);
             if let Some(offsets) = plan {
@@ -936,12 +1011,18 @@ mod tests {
         /// Stopping after every few steps or a little work and resuming gives the same answer,
         /// the same plan and the same step count as one uninterrupted run.
         #[test]
-        fn resuming_gives_the_same_answer(buffers in small_instances(), slack in 0u64..4, every in 1u64..4) {
+        fn resuming_gives_the_same_answer(
+            buffers in small_instances(),
+            slack in 0u64..4,
+            every in 1u64..4,
+            fresh in any::<bool>(),
+        ) {
             let capacity = lowest_capacity(&buffers) + slack;
-            let (run, plan, stats) = solve(&buffers, capacity);
+            let (run, plan, stats) = solve_with(&buffers, capacity, candidates::longest_first, fresh);
             let members: Vec<usize> = (0..buffers.len()).collect();
             let timeline = Timeline::new(&buffers, &members);
-            let mut search = Canonical::new(&timeline, capacity, candidates::longest_first(&timeline));
+            let search = Canonical::new(&timeline, capacity, candidates::longest_first(&timeline));
+            let mut search = if fresh { search.with_fresh_parts() } else { search };
             let mut turns = 0;
             let resumed = loop {
                 turns += 1;
@@ -1012,6 +1093,58 @@ mod tests {
             }
         }
         assert!(hits > 0 && compared > 250, "memo hits {hits}, instances compared {compared}");
+    }
+
+    /// Fresh parts (searched from offset 0, re-sorted by their own totals) give the same answers
+    /// as parts that go on from the split, with and without the memo, with valid plans; they do
+    /// split, and every priority is back to its first value once the search is exhausted. On
+    /// instances too large for brute force.
+    #[test]
+    fn fresh_parts_change_no_answer() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let (mut splits, mut compared, mut infeasible) = (0, 0, 0);
+        for _ in 0..300 {
+            let n = rng.random_range(12..=24);
+            let buffers: Vec<Buffer> = (0..n)
+                .map(|i| {
+                    let start = rng.random_range(0u64..30);
+                    let b =
+                        Buffer::new(format!("b{i}"), start, start + rng.random_range(1..12), rng.random_range(1..9));
+                    b.with_alignment([1, 1, 2][rng.random_range(0..3)])
+                })
+                .collect();
+            let capacity = max_load(&buffers) + rng.random_range(0..3);
+            let members: Vec<usize> = (0..buffers.len()).collect();
+            let timeline = Timeline::new(&buffers, &members);
+            let mut answers = Vec::new();
+            for (fresh, remember) in [(false, true), (true, true), (true, false)] {
+                let priority = candidates::most_contended_by_area(&timeline);
+                let search = Canonical::new(&timeline, capacity, priority.clone());
+                let mut search = if fresh { search.with_fresh_parts() } else { search };
+                search.remember = remember;
+                let run = search.run(200_000, u64::MAX, &mut || false);
+                if run == Run::Found {
+                    check_plan(&buffers, search.offsets(), capacity);
+                }
+                if run == Run::Infeasible {
+                    assert_eq!(search.priority, priority, "priorities restored");
+                }
+                if fresh {
+                    splits += search.stats.splits;
+                }
+                answers.push(run);
+            }
+            if !answers.contains(&Run::Paused) {
+                compared += 1;
+                infeasible += usize::from(answers[0] == Run::Infeasible);
+                assert!(answers.iter().all(|&a| a == answers[0]), "{answers:?}: {buffers:?} in {capacity}");
+            }
+        }
+        assert!(
+            splits > 0 && compared > 250 && infeasible > 3,
+            "splits {splits}, compared {compared}, infeasible {infeasible}"
+        );
     }
 
     /// Stopping is honoured: `stop` saying yes ends the run, and the search resumes afterwards.

@@ -18,8 +18,9 @@
 //! Beyond the paper: the heuristics pick among the buffers with the lowest feasible offset (the
 //! "frontier"; `--param frontier=false` restores the paper's phase-restricted picks), restarts
 //! randomise the picks, and turns of complete searches over canonical placement orders
-//! ([`canonical`], under two orders of ties) alternate with slices of the heuristic attempts, so
-//! that a plan is found whenever one exists, given time (see [`search`]).
+//! ([`canonical`], under three orders of ties, one of which searches the parts of a split afresh)
+//! alternate with slices of the heuristic attempts, so that a plan is found whenever one exists,
+//! given time (see [`search`]).
 
 mod backtracking;
 mod candidates;

@@ -123,9 +123,12 @@ const HEURISTIC_BUDGET_PER_BUFFER: u64 = 16_000;
 const COMPLETE_BUDGET_PER_BUFFER: u64 = 2_000;
 
 /// The orders of ties of the complete searches, which take turns (each complete on its own, so
-/// either one's exhaustion proves infeasibility): as MiniMalloc's pre-orderings (its §7), one
+/// any one's exhaustion proves infeasibility): as MiniMalloc's pre-orderings (its §7), one
 /// unlucky order cannot stall the search.
-const ORDERS: [fn(&Timeline) -> Vec<u32>; 2] = [candidates::longest_first, candidates::most_contended_first];
+const ORDERS: [fn(&Timeline) -> Vec<u32>; 3] =
+    [candidates::longest_first, candidates::most_contended_first, candidates::most_contended_by_area];
+/// Which of [`ORDERS`] searches the parts of a split afresh (see `Canonical::with_fresh_parts`).
+const FRESH_PARTS: [bool; 3] = [false, false, true];
 
 /// How often the deadline is polled: every this many steps, or sooner after this much propagation
 /// work (a step on a large part can cost a millisecond).
@@ -285,7 +288,8 @@ impl<'t> Search<'t> {
         let work_left = limits.max_work.saturating_sub(self.work()).min(budget);
         if self.turn == self.canonical.len() {
             let priority = ORDERS[self.turn](self.timeline);
-            self.canonical.push(Canonical::new(self.timeline, self.capacity, priority));
+            let canonical = Canonical::new(self.timeline, self.capacity, priority);
+            self.canonical.push(if FRESH_PARTS[self.turn] { canonical.with_fresh_parts() } else { canonical });
         }
         let canonical = &mut self.canonical[self.turn];
         self.turn = (self.turn + 1) % ORDERS.len();
