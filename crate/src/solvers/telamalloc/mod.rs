@@ -179,9 +179,9 @@ impl Config {
         }
         let (per_buffer, work): (u64, u64) = match self.effort {
             Effort::Low => (50, 10_000_000),
-            // Challenging H within 1 MiB needs 972,000 steps (316 buffers, ten times this for a
-            // capacity search): 400 a buffer gives it room.
-            Effort::Normal => (400, 100_000_000),
+            // Within 1 MiB, challenging B needs 731,000 steps (170 buffers) and H 972,000 (316
+            // buffers); a capacity search gets ten times this, so 500 a buffer fits all eleven.
+            Effort::Normal => (500, 100_000_000),
             Effort::High => (1_000, 400_000_000),
         };
         let budget = Budget { steps: per_buffer * buffers.max(64) as u64, work };
