@@ -2,7 +2,9 @@
 //! sizes that are not multiples of them, MiniMalloc's optimum agrees with a brute-force oracle on
 //! tiny instances and with the optima CP-SAT recorded for the generated set
 //! (`scripts/oracle/cpsat_optima.py`, run by hand), a refuted capacity never claims a bound above
-//! the optimum, and every plan passes the validator. Speed is not asserted here.
+//! the optimum, and every plan passes the validator. The stacking bound (the instance's own lower
+//! bound, which knows alignment) and the `stacking` solver are held to the same oracles. Speed is
+//! not asserted here.
 
 mod common;
 

@@ -83,8 +83,10 @@ fn some_stack(items: &mut [(u64, u64)]) -> u128 {
 /// Calls `visit` with every maximal set of buffers (indices) alive together: the live set just
 /// before a buffer ends, when buffers started since the last end. Only a buffer's pieces with its
 /// whole size count (not its gaps or windows), and zero-size buffers not at all. Every set of
-/// buffers alive at one time is within one of these.
-pub fn for_each_maximal_live_set(buffers: &[Buffer], mut visit: impl FnMut(&[usize])) {
+/// buffers alive at one time is within one of these. `visit` also gets the set's sizes plus its
+/// alignments less one each, summed: no stacking of the set ends above that, so a caller can
+/// skip a set in O(1).
+pub fn for_each_maximal_live_set(buffers: &[Buffer], mut visit: impl FnMut(&[usize], u128)) {
     // (time, is_start, index): ends before starts at one time, as `[start, end)` asks.
     let mut events: Vec<(u64, bool, usize)> = Vec::with_capacity(buffers.len() * 2);
     for (i, b) in buffers.iter().enumerate().filter(|(_, b)| b.size > 0) {
@@ -98,16 +100,20 @@ pub fn for_each_maximal_live_set(buffers: &[Buffer], mut visit: impl FnMut(&[usi
     let mut alive: Vec<usize> = Vec::new();
     let mut place = vec![usize::MAX; buffers.len()];
     let mut grew = false;
+    let mut most: u128 = 0;
     for &(_, is_start, i) in &events {
+        let most_of_i = buffers[i].size as u128 + (buffers[i].alignment - 1) as u128;
         if is_start {
             place[i] = alive.len();
             alive.push(i);
+            most += most_of_i;
             grew = true;
         } else {
             if grew {
-                visit(&alive);
+                visit(&alive, most);
                 grew = false;
             }
+            most -= most_of_i;
             let at = place[i];
             alive.swap_remove(at);
             if let Some(&moved) = alive.get(at) {
@@ -125,8 +131,8 @@ pub fn stacking_bound(buffers: &[Buffer], known: u64) -> u64 {
     }
     // (greedy top, live set) of the maximal live sets that could raise the bound.
     let mut times: Vec<(u128, Vec<(u64, u64)>)> = Vec::new();
-    for_each_maximal_live_set(buffers, |alive| {
-        if alive.len() > MAX_ALIVE || !alive.iter().any(|&i| buffers[i].alignment > 1) {
+    for_each_maximal_live_set(buffers, |alive, most| {
+        if most <= known as u128 || alive.len() > MAX_ALIVE || !alive.iter().any(|&i| buffers[i].alignment > 1) {
             return;
         }
         let mut items: Vec<(u64, u64)> = alive.iter().map(|&i| (buffers[i].size, buffers[i].alignment)).collect();

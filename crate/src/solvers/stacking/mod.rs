@@ -138,7 +138,7 @@ impl Solver for Stacking {
 /// small enough for [`least_stack`]; `None` when no live set holds a buffer aligned above 1.
 fn tightest_set(buffers: &[Buffer]) -> Option<Vec<usize>> {
     let mut best: Option<(u128, Vec<usize>)> = None;
-    for_each_maximal_live_set(buffers, |alive| {
+    for_each_maximal_live_set(buffers, |alive, _| {
         if alive.len() > MAX_STACKED || !alive.iter().any(|&i| buffers[i].alignment > 1) {
             return;
         }
