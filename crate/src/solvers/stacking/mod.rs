@@ -13,7 +13,9 @@
 //! It is a heuristic: it proves nothing beyond the instance's bound, which settles the run as
 //! optimal when a plan meets it ([`crate::Stopped::LowerBound`]). Seeded: the same seed gives the
 //! same plan. First fit over every order reaches every optimum (the tests' oracle relies on it),
-//! so nothing is lost by searching orders.
+//! so nothing is lost by searching orders. Pinned buffers stay where they are and the stackings
+//! are not tried then (they would have to respect the pins). Work is capped by the neighbours
+//! visited, so a large instance gets few orders (and above [`MAX_BUFFERS`] the start plan alone).
 
 mod stacks;
 
@@ -21,6 +23,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use web_time::Instant;
 
+use super::greedy::start_plan;
 use super::{Capabilities, Solver, stop_reason};
 use crate::alignment::align_up;
 use crate::model::stacking::{MAX_STACKED, for_each_maximal_live_set, least_stack};
@@ -33,6 +36,12 @@ const FIRST_SLICE: u64 = 256;
 const MAX_STACKINGS: usize = 16;
 /// How often (in orders tried) the deadline is looked at.
 const CHECK_EVERY: u64 = 64;
+/// The most neighbours (buffers alive together, summed over the buffers, plus the buffers) that
+/// the orders tried may visit in one run: about 40,000 orders of a 30-buffer instance.
+const MAX_WORK: u64 = 1 << 23;
+/// Above this many buffers the solver returns the start plan without searching: its neighbour
+/// lists grow with the square of the buffers alive together.
+const MAX_BUFFERS: usize = 4096;
 
 pub struct Stacking;
 
@@ -51,7 +60,7 @@ impl Solver for Stacking {
     fn capabilities(&self) -> Capabilities {
         Capabilities {
             alignment: true,
-            pinned: false,
+            pinned: true,
             capacity: true,
             minimise: false,
             randomised: true,
@@ -73,9 +82,20 @@ impl Solver for Stacking {
         let capacity = super::capacity(problem, options);
         let target = capacity.unwrap_or(problem.lower_bound()).max(problem.lower_bound());
         let buffers = problem.buffers();
+        if let Some(reason) = crate::solvers::minimalloc::quick_refutation(problem, None) {
+            return Err(Halt::Infeasible(reason)); // pinned buffers that overlap
+        }
+        if buffers.len() > MAX_BUFFERS {
+            let plan = start_plan(problem, options)?;
+            let mut outcome = Outcome::new(self.name(), problem, capacity, Some(plan), 0, Stopped::Completed);
+            outcome.stats.insert("search".into(), format!("skipped: more than {MAX_BUFFERS} buffers").into());
+            return Ok(outcome);
+        }
         let placer = Placer::new(buffers);
-        let mut starts = vec![Start { pins: Vec::new(), order: free_order(buffers, &[]) }];
-        if let Some(set) = tightest_set(buffers) {
+        let budget = budget.min(MAX_WORK / placer.work).max(1);
+        let pinned: Vec<(usize, u64)> = buffers.iter().enumerate().filter_map(|(i, b)| Some((i, b.pinned?))).collect();
+        let mut starts = vec![Start { order: free_order(buffers, &pinned), pins: pinned.clone() }];
+        if let Some(set) = tightest_set(buffers).filter(|_| pinned.is_empty()) {
             for pins in stacks::stackings(buffers, &set, target, MAX_STACKINGS) {
                 let order = free_order(buffers, &pins);
                 starts.push(Start { pins, order });
@@ -176,21 +196,30 @@ struct Placer<'a> {
     buffers: &'a [Buffer],
     /// Each buffer's neighbours: the buffers alive with it.
     neighbours: Vec<Vec<usize>>,
+    /// What placing every buffer once visits: the buffers and their neighbours.
+    work: u64,
 }
 
 impl<'a> Placer<'a> {
     fn new(buffers: &'a [Buffer]) -> Self {
         let n = buffers.len();
         let mut neighbours = vec![Vec::new(); n];
-        for i in 0..n {
-            for j in i + 1..n {
-                if buffers[i].size > 0 && buffers[j].size > 0 && buffers[i].alive_together(&buffers[j]) {
+        // A sweep by start: each buffer meets the earlier-starting buffers still alive.
+        let mut by_start: Vec<usize> = (0..n).filter(|&i| buffers[i].size > 0).collect();
+        by_start.sort_by_key(|&i| (buffers[i].start, i));
+        let mut alive: Vec<usize> = Vec::new();
+        for &i in &by_start {
+            alive.retain(|&j| buffers[j].end > buffers[i].start);
+            for &j in &alive {
+                if buffers[i].alive_together(&buffers[j]) {
                     neighbours[i].push(j);
                     neighbours[j].push(i);
                 }
             }
+            alive.push(i);
         }
-        Placer { buffers, neighbours }
+        let work = (n + neighbours.iter().map(Vec::len).sum::<usize>()).max(1) as u64;
+        Placer { buffers, neighbours, work }
     }
 
     /// The plan of `pins` with `order` placed first fit after them; `taken` is scratch space.
