@@ -145,12 +145,12 @@ pub fn stacking_bound(buffers: &[Buffer], known: u64) -> u64 {
         if greedy > known as u128 {
             times.push((greedy, items));
             if times.len() >= 2 * MAX_TIMES {
-                times.sort_by(|a, b| b.0.cmp(&a.0));
+                times.sort_by_key(|time| std::cmp::Reverse(time.0));
                 times.truncate(MAX_TIMES);
             }
         }
     });
-    times.sort_by(|a, b| b.0.cmp(&a.0));
+    times.sort_by_key(|time| std::cmp::Reverse(time.0));
     let mut best = known as u128;
     let mut work = 0u64;
     for (greedy, items) in &times {
