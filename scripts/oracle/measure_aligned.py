@@ -4,7 +4,7 @@
 memplan reports it, nodes, and whether the run proved the recorded optimum. Run by hand:
 
     cargo build --release
-    python3 scripts/oracle/measure_aligned.py --memplan target/release/memplan [--solvers minimalloc,auto]
+    python3 scripts/oracle/measure_aligned.py --memplan target/release/memplan [--solvers stacking,minimalloc,auto]
 """
 
 import argparse
@@ -23,7 +23,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--memplan", required=True)
     parser.add_argument("--generator", help="the memplan binary that generates the set (default: --memplan)")
-    parser.add_argument("--solvers", default="minimalloc,auto")
+    parser.add_argument("--solvers", default="stacking,minimalloc,auto")
     parser.add_argument("--extra", default="", help="more arguments for `memplan solve`")
     args = parser.parse_args()
     with open(os.path.join(FIXTURES, "optima.csv"), newline="") as f:

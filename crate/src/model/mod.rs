@@ -7,6 +7,7 @@ pub mod load;
 mod problem;
 mod semantics;
 mod solution;
+pub mod stacking;
 pub mod wire;
 
 pub use buffer::{Buffer, Gap, Piece, Window};

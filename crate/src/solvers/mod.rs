@@ -10,6 +10,7 @@ pub mod idealloc;
 pub mod minimalloc;
 pub mod minimise;
 pub mod portfolio;
+pub mod stacking;
 pub mod telamalloc;
 pub mod tvm;
 mod view;

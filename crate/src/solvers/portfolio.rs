@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use web_time::Instant;
 
 use super::greedy::{Ceiling, Fit, Greedy, Order, Run};
-use super::{Capabilities, Solver, idealloc, minimalloc, telamalloc, tvm, zant};
+use super::{Capabilities, Solver, idealloc, minimalloc, stacking, telamalloc, tvm, zant};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stopped};
 use crate::options::{CancelFlag, Effort, Halt, Params, Progress, SolveError, SolveOptions};
 
@@ -51,6 +51,9 @@ const CLIMB_WORK: u64 = 30_000_000;
 /// The search solvers of phase 2 run on inputs up to this size (MiniMalloc's own limit for
 /// minimisation; TelaMalloc's layout grows with buffers × time segments).
 pub const SEARCH_MAX: usize = 4_096;
+/// The stacking search joins `auto` up to this many buffers: each order it tries costs about
+/// buffers × neighbours, and larger instances are the greedy members' and the searches' ground.
+const STACKING_MAX: usize = 64;
 /// MiniMalloc's budget in phase 2 at normal effort when no time limit is given, in units of its
 /// [`minimalloc::node_cost`]: about 1.2 s of search on one core of the machine it was set on,
 /// whatever the instance's size (D gets 267,000 nodes, J 117,000, a trace of 3,000 buffers
@@ -136,16 +139,33 @@ pub fn members(effort: Effort, seed: u64, buffers: usize, timed: bool) -> Vec<Me
     members
 }
 
-/// TVM's hill climb (its seeded swaps of the greedy order near the peak) with a work budget
-/// instead of TVM's fixed 500 attempts, so that its cost follows the instance's conflicts. Its
-/// seed is the user's, so seed 0 is TVM's own sequence.
+/// TVM's hill climb (its seeded swaps of the greedy order near the peak) with a work budget as
+/// well as a number of attempts, so that its cost follows the instance's conflicts on large inputs
+/// and stays small on tiny ones. Its seed is the user's, so seed 0 is TVM's own sequence.
 fn climb_member(effort: Effort, seed: u64) -> Member {
     let mut member = Member::new(Box::new(tvm::HillClimb), seed);
-    let work = if effort == Effort::High { CLIMB_WORK * 10 } else { CLIMB_WORK };
+    let (work, attempts) = if effort == Effort::High { (CLIMB_WORK * 10, 10_000) } else { (CLIMB_WORK, 1_000) };
     member.params.set("budget", work.to_string());
-    member.params.set("attempts", (1u64 << 40).to_string());
+    member.params.set("attempts", attempts.to_string());
     member.slow = true;
     member
+}
+
+/// The stacking search joins on small instances with alignment and no pinned buffers (it cannot
+/// honour pins), at every effort: there its plans meet the stacking bound where the greedy
+/// members' do not (issue 20). Listed last, it wins only with a strictly lower plan.
+fn stacking_member(problem: &Problem, effort: Effort, seed: u64) -> Option<Member> {
+    let fits = problem.len() <= STACKING_MAX && problem.has_alignment() && !problem.has_pinned();
+    fits.then(|| {
+        let mut member = Member::new(Box::new(stacking::Stacking), seed);
+        let orders = match effort {
+            Effort::Low => 2_000,
+            Effort::Normal => 20_000,
+            Effort::High => 100_000,
+        };
+        member.params.set("orders", orders.to_string());
+        member
+    })
 }
 
 /// idealloc as a member, when the effort and the input's size call for it.
@@ -188,7 +208,8 @@ impl Solver for Auto {
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
         let started = Instant::now();
-        let members = members(options.effort, options.seed, problem.len(), options.time_limit.is_some());
+        let mut members = members(options.effort, options.seed, problem.len(), options.time_limit.is_some());
+        members.extend(stacking_member(problem, options.effort, options.seed));
         let quick = quick_phase(problem, options, &members, started)?;
         let mut outcome = quick.best;
         // A caller's start plan (a compiler's, say) that beats every quick member is where the
@@ -232,7 +253,8 @@ pub struct Quick {
 /// warm start.
 pub fn quick_plan(problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
     let started = Instant::now();
-    let members = members(options.effort, options.seed, problem.len(), options.time_limit.is_some());
+    let mut members = members(options.effort, options.seed, problem.len(), options.time_limit.is_some());
+    members.extend(stacking_member(problem, options.effort, options.seed));
     Ok(quick_phase(problem, options, &members, started)?.best)
 }
 
