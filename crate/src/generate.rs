@@ -77,6 +77,93 @@ fn micro_sizes(buffers: usize, seed: u64) -> Vec<u64> {
     (0..buffers).map(|_| rng.random_range(1..=1024u64) * 64).collect()
 }
 
+/// What [`perfect`] cuts.
+#[derive(Clone, Copy, Debug)]
+pub struct PerfectSpec {
+    pub buffers: usize,
+    pub seed: u64,
+    /// The height of the rectangle: the optimum makespan, and L.
+    pub height: u64,
+    /// About how many buffers are alive at once.
+    pub alive: usize,
+}
+
+impl PerfectSpec {
+    pub fn new(buffers: usize, seed: u64) -> Self {
+        PerfectSpec { buffers, seed, height: 1 << 20, alive: 24 }
+    }
+}
+
+/// A perfect packing: a rectangle `height` bytes high is cut into buffers by a sweep over time.
+/// At time 0 the height is cut into about `alive` buffers; at each later step a run of one to
+/// three buffers that sit on top of each other ends, and the space they leave is cut anew into
+/// one to three buffers that start there. Every byte below `height` is used at every time, so L
+/// and the optimum are both `height`, and the buffers' plan at birth proves it. Ending neighbours
+/// together and cutting their space differently is what makes the instance hard: no buffer's
+/// place is given away by a size that matches the one before it.
+pub fn perfect(spec: PerfectSpec) -> Problem {
+    let (buffers, _) = perfect_with_plan(spec);
+    Problem::new(buffers, None).expect("generated buffers are valid by construction")
+}
+
+/// [`perfect`]'s buffers with the offsets they were cut at, which make a plan of makespan `height`.
+pub fn perfect_with_plan(spec: PerfectSpec) -> (Vec<Buffer>, Vec<u64>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
+    let height = spec.height.max(1);
+    let wanted = spec.buffers.max(1);
+    let first = spec.alive.clamp(1, wanted).min(usize::try_from(height).unwrap_or(usize::MAX));
+    // The live buffers bottom to top, as (offset, size, start).
+    let mut live: Vec<(u64, u64, u64)> = cut(&mut rng, 0, height, first).into_iter().map(|(o, s)| (o, s, 0)).collect();
+    let mut buffers = Vec::with_capacity(wanted);
+    let mut offsets = Vec::with_capacity(wanted);
+    let mut time = 0u64;
+    let mut made = live.len();
+    while made < wanted {
+        time += 1;
+        let run = rng.random_range(1..=3usize).min(live.len());
+        let first_index = rng.random_range(0..=live.len() - run);
+        let ending: Vec<(u64, u64, u64)> = live.drain(first_index..first_index + run).collect();
+        let low = ending[0].0;
+        let high = ending[run - 1].0 + ending[run - 1].1;
+        for (offset, size, start) in ending {
+            buffers.push(Buffer::new(buffers.len().to_string(), start, time, size));
+            offsets.push(offset);
+        }
+        // Keep about `alive` buffers: cut into more pieces when fewer are alive, fewer when more.
+        let change: i64 = match (live.len() + run).cmp(&spec.alive) {
+            std::cmp::Ordering::Less => rng.random_range(0..=1),
+            std::cmp::Ordering::Greater => rng.random_range(-1..=0),
+            std::cmp::Ordering::Equal => rng.random_range(-1..=1),
+        };
+        let pieces = ((run as i64 + change).clamp(1, 4) as usize).min(wanted - made);
+        let new: Vec<(u64, u64, u64)> = cut(&mut rng, low, high, pieces).into_iter().map(|(o, s)| (o, s, time)).collect();
+        made += new.len();
+        live.splice(first_index..first_index, new);
+    }
+    time += 1;
+    for (offset, size, start) in live {
+        buffers.push(Buffer::new(buffers.len().to_string(), start, time, size));
+        offsets.push(offset);
+    }
+    (buffers, offsets)
+}
+
+/// `[low, high)` cut at `pieces − 1` distinct random points (fewer when it is too small).
+fn cut(rng: &mut ChaCha8Rng, low: u64, high: u64, pieces: usize) -> Vec<(u64, u64)> {
+    let pieces = (pieces as u64).min(high - low).max(1);
+    let mut points: Vec<u64> = Vec::with_capacity(pieces as usize + 1);
+    while (points.len() as u64) < pieces - 1 {
+        let point = rng.random_range(low + 1..high);
+        if !points.contains(&point) {
+            points.push(point);
+        }
+    }
+    points.push(low);
+    points.push(high);
+    points.sort_unstable();
+    points.windows(2).map(|w| (w[0], w[1] - w[0])).collect()
+}
+
 /// The shapes `memplan generate` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
@@ -86,6 +173,8 @@ pub enum Shape {
     NonOverlapping,
     /// [`full_overlap`].
     FullOverlap,
+    /// [`perfect`]: a packing with no waste, so that the optimum is known.
+    Perfect,
 }
 
 impl Shape {
@@ -94,6 +183,7 @@ impl Shape {
             "trace" => Some(Shape::Trace),
             "non-overlapping" => Some(Shape::NonOverlapping),
             "full-overlap" => Some(Shape::FullOverlap),
+            "perfect" => Some(Shape::Perfect),
             _ => None,
         }
     }
@@ -103,6 +193,7 @@ impl Shape {
             Shape::Trace => trace(TraceSpec::new(buffers, seed)),
             Shape::NonOverlapping => non_overlapping(buffers, seed),
             Shape::FullOverlap => full_overlap(buffers, seed),
+            Shape::Perfect => perfect(PerfectSpec::new(buffers, seed)),
         }
     }
 }
@@ -131,5 +222,26 @@ mod tests {
         assert_eq!(together.max_load(), together.capacity().unwrap());
         assert_eq!(crate::metrics::conflict_count(together.buffers()), 100 * 99 / 2);
         assert_eq!(Shape::parse("full-overlap"), Some(Shape::FullOverlap));
+    }
+
+    #[test]
+    fn perfect_packings_use_every_byte() {
+        for (buffers, seed) in [(1, 0), (2, 1), (50, 2), (1000, 3), (1000, 4)] {
+            let spec = PerfectSpec::new(buffers, seed);
+            let (list, offsets) = perfect_with_plan(spec);
+            let problem = Problem::new(list, None).unwrap();
+            assert_eq!(problem.len(), buffers);
+            assert_eq!(problem.max_load(), spec.height, "{buffers} buffers, seed {seed}");
+            let report = crate::validate::validate(&problem, &offsets, Some(spec.height));
+            assert!(report.is_valid(), "{buffers} buffers, seed {seed}: {:?}", report.violations.first());
+            // Every time step is full: the load is the height everywhere, not only at the peak.
+            let end = problem.buffers().iter().map(|b| b.end).max().unwrap();
+            for t in 0..end {
+                let load: u64 = problem.buffers().iter().filter(|b| b.start <= t && t < b.end).map(|b| b.size).sum();
+                assert_eq!(load, spec.height, "time {t}");
+            }
+        }
+        assert_eq!(perfect(PerfectSpec::new(300, 9)).buffers(), perfect(PerfectSpec::new(300, 9)).buffers());
+        assert_eq!(Shape::parse("perfect"), Some(Shape::Perfect));
     }
 }
