@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::options::{Parameter, SolveError};
-use crate::solvers::{Capabilities, Solver, greedy, idealloc, minimalloc, portfolio, telamalloc, zant};
+use crate::solvers::{Capabilities, Solver, greedy, idealloc, lns, minimalloc, portfolio, telamalloc, zant};
 
 /// A solver's name and description, for listings.
 #[derive(Clone, Debug, Serialize)]
@@ -27,6 +27,7 @@ pub fn all() -> Vec<Box<dyn Solver>> {
     solvers.push(Box::new(minimalloc::MiniMalloc::default()));
     solvers.push(Box::new(idealloc::Idealloc));
     solvers.push(Box::new(telamalloc::Telamalloc));
+    solvers.push(Box::new(lns::Lns));
     solvers
 }
 
