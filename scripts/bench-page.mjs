@@ -43,6 +43,19 @@ await context.addInitScript(() => {
       for (const e of list.getEntries()) window.__longtasks.push({ start: e.startTime, duration: e.duration });
     }).observe({ type: 'longtask', buffered: true });
   } catch { /* no longtask support */ }
+  // What the long frames ran (Long Animation Frames API): the scripts' entry points and durations,
+  // and the frame's rendering, so that a long task can be told apart (a message, a timer, a frame).
+  window.__loafs = [];
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        window.__loafs.push({
+          start: e.startTime, duration: e.duration, blocking: e.blockingDuration, render: e.renderStart ? e.startTime + e.duration - e.renderStart : 0,
+          scripts: e.scripts.map((s) => ({ invoker: s.invoker, fn: s.sourceFunctionName, at: `${(s.sourceURL || '').split('/').pop()}:${s.sourceCharPosition}`, duration: s.duration })),
+        });
+      }
+    }).observe({ type: 'long-animation-frame', buffered: true });
+  } catch { /* no LoAF support */ }
   // The longest gap between animation frames since `__gapsFrom` (a frame late by this much).
   window.__gapsFrom = 0;
   window.__longestGap = 0;
@@ -57,11 +70,13 @@ await context.addInitScript(() => {
 
 const page = await context.newPage();
 page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+// Polled every 50 ms, not every animation frame (Playwright's default): polling by frames makes
+// the page render a frame every vsync while it solves, and the benchmark would measure that.
 const idle = (timeout = 300_000) => page.waitForFunction(() => {
   const s = document.querySelector('[data-testid=status]');
   return s && s.dataset.state && s.dataset.state !== 'busy';
-}, null, { timeout });
-const settled = (mode) => page.waitForFunction((m) => window.__memplan.view.settled && (!m || window.__memplan.view.lastMode === m), mode, { timeout: 120_000 });
+}, null, { timeout, polling: 50 });
+const settled = (mode) => page.waitForFunction((m) => window.__memplan.view.settled && (!m || window.__memplan.view.lastMode === m), mode, { timeout: 120_000, polling: 50 });
 
 /** Solves with `solver` and returns the longest long task and animation-frame gap meanwhile. */
 async function solve(solver) {
@@ -73,6 +88,8 @@ async function solve(solver) {
   await page.waitForTimeout(300);
   return page.evaluate((t) => ({
     longTask: Math.max(0, ...window.__longtasks.filter((e) => e.start >= t).map((e) => e.duration)),
+    tasks: window.__longtasks.filter((e) => e.start >= t).map((e) => Math.round(e.duration)),
+    frames: window.__loafs.filter((e) => e.start >= t).sort((a, b) => b.duration - a.duration).slice(0, 4),
     gap: window.__longestGap,
     makespan: document.querySelector('[data-testid=makespan]').dataset.value,
   }), since);
@@ -120,6 +137,11 @@ const task = (ms) => (ms > 0 ? fmt(ms) : 'none of 50 ms or more');
 function report(name, solved, pans) {
   console.log(`\n${name}`);
   console.log(`  solve: longest main-thread task ${task(solved.longTask)}; longest gap between frames ${fmt(solved.gap)} (makespan ${solved.makespan})`);
+  console.log(`  solve: long tasks (ms) ${solved.tasks.join(', ') || 'none'}`);
+  for (const f of solved.frames) {
+    const scripts = f.scripts.map((s) => `${s.invoker}${s.fn ? ` ${s.fn}` : ''} ${s.at} ${fmt(s.duration)}`).join('; ');
+    console.log(`  long frame ${fmt(f.duration)} (render ${fmt(f.render)}): ${scripts || 'no script'}`);
+  }
   for (const [what, p] of pans) {
     console.log(`  pan ${what}: ${p.fps.toFixed(1)} frames/s, draw ${fmt(p.meanDraw)} mean, ${fmt(p.worstDraw)} worst (${p.mode}; of it labels ${fmt(p.labelMs)}, ${p.labels} in the last frame, overview strip ${fmt(p.stripMs)})`);
   }

@@ -1,5 +1,6 @@
 // The playground's screens as a newcomer meets them, for review: the first screen, a hover list,
-// compare with its diff, an imported model, at desktop (1280x800) and phone (390x844) size, and the
+// the peak clicked (zoomed there, its alive list pinned), compare with its diff, an imported model
+// (coloured by category), at desktop (1280x800) and phone (390x844) size, and the
 // docs embed at 640x360 (light and dark). Needs the built page (npm run build); writes PNGs into
 // tests/output/screens/ (ignored by git) and prints their paths.
 //   node scripts/screenshots.mjs            (npm run screens)
@@ -44,6 +45,12 @@ const compareWithDiff = async (page) => {
   await page.click('[data-testid=compare-run]');
   await page.waitForFunction(() => document.querySelector('[data-testid=diff-summary]')?.dataset.moved !== undefined, null, { timeout: 120_000 });
 };
+/** Clicks the peak's mark on the time axis: the view zooms there and pins the alive list. */
+const peak = async (page) => {
+  await page.waitForFunction(() => window.__memplan.view.settled, null, { timeout: 60_000 });
+  await page.click('[data-testid=plan-canvas-peak]');
+  await page.mouse.move(1, 1);
+};
 const model = async (page) => {
   await page.waitForFunction(() => document.querySelector('[data-testid=model-saving]')?.dataset.saved !== undefined, null, { timeout: 120_000 });
 };
@@ -51,6 +58,7 @@ const model = async (page) => {
 for (const [suffix, width, height] of [['1280x800', 1280, 800], ['390x844', 390, 844]]) {
   await shot(`first-screen-${suffix}`, { width, height });
   await shot(`hover-list-${suffix}`, { width, height, act: hover });
+  await shot(`peak-pinned-${suffix}`, { width, height, act: peak });
   await shot(`compare-diff-${suffix}`, { width, height, act: compareWithDiff });
   await shot(`model-${suffix}`, { width, height, query: '?ex=tflite/face_detection_short_range' });
 }

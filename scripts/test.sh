@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh machine, installing what it needs first
-# (scripts/setup.sh): the Rust core's lints and its unit, property and CLI tests, both wasm builds
+# (scripts/setup.sh): the Rust core's lints and its unit, property and CLI tests, the Python
+# package's tests (scripts/test-python.sh), both wasm builds
 # (with a check that the threaded one really has shared memory), the page's type check, build and
 # unit tests (Vitest),
 # and the browser tests in Debian's Chromium against `vite preview`. Every stage runs even when an
@@ -53,10 +54,17 @@ if [ "$cargo_status" -ne 0 ] && ! grep -q '^test result: FAILED' "$log"; then
   stage_failures=$((stage_failures + 1))   # it did not even build
 fi
 
+# The Python package (python/): a venv under target/ with maturin, NumPy and pytest from PyPI, the
+# package built on the core `cargo test` just built, and its pytest suite.
+stage "Python package: build and pytest (scripts/test-python.sh)" bash scripts/test-python.sh
+
 browser=yes
 stage "wasm builds (threaded with shared memory, and single-threaded)" bash scripts/build-wasm.sh || browser=no
 stage "page: type check and build" npm run --silent build || browser=no
 stage "page: unit tests (ticks, scales, label placement, alive list)" npm run --silent test:unit
+# The docs element (dist-embed/): its browser tests load it on a sample docs page; a failed build
+# fails those tests, not the others.
+stage "docs element: build (dist-embed)" npm run --silent build:embed
 # The browser tests compare the page with the CLI: the one `cargo test` just built (its CLI tests
 # run it) serves, so no release build is needed here.
 cli=target/debug/memplan

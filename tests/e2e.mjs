@@ -723,6 +723,24 @@ await test('gaps: solved with them (page = CLI, below the hull), drawn and hover
   await shoot(page, 'gaps');
 });
 
+// A buffer with gaps is drawn as its live pieces: its name goes on the largest one in view.
+await test('gaps: a buffer with gaps is labelled on its largest live piece', async (page) => {
+  const text = 'id,lower,upper,size,gaps\ngapped,0,10,8,3-6\nb,3,6,8,\nc,0,2,4,\n';
+  await open(page);
+  await paste(page, text);
+  await run(page, 'auto');
+  await page.waitForFunction(() => window.__memplan.view.settled);
+  await page.waitForTimeout(100);
+  const label = await page.evaluate(() => {
+    const view = window.__memplan.view;
+    const l = view.lastLabels.find((x) => x.index === 0);
+    return l ? { text: l.text, x: l.x / devicePixelRatio, piece: view.fromData(6, 0).x, hull: view.fromData(0, 0).x } : null;
+  });
+  assert(label && label.text === 'gapped', `no label on the buffer with gaps: ${JSON.stringify(label)}`);
+  // Its pieces are times 0-3 and 6-10: the label starts 3 px into the second, not at the hull.
+  assert(Math.abs(label.x - label.piece - 3) < 1.5, `label at ${label.x}, the piece starts at ${label.piece} (the hull at ${label.hull})`);
+});
+
 await test('plan view: hover, select with conflicts, zoom to peak, replay, PNG; screenshot', async (page) => {
   await open(page, '?ex=minimalloc/challenging/C');
   await run(page, 'auto');
@@ -850,6 +868,143 @@ await test('hover list: the buffers alive at the hovered time, largest first, th
   }
   figures.push(`alive list at a time on Y_1 (62k buffers): ${times.map((ms) => ms.toFixed(2)).join(', ')} ms`);
   assert(Math.max(...times) < 16, `the alive list took ${Math.max(...times).toFixed(1)} ms`);
+});
+
+// Issue 19: the peak is marked on the time axis; a click centres and zooms there and pins the
+// list of the buffers alive then (computed here from the instance's own profile).
+await test('the peak: marked on the time axis, a click zooms there and pins the buffers alive then', async (page) => {
+  await open(page, '?ex=minimalloc/challenging/C');
+  await run(page, 'auto');
+  const marker = page.locator(T('plan-canvas-peak'));
+  assert(await marker.isVisible(), 'no peak mark on the time axis');
+  const peak = await page.evaluate(() => {
+    const { inst } = window.__memplan.state();
+    let k = 0;
+    for (let i = 1; i < inst.profileLoads.length; i++) if (inst.profileLoads[i] > inst.profileLoads[k]) k = i;
+    return { time: inst.profileTimes[k], load: inst.profileLoads[k], maxLoad: Number(inst.summary.max_load) };
+  });
+  assert(peak.load === peak.maxLoad, `the profile's peak ${peak.load} is not L ${peak.maxLoad}`);
+  const tipAt = async () => {
+    const canvas = await page.locator(T('plan-canvas')).boundingBox();
+    const mark = await marker.boundingBox();
+    const x = await page.evaluate((t) => window.__memplan.view.fromData(t, 0).x, peak.time);
+    return { tip: mark.x + mark.width / 2 - canvas.x, x, top: mark.y - canvas.y, bottom: canvas.height };
+  };
+  let at = await tipAt();
+  assert(Math.abs(at.tip - at.x) <= 2, `the mark's tip at ${at.tip}, the peak at ${at.x}`);
+  const wide = await page.evaluate(() => { const v = window.__memplan.viewport; return v.x1 - v.x0; });
+  await marker.click();
+  await page.mouse.move(1, 1); // the pointer away from the plan: the list stays, pinned
+  await page.waitForTimeout(300);
+  const v = await page.evaluate(() => { const v = window.__memplan.viewport; return { x0: v.x0, x1: v.x1 }; });
+  assert(v.x1 - v.x0 < wide / 4, `the window ${v.x1 - v.x0} wide, was ${wide}`);
+  assert(v.x0 < peak.time && peak.time < v.x1 && Math.abs((v.x0 + v.x1) / 2 - peak.time) < (v.x1 - v.x0) * 0.1, `window ${v.x0}-${v.x1} is not centred on the peak ${peak.time}`);
+  at = await tipAt();
+  assert(Math.abs(at.tip - at.x) <= 2, `after the jump the mark's tip is at ${at.tip}, the peak at ${at.x}`);
+  const alive = page.locator(T('plan-canvas-alive'));
+  assert(await alive.isVisible(), 'no alive list pinned at the peak');
+  const list = await alive.evaluate((e) => ({ ...e.dataset, text: e.textContent }));
+  assert(list.pinned === 'true' && Number(list.time) === peak.time, `pinned list: ${JSON.stringify(list)}`);
+  assert(Number(list.total) === peak.maxLoad, `the pinned list's bytes ${list.total}, L ${peak.maxLoad}`);
+  assert(/pinned at the peak/.test(list.text) && /100(\.0)? ?% of the peak/.test(list.text), `pinned list text: ${list.text}`);
+  await page.screenshot({ path: join(screenshots, 'plan-peak-pinned.png') });
+  // Hovering elsewhere shows that time; leaving shows the pinned list again; Escape unpins.
+  const canvas = await page.locator(T('plan-canvas')).boundingBox();
+  await page.mouse.move(canvas.x + canvas.width * 0.2, canvas.y + canvas.height / 2);
+  await page.waitForTimeout(200);
+  assert((await alive.getAttribute('data-pinned')) === '', 'hovering did not show the hovered time');
+  await page.mouse.move(1, 1);
+  await page.waitForTimeout(200);
+  assert((await alive.getAttribute('data-pinned')) === 'true', 'leaving the plan did not show the pinned list again');
+  await page.focus(T('plan-canvas'));
+  await page.keyboard.press('Escape');
+  await page.waitForTimeout(100);
+  assert(!(await alive.isVisible()), 'Escape did not unpin the list');
+  // The toolbar's "peak" does the same.
+  await page.click('#zoom-reset');
+  await page.click('#zoom-peak');
+  await page.waitForTimeout(200);
+  assert((await alive.getAttribute('data-pinned')) === 'true', 'the toolbar\'s peak did not pin the list');
+});
+
+// A .tflite model dropped anywhere on the page is imported (not read as text), planned, and
+// shown in the Model tab coloured by category; the address says the Model tab is open.
+await test('a .tflite model dropped on the page opens in the Model tab, coloured by category, the tab in the address', async (page) => {
+  await open(page);
+  const model = readFileSync(join(examplesDir, 'tflite/face_detection_short_range.tflite'));
+  const transfer = await page.evaluateHandle((b64) => {
+    const binary = atob(b64);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], 'face_detection_short_range.tflite'));
+    return dt;
+  }, model.toString('base64'));
+  await page.dispatchEvent(T('file-drop'), 'dragenter', { dataTransfer: transfer });
+  await page.dispatchEvent(T('file-drop'), 'drop', { dataTransfer: transfer });
+  await page.waitForFunction(() => document.querySelector('[data-testid=model-saving]')?.dataset.saved !== undefined, null, { timeout: 120_000 });
+  await idle(page);
+  assert(await page.isVisible('#model-pane'), 'the Model tab is not shown');
+  assert(Number(await page.getAttribute(T('model-saving'), 'data-saved')) > 0, 'no bytes saved on LiteRT');
+  assert((await page.locator('#model-grid canvas').count()) === 2, 'not two plans side by side');
+  assert((await page.inputValue('#color-select')) === 'category', 'the model is not coloured by category');
+  const legend = await page.$$eval(`${T('model-legend')} .category`, (els) => els.map((e) => e.dataset.category));
+  const planLegend = await page.$$eval('#legend .category', (els) => els.map((e) => e.dataset.category));
+  assert(legend.includes('input') && legend.includes('temporary') && legend.join() === planLegend.join(), `Model tab legend ${legend}, plan legend ${planLegend}`);
+  // Both plans are drawn in the category palette: a graph input's colour is on the canvas.
+  const inputColour = await page.$eval(`${T('model-legend')} [data-category=input] .swatch`, (e) => getComputedStyle(e).backgroundColor);
+  const found = await page.evaluate((css) => {
+    const [r, g, b] = css.match(/\d+/g).map(Number);
+    const c = document.querySelector('[data-testid=diff-canvas-b]');
+    const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    for (let i = 0; i < px.length; i += 4) if (px[i] === r && px[i + 1] === g && px[i + 2] === b) return true;
+    return false;
+  }, inputColour);
+  assert(found, `no pixel of the input colour ${inputColour} in memplan's plan`);
+  const tabInAddress = (tab) => page.waitForFunction((t) => new URLSearchParams(location.search).get('tab') === t, tab, { timeout: 5000 });
+  await tabInAddress('model');
+  await page.click('#tab-plan');
+  await tabInAddress(null);
+  await page.click(T('tab-model'));
+  await tabInAddress('model');
+});
+
+// Compare's diff, explicitly: the moved buffers highlighted (the picture changes with the
+// toggle), another pair chosen, and the peak change and moved count for that pair.
+await test('compare diff: moved buffers highlighted, another pair, the peak change and moves of that pair', async (page) => {
+  await open(page, '?ex=minimalloc/challenging/C&cmp=first-fit-start,tflite,auto&tab=compare');
+  await page.click(T('compare-run'));
+  await idle(page, 120_000);
+  await page.waitForFunction(() => document.querySelector('[data-testid=diff-summary]').dataset.moved !== undefined, null, { timeout: 10_000 });
+  const picture = () => page.evaluate(() => document.querySelector('#diff-grid [data-testid=diff-canvas-b]').toDataURL());
+  await page.waitForTimeout(300);
+  assert(await page.isChecked(T('diff-moved')), 'moved buffers are not highlighted by default');
+  const marked = await picture();
+  await page.uncheck(T('diff-moved'));
+  await page.waitForTimeout(300);
+  const plain = await picture();
+  assert(marked !== plain, 'highlighting the moved buffers changed nothing');
+  await page.check(T('diff-moved'));
+  await page.waitForTimeout(300);
+  assert((await picture()) === marked, 'the highlight did not come back');
+  // Another pair: tflite → auto. Its peak change and moved buffers, counted here from the plans.
+  const valueOf = (id, solver) => page.$eval(T(id), (select, s) => [...select.options].find((o) => o.textContent.startsWith(`${s} `)).value, solver);
+  await page.selectOption(T('diff-a'), await valueOf('diff-a', 'tflite'));
+  await page.selectOption(T('diff-b'), await valueOf('diff-b', 'auto'));
+  await page.waitForFunction(() => /^tflite → auto/.test(document.querySelector('[data-testid=diff-summary]').textContent), null, { timeout: 10_000 });
+  const pair = await page.evaluate(() => {
+    const rows = window.__memplan.compare.rows;
+    const of = (s) => rows.find((r) => r.solver === s).result;
+    const a = of('tflite'), b = of('auto');
+    let moved = 0;
+    for (let i = 0; i < a.offsets.length; i++) if (a.offsets[i] !== b.offsets[i]) moved++;
+    const summary = document.querySelector('[data-testid=diff-summary]');
+    return { peakA: String(a.summary.makespan), peakB: String(b.summary.makespan), moved, saved: summary.dataset.saved, shown: Number(summary.dataset.moved), text: summary.textContent };
+  });
+  assert(BigInt(pair.saved) === BigInt(pair.peakA) - BigInt(pair.peakB) && BigInt(pair.saved) > 0n, `tflite → auto saves ${pair.saved}: peaks ${pair.peakA} → ${pair.peakB}`);
+  assert(pair.shown === pair.moved && pair.moved > 0, `moved ${pair.shown}, counted ${pair.moved}`);
+  const grouped = (v) => BigInt(v).toLocaleString('en-US');
+  assert(pair.text.includes(`peak ${grouped(pair.peakA)} → ${grouped(pair.peakB)}`), `summary: ${pair.text}`);
 });
 
 await test('axes: binary address ticks, time ticks that never repeat a label, marker labels apart; PNG has a title strip', async (page) => {
@@ -1292,6 +1447,157 @@ await test('embed for docs: an instance by url, a forced theme, autoplay of the 
   assert((await page.evaluate(() => document.documentElement.dataset.theme)) === 'light', 'theme=light did not win over the system');
 });
 await server.close();
+
+// The docs element (<memplan-plan>, dist-embed/ from `npm run build:embed`) on a sample docs page
+// (public/docs-sample.html), served WITHOUT isolation: dist/ at /, with the playground the
+// elements link to, and dist-embed/ at /embed/, as a documentation site would host them.
+const docs = await startStaticServer(join(root, 'dist'), { mounts: { '/embed/': join(root, 'dist-embed') } });
+/** The sample page's elements: how each is given and what the CLI runs for it. */
+const samplePlans = [
+  { id: 'by-src', file: small, solver: 'slff' },
+  { id: 'inline', text: readFileSync(join(examplesDir, 'minimalloc/examples/input.12.csv'), 'utf8'), solver: 'auto', capacity: '12' },
+  { id: 'dark', file: small, solver: 'auto' },
+];
+async function openDocs(page) {
+  await page.goto(`${docs.url}/docs-sample.html`);
+  await page.waitForFunction(() => customElements.get('memplan-plan') !== undefined, null, { timeout: 30_000 });
+  await page.waitForFunction(() => [...document.querySelectorAll('memplan-plan')].every((e) => e.dataset.state === 'done' || e.dataset.state === 'error'), null, { timeout: 60_000 });
+}
+/** The CLI's run for a sample element (an inline instance through a temporary file). */
+function cliFor(plan) {
+  let file = plan.file;
+  if (!file) {
+    file = join(tmpdir(), `memplan-e2e-docs-${process.pid}-${plan.id}.csv`);
+    writeFileSync(file, plan.text);
+  }
+  return cliSolve(file, plan.solver, '0', undefined, undefined, plan.capacity ? ['--capacity', plan.capacity] : []);
+}
+await test('docs element: each plan on a non-isolated docs page is the CLI\'s, with its figures, verdict and tooltips', async (page) => {
+  await openDocs(page);
+  assert(!(await page.evaluate(() => crossOriginIsolated)), 'the docs page is cross-origin isolated');
+  // Solving ran in a worker (the page's main thread only draws).
+  assert(page.workers().some((w) => /\/embed\//.test(w.url())), `no worker from /embed/: ${page.workers().map((w) => w.url())}`);
+  for (const plan of samplePlans) {
+    const el = `#${plan.id}`;
+    assert((await page.getAttribute(el, 'data-state')) === 'done', `${plan.id}: ${await page.textContent(`${el} [data-testid=error]`)}`);
+    const native = cliFor(plan);
+    const value = (testid) => page.getAttribute(`${el} [data-testid=${testid}]`, 'data-value');
+    assert((await value('makespan')) === cliMakespan(native), `${plan.id}: makespan ${await value('makespan')}, CLI ${native.makespan}`);
+    assert((await value('max-load')) === String(native.max_load), `${plan.id}: L ${await value('max-load')}, CLI ${native.max_load}`);
+    assert((await value('fragmentation')) === String(native.fragmentation), `${plan.id}: fragmentation ${await value('fragmentation')}, CLI ${native.fragmentation}`);
+    assert((await value('stopped')) === native.stopped, `${plan.id}: stopped ${await value('stopped')}, CLI ${native.stopped}`);
+    const shown = await page.$eval(`${el} [data-testid=verdict]`, (v) => ({ stopped: v.dataset.stopped, text: v.textContent, visible: v.offsetHeight > 0 }));
+    assert(shown.visible && shown.stopped === native.stopped && shown.text.endsWith(native.verdict), `${plan.id}: verdict ${JSON.stringify(shown)}, CLI ${native.verdict}`);
+    const labels = await page.$$eval(`${el} [data-testid=figures] dt`, (all) => all.map((dt) => dt.textContent));
+    assert(['makespan', 'L', 'fragmentation', 'stopped'].every((l) => labels.includes(l)), `${plan.id}: figures ${labels}`);
+    // Hovering buffer 0's middle shows its tooltip, with its id and the offset the plan gave it.
+    await page.locator(el).scrollIntoViewIfNeeded();
+    const point = await page.$eval(el, (e) => {
+      const { inst, result } = e.plan;
+      const at = e.planView.fromData((inst.startsF[0] + inst.endsF[0]) / 2, result.offsetsF[0] + inst.sizesF[0] / 2);
+      const box = e.shadowRoot.querySelector('canvas').getBoundingClientRect();
+      return { x: box.left + at.x, y: box.top + at.y, id: inst.idText.slice(inst.idOffsets[0], inst.idOffsets[1]), offset: String(result.offsets[0]) };
+    });
+    await page.mouse.move(point.x, point.y);
+    await page.waitForSelector(`${el} .tooltip:not([hidden])`, { timeout: 5000 });
+    const tip = await page.textContent(`${el} .tooltip`);
+    assert(tip.includes(point.id) && tip.includes(Number(point.offset).toLocaleString('en-US')), `${plan.id}: tooltip ${tip} for ${JSON.stringify(point)}`);
+    await page.mouse.move(0, 0);
+  }
+  // The page's own styles stay out: its canvas border and its --bg do not reach the elements; the
+  // dark one is dark.
+  const looks = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('memplan-plan')].map((e) => [e.id, {
+    border: getComputedStyle(e.shadowRoot.querySelector('canvas')).borderTopWidth,
+    bg: getComputedStyle(e.shadowRoot.querySelector('.card')).backgroundColor,
+  }])));
+  for (const [id, look] of Object.entries(looks)) assert(look.border === '0px' && look.bg !== 'rgb(255, 228, 230)', `${id}: the page's styles leaked in: ${JSON.stringify(look)}`);
+  assert(looks.dark.bg === 'rgb(15, 18, 24)' && looks['by-src'].bg === 'rgb(246, 247, 249)', `themes: ${JSON.stringify(looks)}`);
+  assert(!(await page.isVisible('#unbuilt')), 'the sample page says the element is not built');
+  await page.screenshot({ path: join(screenshots, 'docs-sample.png'), fullPage: true });
+  // Without a theme an element follows the reader's system; theme="light" stays light.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.evaluate(() => document.getElementById('inline').setAttribute('theme', 'light'));
+  await page.waitForTimeout(100);
+  const schemes = await page.evaluate(() => ['by-src', 'inline'].map((id) => getComputedStyle(document.getElementById(id).shadowRoot.querySelector('.card')).backgroundColor));
+  assert(schemes[0] === 'rgb(15, 18, 24)' && schemes[1] === 'rgb(246, 247, 249)', `a dark system: ${schemes}`);
+});
+await test('docs element: a 20,000-buffer instance solves in the worker, as the CLI plans it', async (page) => {
+  await openDocs(page);
+  const file = join(tmpdir(), `memplan-e2e-docs-${process.pid}-large.csv`);
+  execFileSync(cli, ['generate', '--buffers', '20000', '--seed', '4', '--out', file]);
+  const text = readFileSync(file, 'utf8');
+  const since = await now(page);
+  const began = Date.now();
+  await page.evaluate((csv) => {
+    const large = document.createElement('memplan-plan');
+    large.id = 'large';
+    large.setAttribute('solver', 'first-fit-start');
+    large.textContent = csv;
+    document.body.append(large);
+  }, text);
+  await page.waitForFunction(() => document.getElementById('large').dataset.state === 'done', null, { timeout: 120_000 });
+  const wall = Date.now() - began;
+  const makespan = await page.getAttribute('#large [data-testid=makespan]', 'data-value');
+  assert(makespan === cliMakespan(cliSolve(file, 'first-fit-start', '0')), `20,000 buffers: makespan ${makespan}`);
+  // Too large to travel in a link: the element offers none rather than a broken one.
+  assert(!(await page.isVisible('#large [data-testid=playground-link]')), 'a playground link for an instance too large for one');
+  figures.push(`docs element, 20,000 buffers (first-fit-start), inline: ${wall} ms from insertion to the plan, longest main-thread task ${(await maxLongTask(page, since)).toFixed(0)} ms (loaded machine)`);
+});
+await test('docs element: the playground link opens the same instance; a bad instance errors inside its element only', async (page) => {
+  await openDocs(page);
+  // The link of the element given by src: the playground's share form, the same address and solver.
+  const [playground] = await Promise.all([page.context().waitForEvent('page'), page.click('#by-src [data-testid=playground-link]')]);
+  try {
+    await playground.waitForFunction(() => window.__memplan !== undefined, null, { timeout: 30_000 });
+    await playground.waitForFunction(() => document.querySelector('[data-testid=makespan]')?.dataset.value, null, { timeout: 30_000 });
+    const query = new URL(playground.url()).searchParams;
+    assert(query.get('url') === `${docs.url}/examples/handmade/small.csv` && query.get('solver') === 'slff', `link ${playground.url()}`);
+    const opened = await playground.evaluate(() => ({ n: window.__memplan.state().inst.n, makespan: document.querySelector('[data-testid=makespan]').dataset.value }));
+    const mine = await page.getAttribute('#by-src [data-testid=makespan]', 'data-value');
+    assert(opened.n === 14 && opened.makespan === mine, `the playground opened ${JSON.stringify(opened)}, the element shows ${mine}`);
+    // The inline element's link carries the instance itself (compressed) and its capacity.
+    const inline = await page.getAttribute('#inline [data-testid=playground-link]', 'href');
+    await playground.goto(inline);
+    await playground.waitForFunction(() => window.__memplan !== undefined, null, { timeout: 30_000 });
+    await playground.waitForFunction(() => document.querySelector('[data-testid=makespan]')?.dataset.value, null, { timeout: 30_000 });
+    const text = await playground.inputValue('[data-testid=instance-input]');
+    const expected = samplePlans[1].text.trim();
+    assert(text.trim() === expected, `the inline link opened ${JSON.stringify(text)}`);
+    assert((await playground.inputValue('[data-testid=capacity-input]')) === '12', 'the inline link lost its capacity');
+    const inlineMakespan = await page.getAttribute('#inline [data-testid=makespan]', 'data-value');
+    assert((await playground.getAttribute('[data-testid=makespan]', 'data-value')) === inlineMakespan, 'the playground planned the inline instance differently');
+  } finally {
+    await playground.close();
+  }
+  // Two bad elements (an instance that cannot be read, an address that is not there) show their
+  // errors inside themselves; the others keep their plans, and the shared worker solves on.
+  const before = await page.$$eval('memplan-plan', (all) => all.map((e) => e.summary?.makespan));
+  await page.evaluate(() => {
+    const bad = document.createElement('memplan-plan');
+    bad.id = 'bad';
+    bad.textContent = 'id,lower,upper,size\na,0,4,8\nb,5,2,4\n';
+    const missing = document.createElement('memplan-plan');
+    missing.id = 'missing';
+    missing.setAttribute('src', 'examples/no-such-instance.csv');
+    document.body.append(bad, missing);
+  });
+  await page.waitForFunction(() => ['bad', 'missing'].every((id) => document.getElementById(id).dataset.state === 'error'), null, { timeout: 30_000 });
+  const bad = await page.textContent('#bad [data-testid=error]');
+  assert(/line 3/.test(bad) && (await page.isVisible('#bad [data-testid=error]')), `the bad instance's error: ${bad}`);
+  assert(!(await page.isVisible('#bad canvas')), 'the bad element draws a plan');
+  const missing = await page.textContent('#missing [data-testid=error]');
+  assert(/no-such-instance\.csv: 404/.test(missing), `the missing address's error: ${missing}`);
+  const after = await page.$$eval('memplan-plan', (all) => all.slice(0, 3).map((e) => e.summary?.makespan));
+  assert(JSON.stringify(after) === JSON.stringify(before.slice(0, 3)), `the other elements changed: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+  for (const plan of samplePlans) assert(!(await page.isVisible(`#${plan.id} [data-testid=error]`)), `${plan.id} shows an error`);
+  // After the errors, a changed attribute solves again with the same worker.
+  await page.evaluate(() => document.getElementById('by-src').setAttribute('solver', 'auto'));
+  await page.waitForFunction(() => document.getElementById('by-src').summary?.solver === 'auto', null, { timeout: 30_000 });
+  const auto = await page.getAttribute('#by-src [data-testid=makespan]', 'data-value');
+  assert(auto === cliMakespan(cliSolve(small, 'auto', '0')), `by-src with auto: ${auto}`);
+  await page.screenshot({ path: join(screenshots, 'docs-sample-errors.png'), fullPage: true });
+});
+await docs.close();
 
 await context.close();
 rmSync(profile, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 // A minimal static file server for the browser tests: serves a folder on 127.0.0.1 WITHOUT the
 // cross-origin isolation headers, as a documentation site embedding the playground would (with
 // `isolated`, WITH them, as `vite preview` does: scripts/bench-page.mjs runs the threaded build).
+// `mounts` serves other folders under a path prefix, e.g. `{ '/embed/': 'dist-embed' }`.
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
@@ -10,11 +11,13 @@ const TYPES = {
   '.json': 'application/json', '.csv': 'text/csv', '.md': 'text/markdown', '.png': 'image/png', '.svg': 'image/svg+xml',
 };
 
-export async function startStaticServer(dir, { isolated = false } = {}) {
+export async function startStaticServer(dir, { isolated = false, mounts = {} } = {}) {
   const isolation = isolated ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {};
   const server = createServer(async (request, response) => {
     const path = normalize(decodeURIComponent(new URL(request.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
-    const file = join(dir, path.endsWith('/') ? `${path}index.html` : path);
+    const mount = Object.keys(mounts).find((prefix) => path.startsWith(prefix));
+    const [folder, rest] = mount ? [mounts[mount], path.slice(mount.length - 1)] : [dir, path];
+    const file = join(folder, rest.endsWith('/') ? `${rest}index.html` : rest);
     try {
       const body = await readFile(file);
       response.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', ...isolation });

@@ -18,6 +18,11 @@ pub struct Row {
     pub makespan: Option<u64>,
     pub fragmentation_pct: Option<f64>,
     pub time: Duration,
+    /// The most heap the run held above what was allocated before it (the last repeat's; the
+    /// solve and the check of its plan), in bytes, when the caller measures it ([`Meter`]).
+    pub peak_heap: Option<usize>,
+    /// CPU time of the last repeat, all threads together, when the caller measures it.
+    pub cpu_time: Option<Duration>,
     pub valid: bool,
     pub feasible: bool,
     /// Why the run stopped (`None` when it could not run: see `error`).
@@ -27,6 +32,19 @@ pub struct Row {
     pub error: Option<String>,
 }
 
+/// Peak heap and CPU time of a run, from the program that runs it (the CLI binary counts its
+/// allocations). The library cannot measure them itself: only the program's global allocator sees
+/// every allocation, and CPU time is the operating system's.
+pub trait Meter: Sync {
+    /// Starts a heap measurement: returns the bytes allocated now and makes that the peak.
+    fn reset(&self) -> usize;
+    /// The most bytes allocated at once since the last reset.
+    fn peak(&self) -> usize;
+    /// CPU time the process has used so far, every thread's (`None` where unknown). On a loaded
+    /// machine it says what a run costs better than wall time, which includes waiting for a core.
+    fn cpu_time(&self) -> Option<Duration>;
+}
+
 /// Runs each solver on each instance `repeats` times (at least once) and validates every plan.
 pub fn run_all(
     instances: &[(String, Problem)],
@@ -34,16 +52,36 @@ pub fn run_all(
     options: &SolveOptions,
     repeats: usize,
 ) -> Vec<Row> {
+    run_all_metered(instances, solvers, options, repeats, None)
+}
+
+/// [`run_all`], with each row's peak heap from `meter`.
+pub fn run_all_metered(
+    instances: &[(String, Problem)],
+    solvers: &[String],
+    options: &SolveOptions,
+    repeats: usize,
+    meter: Option<&dyn Meter>,
+) -> Vec<Row> {
     let mut rows = Vec::new();
     for (name, problem) in instances {
         for solver in solvers {
             let options = &options_for(solver, options);
             let mut times = Vec::new();
             let mut last = None;
+            let mut peak_heap = None;
+            let mut cpu_time = None;
             for _ in 0..repeats.max(1) {
+                // The previous repeat's result is dropped first, so that it does not count.
+                drop(last.take());
+                let baseline = meter.map(|m| m.reset());
+                let cpu_before = meter.and_then(|m| m.cpu_time());
                 let started = web_time::Instant::now();
                 let result = run::solve(problem, solver, options);
                 times.push(started.elapsed());
+                let cpu_after = meter.and_then(|m| m.cpu_time());
+                cpu_time = cpu_before.zip(cpu_after).map(|(before, after)| after.saturating_sub(before));
+                peak_heap = meter.zip(baseline).map(|(m, baseline)| m.peak().saturating_sub(baseline));
                 let failed = result.is_err();
                 last = Some(result);
                 if failed {
@@ -60,6 +98,8 @@ pub fn run_all(
                 makespan: None,
                 fragmentation_pct: None,
                 time,
+                peak_heap,
+                cpu_time,
                 valid: false,
                 feasible: false,
                 stopped: None,
@@ -100,7 +140,7 @@ fn options_for(solver: &str, options: &SolveOptions) -> SolveOptions {
     SolveOptions { params, ..options.clone() }
 }
 
-fn cells(row: &Row) -> [String; 10] {
+fn cells(row: &Row) -> [String; 12] {
     [
         row.instance.clone(),
         row.buffers.to_string(),
@@ -116,6 +156,8 @@ fn cells(row: &Row) -> [String; 10] {
             let ms = row.time.as_secs_f64() * 1000.0;
             if ms < 10.0 { format!("{ms:.3}") } else { format!("{ms:.1}") }
         },
+        row.cpu_time.map_or_else(|| "-".into(), |cpu| format!("{:.0}", cpu.as_secs_f64() * 1000.0)),
+        row.peak_heap.map_or_else(|| "-".into(), |bytes| format!("{:.1}", bytes as f64 / (1u64 << 20) as f64)),
         if row.valid { "yes".into() } else { "NO".into() },
         row.stopped.map_or_else(String::new, |s| {
             serde_json::to_value(s).map_or_else(|_| String::new(), |v| v.as_str().unwrap_or_default().to_string())
@@ -124,13 +166,15 @@ fn cells(row: &Row) -> [String; 10] {
     ]
 }
 
-const HEADER: [&str; 10] =
-    ["instance", "buffers", "max load", "solver", "makespan", "frag %", "time ms", "valid", "stopped", "note"];
+const HEADER: [&str; 12] = [
+    "instance", "buffers", "max load", "solver", "makespan", "frag %", "time ms", "cpu ms", "peak MiB", "valid",
+    "stopped", "note",
+];
 
 /// A markdown table, one row per instance and solver.
 pub fn markdown(rows: &[Row]) -> String {
     let mut out = format!("| {} |\n", HEADER.join(" | "));
-    out.push_str("|---|---:|---:|---|---:|---:|---:|---|---|---|\n");
+    out.push_str("|---|---:|---:|---|---:|---:|---:|---:|---:|---|---|---|\n");
     for row in rows {
         out.push_str(&format!("| {} |\n", cells(row).join(" | ")));
     }
@@ -148,4 +192,45 @@ pub fn csv(rows: &[Row]) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A meter that says the heap stood at 1000 bytes at each reset and peaked 4096 above it, and
+    /// that every run took 3 ms of CPU.
+    struct Fake {
+        calls: AtomicUsize,
+    }
+
+    impl Meter for Fake {
+        fn reset(&self) -> usize {
+            1000
+        }
+        fn peak(&self) -> usize {
+            1000 + 4096
+        }
+        fn cpu_time(&self) -> Option<Duration> {
+            let k = self.calls.fetch_add(1, Ordering::Relaxed) as u64;
+            Some(Duration::from_millis(3 * k.div_ceil(2)))
+        }
+    }
+
+    #[test]
+    fn a_meter_fills_the_peak_and_cpu_columns() {
+        let problem =
+            Problem::new(vec![crate::Buffer::new("a", 0, 2, 8), crate::Buffer::new("b", 1, 3, 8)], None).unwrap();
+        let instances = [("two".to_string(), problem)];
+        let meter = Fake { calls: AtomicUsize::new(0) };
+        let rows = run_all_metered(&instances, &["slff".into()], &SolveOptions::default(), 1, Some(&meter));
+        assert_eq!(rows[0].makespan, Some(16));
+        assert_eq!(rows[0].peak_heap, Some(4096));
+        assert_eq!(rows[0].cpu_time, Some(Duration::from_millis(3)));
+        let table = markdown(&rows);
+        assert!(table.contains("| 3 | 0.0 | yes |"), "{table}");
+        let unmetered = run_all(&instances, &["slff".into()], &SolveOptions::default(), 1);
+        assert!(markdown(&unmetered).contains("| - | - | yes |"));
+    }
 }

@@ -72,6 +72,29 @@ pub fn full_overlap(buffers: usize, seed: u64) -> Problem {
     Problem::new(buffers.collect(), Some(capacity)).expect("generated buffers are valid by construction")
 }
 
+/// The alignments [`aligned`] draws from, as real models' tensors have them: none, a word, a
+/// cache line, a DMA burst, a page.
+pub const ALIGNMENTS: [u64; 5] = [1, 8, 64, 256, 4096];
+
+/// Small instances where alignment decides the optimum (issue 20): `n` buffers over about `n + 10`
+/// time steps with lifetimes of 1 to 12 steps, sizes uniform in 256..10,000 bytes (almost never
+/// multiples of their alignment, so padding matters) and an alignment drawn from [`ALIGNMENTS`].
+/// No capacity: the question is the lowest makespan.
+pub fn aligned(buffers: usize, seed: u64) -> Problem {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let steps = buffers as u64 + 10;
+    let buffers = (0..buffers)
+        .map(|i| {
+            let start = rng.random_range(0..steps);
+            let lifetime = rng.random_range(1..=12u64);
+            let size = rng.random_range(256..10_000u64);
+            let alignment = ALIGNMENTS[rng.random_range(0..ALIGNMENTS.len())];
+            Buffer::new(i.to_string(), start, start + lifetime, size).with_alignment(alignment)
+        })
+        .collect();
+    Problem::new(buffers, None).expect("generated buffers are valid by construction")
+}
+
 fn micro_sizes(buffers: usize, seed: u64) -> Vec<u64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     (0..buffers).map(|_| rng.random_range(1..=1024u64) * 64).collect()
@@ -136,7 +159,8 @@ pub fn perfect_with_plan(spec: PerfectSpec) -> (Vec<Buffer>, Vec<u64>) {
             std::cmp::Ordering::Equal => rng.random_range(-1..=1),
         };
         let pieces = ((run as i64 + change).clamp(1, 4) as usize).min(wanted - made);
-        let new: Vec<(u64, u64, u64)> = cut(&mut rng, low, high, pieces).into_iter().map(|(o, s)| (o, s, time)).collect();
+        let new: Vec<(u64, u64, u64)> =
+            cut(&mut rng, low, high, pieces).into_iter().map(|(o, s)| (o, s, time)).collect();
         made += new.len();
         live.splice(first_index..first_index, new);
     }
@@ -175,6 +199,8 @@ pub enum Shape {
     FullOverlap,
     /// [`perfect`]: a packing with no waste, so that the optimum is known.
     Perfect,
+    /// [`aligned`]: small instances with mixed alignments.
+    Aligned,
 }
 
 impl Shape {
@@ -184,6 +210,7 @@ impl Shape {
             "non-overlapping" => Some(Shape::NonOverlapping),
             "full-overlap" => Some(Shape::FullOverlap),
             "perfect" => Some(Shape::Perfect),
+            "aligned" => Some(Shape::Aligned),
             _ => None,
         }
     }
@@ -194,6 +221,7 @@ impl Shape {
             Shape::NonOverlapping => non_overlapping(buffers, seed),
             Shape::FullOverlap => full_overlap(buffers, seed),
             Shape::Perfect => perfect(PerfectSpec::new(buffers, seed)),
+            Shape::Aligned => aligned(buffers, seed),
         }
     }
 }
@@ -243,5 +271,22 @@ mod tests {
         }
         assert_eq!(perfect(PerfectSpec::new(300, 9)).buffers(), perfect(PerfectSpec::new(300, 9)).buffers());
         assert_eq!(Shape::parse("perfect"), Some(Shape::Perfect));
+    }
+
+    #[test]
+    fn aligned_instances_are_seeded_and_mix_alignments() {
+        let a = aligned(25, 11);
+        assert_eq!(a.buffers(), aligned(25, 11).buffers());
+        assert_ne!(a.buffers(), aligned(25, 12).buffers());
+        assert_eq!(Shape::parse("aligned"), Some(Shape::Aligned));
+        let big = aligned(2000, 1);
+        for alignment in ALIGNMENTS {
+            assert!(big.buffers().iter().any(|b| b.alignment == alignment), "no buffer aligned to {alignment}");
+        }
+        assert!(big.buffers().iter().all(|b| (1..=12).contains(&b.lifetime()) && (256..10_000).contains(&b.size)));
+        // Padding matters: most aligned buffers' sizes are not multiples of their alignment.
+        let padded = big.buffers().iter().filter(|b| b.alignment > 1 && b.size % b.alignment != 0).count();
+        let aligned_count = big.buffers().iter().filter(|b| b.alignment > 1).count();
+        assert!(padded * 10 >= aligned_count * 8, "{padded} of {aligned_count}");
     }
 }

@@ -399,7 +399,10 @@ fn import_writes_the_instance_and_the_compiler_plan() {
     );
     assert_eq!(line["compiler_makespan"], 2_359_296);
     let written = std::fs::read_to_string(&instance).unwrap();
-    assert!(written.starts_with("id,lower,upper,size,alignment,name,category\n0,0,64,786432,64,input_1,input\n"), "{written}");
+    assert!(
+        written.starts_with("id,lower,upper,size,alignment,name,category\n0,0,64,786432,64,input_1,input\n"),
+        "{written}"
+    );
     let check = memplan(&["check", &plan]);
     assert!(check.status.success(), "{}", stderr(&check));
     assert_eq!(json_line(&check)["makespan"], 2_359_296);

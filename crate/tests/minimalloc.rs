@@ -5,30 +5,11 @@
 
 mod common;
 
-use common::{brute_force_optimum, checked, instances, instances_with_gaps};
+use common::{brute_force_optimum, checked, instances, instances_with_gaps, rule_sets, with_rules};
 use memplan::solvers::Solver;
-use memplan::solvers::minimalloc::{MiniMalloc, Rules, Settings};
+use memplan::solvers::minimalloc::{MiniMalloc, Rules};
 use memplan::{Buffer, Gap, Problem, SolveOptions, Stopped};
 use proptest::prelude::*;
-
-fn with_rules(rules: Rules) -> MiniMalloc {
-    MiniMalloc::new(Settings { rules, ..Settings::default() })
-}
-
-/// Every rule switched off in turn (and all on).
-fn rule_sets() -> Vec<(&'static str, Rules)> {
-    let all = Rules::default();
-    vec![
-        ("all", all),
-        ("canonical", Rules { canonical: false, ..all }),
-        ("dominance", Rules { dominance: false, ..all }),
-        ("inference", Rules { inference: false, ..all }),
-        ("decompose", Rules { decompose: false, ..all }),
-        ("memo", Rules { memo: false, ..all }),
-        ("symmetry", Rules { symmetry: false, ..all }),
-        ("hatless", Rules { hatless: false, ..all }),
-    ]
-}
 
 /// Feasibility at `capacity`: `Some(true)` with a plan (validated), `Some(false)` when refuted.
 fn fits(solver: &MiniMalloc, problem: &Problem, capacity: u64) -> bool {

@@ -85,3 +85,34 @@ describe('labelOf and placeLabels', () => {
     expect(labels[0].x).toBe(frame.left + 3); // buffer 0 starts left of the window
   });
 });
+
+describe('placeLabels on a buffer with gaps', () => {
+  // One buffer over times 0-100, 40 bytes at offset 20, alive in two pieces: times 0-20 (all 40
+  // bytes) and 30-100 (its lower 20 bytes); and one plain buffer. Same plot: 10 px per time
+  // step, 5 px per byte.
+  const { inst, result } = plan([[0, 100, 40, 20], [0, 100, 10, 0]], ['gapped', 'plain'], ['conv/Relu6', '']);
+  inst.pieceStart = Uint32Array.of(0, 2, 2);
+  (inst as unknown as { pieces: Float64Array }).pieces = Float64Array.of(0, 20, 0, 40, 30, 100, 0, 20);
+  const frame = frameOf(1096, 550, 1, 84);
+  const metrics = { charWidth: 6, lineHeight: 11, pad: 3 };
+  const all = { visible: Uint32Array.of(0, 1), count: 2 };
+
+  it('writes the name on its largest live piece in view, not on its hull', () => {
+    const labels = placeLabels(frame, scalesOf(frame, { x0: 0, x1: 100, y0: 0, y1: 100 }), inst, result, all, metrics);
+    expect(labels.map((l) => [l.index, l.text])).toEqual([[0, 'conv/Relu6'], [1, 'plain']]);
+    // The second piece: 700 x 100 px against 200 x 200; its box is times 30-100, addresses 20-40.
+    expect(labels[0].x).toBe(frame.left + 300 + 3);
+    expect(labels[0].y).toBe(frame.top + 500 - 150);
+  });
+
+  it('takes the piece the window shows more of, and none when no piece has room', () => {
+    // Times 0-25: the first piece is 20 time steps of 40 bytes, the second 0 → the first.
+    const early = placeLabels(frame, scalesOf(frame, { x0: 0, x1: 25, y0: 0, y1: 100 }), inst, result, all, metrics);
+    expect(early[0].index).toBe(0);
+    expect(early[0].x).toBe(frame.left + 3);
+    expect(early[0].y).toBe(frame.top + 500 - 200);
+    // Addresses 0-10,000: every piece is 2 px high, no room.
+    const flat = placeLabels(frame, scalesOf(frame, { x0: 0, x1: 100, y0: 0, y1: 10_000 }), inst, result, all, metrics);
+    expect(flat.map((l) => l.index)).toEqual([]);
+  });
+});

@@ -11,6 +11,7 @@ describe('share links', () => {
       { url: 'https://example.org/plans/model.csv', controls: { params: { nodes: '4096' } }, embed: true, theme: 'dark', autoplay: true, run: true },
       { gen: { buffers: 10000, seed: '3' }, controls: { params: {} }, compare: ['tflite', 'auto'], tab: 'compare' },
       { text: 'id,lower,upper,size\na,0,4,16\nb,1,3,8\n', format: 'csv', semantics: 'inclusive', controls: { params: {} } },
+      { example: 'tflite/face_detection_short_range', controls: { params: {} }, tab: 'model' },
     ];
     for (const state of states) {
       const { query, omitted } = encode(state);

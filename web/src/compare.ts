@@ -99,6 +99,7 @@ export class ComparePanel {
   setColorBy(mode: ColorBy) {
     this.colorBy = mode;
     for (const v of this.views) v.setColorBy(mode);
+    this.diff.setColorBy(mode);
   }
 
   /** Runs every checked solver in turn on what the editor holds; a cancel stops the rest. */

@@ -5,6 +5,7 @@ import type { PlanDiff } from './generated/core';
 import type { InstanceData, SolveResult } from './protocol';
 import { bytes, esc, grouped, percent } from './format';
 import { DiffView } from './view/diff';
+import type { ColorBy } from './view/colors';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
@@ -69,6 +70,11 @@ export class PlanDiffPanel {
     this.summary.innerHTML = `${esc(a.solver)} → ${esc(b.solver)}: peak ${grouped(diff.peak_a)} → ${grouped(diff.peak_b)}, ${change}; ${grouped(diff.moved)} of ${grouped(diff.buffers)} buffers moved`;
     this.summary.dataset.saved = String(diff.saved_bytes);
     this.summary.dataset.moved = String(diff.moved);
+  }
+
+  /** Colours both plans as the page's other views. */
+  setColorBy(mode: ColorBy) {
+    this.view.setColorBy(mode);
   }
 
   draw() {

@@ -8,6 +8,8 @@ import type { ImportedModel, ModelSource, SolveResult } from './protocol';
 import { bytes, esc, grouped, percent } from './format';
 import { drawable } from './verdict';
 import { DiffView } from './view/diff';
+import type { ColorBy } from './view/colors';
+import { legendHtml } from './view/legend';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
@@ -37,7 +39,8 @@ export class ModelPanel {
   private diffView = new DiffView($('model-grid'));
   private toggle = $<HTMLInputElement>('moved-toggle');
   private saving = $('model-saving');
-  private shown: { info: ModelInfo; best: SolveResult } | null = null;
+  private shown: { info: ModelInfo; best: SolveResult; instance: ImportedModel['instance'] } | null = null;
+  private colorBy: ColorBy = 'size';
   /** The newest import; an older one that returns later is dropped. */
   private serial = 0;
 
@@ -81,8 +84,9 @@ export class ModelPanel {
       { title: `memplan (auto${best.summary.winner ? ` → ${best.summary.winner}` : ''}): ${bytes(diff.peak_b)}`, result: best },
       moved,
     );
-    this.shown = { info, best };
+    this.shown = { info, best, instance };
     this.render(info, diff);
+    this.showLegend();
   }
 
   private render(info: ModelInfo, diff: PlanDiff) {
@@ -102,6 +106,7 @@ export class ModelPanel {
 
   private reset() {
     this.shown = null;
+    this.showLegend();
     this.diffView.clear();
     this.toggle.checked = false;
     this.toggle.disabled = true;
@@ -116,6 +121,17 @@ export class ModelPanel {
     const text = await this.host.exportPlan(this.shown.best.offsets, format);
     const base = this.shown.info.name.replace(/\.[^.]*$/, '').replace(/[^\w.-]+/g, '_');
     this.host.download(`${base}.memplan.${format}`, new Blob([text], { type: format === 'csv' ? 'text/csv' : 'application/json' }));
+  }
+
+  /** Colours both plans as the plan tab does (an imported model opens coloured by category). */
+  setColorBy(mode: ColorBy) {
+    this.colorBy = mode;
+    this.diffView.setColorBy(mode);
+    this.showLegend();
+  }
+
+  private showLegend() {
+    $('model-legend').innerHTML = this.shown ? legendHtml(this.colorBy, this.shown.instance) : '';
   }
 
   /** Draws again (the tab became visible). */

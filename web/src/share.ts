@@ -7,6 +7,9 @@ import type { ControlState } from './controls';
 /** Longest compressed instance put in a link (characters); browsers and servers take far more. */
 export const MAX_INLINE = 12_000;
 
+/** The page's tabs: the plan, compare, and an imported model's two plans. */
+export type Tab = 'plan' | 'compare' | 'model';
+
 export interface PageState {
   example?: string;
   /** An instance (or model) at an address, fetched by the page: for embeds in documentation. */
@@ -17,7 +20,8 @@ export interface PageState {
   semantics?: string;
   controls: Partial<ControlState>;
   compare?: string[];
-  tab?: 'plan' | 'compare';
+  /** The tab open (the plan's, the default, is left out). */
+  tab?: Tab;
   /** Run the solver once the instance is loaded. */
   run?: boolean;
   /** That run minimises: the capacity is shown but left out of the request (the page's
@@ -74,7 +78,7 @@ export function encode(state: PageState): { query: string; omitted: boolean } {
   if (c.effort && c.effort !== 'normal') q.set('effort', c.effort);
   if (c.threads) q.set('threads', String(c.threads));
   if (state.compare?.length) q.set('cmp', state.compare.join(','));
-  if (state.tab === 'compare') q.set('tab', 'compare');
+  if (state.tab && state.tab !== 'plan') q.set('tab', state.tab);
   if (state.run) q.set('run', state.minimise ? 'min' : '1');
   if (state.theme) q.set('theme', state.theme);
   if (state.autoplay) q.set('autoplay', '');
@@ -116,7 +120,8 @@ export function decode(search: string): PageState {
   if (threads > 0) c.threads = threads;
   const cmp = q.get('cmp');
   if (cmp) state.compare = cmp.split(',').filter(Boolean);
-  if (q.get('tab') === 'compare') state.tab = 'compare';
+  const tab = q.get('tab');
+  if (tab === 'compare' || tab === 'model') state.tab = tab;
   state.run = q.get('run') === '1' || q.get('run') === 'min';
   state.minimise = q.get('run') === 'min';
   state.embed = q.has('embed');

@@ -1,12 +1,12 @@
 /// <reference lib="webworker" />
 // The solver worker: owns the wasm core and (in the threaded build) its rayon thread pool. It picks
-// the threaded build only when the page is cross-origin isolated (SharedArrayBuffer available);
-// otherwise the single-threaded one. All parsing, solving and exporting happens here.
+// the threaded build only when the page is cross-origin isolated (see wasmload.ts); otherwise the
+// single-threaded one. All parsing, solving and exporting happens here.
 import type { Catalogue, JobStatus, ModelInfo, ParsedSummary, PlanDiff, SolveRequest, Summary } from './generated/core';
 import { isRefusal, type InstanceData, type ModelSource, type Reply, type Request, type SolveResult, type Source } from './protocol';
-import { sortByStart } from './view/timeblocks';
+import { sortByStart, startIndex } from './view/timeblocks';
+import { loadWasm, type Wasm } from './wasmload';
 
-type Wasm = typeof import('./pkg-st/index.js');
 type Instance = InstanceType<Wasm['Instance']>;
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -25,25 +25,8 @@ let running: { id: number; cancel: () => void } | null = null;
 
 const post = (reply: Reply, transfer: Transferable[] = []) => self.postMessage(reply, transfer);
 
-const canThreads = () => self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
-
 async function init(id: number, threads: number) {
-  let module: Wasm | null = null;
-  if (canThreads()) {
-    try {
-      // Both builds export the same API; only their low-level init signatures differ.
-      module = (await import('./pkg-threads/index.js')) as unknown as Wasm;
-      await module.default();
-      await module.initThreadPool(Math.max(1, threads));
-    } catch (error) {
-      console.warn('memplan: the threaded build failed to start, using the single-threaded one', error);
-      module = null;
-    }
-  }
-  if (!module) {
-    module = (await import('./pkg-st/index.js')) as Wasm;
-    await module.default();
-  }
+  const module = await loadWasm(threads);
   wasm = module;
   post({
     type: 'ready',
@@ -148,12 +131,17 @@ function instanceData(parsed: Instance, name: string, text: string): { data: Ins
     profileTimes: toFloat(profile.times),
     profileLoads: toFloat(profile.loads),
     byStart: new Uint32Array(0), // below, from startsF
+    blockStart: new Float64Array(0),
+    blockMaxEnd: new Float64Array(0),
     text: text.length <= EDITOR_LIMIT ? text : null,
     bytes: text.length,
   };
   data.byStart = sortByStart(data.startsF);
+  const index = startIndex(data.byStart, data.startsF, data.endsF);
+  data.blockStart = index.blockStart;
+  data.blockMaxEnd = index.blockMaxEnd;
   const transfer = [
-    data.byStart, data.idOffsets, data.nameOffsets, data.categories, data.starts, data.ends, data.sizes, data.alignments, data.lines,
+    data.byStart, data.blockStart, data.blockMaxEnd, data.idOffsets, data.nameOffsets, data.categories, data.starts, data.ends, data.sizes, data.alignments, data.lines,
     data.startsF, data.endsF, data.sizesF, data.pieceStart, data.pieces, data.profileTimes, data.profileLoads,
   ].map((a) => a.buffer as ArrayBuffer);
   return { data, transfer };

@@ -98,6 +98,20 @@ pub enum Stopped {
 }
 
 impl Stopped {
+    /// Every reason, in declaration order: for the edges that mirror the enum in another
+    /// language (the Python package's `memplan.Stopped` is checked against it).
+    pub const ALL: [Stopped; 9] = [
+        Stopped::LowerBound,
+        Stopped::Optimal,
+        Stopped::Fits,
+        Stopped::Infeasible,
+        Stopped::Completed,
+        Stopped::Given,
+        Stopped::Budget,
+        Stopped::TimeLimit,
+        Stopped::Cancelled,
+    ];
+
     /// The plan's makespan is proven to be the lowest possible.
     pub fn is_optimal(self) -> bool {
         matches!(self, Stopped::LowerBound | Stopped::Optimal)

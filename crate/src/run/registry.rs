@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::options::{Parameter, SolveError};
-use crate::solvers::{Capabilities, Solver, greedy, idealloc, lns, minimalloc, portfolio, telamalloc, zant};
+use crate::solvers::{Capabilities, Solver, greedy, idealloc, lns, minimalloc, portfolio, telamalloc, tvm, zant};
 
 /// A solver's name and description, for listings.
 #[derive(Clone, Debug, Serialize)]
@@ -23,6 +23,7 @@ pub struct SolverInfo {
 pub fn all() -> Vec<Box<dyn Solver>> {
     let mut solvers: Vec<Box<dyn Solver>> = vec![Box::new(portfolio::Auto)];
     solvers.extend(greedy::presets());
+    solvers.extend(tvm::presets());
     solvers.extend(zant::presets());
     solvers.push(Box::new(minimalloc::MiniMalloc::default()));
     solvers.push(Box::new(idealloc::Idealloc));

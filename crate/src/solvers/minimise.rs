@@ -32,6 +32,9 @@ pub enum Probe {
     Feasible { offsets: Vec<u64>, placement_order: Vec<usize> },
     /// A proof that no plan fits the capacity.
     Infeasible,
+    /// A proof that no plan fits any capacity below this one (which is above the capacity
+    /// probed): an exact search whose cuts would all have been made up to there too.
+    InfeasibleBelow(u64),
     /// The probe stopped (its budget, the deadline or a cancel) without an answer.
     Unknown,
 }
@@ -283,10 +286,14 @@ impl Run<'_> {
                 }
                 Answer::Found(descent)
             }
-            Probe::Infeasible => {
+            refuted @ (Probe::Infeasible | Probe::InfeasibleBelow(_)) => {
                 self.counts.infeasible += 1;
+                let below = match refuted {
+                    Probe::InfeasibleBelow(below) => below.max(capacity.saturating_add(1)),
+                    _ => capacity.saturating_add(1),
+                };
                 // Nothing fits in `capacity`, so nothing fits below the next multiple of the unit.
-                self.proven_lower = self.proven_lower.max(round_up(capacity.saturating_add(1), self.unit));
+                self.proven_lower = self.proven_lower.max(round_up(below, self.unit));
                 Answer::Refuted
             }
             Probe::Unknown => {
@@ -374,7 +381,8 @@ impl Run<'_> {
                         }
                     }
                     Answer::Refuted => {
-                        floor = floor.max(capacity);
+                        // A refutation may prove more than its capacity (see [`Probe::InfeasibleBelow`]).
+                        floor = floor.max(capacity).max(self.proven_lower.saturating_sub(1));
                         if caught_up { Next::End } else { Next::Halfway }
                     }
                     Answer::Unknown => match next {

@@ -12,6 +12,7 @@ pub mod minimalloc;
 pub mod minimise;
 pub mod portfolio;
 pub mod telamalloc;
+pub mod tvm;
 mod view;
 pub mod zant;
 

@@ -4,6 +4,7 @@
 
 use memplan::solvers::Solver;
 use memplan::solvers::greedy::{Fit, Greedy, Order, Run};
+use memplan::solvers::minimalloc::{MiniMalloc, Rules, Settings};
 use memplan::{Buffer, Gap, Outcome, Plan, Problem, validate};
 use proptest::prelude::*;
 
@@ -186,4 +187,24 @@ pub fn checked<'a>(problem: &Problem, outcome: &'a Outcome) -> &'a Plan {
     let report = validate::validate_outcome(problem, outcome);
     assert!(report.is_valid(), "{}: {}", outcome.solver, report.describe(problem));
     outcome.plan.as_ref().unwrap_or_else(|| panic!("{} returned no plan ({:?})", outcome.solver, outcome.stopped))
+}
+
+/// The exact solver with `rules` and otherwise default settings.
+pub fn with_rules(rules: Rules) -> MiniMalloc {
+    MiniMalloc::new(Settings { rules, ..Settings::default() })
+}
+
+/// Every rule of the exact search switched off in turn (and all on): none may change an answer.
+pub fn rule_sets() -> Vec<(&'static str, Rules)> {
+    let all = Rules::default();
+    vec![
+        ("all", all),
+        ("canonical", Rules { canonical: false, ..all }),
+        ("dominance", Rules { dominance: false, ..all }),
+        ("inference", Rules { inference: false, ..all }),
+        ("decompose", Rules { decompose: false, ..all }),
+        ("memo", Rules { memo: false, ..all }),
+        ("symmetry", Rules { symmetry: false, ..all }),
+        ("hatless", Rules { hatless: false, ..all }),
+    ]
 }

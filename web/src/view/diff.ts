@@ -4,10 +4,12 @@
 import type { InstanceData, SolveResult } from '../protocol';
 import { PlanView } from './planview';
 import { Viewport } from './viewport';
+import type { ColorBy } from './colors';
 
 export class DiffView {
   readonly viewport = new Viewport();
   private views: PlanView[] = [];
+  private colorBy: ColorBy = 'size';
 
   constructor(private host: HTMLElement) {}
 
@@ -18,6 +20,7 @@ export class DiffView {
     this.viewport.setFull({ x0: Number(inst.summary.first_start), x1: Number(inst.summary.last_end), y0: 0, y1: top * 1.04 || 1 });
     for (const [side, plan] of [['a', a], ['b', b]] as const) {
       const view = new PlanView(this.host, this.viewport, { title: plan.title, testid: `diff-canvas-${side}` });
+      view.setColorBy(this.colorBy);
       view.setData({ inst, result: plan.result, capacity: null });
       this.views.push(view);
     }
@@ -29,6 +32,12 @@ export class DiffView {
   /** Marks the buffers that moved in both plans (or clears the marks). */
   highlightMoved(on: boolean) {
     for (const view of this.views) view.setMarked(on ? this.moved : null);
+  }
+
+  /** Colours both plans as the page's plan view does (the same mode, palette and legend). */
+  setColorBy(mode: ColorBy) {
+    this.colorBy = mode;
+    for (const view of this.views) view.setColorBy(mode);
   }
 
   clear() {

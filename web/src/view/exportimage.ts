@@ -1,9 +1,10 @@
 // The PNG export: the plan view's canvas under a title strip that says what the picture is (the
 // instance, the solver, the makespan, the max load L, the fragmentation) and a legend of the
-// colours, so that a picture shared alone still reads.
+// colours (a gradient, or one swatch per category), so that a picture shared alone still reads.
 import { bytes, grouped, percent } from '../format';
 import { drawable } from '../verdict';
 import { COLOR_MODES, LEGEND_ENDS, legendStops } from './colors';
+import { categoriesPresent, categoryColour } from './categories';
 import type { PlanView } from './planview';
 import { fontAt } from './theme';
 
@@ -44,35 +45,47 @@ export function exportImage(view: PlanView): HTMLCanvasElement {
   ctx.drawImage(plot, 0, strip);
   const [name, figures] = titleLines(view);
   const pad = 10 * dpr;
-  // The legend: "colour: size", then the gradient between its two end words.
+  // The legend: "colour: size", then the gradient between its two end words; by category, a
+  // swatch and the name of each category the instance has.
   const mode = view.colourMode;
   const [low, high] = LEGEND_ENDS[mode];
   ctx.font = fontAt(theme, dpr);
   ctx.textBaseline = 'middle';
-  const barWidth = 90 * dpr, barHeight = 9 * dpr;
+  const barWidth = 90 * dpr, barHeight = 9 * dpr, swatch = 9 * dpr, gap = 6 * dpr;
   const modeLabel = `colour: ${COLOR_MODES.find(([m]) => m === mode)?.[1] ?? mode}`;
-  const legendWidth = ctx.measureText(modeLabel).width + ctx.measureText(low).width + ctx.measureText(high).width + barWidth + 24 * dpr;
+  type Item = { text: string } | { bar: true } | { swatch: string };
+  const items: Item[] = [{ text: modeLabel }];
+  if (mode === 'category') {
+    for (const name of view.plan ? categoriesPresent(view.plan.inst) : []) items.push({ swatch: categoryColour(name) }, { text: name });
+  } else {
+    if (low) items.push({ text: low });
+    items.push({ bar: true });
+    if (high) items.push({ text: high });
+  }
+  const widthOf = (item: Item) => ('text' in item ? ctx.measureText(item.text).width + gap : 'bar' in item ? barWidth + gap : swatch + 3 * dpr);
+  const legendWidth = items.reduce((sum, item) => sum + widthOf(item), 0);
   const legendFits = out.width - legendWidth - pad > out.width * 0.35;
   let textRight = out.width - pad;
   if (legendFits) {
     const y = strip / 2;
     let x = out.width - pad - legendWidth;
     textRight = x - pad;
-    ctx.fillStyle = theme.muted;
     ctx.textAlign = 'left';
-    for (const [text, bar] of [[modeLabel, false], [low, false], ['', true], [high, false]] as const) {
-      if (bar) {
+    for (const item of items) {
+      if ('bar' in item) {
         const gradient = ctx.createLinearGradient(x, 0, x + barWidth, 0);
         const stops = legendStops(mode);
         stops.forEach((c, k) => gradient.addColorStop(k / (stops.length - 1), c));
         ctx.fillStyle = gradient;
         ctx.fillRect(x, y - barHeight / 2, barWidth, barHeight);
+      } else if ('swatch' in item) {
+        ctx.fillStyle = item.swatch;
+        ctx.fillRect(x, y - swatch / 2, swatch, swatch);
+      } else {
         ctx.fillStyle = theme.muted;
-        x += barWidth + 6 * dpr;
-      } else if (text) {
-        ctx.fillText(text, x, y);
-        x += ctx.measureText(text).width + 6 * dpr;
+        ctx.fillText(item.text, x, y);
       }
+      x += widthOf(item);
     }
   }
   // Name and figures, cut to the room left of the legend.

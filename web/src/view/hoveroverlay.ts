@@ -3,7 +3,7 @@
 // time (a list in the plot's upper corner away from the pointer). Elements over the canvas, so
 // that moving the pointer redraws nothing.
 import type { InstanceData } from '../protocol';
-import { aliveAt } from './alive';
+import { aliveAt, type AliveAt } from './alive';
 import type { Frame } from './scales';
 import { besidePoint, describeAlive } from './tooltip';
 
@@ -27,6 +27,9 @@ export class HoverOverlay {
   private cursor: HTMLElement;
   /** How long the last alive list took to compute, ms. */
   lastAliveMs = 0;
+  /** The last list, kept for the instance, time and length it was computed for: a pinned list
+   * is placed again on every frame while the view moves, and computed once. */
+  private lastAlive: { inst: InstanceData; time: number; limit: number; alive: AliveAt } | null = null;
 
   constructor(host: HTMLElement, testid?: string) {
     this.cursor = element('time-cursor');
@@ -43,9 +46,10 @@ export class HoverOverlay {
   /**
    * Shows the overlay for a hover over `canvas` (`frame` its last layout): `describe(i)` gives
    * buffer i's tooltip; `labelTops` are where the marker lines' labels are (device pixels), which
-   * the list stays below when it is on their (right) side.
+   * the list stays below when it is on their (right) side. `pinned`: the list stays while the
+   * pointer is away (the peak's), marked as such.
    */
-  show(hover: HoverInfo, inst: InstanceData, canvas: HTMLCanvasElement, frame: Frame, describe: (i: number) => string, labelTops: number[]) {
+  show(hover: HoverInfo, inst: InstanceData, canvas: HTMLCanvasElement, frame: Frame, describe: (i: number) => string, labelTops: number[], pinned = false) {
     const { dpr } = frame;
     const offset = canvas.offsetTop;
     const top = offset + frame.top / dpr;
@@ -65,14 +69,21 @@ export class HoverOverlay {
       this.aliveBox.hidden = true;
       return;
     }
-    const began = performance.now();
-    const alive = aliveAt(inst, hover.time, small ? ALIVE_LISTED_SMALL : ALIVE_LISTED);
-    this.lastAliveMs = performance.now() - began;
+    const limit = small ? ALIVE_LISTED_SMALL : ALIVE_LISTED;
     const box = this.aliveBox;
-    box.innerHTML = describeAlive(inst, alive);
-    box.dataset.time = String(alive.time);
-    box.dataset.count = String(alive.count);
-    box.dataset.total = String(alive.total);
+    const kept = this.lastAlive;
+    if (!kept || kept.inst !== inst || kept.time !== hover.time || kept.limit !== limit || box.classList.contains('pinned') !== pinned) {
+      const began = performance.now();
+      const alive = kept && kept.inst === inst && kept.time === hover.time && kept.limit === limit ? kept.alive : aliveAt(inst, hover.time, limit);
+      this.lastAliveMs = performance.now() - began;
+      this.lastAlive = { inst, time: hover.time, limit, alive };
+      box.innerHTML = (pinned ? '<div class="alive-pin">pinned at the peak · Esc unpins</div>' : '') + describeAlive(inst, alive);
+      box.classList.toggle('pinned', pinned);
+      box.dataset.pinned = pinned ? 'true' : '';
+      box.dataset.time = String(alive.time);
+      box.dataset.count = String(alive.count);
+      box.dataset.total = String(alive.total);
+    }
     box.hidden = false;
     const plotLeft = frame.left / dpr, plotRight = (frame.left + frame.pw) / dpr;
     const onLeft = hover.x > (plotLeft + plotRight) / 2;

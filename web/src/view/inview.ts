@@ -5,10 +5,14 @@ import type { SolveResult } from '../protocol';
 import type { ColourJob } from './colors';
 import type { PlanData } from './planview';
 import { accumulateEnvelope } from './rectangles';
-import { markAlive, startIndex, type StartIndex } from './timeblocks';
+import { BLOCK, markAlive, startIndex, type StartIndex } from './timeblocks';
 
-/** Buffers per task when a window is prepared in the background (a few ms of work each). */
-const BACKGROUND_SLICE = 100_000;
+/** A background task works in chunks of this many buffers… */
+const BACKGROUND_CHUNK = 8_192;
+/** … until this much time has passed (ms), then leaves the thread to the page: a budget in time,
+ * not in buffers, keeps each task short on a loaded machine too (a fixed 100k buffers, colours
+ * by size with a logarithm each, took from ~20 to 200 ms there). */
+const BACKGROUND_SLICE_MS = 8;
 
 /** The window and plan a frame shows: what the visible list and the overview's envelope depend on. */
 export interface WindowKey {
@@ -68,10 +72,16 @@ export class InView {
   private marks: { inst: PlanData['inst']; x0: number; x1: number; bits: Uint32Array | null } | null = null;
   private bits = new Uint32Array(0);
 
-  /** Builds the instance's index unless it has one; returns whether it did (tens of ms at 500k
-   * buffers: the background job gives it a task of its own). */
+  /** Takes the instance's index (built in the worker with `byStart`), or builds it when the
+   * instance came without one; returns whether it built it (then the background job gives the
+   * next slice a task of its own). */
   private ensureIndex(inst: PlanData['inst']): boolean {
     if (this.index?.inst === inst || !inst.byStart || inst.byStart.length !== inst.n) return false;
+    const blocks = Math.ceil(inst.n / BLOCK);
+    if (inst.blockStart?.length === blocks && inst.blockMaxEnd?.length === blocks) {
+      this.index = { inst, index: { order: inst.byStart, blockStart: inst.blockStart, blockMaxEnd: inst.blockMaxEnd } };
+      return false;
+    }
     this.index = { inst, index: startIndex(inst.byStart, inst.startsF, inst.endsF) };
     return true;
   }
@@ -150,7 +160,7 @@ export class InView {
 
   /**
    * Gathers the buffers in `key`'s window, then the envelope over them for the overview (or the
-   * buffers' colours), in tasks of BACKGROUND_SLICE buffers each, and draws again when done. A
+   * buffers' colours), in tasks of about BACKGROUND_SLICE_MS each, and draws again when done. A
    * frame for another window or plan replaces the job, and the old one stops at its next slice.
    */
   prepare(key: WindowKey, width: number) {
@@ -166,11 +176,15 @@ export class InView {
     let colouring: ColourJob | null = null;
     const slice = () => {
       if (this.background !== job) return;
+      const began = performance.now();
+      const more = () => performance.now() - began < BACKGROUND_SLICE_MS;
       if (phase === 'visible') {
         if (next === 0 && this.ensureIndex(key.data.inst)) return void setTimeout(slice, 0);
-        const end = Math.min(n, next + BACKGROUND_SLICE);
-        count = this.collect(key, next, end, count);
-        next = end;
+        do {
+          const end = Math.min(n, next + BACKGROUND_CHUNK);
+          count = this.collect(key, next, end, count);
+          next = end;
+        } while (next < n && more());
         if (next < n) return void setTimeout(slice, 0);
         this.count = count;
         this.key = key;
@@ -179,9 +193,11 @@ export class InView {
         return void setTimeout(slice, 0);
       }
       if (phase === 'envelope') {
-        const end = Math.min(this.count, next + BACKGROUND_SLICE);
-        accumulateEnvelope(top, key.x0, key.x1, key.data.inst, key.result, this.visible, next, end);
-        next = end;
+        do {
+          const end = Math.min(this.count, next + BACKGROUND_CHUNK);
+          accumulateEnvelope(top, key.x0, key.x1, key.data.inst, key.result, this.visible, next, end);
+          next = end;
+        } while (next < this.count && more());
         if (next < this.count) return void setTimeout(slice, 0);
         this.envelope = { key, width, top };
         // The overview is complete: show it; the colours that zooming in will need follow.
@@ -190,8 +206,12 @@ export class InView {
         return void setTimeout(slice, 0);
       }
       colouring ??= hooks.colourJob();
-      if (colouring && !colouring.step(BACKGROUND_SLICE)) return void setTimeout(slice, 0);
-      if (colouring) hooks.keepColours(colouring.out);
+      if (colouring) {
+        let done = false;
+        while (!(done = colouring.step(BACKGROUND_CHUNK)) && more());
+        if (!done) return void setTimeout(slice, 0);
+        hooks.keepColours(colouring.out);
+      }
       this.background = null;
       hooks.draw();
     };

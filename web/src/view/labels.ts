@@ -56,8 +56,8 @@ export interface PlacedLabel {
 /**
  * The labels of the buffers in view whose rectangle, as far as it lies inside the plot, has room
  * for a line of text (`lineHeight` high) and MIN_CHARS characters (`charWidth` wide) beside a
- * `pad` on each side (and, given `only`, that it accepts). A buffer with gaps is left out: its hull
- * is not where it is drawn.
+ * `pad` on each side (and, given `only`, that it accepts). A buffer with gaps is drawn as its live
+ * pieces, not its hull: its label goes on its largest piece in view, when that piece has room.
  */
 export function placeLabels(
   frame: Frame,
@@ -75,17 +75,35 @@ export function placeLabels(
   const s = inst.startsF, e = inst.endsF, z = inst.sizesF, o = result.offsetsF;
   // Pixels per data unit: the size tests below need no scale calls.
   const sx = scales.X(1) - scales.X(0), sy = scales.Y(0) - scales.Y(1);
-  const gapped = inst.pieceStart;
+  const { pieceStart, pieces } = inst;
+  /** The box (device pixels, clipped to the plot) of [t0, t1) x [a0, a1) when it has room. */
+  const roomy = (t0: number, t1: number, a0: number, a1: number) => {
+    const x0 = Math.max(left, scales.X(t0)), x1 = Math.min(right, scales.X(t1));
+    const y0 = Math.max(top, scales.Y(a1)), y1 = Math.min(bottom, scales.Y(a0));
+    return x1 - x0 < minWidth || y1 - y0 < minHeight ? null : { x0, x1, y0, y1 };
+  };
   for (let k = 0; k < shown.count && out.length < LABEL_LIMIT; k++) {
     const i = shown.visible[k];
     if ((e[i] - s[i]) * sx < minWidth || z[i] * sy < minHeight) continue;
-    if (gapped.length > 0 && gapped[i + 1] > gapped[i]) continue;
     if (only && !only(i)) continue;
-    const x0 = Math.max(left, scales.X(s[i])), x1 = Math.min(right, scales.X(e[i]));
-    const y0 = Math.max(top, scales.Y(o[i] + z[i])), y1 = Math.min(bottom, scales.Y(o[i]));
-    if (x1 - x0 < minWidth || y1 - y0 < minHeight) continue;
-    const text = fitLabel(labelOf(inst, i), x1 - x0 - 2 * pad, charWidth);
-    if (text !== null) out.push({ index: i, text, x: x0 + pad, y: (y0 + y1) / 2 });
+    let box: { x0: number; x1: number; y0: number; y1: number } | null = null;
+    if (pieceStart.length > 0 && pieceStart[i + 1] > pieceStart[i]) {
+      // The live piece with the largest box in the plot.
+      let area = 0;
+      for (let p = pieceStart[i]; p < pieceStart[i + 1]; p++) {
+        const q = 4 * p;
+        const b = roomy(pieces[q], pieces[q + 1], o[i] + pieces[q + 2], o[i] + pieces[q + 3]);
+        if (b && (b.x1 - b.x0) * (b.y1 - b.y0) > area) {
+          box = b;
+          area = (b.x1 - b.x0) * (b.y1 - b.y0);
+        }
+      }
+    } else {
+      box = roomy(s[i], e[i], o[i], o[i] + z[i]);
+    }
+    if (!box) continue;
+    const text = fitLabel(labelOf(inst, i), box.x1 - box.x0 - 2 * pad, charWidth);
+    if (text !== null) out.push({ index: i, text, x: box.x0 + pad, y: (box.y0 + box.y1) / 2 });
   }
   return out;
 }

@@ -17,7 +17,7 @@
 // fragmentation at that time. Never a DOM node per buffer.
 import type { InstanceData, SolveResult } from '../protocol';
 import { drawable } from '../verdict';
-import { bytes } from '../format';
+import { bytes, grouped } from '../format';
 import { colourJob, pack, type ColorBy, type ColourJob } from './colors';
 import { columnLoads, paintGrid, paintLoadCurve, type ColumnLoads, type Plot } from './plotpixels';
 import type { Viewport } from './viewport';
@@ -34,6 +34,7 @@ import { HoverOverlay, type HoverInfo } from './hoveroverlay';
 import { fontAt, readTheme, type Theme } from './theme';
 import { drawLabels, placeLabels, type PlacedLabel } from './labels';
 import { Minimap, MINIMAP_HEIGHT } from './minimap';
+import { PeakMarker, peakOf, peakWindow, type Peak } from './peak';
 
 export const OVERVIEW_LIMIT = 200_000;
 
@@ -103,7 +104,7 @@ export class PlanView {
   constructor(
     parent: HTMLElement,
     readonly viewport: Viewport,
-    options: { testid?: string; title?: string; height?: number; minimap?: boolean } = {},
+    options: { testid?: string; title?: string; height?: number; minimap?: boolean; peak?: boolean } = {},
   ) {
     this.element = document.createElement('div');
     this.element.className = 'planview';
@@ -121,6 +122,7 @@ export class PlanView {
     this.element.append(this.canvas);
     this.overlay = new HoverOverlay(this.element, options.testid);
     if (options.minimap) this.minimap = new Minimap(this.element, viewport, options.testid);
+    if (options.peak) this.peakMark = new PeakMarker(this.element, () => this.jumpToPeak(), options.testid);
     parent.append(this.element);
     this.ctx = this.canvas.getContext('2d')!;
     this.inView = new InView({
@@ -144,13 +146,23 @@ export class PlanView {
       toData: (x, y) => this.toData(x, y),
       hover: (point) => this.hoverAt(point),
       click: (point) => this.onSelect?.(this.bufferAt(point.x, point.y)),
-      clearSelection: () => this.onSelect?.(null),
+      clearSelection: () => {
+        this.unpin();
+        this.onSelect?.(null);
+      },
       zoomToSelection: () => this.zoomToSelection(),
     });
   }
 
   /** The overview strip under the plot (the page's main view has one). */
   private minimap: Minimap | null = null;
+  /** The peak's mark on the time axis (the page's main view has one). */
+  private peakMark: PeakMarker | null = null;
+  /** The peak of the instance it was found for. */
+  private peakFound: { inst: InstanceData; peak: Peak | null } | null = null;
+  /** The time whose alive list stays shown while the pointer is away (a jump to the peak pins
+   * it; Escape or another instance unpins it). */
+  pinned: number | null = null;
   private unsubscribe: () => void;
   private resize: ResizeObserver;
   private scheme: MediaQueryList;
@@ -165,6 +177,7 @@ export class PlanView {
   }
 
   setData(data: PlanData | null) {
+    if (data?.inst !== this.data?.inst) this.pinned = null;
     this.data = data;
     this.rankOf = undefined;
     this.selected = null;
@@ -240,6 +253,49 @@ export class PlanView {
     this.draw();
   }
 
+  /** The time of the instance's max load (its first step at L), or null without an instance. */
+  get peak(): Peak | null {
+    const inst = this.data?.inst;
+    if (!inst) return null;
+    if (this.peakFound?.inst !== inst) this.peakFound = { inst, peak: peakOf(inst) };
+    return this.peakFound.peak;
+  }
+
+  /** Centres and zooms the view on the peak and pins the list of the buffers alive then. */
+  jumpToPeak() {
+    const peak = this.peak;
+    if (!peak) return;
+    this.pinned = peak.time;
+    this.viewport.set(peakWindow(peak, this.viewport.fullRange));
+    this.draw();
+  }
+
+  /** Lets the pinned alive list go. */
+  unpin() {
+    if (this.pinned === null) return;
+    this.pinned = null;
+    if (!this.hover) this.overlay.hide();
+  }
+
+  /** Shows the pinned time's alive list (the pointer is away), or hides the overlay. */
+  private showPinned(frame: Frame, scales: Scales) {
+    const data = this.data, time = this.pinned;
+    const x = time === null ? NaN : scales.X(time);
+    if (!data || time === null || x < frame.left || x > frame.left + frame.pw) return this.overlay.hide();
+    const hover: HoverInfo = { index: null, time, x: x / frame.dpr, y: frame.top / frame.dpr };
+    this.overlay.show(hover, data.inst, this.canvas, frame, (i) => this.describe(i), [...this.markerLabels.values()], true);
+  }
+
+  /** Puts the peak's mark on the time axis, under the plot (hidden outside the window). */
+  private placePeak(frame: Frame, scales: Scales) {
+    if (!this.peakMark) return;
+    const peak = this.peak;
+    const x = peak ? scales.X(peak.time) : NaN;
+    const inside = peak !== null && x >= frame.left && x <= frame.left + frame.pw;
+    const title = peak ? `peak: ${bytes(peak.load)} alive at time ${grouped(Math.floor(peak.time))} (the max load L). Click to zoom there and list them` : '';
+    this.peakMark.place(inside ? x / frame.dpr : null, this.canvasTop + (frame.top + frame.ph) / frame.dpr, title);
+  }
+
   /** Shows the selected buffer with some room around it (Z or F on the canvas). */
   zoomToSelection() {
     const data = this.data, i = this.selected;
@@ -309,6 +365,9 @@ export class PlanView {
   /** The plot's distance from the canvas's left edge, CSS pixels: wider when the address labels
    * are (see `leftMarginFor`). */
   private leftMargin = MARGIN.left;
+  /** The canvas's top in the view's element (under a title, if any), CSS pixels: read when the
+   * canvas is sized, not in every frame (a read of a layout property in a frame may force one). */
+  private canvasTop = 0;
 
   /** Sizes the canvas to its element and returns the frame. */
   private layout(): Frame {
@@ -322,6 +381,7 @@ export class PlanView {
       this.canvas.height = frame.h;
       this.canvas.style.width = `${cssW}px`;
       this.canvas.style.height = `${cssH}px`;
+      this.canvasTop = this.canvas.offsetTop;
     }
     return frame;
   }
@@ -396,6 +456,8 @@ export class PlanView {
     const stripBegan = performance.now();
     this.minimap?.draw(data?.inst ?? null, t, frame.cssW, frame.left / frame.dpr, (frame.left + frame.pw) / frame.dpr, frame.dpr);
     this.lastMinimapMs = performance.now() - stripBegan;
+    this.placePeak(frame, scales);
+    if (!this.hover && this.pinned !== null) this.showPinned(frame, scales);
     if (mode !== this.lastMode) this.onModeChange?.(mode, this.inView.count);
     this.lastMode = mode;
   }
@@ -597,7 +659,10 @@ export class PlanView {
         this.overlay.show(hover, data.inst, this.canvas, frame, (i) => this.describe(i), [...this.markerLabels.values()]);
       }
     }
-    if (!this.hover) this.overlay.hide();
+    if (!this.hover) {
+      const frame = this.layout();
+      this.showPinned(frame, scalesOf(frame, this.viewport));
+    }
     if ((previous?.index ?? null) !== (this.hover?.index ?? null)) this.draw();
   }
 

@@ -182,7 +182,7 @@ pub fn bench(
         let name = std::path::Path::new(file).file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned());
         instances.push((name, document.problem));
     }
-    let rows = bench::run_all(&instances, solvers, &options, repeat);
+    let rows = bench::run_all_metered(&instances, solvers, &options, repeat, Some(&crate::HEAP));
     print!("{}", if csv { bench::csv(&rows) } else { bench::markdown(&rows) });
     if rows.iter().any(|r| r.makespan.is_some() && !r.valid) {
         return Err(Failure::infeasible("some plans were invalid (see the table)"));

@@ -3,11 +3,16 @@
 //! input or usage.
 
 mod commands;
+mod heap;
 mod input;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+/// Every allocation of the binary, counted for `memplan bench`'s peak heap column.
+#[global_allocator]
+static HEAP: heap::Counting = heap::Counting::new();
 
 /// Static memory planner: gives every buffer an offset so that buffers alive at the same time
 /// never overlap, within a capacity or with the smallest peak address.
@@ -136,8 +141,10 @@ enum Command {
         buffers: usize,
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// `trace` (ML-like), or TelaMalloc's microbenchmarks `non-overlapping` and `full-overlap`
-        /// (with a capacity, which only `.json` keeps).
+        /// `trace` (ML-like), TelaMalloc's microbenchmarks `non-overlapping` and `full-overlap`
+        /// (with a capacity, which only `.json` keeps), `perfect` (a 1 MiB rectangle cut into
+        /// buffers with no waste, so that the optimum is L) or `aligned` (small, mixed alignments 1
+        /// to 4096, sizes not multiples of them).
         #[arg(long, default_value = "trace", value_parser = input::parse_shape)]
         shape: memplan::generate::Shape,
         /// Write here instead of standard output (`.csv` or `.json`).

@@ -1,7 +1,7 @@
 //! One greedy engine = an order × a placement rule, and the named presets that reproduce what
-//! compilers ship (see `shared/docs/peers.md`): SLFF, TFLite, XLA, TVM, a runtime's first fit and
-//! TelaMalloc's skyline baseline. Every order × fit combination is also a solver of its own,
-//! `greedy-<order>-<fit>`.
+//! compilers ship (see `shared/docs/peers.md`): SLFF, TFLite, XLA, a runtime's first fit and
+//! TelaMalloc's skyline baseline (TVM's planners have their own folder, `solvers/tvm`). Every
+//! order × fit combination is also a solver of its own, `greedy-<order>-<fit>`.
 
 mod fit;
 mod order;
@@ -124,11 +124,6 @@ pub fn preset_planners() -> Vec<Greedy> {
             "xla",
             "XLA heap simulator: spatial (size) and temporal (lifetime) orders with best fit, keeps the smaller",
             vec![Run::new(Size, Best), Run::new(Lifetime, Best)],
-        ),
-        preset(
-            "tvm",
-            "TVM USMP: greedy by size and by conflicts, each on top of the highest conflict, keeps the smaller",
-            vec![Run::new(SizeConflicts, Top), Run::new(Conflicts, Top)],
         ),
         preset(
             "first-fit-start",
@@ -286,7 +281,7 @@ fn place_under(
         let buffer = &buffers[i];
         let offset = buffer.pinned.unwrap_or(0); // filtered above
         let top = offset + buffer.size; // checked when the problem was built
-        occupancy.query_into(buffer.start, buffer.end, &mut query);
+        occupancy.query_lifetime(i, &mut query);
         if occupancy.is_taken(&query, offset, top) {
             let other = placed_order
                 .iter()
@@ -298,7 +293,7 @@ fn place_under(
                 .map_or_else(String::new, |j| format!(" and {}", buffers[j].id));
             return Err(Halt::Infeasible(format!("pinned buffers {}{other} overlap", buffer.id)));
         }
-        occupancy.insert(buffer.start, buffer.end, offset, top);
+        occupancy.insert_queried(&query, offset, top);
         offsets[i] = offset;
         placed_order.push(i);
         peak = peak.max(top);
@@ -309,7 +304,8 @@ fn place_under(
             continue;
         }
         deadline.poll(step)?;
-        let (offset, top) = locate(&occupancy, &mut query, buffer, fit)?;
+        occupancy.query_lifetime(i, &mut query);
+        let (offset, top) = locate(&occupancy, &query, buffer, fit)?;
         peak = peak.max(top);
         // (Read at every step: the ceiling may have come down below a peak reached before.)
         if peak > ceiling.get() {
@@ -325,10 +321,9 @@ fn place_under(
     Ok(Some(Placement { offsets, order: placed_order }))
 }
 
-/// Where `fit` puts `buffer` among the placements `occupancy` holds: its offset and top, or an
-/// overflow error when they would pass u64.
-fn locate(occupancy: &Occupancy, query: &mut Query, buffer: &Buffer, fit: Fit) -> Result<(u64, u64), Halt> {
-    occupancy.query_into(buffer.start, buffer.end, query);
+/// Where `fit` puts `buffer` among the placements `occupancy` holds, given `query` of its lifetime:
+/// its offset and top, or an overflow error when they would pass u64.
+fn locate(occupancy: &Occupancy, query: &Query, buffer: &Buffer, fit: Fit) -> Result<(u64, u64), Halt> {
     let overflow = || Halt::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
     let offset = fit.choose(occupancy, query, buffer.size, buffer.alignment).ok_or_else(overflow)?;
     let top = offset.checked_add(buffer.size).ok_or_else(overflow)?;

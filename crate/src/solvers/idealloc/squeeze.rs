@@ -56,8 +56,7 @@ impl<'a> Arena<'a> {
         // Only the buffers' own lifetimes: the space below the start address is a floor of first
         // fit, not a placement over the whole span (which would keep the sets of the top nodes up
         // to date at every insertion).
-        let lifetimes = || buffers.iter().map(|b| (b.start, b.end));
-        let routes = Occupancy::new(lifetimes()).routes(lifetimes());
+        let routes = Occupancy::new(buffers.iter().map(|b| (b.start, b.end))).routes();
         let spare = Mutex::new(vec![routes.sets()]);
         Arena { problem, start_address, pinned, fits, routes, spare }
     }

@@ -55,6 +55,22 @@ pub struct Report {
     pub rounds: u64,
     /// The name of the ordering that decided, if one did.
     pub ordering: Option<String>,
+    /// When infeasible: no plan fits any capacity below this either (at least the capacity + 1;
+    /// see [`Search::refuted_below`]).
+    pub refuted_below: u64,
+}
+
+impl Report {
+    /// Nothing decided and nothing spent yet.
+    pub fn undecided() -> Self {
+        Report {
+            decision: Decision::Unknown,
+            counters: Counters::default(),
+            rounds: 0,
+            ordering: None,
+            refuted_below: 0,
+        }
+    }
 }
 
 /// A reason why no plan fits `capacity`, found without searching: a buffer or a pinned buffer
@@ -147,9 +163,9 @@ impl Prepared {
 /// Decides whether `problem` fits `capacity`.
 pub fn decide(problem: &Problem, capacity: u64, settings: &Settings, deadline: &Deadline) -> Result<Report, Halt> {
     if let Some(reason) = quick_refutation(problem, Some(capacity)) {
-        let mut report =
-            Report { decision: Decision::Unknown, counters: Counters::default(), rounds: 0, ordering: None };
+        let mut report = Report::undecided();
         report.decision = Decision::Infeasible(reason);
+        report.refuted_below = capacity.saturating_add(1);
         return Ok(report);
     }
     let prepared = Prepared::new(problem, settings)?;
@@ -186,11 +202,11 @@ pub struct Decider<'p> {
 
 impl<'p> Decider<'p> {
     pub fn new(problem: &'p Problem, prepared: &'p Prepared, capacity: u64, settings: &Settings) -> Self {
-        let mut report =
-            Report { decision: Decision::Unknown, counters: Counters::default(), rounds: 0, ordering: None };
+        let mut report = Report::undecided();
         let searches = match quick_refutation(problem, Some(capacity)) {
             Some(reason) => {
                 report.decision = Decision::Infeasible(reason);
+                report.refuted_below = capacity.saturating_add(1);
                 Vec::new()
             }
             None => {
@@ -263,10 +279,19 @@ impl<'p> Decider<'p> {
                         Decision::Feasible { offsets: offsets.clone(), placement_order: placement_order.clone() }
                     }
                     // The decisive ordering's own count: the others' depend on when they were stopped.
-                    (_, _) => Decision::Infeasible(format!(
-                        "the exact search proved that no placement fits in {} bytes ({} nodes)",
-                        self.capacity, self.searches[k].counters.nodes
-                    )),
+                    (_, _) => {
+                        let below = self.searches[k].refuted_below();
+                        self.report.refuted_below = below;
+                        let range = if below > self.capacity.saturating_add(1) {
+                            format!(" (nor in fewer than {below})")
+                        } else {
+                            String::new()
+                        };
+                        Decision::Infeasible(format!(
+                            "the exact search proved that no placement fits in {} bytes{range} ({} nodes)",
+                            self.capacity, self.searches[k].counters.nodes
+                        ))
+                    }
                 };
                 // The searches are done with; their memory goes.
                 self.searches = Vec::new();

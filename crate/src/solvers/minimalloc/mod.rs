@@ -197,7 +197,7 @@ impl MiniMalloc {
                     problem,
                     Some(capacity),
                     None,
-                    capacity.saturating_add(1),
+                    report.refuted_below.max(capacity.saturating_add(1)),
                     Stopped::Infeasible,
                 );
                 outcome.detail = Some(reason);
@@ -296,7 +296,7 @@ impl MiniMalloc {
                     Decision::Feasible { offsets, placement_order } => {
                         Probe::Feasible { offsets: offsets.clone(), placement_order: placement_order.clone() }
                     }
-                    Decision::Infeasible(_) => Probe::Infeasible,
+                    Decision::Infeasible(_) => Probe::InfeasibleBelow(decider.report.refuted_below),
                     Decision::Unknown => {
                         if resumable.as_ref().is_none_or(|kept| capacity < kept.capacity()) {
                             resumable = Some(decider);
@@ -306,7 +306,7 @@ impl MiniMalloc {
                 }
             },
         );
-        let report = Report { decision: Decision::Unknown, counters: total, rounds, ordering: None };
+        let report = Report { counters: total, rounds, ..Report::undecided() };
         search_stats(&mut stats, &report);
         minimised.write_stats(&mut stats);
         let mut outcome =

@@ -226,6 +226,9 @@ pub struct Search<'a> {
     floor: Vec<u64>,
     /// Per section: the total size of its unplaced buffers.
     total: Vec<u64>,
+    /// Per section and alignment class (`s * classes + k`): the `a`-slots its unplaced buffers of
+    /// that class cover (see [`Search::class_top`]).
+    slots: Vec<u64>,
     /// For each buffer: how many of its neighbours are unplaced.
     open: Vec<u32>,
     /// Per section boundary `x` (between sections x-1 and x): unplaced buffers alive on both sides.
@@ -254,6 +257,9 @@ pub struct Search<'a> {
     finished: Option<Outcome>,
     /// The node count at which the deadline is polled next.
     next_poll: u64,
+    /// The lowest capacity at which some cut made so far, by a test that compares with the
+    /// capacity, would not have been made (`u64::MAX`: none yet). See [`Search::refuted_below`].
+    threshold: u64,
 }
 
 impl<'a> Search<'a> {
@@ -285,6 +291,7 @@ impl<'a> Search<'a> {
             offset: vec![0; n],
             floor: vec![0; n],
             total: instance.section_total.clone(),
+            slots: instance.class_slots.clone(),
             open: (0..n).map(|r| instance.neighbours(r).len() as u32).collect(),
             crossing,
             trail: Vec::new(),
@@ -300,6 +307,7 @@ impl<'a> Search<'a> {
             started: false,
             finished: None,
             next_poll: POLL_EVERY,
+            threshold: u64::MAX,
         }
     }
 
@@ -333,6 +341,27 @@ impl<'a> Search<'a> {
             self.finished = Some(outcome);
         }
         outcome
+    }
+
+    /// After an exhausted search: no placement fits any capacity below this (at least one more
+    /// than the capacity searched).
+    ///
+    /// Why: the tests that compare with the capacity (a buffer's lowest top, a section's effective
+    /// height plus its unplaced total, a candidate's offset plus the fullest section) each cut
+    /// below some value and pass from it on, and every other rule (canonical order, dominance,
+    /// symmetry, decomposition, the remembered refutations of this search) ignores the capacity.
+    /// At any capacity from the one searched up to the lowest value a cut needed, every test
+    /// answers the same, so the search walks the very same tree and exhausts it too. A refuted
+    /// probe then proves a whole range, not one byte: on instances with odd sizes and large
+    /// alignments the next capacity where anything changes is often far above.
+    pub fn refuted_below(&self) -> u64 {
+        self.threshold.max(self.capacity.saturating_add(1))
+    }
+
+    /// Notes a cut that a capacity of `need` would not have made.
+    #[inline]
+    fn cut_below(&mut self, need: u64) {
+        self.threshold = self.threshold.min(need);
     }
 
     pub fn placement_order(&self) -> Vec<u32> {
@@ -625,7 +654,11 @@ impl<'a> Search<'a> {
             for obstacle in instance.obstacles(r) {
                 if obstacle.top > offset
                     && let Some(above) = instance.lowest_fit(r, obstacle.top.max(self.floor[r]))
-                    && above.checked_add(instance.size[r]).is_some_and(|top| top <= self.capacity)
+                    && let Some(top) = above.checked_add(instance.size[r])
+                    && (top <= self.capacity || {
+                        self.cut_below(top);
+                        false
+                    })
                     && self.candidates[from..].last().is_none_or(|c| c.rank != rank || c.offset != above)
                 {
                     self.consider(
@@ -650,6 +683,9 @@ impl<'a> Search<'a> {
             let fullest = self.total[low as usize..high as usize].iter().copied().max().unwrap_or(0);
             let headroom = self.capacity.saturating_sub(fullest);
             let keep = from + self.candidates[from..to].partition_point(|c| c.offset <= headroom);
+            if keep < to {
+                self.cut_below(self.candidates[keep].offset.saturating_add(fullest));
+            }
             self.counters.pruned_inference += (to - keep) as u64;
             self.candidates.truncate(keep);
             to = keep;
@@ -677,6 +713,9 @@ impl<'a> Search<'a> {
                     lowest_top = lowest_top.min(top);
                 }
                 _ => {
+                    if let Some(top) = top {
+                        self.cut_below(top);
+                    }
                     self.counters.pruned_capacity += 1;
                     return None;
                 }
@@ -768,10 +807,14 @@ impl<'a> Search<'a> {
         let (low, high) = self.range(list);
         for w in 0..RECENT_FAILURES {
             let s = self.recent_failures[w];
-            if (low..high).contains(&s) && !self.section_holds(s as usize, base) {
-                // Move it to the front: the next failure is likely there again.
-                self.recent_failures[..=w].rotate_right(1);
-                return false;
+            if (low..high).contains(&s) {
+                let need = self.section_need(s as usize, base);
+                if need > self.capacity {
+                    self.cut_below(need);
+                    // Move it to the front: the next failure is likely there again.
+                    self.recent_failures[..=w].rotate_right(1);
+                    return false;
+                }
             }
         }
         for &rank in list {
@@ -786,32 +829,74 @@ impl<'a> Search<'a> {
             }
         }
         let mut failed = None;
+        // The capacity this node needs: the most any section needs.
+        let mut needed = 0;
         for s in low as usize..high as usize {
             let effective = std::mem::replace(&mut self.effective[s], u64::MAX);
-            if failed.is_none() && effective != u64::MAX && effective.saturating_add(self.total[s]) > self.capacity {
-                failed = Some(s);
+            if effective != u64::MAX {
+                let need = self.stack_top(s, effective);
+                needed = needed.max(need);
+                if failed.is_none() && need > self.capacity {
+                    failed = Some(s);
+                }
             }
         }
         if let Some(s) = failed {
+            self.cut_below(needed);
             self.recent_failures.rotate_right(1);
             self.recent_failures[0] = s as u32;
         }
         failed.is_none()
     }
 
-    /// Eq. (3) in one section, from its members.
-    fn section_holds(&self, s: usize, base: u64) -> bool {
+    /// Eq. (3) in one section, from its members: the capacity the section needs (`u64::MAX` when
+    /// one of its buffers can never be placed, whatever the capacity; 0 when none is unplaced).
+    fn section_need(&self, s: usize, base: u64) -> u64 {
         let mut effective = u64::MAX;
         for &member in self.instance.members(s) {
             let m = member as usize;
             if !self.placed[m] {
                 match self.height(m, base) {
                     Some(height) => effective = effective.min(height),
-                    None => return false,
+                    None => return u64::MAX,
                 }
             }
         }
-        effective == u64::MAX || effective.saturating_add(self.total[s]) <= self.capacity
+        if effective == u64::MAX { 0 } else { self.stack_top(s, effective) }
+    }
+
+    /// The lowest top of a stack of section `s`'s unplaced buffers (all alive together, so
+    /// disjoint in addresses) none of which starts below `effective`: their total above it, and
+    /// for each alignment class the padding it forces ([`Search::class_top`]).
+    fn stack_top(&self, s: usize, effective: u64) -> u64 {
+        let mut top = effective.saturating_add(self.total[s]);
+        let classes = self.instance.classes.len();
+        for k in 0..classes {
+            let slots = self.slots[s * classes + k];
+            if slots > 0 {
+                top = top.max(self.class_top(s, k, slots, effective));
+            }
+        }
+        top
+    }
+
+    /// The alignment bound of one class in one section. The unplaced buffers of the section whose
+    /// alignment is a multiple of the class's `a` start at multiples of `a`, at or above
+    /// `effective`, and never share an `a`-slot (a buffer of size `z` covers `⌈z / a⌉` of them
+    /// wherever it starts). So the highest of them starts at least `slots − ⌈z / a⌉` slots above
+    /// the first multiple of `a` at or above `effective`, and ends `z` above that: at least
+    /// `align_up(effective) + a·slots − (a·⌈z / a⌉ − z)`, where the padding `a·⌈z / a⌉ − z` is at most
+    /// the largest of the section's class members (placed or not: a looser but fixed bound).
+    /// Smaller-aligned buffers may fill the padding; the total bound covers them.
+    fn class_top(&self, s: usize, k: usize, slots: u64, effective: u64) -> u64 {
+        let instance = self.instance;
+        let a = instance.classes[k];
+        let pad = instance.class_pad[s * instance.classes.len() + k];
+        let Some(first) = crate::alignment::align_up(effective, a) else {
+            return u64::MAX;
+        };
+        let span = (a as u128) * (slots as u128) - pad as u128;
+        u64::try_from(first as u128 + span).unwrap_or(u64::MAX)
     }
 
     /// The lowest offset an unplaced buffer can still take at this node (its lowest fit, and no
@@ -860,9 +945,31 @@ impl<'a> Search<'a> {
                 *total -= size;
             }
         }
+        self.move_slots(rank, false);
         if self.rules.decompose && last > first + 1 {
             for crossing in &mut self.crossing[first + 1..last] {
                 *crossing -= 1;
+            }
+        }
+    }
+
+    /// Takes buffer `rank`'s alignment slots out of its sections (or puts them back).
+    fn move_slots(&mut self, rank: usize, back: bool) {
+        let instance = self.instance;
+        let classes = instance.classes.len();
+        if classes == 0 || instance.alignment[rank] == 1 {
+            return;
+        }
+        for k in 0..classes {
+            let slots = instance.rank_slots[rank * classes + k];
+            if slots == 0 {
+                continue;
+            }
+            for &(from, to) in instance.live(rank) {
+                for s in from as usize..to as usize {
+                    let cell = &mut self.slots[s * classes + k];
+                    *cell = if back { *cell + slots } else { *cell - slots };
+                }
             }
         }
     }
@@ -890,6 +997,7 @@ impl<'a> Search<'a> {
                     *total += size;
                 }
             }
+            self.move_slots(rank, true);
             if self.rules.decompose && last > first + 1 {
                 for crossing in &mut self.crossing[first + 1..last] {
                     *crossing += 1;

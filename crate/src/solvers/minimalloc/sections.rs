@@ -43,6 +43,17 @@ pub struct Instance {
     pub obstacles: Vec<Obstacle>,
     /// The total size of the searched buffers alive in each section.
     pub section_total: Vec<u64>,
+    /// The alignment classes: the distinct alignments above 1 of the searched buffers, the
+    /// largest [`MAX_CLASSES`] of them, ascending. A buffer belongs to every class whose alignment
+    /// divides its own.
+    pub classes: Vec<u64>,
+    /// Per rank and class (`r * classes + k`): the class's slots the buffer covers wherever it
+    /// starts (`⌈size / a⌉`), 0 outside the class.
+    pub rank_slots: Vec<u64>,
+    /// Per section and class (`s * classes + k`): the slots the searched buffers alive in it
+    /// cover, and the largest padding (`a·⌈size / a⌉ − size`) among them.
+    pub class_slots: Vec<u64>,
+    pub class_pad: Vec<u64>,
     /// The smallest size among the buffers overlapping `r` in time (`u64::MAX` for none).
     pub smallest_neighbour: Vec<u64>,
     /// Other unaligned buffers with exactly the same lifetime as `r` (for symmetry breaking):
@@ -70,6 +81,10 @@ pub struct Keys {
     pub area: Vec<u128>,
     pub size: Vec<u64>,
 }
+
+/// How many alignment classes the section bounds follow (the largest alignments): each costs a
+/// counter per section that every placement updates along its span.
+pub const MAX_CLASSES: usize = 4;
 
 /// More overlapping pairs than this and the exact search refuses the instance (the neighbour lists
 /// would take gigabytes, and such a search would not finish anyway).
@@ -237,6 +252,7 @@ impl Layout {
             live.extend_from_slice(&self.live[i]);
         }
         live_start.push(live.len() as u32);
+        let (classes, rank_slots, class_slots, class_pad) = self.classes(problem, order);
         Instance {
             original: order.to_vec(),
             size: order.iter().map(|&i| buffers[i].size).collect(),
@@ -250,6 +266,10 @@ impl Layout {
             obstacle_start,
             obstacles,
             section_total: self.section_total.clone(),
+            classes,
+            rank_slots,
+            class_slots,
+            class_pad,
             smallest_neighbour,
             twin_start,
             twins,
@@ -258,6 +278,41 @@ impl Layout {
             preorder_key: Vec::new(),
             total_key: None,
         }
+    }
+
+    /// The alignment classes and their slot counts (see [`Instance::classes`]).
+    #[allow(clippy::type_complexity)]
+    fn classes(&self, problem: &Problem, order: &[usize]) -> (Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>) {
+        let buffers = problem.buffers();
+        let mut classes: Vec<u64> = order.iter().map(|&i| buffers[i].alignment).filter(|&a| a > 1).collect();
+        classes.sort_unstable();
+        classes.dedup();
+        let drop = classes.len().saturating_sub(MAX_CLASSES);
+        classes.drain(..drop);
+        let k = classes.len();
+        let sections = self.section_total.len();
+        let mut rank_slots = vec![0u64; order.len() * k];
+        let mut class_slots = vec![0u64; sections * k];
+        let mut class_pad = vec![0u64; sections * k];
+        for (rank, &i) in order.iter().enumerate() {
+            let b = &buffers[i];
+            for (c, &a) in classes.iter().enumerate() {
+                if !b.alignment.is_multiple_of(a) || b.size == 0 {
+                    continue;
+                }
+                let slots = b.size.div_ceil(a);
+                // At most a − 1; past u64 (sizes near 2^64) that bound stands in for it.
+                let pad = slots.checked_mul(a).map_or(a - 1, |padded| padded - b.size);
+                rank_slots[rank * k + c] = slots;
+                for &(from, to) in &self.live[i] {
+                    for s in from as usize..to as usize {
+                        class_slots[s * k + c] += slots;
+                        class_pad[s * k + c] = class_pad[s * k + c].max(pad);
+                    }
+                }
+            }
+        }
+        (classes, rank_slots, class_slots, class_pad)
     }
 
     /// The ranks alive in each section, as flat lists (see [`Instance::members`]).

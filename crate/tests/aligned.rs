@@ -1,0 +1,186 @@
+//! Alignment in the exact search (issue 20): on instances whose buffers have large alignments and
+//! sizes that are not multiples of them, MiniMalloc's optimum agrees with a brute-force oracle on
+//! tiny instances and with the optima CP-SAT recorded for the generated set
+//! (`scripts/oracle/cpsat_optima.py`, run by hand), a refuted capacity never claims a bound above
+//! the optimum, and every plan passes the validator. Speed is not asserted here.
+
+mod common;
+
+use common::{brute_force_optimum, checked, rule_sets, with_rules};
+use memplan::format::{self, ReadOptions};
+use memplan::solvers::Solver;
+use memplan::solvers::minimalloc::MiniMalloc;
+use memplan::{Buffer, Params, Problem, SolveOptions, Stopped};
+use proptest::prelude::*;
+
+/// Tiny instances shaped like the generated ones: few buffers, alignments up to 32 and sizes that
+/// are mostly not multiples of them, lifetimes that overlap a lot.
+fn tiny_aligned(max_buffers: usize) -> impl Strategy<Value = Problem> {
+    let buffer = (0u64..8, 1u64..6, 1u64..=40, prop::sample::select(vec![1u64, 2, 4, 8, 16, 32]));
+    prop::collection::vec(buffer, 1..=max_buffers).prop_map(|specs| {
+        let buffers = specs
+            .into_iter()
+            .enumerate()
+            .map(|(i, (start, length, size, alignment))| {
+                Buffer::new(format!("b{i}"), start, start + length, size).with_alignment(alignment)
+            })
+            .collect();
+        Problem::new(buffers, None).expect("generated buffers are valid")
+    })
+}
+
+/// An oracle that shares nothing with the search: every combination of aligned offsets below
+/// `limit` (each buffer's offset a multiple of its alignment, top within `limit`), the lowest
+/// peak of those where no two buffers alive together overlap. Only for a handful of small
+/// buffers.
+fn grid_optimum(problem: &Problem, limit: u64) -> Option<u64> {
+    let buffers = problem.buffers();
+    let mut offsets = vec![0u64; buffers.len()];
+    let mut best = None;
+    fn walk(buffers: &[Buffer], k: usize, limit: u64, offsets: &mut Vec<u64>, best: &mut Option<u64>) {
+        if k == buffers.len() {
+            let peak = buffers.iter().zip(offsets.iter()).map(|(b, &o)| o + b.size).max().unwrap_or(0);
+            *best = Some(best.map_or(peak, |b: u64| b.min(peak)));
+            return;
+        }
+        let b = &buffers[k];
+        let mut offset = 0;
+        while offset + b.size <= limit {
+            let clash = (0..k).any(|j| {
+                let o = &buffers[j];
+                o.start < b.end && b.start < o.end && offsets[j] < offset + b.size && offset < offsets[j] + o.size
+            });
+            if !clash {
+                offsets[k] = offset;
+                walk(buffers, k + 1, limit, offsets, best);
+            }
+            offset += b.alignment;
+        }
+    }
+    walk(buffers, 0, limit, &mut offsets, &mut best);
+    best
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// The first-fit-over-every-order oracle of the other tests is a true oracle with alignment
+    /// too: it agrees with the exhaustive grid on instances small enough for the grid.
+    #[test]
+    fn the_order_oracle_agrees_with_the_grid(problem in tiny_aligned(4)) {
+        let optimum = brute_force_optimum(&problem);
+        let limit = problem.buffers().iter().map(|b| b.size + b.alignment).sum::<u64>();
+        prop_assert_eq!(grid_optimum(&problem, limit), Some(optimum));
+    }
+
+    /// Minimised, MiniMalloc proves the oracle's optimum; at capacities below it, it refutes
+    /// them with a bound never above the optimum (a refutation proves a range of capacities, and
+    /// that range must stop short of the optimum); with any rule off the answers are the same.
+    #[test]
+    fn minimalloc_agrees_with_the_oracle(problem in tiny_aligned(7), below in 0u64..40) {
+        let optimum = brute_force_optimum(&problem);
+        for (name, rules) in rule_sets() {
+            let solver = with_rules(rules);
+            let outcome = solver.solve(&problem, &SolveOptions::default()).unwrap();
+            prop_assert_eq!(checked(&problem, &outcome).makespan, optimum, "{}", name);
+            prop_assert!(outcome.optimal(), "{}: {:?}", name, outcome.stopped);
+            let fits = SolveOptions { capacity: Some(optimum), ..SolveOptions::default() };
+            let outcome = solver.solve(&problem, &fits).unwrap();
+            prop_assert!(checked(&problem, &outcome).makespan <= optimum, "{}", name);
+            if optimum > below + 1 {
+                let capacity = optimum - 1 - below;
+                let options = SolveOptions { capacity: Some(capacity), ..SolveOptions::default() };
+                let outcome = solver.solve(&problem, &options).unwrap();
+                prop_assert_eq!(outcome.stopped, Stopped::Infeasible, "{}: fits {} below {}", name, capacity, optimum);
+                prop_assert!(outcome.lower_bound > capacity, "{}", name);
+                prop_assert!(
+                    outcome.lower_bound <= optimum,
+                    "{}: refuting {} claimed nothing fits below {}, but {} does",
+                    name, capacity, outcome.lower_bound, optimum
+                );
+            }
+        }
+    }
+}
+
+/// One row of the recorded optima.
+struct Recorded {
+    instance: String,
+    seed: Option<u64>,
+    buffers: usize,
+    /// CP-SAT proved `makespan` optimal (else it is only the best it found, above `bound`).
+    proven: bool,
+    makespan: u64,
+    bound: u64,
+}
+
+fn recorded() -> Vec<Recorded> {
+    let text = include_str!("fixtures/aligned/optima.csv");
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("instance,buffers,seed,status,makespan,bound,seconds"));
+    lines
+        .map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            Recorded {
+                instance: cells[0].to_string(),
+                buffers: cells[1].parse().unwrap(),
+                seed: (!cells[2].is_empty()).then(|| cells[2].parse().unwrap()),
+                proven: cells[3] == "OPTIMAL",
+                makespan: cells[4].parse().unwrap(),
+                bound: cells[5].parse().unwrap(),
+            }
+        })
+        .collect()
+}
+
+fn instance(row: &Recorded) -> Problem {
+    match row.seed {
+        Some(seed) => memplan::generate::aligned(row.buffers, seed),
+        None => {
+            let path = format!("{}/tests/fixtures/aligned/{}", env!("CARGO_MANIFEST_DIR"), row.instance);
+            let text = std::fs::read_to_string(&path).unwrap();
+            format::read(&text, &ReadOptions::default()).unwrap_or_else(|e| panic!("{path}: {e}")).problem
+        }
+    }
+}
+
+/// A node budget per instance: enough for the easy ones to be proven, small enough for a debug
+/// build in CI. The search does not settle most of the set within it (see the report of issue 20):
+/// the test checks that what it claims is true, not how far it gets.
+const BUDGET: &str = "5000";
+
+/// On the recorded set (the issue's instance and 50 generated ones), every plan is valid and never
+/// below the optimum CP-SAT proved, every bound MiniMalloc proves (refutations that prove a range
+/// of capacities included) is at or below that optimum, and where it claims an optimum it is
+/// CP-SAT's. Where CP-SAT proved none, its bound and best plan bracket memplan's claims the same way.
+#[test]
+fn minimalloc_agrees_with_the_recorded_optima() {
+    let rows = recorded();
+    assert!(rows.len() >= 51, "the set has the issue's instance and 50 generated ones");
+    let solver = MiniMalloc::default();
+    let options = SolveOptions { params: Params::new().with("budget", BUDGET), ..SolveOptions::default() };
+    let mut proven = 0;
+    for row in &rows {
+        let problem = instance(row);
+        assert_eq!(problem.len(), row.buffers, "{} {:?}: the generator changed", row.instance, row.seed);
+        let outcome = solver.solve(&problem, &options).unwrap();
+        let makespan = checked(&problem, &outcome).makespan;
+        let name = format!("{} seed {:?}", row.instance, row.seed);
+        // CP-SAT's bound and best plan bracket the optimum (they meet where it proved it).
+        assert!(makespan >= row.bound, "{name}: a plan at {makespan}, below CP-SAT's bound {}", row.bound);
+        assert!(
+            outcome.lower_bound <= row.makespan,
+            "{name}: claims nothing fits below {}, but CP-SAT has a plan at {}",
+            outcome.lower_bound,
+            row.makespan
+        );
+        if outcome.optimal() {
+            proven += 1;
+            assert!(row.bound <= makespan && makespan <= row.makespan, "{name}: {makespan}");
+            if row.proven {
+                assert_eq!(makespan, row.makespan, "{name}");
+            }
+        }
+    }
+    assert!(proven >= 1, "no instance of the set was proven within the budget: the check above never ran");
+}
