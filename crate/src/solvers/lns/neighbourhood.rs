@@ -1,179 +1,172 @@
-//! Which buffers a repair step frees, and the small problem that places them again: the freed
-//! buffers, with every other buffer alive beside them pinned where the plan has it.
+//! Which buffers a move frees. On real traces the bytes above a target belong to a few buffers
+//! (often long-lived ones stacked at the top) and what keeps them up is whatever sits under them
+//! somewhere in their lifetime. A neighbourhood is a stretch of time around a buffer above the
+//! target and the highest buffers alive in it: the buffer itself, the ones beside it at the top,
+//! and, the more are freed, the deeper the band under it reaches.
 
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
-use crate::model::{Buffer, Problem};
+use super::index::Timeline;
+use crate::model::Problem;
 
-/// The buffers of a problem sorted by start, to find those alive in a window without a scan of
-/// all of them.
-pub struct Timeline {
-    by_start: Vec<usize>,
-    /// The longest lifetime: a buffer alive in `[low, high)` starts at or after `low − longest`.
-    longest: u64,
+/// The stretch of time a move looks at around `seed`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Span {
+    /// The seed's lifetime, widened at each end by up to half of it: all that holds it up.
+    Life,
+    /// A short stretch at a random time of the seed's life: fragmentation is local in time, and a
+    /// narrow stretch frees buffers deeper under the seed for the same count.
+    Moment,
 }
 
-impl Timeline {
+/// The load (bytes alive) over time, to find the heavy moments of a buffer's life.
+pub struct Load {
+    /// Times where the load changes, with the load from there on.
+    steps: Vec<(u64, u64)>,
+}
+
+impl Load {
     pub fn new(problem: &Problem) -> Self {
-        let buffers = problem.buffers();
-        let mut by_start: Vec<usize> = (0..buffers.len()).collect();
-        by_start.sort_unstable_by_key(|&i| (buffers[i].start, i));
-        let longest = buffers.iter().map(|b| b.end - b.start).max().unwrap_or(0);
-        Timeline { by_start, longest }
+        let mut events: Vec<(u64, i128)> = Vec::with_capacity(2 * problem.len());
+        for b in problem.buffers() {
+            events.push((b.start, b.size as i128));
+            events.push((b.end, -(b.size as i128)));
+        }
+        events.sort_unstable();
+        let mut steps: Vec<(u64, u64)> = Vec::new();
+        let mut load = 0i128;
+        for (time, change) in events {
+            load += change;
+            match steps.last_mut() {
+                Some(last) if last.0 == time => last.1 = load.max(0) as u64,
+                _ => steps.push((time, load.max(0) as u64)),
+            }
+        }
+        Load { steps }
     }
 
-    /// Every buffer whose lifetime meets `[low, high)`, in start order.
-    pub fn alive_in(&self, problem: &Problem, low: u64, high: u64, into: &mut Vec<usize>) {
-        let buffers = problem.buffers();
-        into.clear();
-        let from = low.saturating_sub(self.longest);
-        let first = self.by_start.partition_point(|&i| buffers[i].start < from);
-        for &i in &self.by_start[first..] {
-            let b = &buffers[i];
-            if b.start >= high {
-                break;
+    /// The time of the highest load in `[low, high)` (the earliest of equals).
+    pub fn heaviest(&self, low: u64, high: u64) -> u64 {
+        let first = self.steps.partition_point(|&(t, _)| t <= low);
+        let mut best = (self.at(low), low);
+        for &(t, l) in self.steps[first..].iter().take_while(|&&(t, _)| t < high) {
+            if l > best.0 {
+                best = (l, t);
             }
-            if b.end > low {
-                into.push(i);
+        }
+        best.1
+    }
+
+    /// The load at `time`.
+    pub fn at(&self, time: u64) -> u64 {
+        let k = self.steps.partition_point(|&(t, _)| t <= time);
+        if k == 0 { 0 } else { self.steps[k - 1].1 }
+    }
+}
+
+/// A time window around a heavy moment of `seed`'s life (the heaviest, or the heaviest of a few
+/// picked at random): frees every buffer that starts or ends inside it, whatever its address, with
+/// `seed` and the few highest buffers alive there; the buffers alive across the whole window stay. The window widens (by binary
+/// search) until about `wanted` buffers live inside it. Writes the freed buffers to `free`, seed
+/// first.
+#[allow(clippy::too_many_arguments)]
+pub fn window(
+    problem: &Problem,
+    timeline: &Timeline,
+    load: &Load,
+    offsets: &[u64],
+    seed: usize,
+    wanted: usize,
+    rng: &mut ChaCha8Rng,
+    alive: &mut Vec<usize>,
+    free: &mut Vec<usize>,
+) {
+    let buffers = problem.buffers();
+    let centre = &buffers[seed];
+    let mut at = centre.start;
+    if rng.random_bool(0.5) {
+        at = load.heaviest(centre.start, centre.end);
+    } else {
+        for _ in 0..8 {
+            let time = rng.random_range(centre.start..centre.end.max(centre.start + 1));
+            if load.at(time) > load.at(at) {
+                at = time;
             }
         }
     }
+    let span = timeline.span().max(1);
+    let left_share = rng.random_range(0.0..=1.0f64);
+    let window = |width: u64| {
+        let left = (width as f64 * left_share) as u64;
+        (at.saturating_sub(left), at.saturating_add(width - left.min(width)).saturating_add(1))
+    };
+    let inside = |alive: &Vec<usize>, (low, high): (u64, u64)| {
+        alive.iter().filter(|&&i| buffers[i].start >= low || buffers[i].end <= high).count()
+    };
+    let (mut narrow, mut wide) = (0u64, span);
+    while narrow < wide {
+        let width = narrow + (wide - narrow) / 2;
+        let (low, high) = window(width);
+        timeline.alive_in(problem, low, high, alive);
+        if inside(alive, (low, high)) >= wanted {
+            wide = width;
+        } else {
+            narrow = width + 1;
+        }
+    }
+    let (low, high) = window(narrow);
+    timeline.alive_in(problem, low, high, alive);
+    alive.retain(|&i| i != seed && buffers[i].pinned.is_none());
+    free.clear();
+    free.push(seed);
+    free.extend(alive.iter().copied().filter(|&i| buffers[i].start >= low || buffers[i].end <= high));
+    // A few of the highest that cross the edges too: what sits on top of the window.
+    let top = |i: usize| offsets[i].saturating_add(buffers[i].size);
+    alive.retain(|&i| !(buffers[i].start >= low || buffers[i].end <= high));
+    let extra = rng.random_range(0..=8usize).min(alive.len());
+    if extra > 0 && extra < alive.len() {
+        alive.select_nth_unstable_by_key(extra - 1, |&i| std::cmp::Reverse((top(i), i)));
+    }
+    free.extend_from_slice(&alive[..extra]);
 }
 
-/// A neighbourhood: the buffers to place again and the small problem that does it.
-pub struct Neighbourhood {
-    /// Indices in the whole problem of the freed buffers; the small problem's first buffers.
-    pub free: Vec<usize>,
-    pub problem: Problem,
-}
-
-/// The two shapes of neighbourhood. A window frees everything alive in a stretch of time around
-/// the buffer; a band frees, while the buffer is alive (and a little around), only the buffers
-/// whose addresses meet a band from the buffer down: a long-lived buffer has too many neighbours
-/// in time for a window, and a band still gives it room below.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
-    Window,
-    Band,
-}
-
-/// Frees the buffers of a neighbourhood of `shape` around `seed` that holds about `wanted` of them,
-/// plus every buffer above `target` that is alive beside one of them (it could not stay where it
-/// is), and pins the rest of their neighbours. `None` when that is more than `most` buffers or a
-/// pinned buffer of the problem itself sits above `target` beside them (no neighbourhood helps).
+/// Frees `seed` and the `wanted − 1` highest buffers (by their tops) alive in a stretch of time of
+/// `span` around it, skipping pinned ones. Writes their indices to `free`, seed first.
 #[allow(clippy::too_many_arguments)]
-pub fn around(
+pub fn choose(
     problem: &Problem,
     timeline: &Timeline,
     offsets: &[u64],
-    target: u64,
     seed: usize,
-    shape: Shape,
+    span: Span,
     wanted: usize,
-    most: usize,
     rng: &mut ChaCha8Rng,
-) -> Option<Neighbourhood> {
+    alive: &mut Vec<usize>,
+    free: &mut Vec<usize>,
+) {
     let buffers = problem.buffers();
-    let above = |i: usize| offsets[i] + buffers[i].size > target;
     let centre = &buffers[seed];
-    let mut scratch = Vec::new();
-    match shape {
-        Shape::Window => {
-            // How much of the widening goes to the left: a random share, so that repeated tries
-            // around the same buffer see different windows.
-            let left_share = rng.random_range(0.0..=1.0f64);
-            let window = |width: u64| {
-                let left = (width as f64 * left_share) as u64;
-                (centre.start.saturating_sub(left), centre.end.saturating_add(width - left.min(width)))
-            };
-            // The narrowest window (by binary search on its width) that holds `wanted` buffers.
-            let (mut narrow, mut wide) = (0u64, timeline_span(problem).max(1));
-            while narrow < wide {
-                let width = narrow + (wide - narrow) / 2;
-                let (low, high) = window(width);
-                timeline.alive_in(problem, low, high, &mut scratch);
-                if scratch.len() >= wanted {
-                    wide = width;
-                } else {
-                    narrow = width + 1;
-                }
-            }
-            let (low, high) = window(narrow);
-            timeline.alive_in(problem, low, high, &mut scratch);
+    let length = centre.end - centre.start;
+    let (low, high) = match span {
+        Span::Life => (
+            centre.start.saturating_sub(rng.random_range(0..=length / 2)),
+            centre.end.saturating_add(rng.random_range(0..=length / 2)),
+        ),
+        Span::Moment => {
+            let at = rng.random_range(centre.start..centre.end.max(centre.start + 1));
+            let half = rng.random_range(0..=(length / 16).max(1));
+            (at.saturating_sub(half), at.saturating_add(half + 1))
         }
-        Shape::Band => {
-            let length = centre.end - centre.start;
-            let low = centre.start.saturating_sub(rng.random_range(0..=length / 2));
-            let high = centre.end.saturating_add(rng.random_range(0..=length / 2));
-            let mut alive = Vec::new();
-            timeline.alive_in(problem, low, high, &mut alive);
-            let top = offsets[seed] + centre.size;
-            let in_band = |depth: u64, i: usize| {
-                let floor = offsets[seed].saturating_sub(depth);
-                offsets[i] < top && offsets[i] + buffers[i].size > floor
-            };
-            // The shallowest band (by binary search on its depth) that holds `wanted` buffers.
-            let (mut shallow, mut deep) = (0u64, offsets[seed]);
-            while shallow < deep {
-                let depth = shallow + (deep - shallow) / 2;
-                if alive.iter().filter(|&&i| in_band(depth, i)).count() >= wanted {
-                    deep = depth;
-                } else {
-                    shallow = depth + 1;
-                }
-            }
-            scratch = alive.into_iter().filter(|&i| in_band(shallow, i)).collect();
-        }
+    };
+    timeline.alive_in(problem, low, high, alive);
+    alive.retain(|&i| i != seed && buffers[i].pinned.is_none());
+    let top = |i: usize| offsets[i].saturating_add(buffers[i].size);
+    let take = wanted.saturating_sub(1).min(alive.len());
+    if take < alive.len() && take > 0 {
+        alive.select_nth_unstable_by_key(take - 1, |&i| std::cmp::Reverse((top(i), i)));
     }
-    let mut free: Vec<usize> = scratch.iter().copied().filter(|&i| buffers[i].pinned.is_none()).collect();
-    let mut is_free = vec![false; buffers.len()];
-    for &i in &free {
-        is_free[i] = true;
-    }
-    if !is_free[seed] {
-        return None;
-    }
-    // Widen to every buffer above the target that is alive beside a freed one, until none is left.
-    let mut pinned: Vec<usize>;
-    loop {
-        if free.len() > most {
-            return None;
-        }
-        let low = free.iter().map(|&i| buffers[i].start).min().unwrap_or(0);
-        let high = free.iter().map(|&i| buffers[i].end).max().unwrap_or(0);
-        timeline.alive_in(problem, low, high, &mut scratch);
-        pinned = scratch
-            .iter()
-            .copied()
-            .filter(|&i| !is_free[i] && free.iter().any(|&f| buffers[f].alive_together(&buffers[i])))
-            .collect();
-        let blocking: Vec<usize> = pinned.iter().copied().filter(|&i| above(i)).collect();
-        if blocking.is_empty() {
-            break;
-        }
-        for i in blocking {
-            if buffers[i].pinned.is_some() {
-                return None;
-            }
-            is_free[i] = true;
-            free.push(i);
-        }
-    }
-    let list: Vec<Buffer> = free
-        .iter()
-        .map(|&i| buffers[i].clone())
-        .chain(pinned.iter().map(|&i| buffers[i].clone().pinned_at(offsets[i])))
-        .collect();
-    // The pieces of a valid problem with a valid plan make a valid problem.
-    let problem = Problem::new(list, None).ok()?;
-    Some(Neighbourhood { free, problem })
-}
-
-/// From the first start to the last end.
-fn timeline_span(problem: &Problem) -> u64 {
-    let buffers = problem.buffers();
-    let low = buffers.iter().map(|b| b.start).min().unwrap_or(0);
-    let high = buffers.iter().map(|b| b.end).max().unwrap_or(0);
-    high - low
+    free.clear();
+    free.push(seed);
+    free.extend_from_slice(&alive[..take]);
 }
