@@ -12,6 +12,9 @@ pub struct Timeline {
     /// The long-lived buffers, checked on every query.
     long: Vec<usize>,
     span: u64,
+    /// Every start and every end, sorted: to count what happens in a stretch of time.
+    starts: Vec<u64>,
+    ends: Vec<u64>,
 }
 
 impl Timeline {
@@ -29,12 +32,24 @@ impl Timeline {
         let longest = by_start.iter().map(|&i| buffers[i].end - buffers[i].start).max().unwrap_or(0);
         let low = buffers.iter().map(|b| b.start).min().unwrap_or(0);
         let high = buffers.iter().map(|b| b.end).max().unwrap_or(0);
-        Timeline { by_start, longest, long, span: high - low }
+        let mut starts: Vec<u64> = buffers.iter().map(|b| b.start).collect();
+        let mut ends: Vec<u64> = buffers.iter().map(|b| b.end).collect();
+        starts.sort_unstable();
+        ends.sort_unstable();
+        Timeline { by_start, longest, long, span: high - low, starts, ends }
     }
 
     /// From the first start to the last end.
     pub fn span(&self) -> u64 {
         self.span
+    }
+
+    /// Starts in `[low, high)` plus ends in `(low, high]`: about how many buffers begin or end
+    /// inside the stretch (one that does both counts twice), without listing them.
+    pub fn events_in(&self, low: u64, high: u64) -> usize {
+        let starts = self.starts.partition_point(|&t| t < high) - self.starts.partition_point(|&t| t < low);
+        let ends = self.ends.partition_point(|&t| t <= high) - self.ends.partition_point(|&t| t <= low);
+        starts + ends
     }
 
     /// Every buffer whose lifetime (hull) meets `[low, high)`, in no particular order.

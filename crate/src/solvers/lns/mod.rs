@@ -33,13 +33,14 @@ use index::Timeline;
 use neighbourhood::Span;
 
 /// The default work budget of a whole run (buffers looked at while putting buffers back), by
-/// effort. On the machine it was set on a move of 100 buffers on a trace of 20,000 looks at about
-/// 100,000 and takes about a millisecond.
+/// effort: `auto` runs it with these past the exact search's size limit. A move on a trace of
+/// 20,000 buffers looks at 100,000 to a few million; on the (loaded) machine they were set on,
+/// normal's budget took several seconds on idealloc's traces and high's ten times that.
 fn default_budget(effort: Effort) -> u64 {
     match effort {
-        Effort::Low => 200_000_000,
-        Effort::Normal => 2_000_000_000,
-        Effort::High => 20_000_000_000,
+        Effort::Low => 5_000_000,
+        Effort::Normal => 50_000_000,
+        Effort::High => 500_000_000,
     }
 }
 
@@ -81,7 +82,7 @@ impl Solver for Lns {
                 default_budget(Effort::Normal),
                 0,
                 u64::MAX,
-                "buffers looked at over the whole run (default by effort: 2e8 low, 2e9 normal, 2e10 high)",
+                "buffers looked at over the whole run (default by effort: 5e6 low, 5e7 normal, 5e8 high)",
             ),
             Parameter::int("most", MOST_FREE, 1, 100_000, "the most buffers one move frees"),
             Parameter::int("patience", PATIENCE, 1, u64::MAX, "moves without progress before the target is raised"),

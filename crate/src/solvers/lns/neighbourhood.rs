@@ -67,9 +67,10 @@ impl Load {
 
 /// A time window around a heavy moment of `seed`'s life (the heaviest, or the heaviest of a few
 /// picked at random): frees every buffer that starts or ends inside it, whatever its address, with
-/// `seed` and the few highest buffers alive there; the buffers alive across the whole window stay. The window widens (by binary
-/// search) until about `wanted` buffers live inside it. Writes the freed buffers to `free`, seed
-/// first.
+/// `seed` and some of the highest buffers alive across it; the other buffers alive across the
+/// whole window stay.
+/// The window widens (by binary search) until about `wanted` starts and ends fall inside it.
+/// Writes the freed buffers to `free`, seed first.
 #[allow(clippy::too_many_arguments)]
 pub fn window(
     problem: &Problem,
@@ -101,15 +102,11 @@ pub fn window(
         let left = (width as f64 * left_share) as u64;
         (at.saturating_sub(left), at.saturating_add(width - left.min(width)).saturating_add(1))
     };
-    let inside = |alive: &Vec<usize>, (low, high): (u64, u64)| {
-        alive.iter().filter(|&&i| buffers[i].start >= low || buffers[i].end <= high).count()
-    };
     let (mut narrow, mut wide) = (0u64, span);
     while narrow < wide {
         let width = narrow + (wide - narrow) / 2;
         let (low, high) = window(width);
-        timeline.alive_in(problem, low, high, alive);
-        if inside(alive, (low, high)) >= wanted {
+        if timeline.events_in(low, high) >= wanted {
             wide = width;
         } else {
             narrow = width + 1;
@@ -121,10 +118,12 @@ pub fn window(
     free.clear();
     free.push(seed);
     free.extend(alive.iter().copied().filter(|&i| buffers[i].start >= low || buffers[i].end <= high));
-    // A few of the highest that cross the edges too: what sits on top of the window.
+    // Up to as many again of the highest that cross the edges: what sits on top of the window
+    // (often long-lived buffers stacked there, which can come down only once the window below
+    // them is packed tighter, in the same move).
     let top = |i: usize| offsets[i].saturating_add(buffers[i].size);
     alive.retain(|&i| !(buffers[i].start >= low || buffers[i].end <= high));
-    let extra = rng.random_range(0..=8usize).min(alive.len());
+    let extra = rng.random_range(0..=wanted).min(alive.len());
     if extra > 0 && extra < alive.len() {
         alive.select_nth_unstable_by_key(extra - 1, |&i| std::cmp::Reverse((top(i), i)));
     }
