@@ -115,3 +115,20 @@ fn a_cancelled_run_says_so_and_still_has_a_valid_plan() {
     assert_eq!(outcome.stopped, Stopped::Cancelled);
     assert_eq!(checked(&problem, &outcome).offsets, start.offsets);
 }
+
+/// Past the exact search's size limit, `auto` hands its best quick plan to `lns`: the answer is
+/// valid, says so, and is never above the quick phase's.
+#[test]
+fn auto_runs_lns_past_the_search_limit() {
+    let problem = trace(TraceSpec::new(memplan::solvers::portfolio::SEARCH_MAX + 400, 4));
+    let options = SolveOptions::default();
+    let quick = memplan::solvers::portfolio::quick_plan(&problem, &options).unwrap();
+    let outcome = run::solve(&problem, "auto", &options).unwrap();
+    assert!(outcome.is_valid(), "{}", outcome.violations.join("\n"));
+    let outcome = outcome.outcome;
+    let plan = checked(&problem, &outcome);
+    assert!(plan.makespan <= quick.makespan().unwrap());
+    let search = format!("{:?}", outcome.stats.get("search"));
+    assert!(search.contains("lns"), "{search}");
+    assert!(matches!(outcome.stopped, Stopped::Budget | Stopped::LowerBound), "{:?}", outcome.stopped);
+}
