@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::options::{Parameter, SolveError};
-use crate::solvers::{Capabilities, Solver, greedy, idealloc, minimalloc, portfolio, stacking, telamalloc, tvm, zant};
+use crate::solvers::{Capabilities, Solver, greedy, idealloc, lns, minimalloc, portfolio, stacking, telamalloc, tvm, zant};
 
 /// A solver's name and description, for listings.
 #[derive(Clone, Debug, Serialize)]
@@ -29,6 +29,7 @@ pub fn all() -> Vec<Box<dyn Solver>> {
     solvers.push(Box::new(idealloc::Idealloc));
     solvers.push(Box::new(telamalloc::Telamalloc));
     solvers.push(Box::new(stacking::Stacking));
+    solvers.push(Box::new(lns::Lns));
     solvers
 }
 

@@ -7,6 +7,7 @@
 
 pub mod greedy;
 pub mod idealloc;
+pub mod lns;
 pub mod minimalloc;
 pub mod minimise;
 pub mod portfolio;

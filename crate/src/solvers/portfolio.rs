@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use web_time::Instant;
 
 use super::greedy::{Ceiling, Fit, Greedy, Order, Run};
-use super::{Capabilities, Solver, idealloc, minimalloc, stacking, telamalloc, tvm, zant};
+use super::{Capabilities, Solver, idealloc, lns, minimalloc, stacking, telamalloc, tvm, zant};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stopped};
 use crate::options::{CancelFlag, Effort, Halt, Params, Progress, SolveError, SolveOptions};
 
@@ -188,8 +188,8 @@ impl Solver for Auto {
 
     fn description(&self) -> String {
         "portfolio: races greedy planners, Zant and idealloc on all cores (more at higher --effort), then, up to \
-         4,096 buffers, MiniMalloc and TelaMalloc search from the best plan (not at --effort low); keeps the \
-         lowest makespan"
+         4,096 buffers, MiniMalloc and TelaMalloc search from the best plan, and above that the \
+         large-neighbourhood search (not at --effort low); keeps the lowest makespan"
             .into()
     }
 
@@ -228,8 +228,12 @@ impl Solver for Auto {
         outcome.stats.insert("finished".into(), quick.finished.into());
         // Where the time went: the quick phase, and the rest (the search) by difference.
         outcome.stats.insert("quick_phase_ms".into(), StatValue::Ratio(round_ms(started.elapsed())));
-        if outcome.plan.is_some() && options.effort >= Effort::Normal && problem.len() <= SEARCH_MAX {
-            outcome = search_phase(problem, options, outcome, started);
+        if outcome.plan.is_some() && options.effort >= Effort::Normal {
+            outcome = if problem.len() <= SEARCH_MAX {
+                search_phase(problem, options, outcome, started)
+            } else {
+                lns_phase(problem, options, outcome, started)
+            };
         }
         outcome.stats.insert("effort".into(), options.effort.name().into());
         Ok(outcome)
@@ -426,6 +430,47 @@ fn search_phase(problem: &Problem, options: &SolveOptions, quick: Outcome, start
     };
     best.settle(problem);
     best.stats.insert("search".into(), StatValue::Text(searched.join(", ")));
+    best
+}
+
+/// Phase 2 past [`SEARCH_MAX`] buffers: the large-neighbourhood search from `quick`'s plan, with
+/// its work budget for the effort (a count of work, so the plan does not depend on the machine),
+/// or without one when a time limit bounds it (then it searches until the limit or the lower
+/// bound). Keeps `quick` when it finds nothing lower.
+fn lns_phase(problem: &Problem, options: &SolveOptions, quick: Outcome, started: Instant) -> Outcome {
+    let capacity = quick.capacity;
+    let settled = quick.optimal() || (capacity.is_some() && quick.feasible());
+    if settled || options.deadline(started).expired().is_some() {
+        return quick;
+    }
+    let mut params = Params::new();
+    if options.time_limit.is_some() {
+        params.set("budget", u64::MAX.to_string());
+    }
+    let lns_options = SolveOptions {
+        params,
+        start: quick.plan.clone().map(Arc::new),
+        time_limit: options.deadline(started).remaining(),
+        capacity,
+        ..options.clone()
+    };
+    let Ok(found) = lns::Lns.solve(problem, &lns_options) else { return quick };
+    let mut best = quick;
+    if found.makespan().is_some_and(|m| best.makespan().is_none_or(|b| m < b)) {
+        let portfolio: Vec<_> =
+            ["members", "finished", "quick_phase_ms"].iter().filter_map(|&k| best.stats.remove_entry(k)).collect();
+        best.plan = found.plan.clone();
+        best.stats = found.stats.clone();
+        best.stats.extend(portfolio);
+        best.winner = Some("lns".into());
+    }
+    let stopped = best.stopped.stronger(found.stopped);
+    best.stopped = match capacity {
+        Some(_) if best.feasible() => stopped.stronger(Stopped::Fits),
+        _ => stopped,
+    };
+    best.settle(problem);
+    best.stats.insert("search".into(), StatValue::Text(format!("lns: {}", found.verdict())));
     best
 }
 

@@ -1,0 +1,72 @@
+//! Which buffers are alive in a stretch of time, without a scan of all of them: buffers sorted by
+//! start, with the few long-lived ones (which would force every query to look far back) kept
+//! aside and always checked.
+
+use crate::model::Problem;
+
+pub struct Timeline {
+    /// The short-lived buffers by start.
+    by_start: Vec<usize>,
+    /// Their longest lifetime: one alive in `[low, high)` starts at or after `low − longest`.
+    longest: u64,
+    /// The long-lived buffers, checked on every query.
+    long: Vec<usize>,
+    span: u64,
+    /// Every start and every end, sorted: to count what happens in a stretch of time.
+    starts: Vec<u64>,
+    ends: Vec<u64>,
+}
+
+impl Timeline {
+    pub fn new(problem: &Problem) -> Self {
+        let buffers = problem.buffers();
+        let mut lifetimes: Vec<u64> = buffers.iter().map(|b| b.end - b.start).collect();
+        lifetimes.sort_unstable();
+        // The longest 2 % go aside: real traces have a few buffers alive nearly throughout (weights,
+        // workspaces), which would otherwise make `longest` the whole timeline.
+        let cut = lifetimes.get(lifetimes.len() - lifetimes.len() / 50).copied().unwrap_or(u64::MAX);
+        let cut = cut.max(lifetimes.last().copied().unwrap_or(0).min(1));
+        let (long, mut by_start): (Vec<usize>, Vec<usize>) =
+            (0..buffers.len()).partition(|&i| buffers[i].end - buffers[i].start > cut);
+        by_start.sort_unstable_by_key(|&i| (buffers[i].start, i));
+        let longest = by_start.iter().map(|&i| buffers[i].end - buffers[i].start).max().unwrap_or(0);
+        let low = buffers.iter().map(|b| b.start).min().unwrap_or(0);
+        let high = buffers.iter().map(|b| b.end).max().unwrap_or(0);
+        let mut starts: Vec<u64> = buffers.iter().map(|b| b.start).collect();
+        let mut ends: Vec<u64> = buffers.iter().map(|b| b.end).collect();
+        starts.sort_unstable();
+        ends.sort_unstable();
+        Timeline { by_start, longest, long, span: high - low, starts, ends }
+    }
+
+    /// From the first start to the last end.
+    pub fn span(&self) -> u64 {
+        self.span
+    }
+
+    /// Starts in `[low, high)` plus ends in `(low, high]`: about how many buffers begin or end
+    /// inside the stretch (one that does both counts twice), without listing them.
+    pub fn events_in(&self, low: u64, high: u64) -> usize {
+        let starts = self.starts.partition_point(|&t| t < high) - self.starts.partition_point(|&t| t < low);
+        let ends = self.ends.partition_point(|&t| t <= high) - self.ends.partition_point(|&t| t <= low);
+        starts + ends
+    }
+
+    /// Every buffer whose lifetime (hull) meets `[low, high)`, in no particular order.
+    pub fn alive_in(&self, problem: &Problem, low: u64, high: u64, into: &mut Vec<usize>) {
+        let buffers = problem.buffers();
+        into.clear();
+        into.extend(self.long.iter().copied().filter(|&i| buffers[i].start < high && buffers[i].end > low));
+        let from = low.saturating_sub(self.longest);
+        let first = self.by_start.partition_point(|&i| buffers[i].start < from);
+        for &i in &self.by_start[first..] {
+            let b = &buffers[i];
+            if b.start >= high {
+                break;
+            }
+            if b.end > low {
+                into.push(i);
+            }
+        }
+    }
+}
