@@ -350,6 +350,19 @@ impl Occupancy {
         Ok(occupancy)
     }
 
+    /// The leaf range `[first, last)` of the `k`-th lifetime given to `new` (leaves are the
+    /// elementary time intervals between consecutive distinct endpoints).
+    pub fn leaf_range(&self, k: usize) -> (u32, u32) {
+        let span = self.spans[k];
+        (span.first, span.last)
+    }
+
+    /// The number of leaves (elementary time intervals) of the lifetimes given to `new`.
+    pub fn leaf_count(&self) -> u32 {
+        // Fewer than 2^32, as in [`Occupancy::span`].
+        self.times.len().saturating_sub(1) as u32
+    }
+
     /// The leaf range of a lifetime. Its endpoints must have been given to `new`.
     fn span(&self, start: u64, end: u64) -> Span {
         // Leaves are fewer than 2^32: each is an interval between two of at most 2 × (2^32 − 1)
