@@ -289,6 +289,8 @@ fn place_under(
         },
         None => place_in(problem, order, fit, deadline, ceiling, &mut occupancy, &mut offsets),
     };
+    // (The index goes first: the placement order below is as long as the plan.)
+    drop(occupancy);
     if !placed? {
         return Ok(None);
     }
