@@ -88,7 +88,13 @@ impl Pool {
             return block;
         }
         let block = self.intervals.len();
-        self.intervals.resize(block + (1 << class), (0, 0));
+        let needed = 1usize << class;
+        if self.intervals.capacity() - block < needed {
+            // An eighth more at a time rather than double: on millions of buffers the pool is
+            // most of the index, and a doubled Vec held up to twice what it used.
+            self.intervals.reserve_exact(needed.max(block / 8));
+        }
+        self.intervals.resize(block + needed, (0, 0));
         // Blocks are addressed by u32: 4 × 10^9 intervals is far beyond any index built here.
         u32::try_from(block).expect("interval pool below 2^32 entries")
     }
@@ -175,6 +181,9 @@ struct Node {
     sets: [Set; 2],
 }
 
+/// The own set of every leaf (see [`Occupancy::leaf_sets`]).
+const EMPTY: Set = Set { inline: (0, 0), len: 0, block: 0, class: 0 };
+
 /// Which of a node's sets: a reference to one set is `node << 1 | slot`.
 const OWN: u32 = 0;
 const BELOW: u32 = 1;
@@ -185,7 +194,11 @@ pub struct Occupancy {
     times: Vec<u64>,
     /// Number of leaves, a power of two; node `1` is the root, leaf `i` is node `leaves + i`.
     leaves: usize,
+    /// The inner nodes, `1..leaves` (entry 0 unused).
     nodes: Vec<Node>,
+    /// Each leaf's subtree set. A leaf's own set would be read only by queries below it, and
+    /// there are none: leaves keep one set, half a node (on 10^6 leaves, 32 MiB less).
+    leaf_sets: Vec<Set>,
     /// Bit per node: canonical for some lifetime given to `new` (only those nodes hold sets).
     canonical: Vec<u64>,
     /// The leaf range of each lifetime given to `new`, by position.
@@ -331,7 +344,8 @@ impl Occupancy {
         let mut occupancy = Occupancy {
             times,
             leaves,
-            nodes: vec![Node::default(); 2 * leaves],
+            nodes: vec![Node::default(); leaves],
+            leaf_sets: vec![Set::default(); leaves],
             canonical: vec![0; (2 * leaves).div_ceil(64)],
             spans: Vec::new(),
             pool: Pool::default(),
@@ -348,6 +362,19 @@ impl Occupancy {
         occupancy.canonical = canonical;
         occupancy.spans = spans;
         Ok(occupancy)
+    }
+
+    /// The leaf range `[first, last)` of the `k`-th lifetime given to `new` (leaves are the
+    /// elementary time intervals between consecutive distinct endpoints).
+    pub fn leaf_range(&self, k: usize) -> (u32, u32) {
+        let span = self.spans[k];
+        (span.first, span.last)
+    }
+
+    /// The number of leaves (elementary time intervals) of the lifetimes given to `new`.
+    pub fn leaf_count(&self) -> u32 {
+        // Fewer than 2^32, as in [`Occupancy::span`].
+        self.times.len().saturating_sub(1) as u32
     }
 
     /// The leaf range of a lifetime. Its endpoints must have been given to `new`.
@@ -436,7 +463,7 @@ impl Occupancy {
             references.extend(ancestors.iter().map(|&node| node << 1 | BELOW));
             bounds.push([from, middle, references.len() as u32]);
         }
-        let mut readers_by_reference = vec![0u32; 2 * self.nodes.len()];
+        let mut readers_by_reference = vec![0u32; 4 * self.leaves];
         for &[from, middle, _] in &bounds {
             for &reference in &references[from as usize..middle as usize] {
                 readers_by_reference[reference as usize] += 1;
@@ -462,7 +489,12 @@ impl Occupancy {
 
     #[inline]
     fn set(&self, reference: u32) -> &Set {
-        &self.nodes[(reference >> 1) as usize].sets[(reference & 1) as usize]
+        let node = (reference >> 1) as usize;
+        match node.checked_sub(self.leaves) {
+            None => &self.nodes[node].sets[(reference & 1) as usize],
+            Some(leaf) if reference & 1 == BELOW => &self.leaf_sets[leaf],
+            Some(_) => &EMPTY,
+        }
     }
 
     #[inline]
@@ -474,6 +506,7 @@ impl Occupancy {
     /// idealloc squeeze runs first fit many times over the same lifetimes).
     pub fn clear(&mut self) {
         self.nodes.fill(Node::default());
+        self.leaf_sets.fill(Set::default());
         self.pool.clear();
     }
 
@@ -488,8 +521,13 @@ impl Occupancy {
     /// Records addresses `[low, high)` as taken during the lifetime of the last query made with
     /// `query` (the placements since then do not matter).
     pub fn insert_queried(&mut self, query: &Query, low: u64, high: u64) {
-        let Occupancy { nodes, pool, .. } = self;
+        let Occupancy { nodes, leaf_sets, pool, leaves, .. } = self;
         for (k, &node) in query.nodes.iter().enumerate() {
+            // (Only canonical nodes can be leaves: an ancestor has a subtree.)
+            if let Some(leaf) = (node as usize).checked_sub(*leaves) {
+                leaf_sets[leaf].insert(pool, low, high);
+                continue;
+            }
             let [own, below] = &mut nodes[node as usize].sets;
             if k < query.ancestors_from {
                 own.insert(pool, low, high);

@@ -142,22 +142,38 @@ pub fn validate(problem: &Problem, offsets: &[u64], capacity: Option<u64>) -> Re
     Report { violations, makespan }
 }
 
+/// The flag of a start event (see [`find_overlaps`]).
+const START: u64 = 1 << 63;
+
 fn find_overlaps(problem: &Problem, offsets: &[u64], placeable: &[bool], violations: &mut Vec<Violation>) {
     let buffers = problem.buffers();
     // Every live piece (a buffer without gaps is one) as its address range and owner: a buffer
     // with gaps occupies only its pieces, and a zero-size buffer has none, so it meets nothing.
     let mut pieces: Vec<(u64, u64, usize)> = Vec::with_capacity(buffers.len());
-    // (time, is_start, piece): at one time, ends (false) come before starts, as `[start, end)` asks.
-    let mut events: Vec<(u64, bool, usize)> = Vec::with_capacity(buffers.len() * 2);
+    // (time, is_start << 63 | piece): at one time, ends come before starts, as `[start, end)`
+    // asks. (Two words rather than a bool and a word apart: on millions of buffers the sort of the
+    // events is most of the check.)
+    let mut events: Vec<(u64, u64)> = Vec::with_capacity(buffers.len() * 2);
+    let mut add = |start: u64, end: u64, low: u64, high: u64, i: usize| {
+        let piece = pieces.len() as u64;
+        events.push((start, START | piece));
+        events.push((end, piece));
+        pieces.push((low, high, i));
+    };
     for (i, buffer) in buffers.iter().enumerate() {
         if !placeable[i] {
             continue;
         }
+        // offset + size fits in u64 (placeable), and a piece lies within the size.
+        if !buffer.has_gaps() {
+            // The one piece `pieces` would list, without a Vec for it.
+            if buffer.size > 0 && buffer.start < buffer.end {
+                add(buffer.start, buffer.end, offsets[i], offsets[i] + buffer.size, i);
+            }
+            continue;
+        }
         for piece in buffer.pieces() {
-            // offset + size fits in u64 (placeable), and a piece lies within the size.
-            events.push((piece.start, true, pieces.len()));
-            events.push((piece.end, false, pieces.len()));
-            pieces.push((offsets[i] + piece.lower, offsets[i] + piece.upper, i));
+            add(piece.start, piece.end, offsets[i] + piece.lower, offsets[i] + piece.upper, i);
         }
     }
     events.sort_unstable();
@@ -167,7 +183,8 @@ fn find_overlaps(problem: &Problem, offsets: &[u64], placeable: &[bool], violati
     let mut alive: BTreeMap<u64, (u64, usize)> = BTreeMap::new();
     let mut inserted = vec![false; pieces.len()];
     let mut reported: HashSet<(usize, usize)> = HashSet::new();
-    for (_, is_start, p) in events {
+    for (_, event) in events {
+        let (is_start, p) = (event & START != 0, (event & !START) as usize);
         let (low, high, i) = pieces[p];
         if !is_start {
             if inserted[p] {

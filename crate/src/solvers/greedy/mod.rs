@@ -5,6 +5,7 @@
 
 mod fit;
 mod order;
+mod schedule;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -262,6 +263,10 @@ pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) 
 }
 
 /// [`place`], giving up (`Ok(None)`) as soon as a top passes `ceiling`.
+///
+/// The buffers are visited window by window along the time axis ([`schedule`]), which places
+/// each after the same time-overlapping buffers as `order` and so gives the same plan with a
+/// small working set. The placement order reported is `order`'s.
 fn place_under(
     problem: &Problem,
     order: &[usize],
@@ -271,19 +276,53 @@ fn place_under(
 ) -> Result<Option<Placement>, Halt> {
     let buffers = problem.buffers();
     let mut occupancy = Occupancy::build(buffers.iter().map(|b| (b.start, b.end)), deadline)?;
+    let local = schedule::local_order(order, |i| occupancy.leaf_range(i), occupancy.leaf_count());
     let mut offsets = vec![0u64; buffers.len()];
+    let placed = match local {
+        Some(local) => match place_in(problem, &local, fit, deadline, ceiling, &mut occupancy, &mut offsets) {
+            // Which buffer overflows first is `order`'s to say: the pass is run again in it.
+            Err(Halt::Overflow { .. }) => {
+                occupancy.clear();
+                place_in(problem, order, fit, deadline, ceiling, &mut occupancy, &mut offsets)
+            }
+            placed => placed,
+        },
+        None => place_in(problem, order, fit, deadline, ceiling, &mut occupancy, &mut offsets),
+    };
+    // (The index goes first: the placement order below is as long as the plan.)
+    drop(occupancy);
+    if !placed? {
+        return Ok(None);
+    }
+    let pinned = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_some());
+    let mut placed_order: Vec<usize> = pinned.collect();
+    placed_order.extend(order.iter().copied().filter(|&i| buffers[i].pinned.is_none()));
+    Ok(Some(Placement { offsets, order: placed_order }))
+}
+
+/// Places the pinned buffers, then the others in `sequence`, into an empty `occupancy`, writing
+/// `offsets`; `Ok(false)` as soon as a top passes `ceiling`.
+fn place_in(
+    problem: &Problem,
+    sequence: &[usize],
+    fit: Fit,
+    deadline: &Deadline,
+    ceiling: &Ceiling,
+    occupancy: &mut Occupancy,
+    offsets: &mut [u64],
+) -> Result<bool, Halt> {
+    let buffers = problem.buffers();
     let mut query = Query::default();
-    let mut placed_order = Vec::with_capacity(buffers.len());
     // The highest top so far: the plan's makespan can only grow from it.
     let mut peak = 0u64;
     let pinned: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
-    for &i in &pinned {
+    for (k, &i) in pinned.iter().enumerate() {
         let buffer = &buffers[i];
         let offset = buffer.pinned.unwrap_or(0); // filtered above
         let top = offset + buffer.size; // checked when the problem was built
         occupancy.query_lifetime(i, &mut query);
         if occupancy.is_taken(&query, offset, top) {
-            let other = placed_order
+            let other = pinned[..k]
                 .iter()
                 .copied()
                 .find(|&j: &usize| {
@@ -295,30 +334,25 @@ fn place_under(
         }
         occupancy.insert_queried(&query, offset, top);
         offsets[i] = offset;
-        placed_order.push(i);
         peak = peak.max(top);
     }
-    for (step, &i) in order.iter().enumerate() {
+    for (step, &i) in sequence.iter().enumerate() {
         let buffer = &buffers[i];
         if buffer.pinned.is_some() {
             continue;
         }
         deadline.poll(step)?;
         occupancy.query_lifetime(i, &mut query);
-        let (offset, top) = locate(&occupancy, &query, buffer, fit)?;
+        let (offset, top) = locate(occupancy, &query, buffer, fit)?;
         peak = peak.max(top);
         // (Read at every step: the ceiling may have come down below a peak reached before.)
         if peak > ceiling.get() {
-            return Ok(None);
+            return Ok(false);
         }
         occupancy.insert_queried(&query, offset, top);
         offsets[i] = offset;
-        placed_order.push(i);
     }
-    if peak > ceiling.get() {
-        return Ok(None);
-    }
-    Ok(Some(Placement { offsets, order: placed_order }))
+    Ok(peak <= ceiling.get())
 }
 
 /// Where `fit` puts `buffer` among the placements `occupancy` holds, given `query` of its lifetime:
@@ -328,4 +362,50 @@ fn locate(occupancy: &Occupancy, query: &Query, buffer: &Buffer, fit: Fit) -> Re
     let offset = fit.choose(occupancy, query, buffer.size, buffer.alignment).ok_or_else(overflow)?;
     let top = offset.checked_add(buffer.size).ok_or_else(overflow)?;
     Ok((offset, top))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{TraceSpec, trace};
+
+    /// The windowed visit gives the plan of the plain visit in `order`, on a trace many windows
+    /// long, with some buffers pinned where an earlier plan put them.
+    #[test]
+    fn windows_give_the_plan_of_the_plain_order() {
+        let problem = trace(TraceSpec::new(24_000, 5));
+        let first = place(&problem, &Order::Size.arrange(problem.buffers(), 0), Fit::First, &Deadline::none()).unwrap();
+        let buffers: Vec<Buffer> = problem
+            .buffers()
+            .iter()
+            .enumerate()
+            .map(|(i, b)| if i % 97 == 0 { Buffer { pinned: Some(first.offsets[i]), ..b.clone() } } else { b.clone() })
+            .collect();
+        let pinned = Problem::new(buffers, None).unwrap();
+        for problem in [&problem, &pinned] {
+            let buffers = problem.buffers();
+            for (order, fit) in [(Order::Size, Fit::First), (Order::Lifetime, Fit::Best), (Order::Random, Fit::Top)] {
+                let order = order.arrange(buffers, 3);
+                let occupancy = Occupancy::new(buffers.iter().map(|b| (b.start, b.end)));
+                let windowed = schedule::local_order(&order, |i| occupancy.leaf_range(i), occupancy.leaf_count());
+                assert!(windowed.is_some_and(|w| w != order), "the trace spans several windows");
+                let placement = place(problem, &order, fit, &Deadline::none()).unwrap();
+                let mut occupancy = Occupancy::new(buffers.iter().map(|b| (b.start, b.end)));
+                let mut offsets = vec![0; buffers.len()];
+                let placed = place_in(
+                    problem,
+                    &order,
+                    fit,
+                    &Deadline::none(),
+                    &Ceiling::default(),
+                    &mut occupancy,
+                    &mut offsets,
+                );
+                assert!(placed.unwrap());
+                assert_eq!(placement.offsets, offsets, "{fit:?}");
+                assert!(crate::validate::validate(problem, &offsets, None).is_valid());
+                assert_eq!(placement.order.len(), buffers.len());
+            }
+        }
+    }
 }
