@@ -5,7 +5,9 @@
 use serde::Serialize;
 
 use crate::options::{Parameter, SolveError};
-use crate::solvers::{Capabilities, Solver, greedy, idealloc, lns, minimalloc, portfolio, stacking, telamalloc, tvm, zant};
+use crate::solvers::{
+    Capabilities, Solver, greedy, idealloc, lns, minimalloc, portfolio, stacking, telamalloc, tvm, zant,
+};
 
 /// A solver's name and description, for listings.
 #[derive(Clone, Debug, Serialize)]

@@ -44,6 +44,19 @@ fn default_budget(effort: Effort) -> u64 {
     }
 }
 
+/// The default budget for an instance of `buffers`: the effort's whole budget from
+/// [`FULL_BUDGET_FROM`] buffers (where `auto` runs it), a share in proportion below, so that on a
+/// small instance whose optimum is above its bound the search does not spend the budget of a trace
+/// of thousands.
+fn scaled_budget(effort: Effort, buffers: usize) -> u64 {
+    let full = default_budget(effort);
+    let share = u128::from(full) * buffers.min(FULL_BUDGET_FROM) as u128 / FULL_BUDGET_FROM as u128;
+    (share as u64).max(full / 1_000)
+}
+
+/// See [`scaled_budget`].
+const FULL_BUDGET_FROM: usize = 4_096;
+
 /// The most buffers one move frees.
 const MOST_FREE: u64 = 150;
 /// Moves without progress before the target is raised halfway back to the makespan.
@@ -82,7 +95,7 @@ impl Solver for Lns {
                 default_budget(Effort::Normal),
                 0,
                 u64::MAX,
-                "buffers looked at over the whole run (default by effort: 5e6 low, 5e7 normal, 5e8 high)",
+                "buffers looked at over the whole run (default by effort: 5e6 low, 5e7 normal, 5e8 high, in proportion below 4,096 buffers)",
             ),
             Parameter::int("most", MOST_FREE, 1, 100_000, "the most buffers one move frees"),
             Parameter::int("patience", PATIENCE, 1, u64::MAX, "moves without progress before the target is raised"),
@@ -94,7 +107,7 @@ impl Solver for Lns {
         let deadline = options.deadline(started);
         let params = &options.params;
         params.check(&self.parameters())?;
-        let budget: u64 = params.get_or("budget", default_budget(options.effort))?;
+        let budget: u64 = params.get_or("budget", scaled_budget(options.effort, problem.len()))?;
         let most = params.get_or::<u64>("most", MOST_FREE)? as usize;
         let patience: u64 = params.get_or("patience", PATIENCE)?;
         let start = start_plan(problem, options)?;
