@@ -31,7 +31,7 @@ bench() { # bench NAME FILES... [-- flags]
 challenging=(public/examples/minimalloc/challenging/*.csv)
 bench challenging-minimise "${challenging[@]}" --solvers auto
 bench challenging-1MiB "${challenging[@]}" --solvers auto,telamalloc --capacity 1048576
-bench idealloc public/examples/idealloc/*/*.csv --solvers auto,idealloc,tvm-hill-climb
+bench idealloc public/examples/idealloc/*/*.csv --solvers auto,idealloc
 
 perfect_set() { # perfect_set NAME SEED...
   local name=$1 files=()
