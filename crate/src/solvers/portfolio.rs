@@ -443,12 +443,9 @@ fn lns_phase(problem: &Problem, options: &SolveOptions, quick: Outcome, started:
     if settled || options.deadline(started).expired().is_some() {
         return quick;
     }
-    let mut params = Params::new();
-    if options.time_limit.is_some() {
-        params.set("budget", u64::MAX.to_string());
-    }
+    // Without a time limit lns works to its budget for the effort; with one, until the limit.
     let lns_options = SolveOptions {
-        params,
+        params: Params::new(),
         start: quick.plan.clone().map(Arc::new),
         time_limit: options.deadline(started).remaining(),
         capacity,

@@ -95,7 +95,7 @@ impl Solver for Lns {
                 default_budget(Effort::Normal),
                 0,
                 u64::MAX,
-                "buffers looked at over the whole run (default by effort: 5e6 low, 5e7 normal, 5e8 high, in proportion below 4,096 buffers)",
+                "buffers looked at over the whole run (default by effort: 5e6 low, 5e7 normal, 5e8 high, in proportion below 4,096 buffers; none with a time limit)",
             ),
             Parameter::int("most", MOST_FREE, 1, 100_000, "the most buffers one move frees"),
             Parameter::int("patience", PATIENCE, 1, u64::MAX, "moves without progress before the target is raised"),
@@ -107,7 +107,10 @@ impl Solver for Lns {
         let deadline = options.deadline(started);
         let params = &options.params;
         params.check(&self.parameters())?;
-        let budget: u64 = params.get_or("budget", scaled_budget(options.effort, problem.len()))?;
+        // With a time limit the caller asked for time, not for a budget (as the other searches).
+        let default =
+            if options.time_limit.is_some() { u64::MAX } else { scaled_budget(options.effort, problem.len()) };
+        let budget: u64 = params.get_or("budget", default)?;
         let most = params.get_or::<u64>("most", MOST_FREE)? as usize;
         let patience: u64 = params.get_or("patience", PATIENCE)?;
         let start = start_plan(problem, options)?;
