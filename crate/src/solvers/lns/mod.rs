@@ -117,7 +117,6 @@ impl Solver for Lns {
         let capacity = super::capacity(problem, options);
         let mut search = Search::new(problem, start.offsets.clone(), options.seed);
         let bound = problem.lower_bound();
-        let mut halted = None;
         let mut step = (search.makespan().saturating_sub(bound) / 4).max(1);
         let mut target = match capacity {
             Some(capacity) => capacity,
@@ -131,8 +130,8 @@ impl Solver for Lns {
             if capacity.is_some_and(|c| makespan <= c) || makespan <= bound || search.work >= budget {
                 break;
             }
-            if let Some(halt) = deadline.expired() {
-                halted = Some(halt);
+            // A time limit or a cancel: `stop_reason` below says which.
+            if deadline.expired().is_some() {
                 break;
             }
             if capacity.is_none() {
@@ -165,7 +164,6 @@ impl Solver for Lns {
                 });
             }
         }
-        let _ = halted;
         let offsets = search.offsets;
         let mut order: Vec<usize> = (0..problem.len()).collect();
         order.sort_unstable_by_key(|&i| (offsets[i], problem.buffers()[i].start));
