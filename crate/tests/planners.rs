@@ -131,7 +131,7 @@ proptest! {
         let one = memplan::run::solve(&problem, "auto", &options).unwrap().outcome;
         let two = memplan::run::solve(&problem, "auto", &SolveOptions { threads: Some(2), ..options.clone() }).unwrap();
         prop_assert_eq!(&one.plan, &two.outcome.plan);
-        for member in solvers::portfolio::members(options.effort, seed, problem.len(), false) {
+        for member in solvers::portfolio::members(&problem, options.effort, seed, false) {
             let outcome = member.solver.solve(&problem, &member.options(&options)).unwrap();
             prop_assert!(one.makespan() <= outcome.makespan(), "auto lost to {}", member.solver.name());
         }

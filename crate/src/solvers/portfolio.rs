@@ -101,7 +101,8 @@ impl Member {
 
 /// Phase 1's members for an effort level and input, cheapest first. Each carries its own seed so
 /// that a random restart is reproducible on its own.
-pub fn members(effort: Effort, seed: u64, buffers: usize, timed: bool) -> Vec<Member> {
+pub fn members(problem: &Problem, effort: Effort, seed: u64, timed: bool) -> Vec<Member> {
+    let buffers = problem.len();
     let mut members = Vec::new();
     let deterministic_orders: Vec<Order> = Order::ALL.into_iter().filter(|&o| o != Order::Random).collect();
     let fits: &[Fit] = match effort {
@@ -136,6 +137,7 @@ pub fn members(effort: Effort, seed: u64, buffers: usize, timed: bool) -> Vec<Me
             members.push(Member::greedy(Order::Random, Fit::First, member_seed));
         }
     }
+    members.extend(stacking_member(problem, effort, seed));
     members
 }
 
@@ -208,8 +210,7 @@ impl Solver for Auto {
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
         let started = Instant::now();
-        let mut members = members(options.effort, options.seed, problem.len(), options.time_limit.is_some());
-        members.extend(stacking_member(problem, options.effort, options.seed));
+        let members = members(problem, options.effort, options.seed, options.time_limit.is_some());
         let quick = quick_phase(problem, options, &members, started)?;
         let mut outcome = quick.best;
         // A caller's start plan (a compiler's, say) that beats every quick member is where the
@@ -257,8 +258,7 @@ pub struct Quick {
 /// warm start.
 pub fn quick_plan(problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
     let started = Instant::now();
-    let mut members = members(options.effort, options.seed, problem.len(), options.time_limit.is_some());
-    members.extend(stacking_member(problem, options.effort, options.seed));
+    let members = members(problem, options.effort, options.seed, options.time_limit.is_some());
     Ok(quick_phase(problem, options, &members, started)?.best)
 }
 
