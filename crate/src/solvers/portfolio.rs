@@ -189,7 +189,7 @@ impl Solver for Auto {
     }
 
     fn description(&self) -> String {
-        "portfolio: races greedy planners, Zant and idealloc on all cores (more at higher --effort), then, up to \
+        "portfolio: races greedy planners, Zant, idealloc and TVM's hill climb on all cores (more at higher --effort), then, up to \
          4,096 buffers, MiniMalloc and TelaMalloc search from the best plan, and above that the \
          large-neighbourhood search (not at --effort low); keeps the lowest makespan"
             .into()
