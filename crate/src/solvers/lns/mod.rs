@@ -30,7 +30,7 @@ use super::{Capabilities, Solver, stop_reason};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stats, Stopped};
 use crate::options::{Effort, Halt, Parameter, Progress, SolveOptions};
 use index::Timeline;
-use neighbourhood::Span;
+use neighbourhood::{Around, Span};
 
 /// The default work budget of a whole run (buffers looked at while putting buffers back), by
 /// effort: `auto` runs it with these past the exact search's size limit. A move on a trace of
@@ -289,31 +289,11 @@ impl<'p> Search<'p> {
         // Sizes spread evenly on a log scale, from a pair to `most`.
         let wanted = (2f64 * (most.max(2) as f64 / 2.0).powf(self.rng.random_range(0.0..=1.0))).round() as usize;
         let mut free = std::mem::take(&mut self.free);
-        if shape < 2 {
-            neighbourhood::window(
-                self.problem,
-                &self.timeline,
-                &self.load,
-                &self.offsets,
-                seed,
-                wanted,
-                &mut self.rng,
-                &mut self.alive,
-                &mut free,
-            );
-        } else {
-            let span = if shape == 2 { Span::Life } else { Span::Moment };
-            neighbourhood::choose(
-                self.problem,
-                &self.timeline,
-                &self.offsets,
-                seed,
-                span,
-                wanted,
-                &mut self.rng,
-                &mut self.alive,
-                &mut free,
-            );
+        let around = Around { problem: self.problem, timeline: &self.timeline, offsets: &self.offsets, seed, wanted };
+        match shape {
+            0 | 1 => around.window(&self.load, &mut self.rng, &mut self.alive, &mut free),
+            2 => around.choose(Span::Life, &mut self.rng, &mut self.alive, &mut free),
+            _ => around.choose(Span::Moment, &mut self.rng, &mut self.alive, &mut free),
         }
         let before_makespan = self.makespan();
         let before_excess: u128 = free.iter().map(|&i| self.excess_of(i, self.offsets[i])).sum();

@@ -65,107 +65,99 @@ impl Load {
     }
 }
 
-/// A time window around a heavy moment of `seed`'s life (the heaviest, or the heaviest of a few
-/// picked at random): frees every buffer that starts or ends inside it, whatever its address, with
-/// `seed` and some of the highest buffers alive across it; the other buffers alive across the
-/// whole window stay.
-/// The window widens (by binary search) until about `wanted` starts and ends fall inside it.
-/// Writes the freed buffers to `free`, seed first.
-#[allow(clippy::too_many_arguments)]
-pub fn window(
-    problem: &Problem,
-    timeline: &Timeline,
-    load: &Load,
-    offsets: &[u64],
-    seed: usize,
-    wanted: usize,
-    rng: &mut ChaCha8Rng,
-    alive: &mut Vec<usize>,
-    free: &mut Vec<usize>,
-) {
-    let buffers = problem.buffers();
-    let centre = &buffers[seed];
-    let mut at = centre.start;
-    if rng.random_bool(0.5) {
-        at = load.heaviest(centre.start, centre.end);
-    } else {
-        for _ in 0..8 {
-            let time = rng.random_range(centre.start..centre.end.max(centre.start + 1));
-            if load.at(time) > load.at(at) {
-                at = time;
-            }
-        }
-    }
-    let span = timeline.span().max(1);
-    let left_share = rng.random_range(0.0..=1.0f64);
-    let window = |width: u64| {
-        let left = (width as f64 * left_share) as u64;
-        (at.saturating_sub(left), at.saturating_add(width - left.min(width)).saturating_add(1))
-    };
-    let (mut narrow, mut wide) = (0u64, span);
-    while narrow < wide {
-        let width = narrow + (wide - narrow) / 2;
-        let (low, high) = window(width);
-        if timeline.events_in(low, high) >= wanted {
-            wide = width;
-        } else {
-            narrow = width + 1;
-        }
-    }
-    let (low, high) = window(narrow);
-    timeline.alive_in(problem, low, high, alive);
-    alive.retain(|&i| i != seed && buffers[i].pinned.is_none());
-    free.clear();
-    free.push(seed);
-    free.extend(alive.iter().copied().filter(|&i| buffers[i].start >= low || buffers[i].end <= high));
-    // Up to as many again of the highest that cross the edges: what sits on top of the window
-    // (often long-lived buffers stacked there, which can come down only once the window below
-    // them is packed tighter, in the same move).
-    let top = |i: usize| offsets[i].saturating_add(buffers[i].size);
-    alive.retain(|&i| !(buffers[i].start >= low || buffers[i].end <= high));
-    let extra = rng.random_range(0..=wanted).min(alive.len());
-    if extra > 0 && extra < alive.len() {
-        alive.select_nth_unstable_by_key(extra - 1, |&i| std::cmp::Reverse((top(i), i)));
-    }
-    free.extend_from_slice(&alive[..extra]);
+/// What a move is built around: the plan so far, the buffer above the target it starts from
+/// (`seed`) and about how many buffers it frees. The two neighbourhoods below read it alike.
+pub struct Around<'a> {
+    pub problem: &'a Problem,
+    pub timeline: &'a Timeline,
+    pub offsets: &'a [u64],
+    pub seed: usize,
+    pub wanted: usize,
 }
 
-/// Frees `seed` and the `wanted − 1` highest buffers (by their tops) alive in a stretch of time of
-/// `span` around it, skipping pinned ones. Writes their indices to `free`, seed first.
-#[allow(clippy::too_many_arguments)]
-pub fn choose(
-    problem: &Problem,
-    timeline: &Timeline,
-    offsets: &[u64],
-    seed: usize,
-    span: Span,
-    wanted: usize,
-    rng: &mut ChaCha8Rng,
-    alive: &mut Vec<usize>,
-    free: &mut Vec<usize>,
-) {
-    let buffers = problem.buffers();
-    let centre = &buffers[seed];
-    let length = centre.end - centre.start;
-    let (low, high) = match span {
-        Span::Life => (
-            centre.start.saturating_sub(rng.random_range(0..=length / 2)),
-            centre.end.saturating_add(rng.random_range(0..=length / 2)),
-        ),
-        Span::Moment => {
-            let at = rng.random_range(centre.start..centre.end.max(centre.start + 1));
-            let half = rng.random_range(0..=(length / 16).max(1));
-            (at.saturating_sub(half), at.saturating_add(half + 1))
+impl Around<'_> {
+    /// A time window around a heavy moment of `seed`'s life (the heaviest, or the heaviest of a few
+    /// picked at random): frees every buffer that starts or ends inside it, whatever its address, with
+    /// `seed` and some of the highest buffers alive across it; the other buffers alive across the
+    /// whole window stay.
+    /// The window widens (by binary search) until about `wanted` starts and ends fall inside it.
+    /// Writes the freed buffers to `free`, seed first.
+    pub fn window(&self, load: &Load, rng: &mut ChaCha8Rng, alive: &mut Vec<usize>, free: &mut Vec<usize>) {
+        let Around { problem, timeline, offsets, seed, wanted } = *self;
+        let buffers = problem.buffers();
+        let centre = &buffers[seed];
+        let mut at = centre.start;
+        if rng.random_bool(0.5) {
+            at = load.heaviest(centre.start, centre.end);
+        } else {
+            for _ in 0..8 {
+                let time = rng.random_range(centre.start..centre.end.max(centre.start + 1));
+                if load.at(time) > load.at(at) {
+                    at = time;
+                }
+            }
         }
-    };
-    timeline.alive_in(problem, low, high, alive);
-    alive.retain(|&i| i != seed && buffers[i].pinned.is_none());
-    let top = |i: usize| offsets[i].saturating_add(buffers[i].size);
-    let take = wanted.saturating_sub(1).min(alive.len());
-    if take < alive.len() && take > 0 {
-        alive.select_nth_unstable_by_key(take - 1, |&i| std::cmp::Reverse((top(i), i)));
+        let span = timeline.span().max(1);
+        let left_share = rng.random_range(0.0..=1.0f64);
+        let window = |width: u64| {
+            let left = (width as f64 * left_share) as u64;
+            (at.saturating_sub(left), at.saturating_add(width - left.min(width)).saturating_add(1))
+        };
+        let (mut narrow, mut wide) = (0u64, span);
+        while narrow < wide {
+            let width = narrow + (wide - narrow) / 2;
+            let (low, high) = window(width);
+            if timeline.events_in(low, high) >= wanted {
+                wide = width;
+            } else {
+                narrow = width + 1;
+            }
+        }
+        let (low, high) = window(narrow);
+        timeline.alive_in(problem, low, high, alive);
+        alive.retain(|&i| i != seed && buffers[i].pinned.is_none());
+        free.clear();
+        free.push(seed);
+        free.extend(alive.iter().copied().filter(|&i| buffers[i].start >= low || buffers[i].end <= high));
+        // Up to as many again of the highest that cross the edges: what sits on top of the window
+        // (often long-lived buffers stacked there, which can come down only once the window below
+        // them is packed tighter, in the same move).
+        let top = |i: usize| offsets[i].saturating_add(buffers[i].size);
+        alive.retain(|&i| !(buffers[i].start >= low || buffers[i].end <= high));
+        let extra = rng.random_range(0..=wanted).min(alive.len());
+        if extra > 0 && extra < alive.len() {
+            alive.select_nth_unstable_by_key(extra - 1, |&i| std::cmp::Reverse((top(i), i)));
+        }
+        free.extend_from_slice(&alive[..extra]);
     }
-    free.clear();
-    free.push(seed);
-    free.extend_from_slice(&alive[..take]);
+
+    /// Frees `seed` and the `wanted − 1` highest buffers (by their tops) alive in a stretch of time of
+    /// `span` around it, skipping pinned ones. Writes their indices to `free`, seed first.
+    pub fn choose(&self, span: Span, rng: &mut ChaCha8Rng, alive: &mut Vec<usize>, free: &mut Vec<usize>) {
+        let Around { problem, timeline, offsets, seed, wanted } = *self;
+        let buffers = problem.buffers();
+        let centre = &buffers[seed];
+        let length = centre.end - centre.start;
+        let (low, high) = match span {
+            Span::Life => (
+                centre.start.saturating_sub(rng.random_range(0..=length / 2)),
+                centre.end.saturating_add(rng.random_range(0..=length / 2)),
+            ),
+            Span::Moment => {
+                let at = rng.random_range(centre.start..centre.end.max(centre.start + 1));
+                let half = rng.random_range(0..=(length / 16).max(1));
+                (at.saturating_sub(half), at.saturating_add(half + 1))
+            }
+        };
+        timeline.alive_in(problem, low, high, alive);
+        alive.retain(|&i| i != seed && buffers[i].pinned.is_none());
+        let top = |i: usize| offsets[i].saturating_add(buffers[i].size);
+        let take = wanted.saturating_sub(1).min(alive.len());
+        if take < alive.len() && take > 0 {
+            alive.select_nth_unstable_by_key(take - 1, |&i| std::cmp::Reverse((top(i), i)));
+        }
+        free.clear();
+        free.push(seed);
+        free.extend_from_slice(&alive[..take]);
+    }
 }
