@@ -980,6 +980,22 @@ mod tests {
         max_load(buffers).max(pinned_top)
     }
 
+    /// 12 to 24 short buffers over 30 steps, some aligned to 2, with a capacity at most 2 above
+    /// their max load: too many for brute force, tight enough that the search refutes and splits.
+    fn tight_instance(rng: &mut rand_chacha::ChaCha8Rng) -> (Vec<Buffer>, u64) {
+        use rand::RngExt;
+        let n = rng.random_range(12..=24);
+        let buffers: Vec<Buffer> = (0..n)
+            .map(|i| {
+                let start = rng.random_range(0u64..30);
+                let b = Buffer::new(format!("b{i}"), start, start + rng.random_range(1..12), rng.random_range(1..9));
+                b.with_alignment([1, 1, 2][rng.random_range(0..3)])
+            })
+            .collect();
+        let capacity = max_load(&buffers) + rng.random_range(0..3);
+        (buffers, capacity)
+    }
+
     fn max_load(buffers: &[Buffer]) -> u64 {
         let members: Vec<usize> = (0..buffers.len()).collect();
         Timeline::new(buffers, &members).max_load()
@@ -1059,20 +1075,11 @@ mod tests {
     /// the memo refutes parts, too many buffers for brute force), with valid plans.
     #[test]
     fn the_memo_changes_no_answer() {
-        use rand::{RngExt, SeedableRng};
+        use rand::SeedableRng;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         let (mut hits, mut compared) = (0, 0);
         for _ in 0..300 {
-            let n = rng.random_range(12..=24);
-            let buffers: Vec<Buffer> = (0..n)
-                .map(|i| {
-                    let start = rng.random_range(0u64..30);
-                    let b =
-                        Buffer::new(format!("b{i}"), start, start + rng.random_range(1..12), rng.random_range(1..9));
-                    b.with_alignment([1, 1, 2][rng.random_range(0..3)])
-                })
-                .collect();
-            let capacity = max_load(&buffers) + rng.random_range(0..3);
+            let (buffers, capacity) = tight_instance(&mut rng);
             let members: Vec<usize> = (0..buffers.len()).collect();
             let timeline = Timeline::new(&buffers, &members);
             let mut answers = Vec::new();
@@ -1101,20 +1108,11 @@ mod tests {
     /// instances too large for brute force.
     #[test]
     fn fresh_parts_change_no_answer() {
-        use rand::{RngExt, SeedableRng};
+        use rand::SeedableRng;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
         let (mut splits, mut compared, mut infeasible) = (0, 0, 0);
         for _ in 0..300 {
-            let n = rng.random_range(12..=24);
-            let buffers: Vec<Buffer> = (0..n)
-                .map(|i| {
-                    let start = rng.random_range(0u64..30);
-                    let b =
-                        Buffer::new(format!("b{i}"), start, start + rng.random_range(1..12), rng.random_range(1..9));
-                    b.with_alignment([1, 1, 2][rng.random_range(0..3)])
-                })
-                .collect();
-            let capacity = max_load(&buffers) + rng.random_range(0..3);
+            let (buffers, capacity) = tight_instance(&mut rng);
             let members: Vec<usize> = (0..buffers.len()).collect();
             let timeline = Timeline::new(&buffers, &members);
             let mut answers = Vec::new();
