@@ -11,12 +11,10 @@
 //
 // Usage: npm run build && node scripts/bench-page.mjs [URL]   (default: serves dist/ itself,
 // cross-origin isolated so that the threaded build runs). PAN_MS sets each pan's duration.
-import { chromium } from 'playwright-core';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startStaticServer } from '../tests/static-server.mjs';
-import { CHROMIUM_ARGS, chromiumPath } from '../tests/chromium.mjs';
+import { launchProfile } from '../tests/chromium.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const panMs = Number(process.env.PAN_MS ?? 3000);
@@ -29,20 +27,8 @@ if (!base) {
 }
 base = base.replace(/\/$/, '');
 
-const profile = mkdtempSync(join(tmpdir(), 'chromium-bench-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: chromiumPath(),
-  headless: true,
-  viewport: { width: 1280, height: 800 },
-  args: CHROMIUM_ARGS,
-});
+const { context, close } = await launchProfile({ viewport: { width: 1280, height: 800 }, prefix: 'chromium-bench-' });
 await context.addInitScript(() => {
-  window.__longtasks = [];
-  try {
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__longtasks.push({ start: e.startTime, duration: e.duration });
-    }).observe({ type: 'longtask', buffered: true });
-  } catch { /* no longtask support */ }
   // What the long frames ran (Long Animation Frames API): the scripts' entry points and durations,
   // and the frame's rendering, so that a long task can be told apart (a message, a timer, a frame).
   window.__loafs = [];
@@ -194,6 +180,5 @@ report('generated trace (500,000 buffers, seed 1), solver slff', big, [
 console.log(searched(await search('123')));
 console.log(searched(await search('9')));
 
-await context.close();
-rmSync(profile, { recursive: true, force: true });
+await close();
 await server?.close();

@@ -4,13 +4,12 @@
 // target/release/memplan, else target/debug/memplan.
 // Prints one line per test, the measured figures, and "N passed, M failed" last. Screenshots go to
 // tests/output/ (ignored by git): a test run changes no tracked file.
-import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStaticServer } from './static-server.mjs';
-import { CHROMIUM_ARGS, chromiumPath } from './chromium.mjs';
+import { launchProfile } from './chromium.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const base = (process.argv[2] ?? 'http://127.0.0.1:4173').replace(/\/$/, '');
@@ -20,23 +19,7 @@ const examplesDir = join(root, 'public/examples');
 const screenshots = join(root, 'tests/output');
 mkdirSync(screenshots, { recursive: true });
 
-
-const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: chromiumPath(),
-  headless: true,
-  viewport: { width: 1400, height: 860 },
-  args: CHROMIUM_ARGS,
-});
-// Long tasks on the main thread, for the responsiveness figures.
-await context.addInitScript(() => {
-  window.__longtasks = [];
-  try {
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__longtasks.push({ start: e.startTime, duration: e.duration });
-    }).observe({ type: 'longtask', buffered: true });
-  } catch { /* no longtask support */ }
-});
+const { context, close } = await launchProfile({ viewport: { width: 1400, height: 860 } });
 
 let passed = 0, failed = 0;
 const figures = [];
@@ -1599,8 +1582,7 @@ await test('docs element: the playground link opens the same instance; a bad ins
 });
 await docs.close();
 
-await context.close();
-rmSync(profile, { recursive: true, force: true });
+await close();
 if (figures.length) {
   console.log('\nmeasured:');
   for (const f of figures) console.log(`  ${f}`);
