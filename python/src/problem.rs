@@ -37,6 +37,9 @@ fn semantics(py: Python<'_>, name: &str) -> PyResult<Semantics> {
         .ok_or_else(|| request_error(py, format!("semantics '{name}' is not one of half-open, inclusive, exclusive")))
 }
 
+/// What `__reduce__` returns to pickle: the callable that rebuilds the object and its arguments.
+pub type Reduced<'py, Args> = (Bound<'py, PyAny>, Args);
+
 /// Parses `text` as the CLI and the page do; `file` names the input in errors.
 fn read(
     py: Python<'_>,
@@ -315,6 +318,16 @@ impl Problem {
     #[pyo3(signature = (offsets = None))]
     fn to_csv(&self, py: Python<'_>, offsets: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
         self.write(py, offsets, Format::Csv)
+    }
+
+    /// Pickling (a process pool sends problems this way): the instance as its JSON text, read back
+    /// by ``Problem.from_text``, which gives the same buffers, pinned offsets, capacity and
+    /// semantics. The CSV column order of the input is not kept.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py, (String, &'static str, &'static str)>> {
+        let this = slf.get();
+        let text = format::write(&this.document, &[], Format::Json);
+        let semantics = this.problem().semantics().name();
+        Ok((slf.get_type().getattr("from_text")?, (text, "json", semantics)))
     }
 
     /// The instance as JSON, with an ``offset`` on every buffer when ``offsets`` is given.

@@ -5,10 +5,11 @@ use memplan::Stopped;
 use memplan::model::StatValue;
 use memplan::run::{Run, Summary};
 use numpy::PyArray1;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::problem::offsets_array;
+use crate::problem::{Reduced, offsets_array};
 
 /// The answer of one run: the plan (``offsets``) and what is known about it. Every plan has
 /// passed memplan's independent validator (``valid``; ``violations`` lists what it found).
@@ -27,6 +28,16 @@ impl SolveResult {
             placement_order: run.outcome.plan.as_ref().map(|plan| plan.placement_order.clone()).unwrap_or_default(),
         }
     }
+}
+
+/// A pickled [`SolveResult`]: the summary as the CLI's JSON line, the offsets, the placement order.
+type PickledResult = (String, Option<Vec<u64>>, Vec<usize>);
+
+/// A pickled [`SolveResult`] back (see its `__reduce__`).
+#[pyfunction]
+pub fn _restore_result(summary: &str, offsets: Option<Vec<u64>>, placement_order: Vec<usize>) -> PyResult<SolveResult> {
+    let summary: Summary = serde_json::from_str(summary).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(SolveResult { summary, offsets, placement_order })
 }
 
 /// `stopped` as the Python enum `memplan.Stopped` (its values are the core's names).
@@ -208,6 +219,15 @@ impl SolveResult {
         dict.set_item("seed", s.seed)?;
         dict.set_item("stats", self.stats(py)?)?;
         Ok(dict)
+    }
+
+    /// Pickling (a process pool sends results back this way): the CLI's JSON line and the plan.
+    /// Floats keep the six significant digits the JSON line gives them.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py, PickledResult>> {
+        let this = slf.get();
+        let text = serde_json::to_string(&this.summary).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let restore = slf.py().import("memplan._memplan")?.getattr("_restore_result")?;
+        Ok((restore, (text, this.offsets.clone(), this.placement_order.clone())))
     }
 
     fn __repr__(&self) -> String {

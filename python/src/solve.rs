@@ -130,10 +130,12 @@ pub fn solve(
 
 /// Solves many problems at once, in parallel on all cores (rayon, the GIL released), with the
 /// same arguments as ``memplan.solve`` for each (the same seed too); returns their results in
-/// order. ``cancel`` and Ctrl-C stop every solve still running. For many processes or machines,
-/// call ``memplan.solve`` from a process pool or a cluster framework instead.
+/// order. ``warm``, when given, has one entry per problem: a plan to start from (offsets) or
+/// ``None``. ``cancel`` and Ctrl-C stop every solve still running. For many processes or
+/// machines, call ``memplan.solve`` from a process pool or a cluster framework instead (problems
+/// and results pickle).
 #[pyfunction]
-#[pyo3(signature = (problems, solver = "auto", capacity = None, time_limit = None, seed = 0, effort = "normal", threads = None, params = None, cancel = None))]
+#[pyo3(signature = (problems, solver = "auto", capacity = None, time_limit = None, seed = 0, effort = "normal", warm = None, threads = None, params = None, cancel = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn solve_many(
     py: Python<'_>,
@@ -143,6 +145,7 @@ pub fn solve_many(
     time_limit: Option<f64>,
     seed: u64,
     effort: &str,
+    warm: Option<&Bound<'_, PyAny>>,
     threads: Option<usize>,
     params: Option<&Bound<'_, PyDict>>,
     cancel: Option<&CancelToken>,
@@ -152,11 +155,45 @@ pub fn solve_many(
         .try_iter()?
         .map(|item| Ok(item?.cast::<Problem>()?.get().document.clone()))
         .collect::<PyResult<_>>()?;
+    let starts: Vec<Option<Arc<Plan>>> = match warm {
+        None => vec![None; documents.len()],
+        Some(warm) => {
+            let plans: Vec<Bound<'_, PyAny>> = warm.try_iter()?.collect::<PyResult<_>>()?;
+            if plans.len() != documents.len() {
+                return Err(request_error(
+                    py,
+                    format!(
+                        "warm has {} entries for {} problems (one plan or None each)",
+                        plans.len(),
+                        documents.len()
+                    ),
+                ));
+            }
+            plans
+                .iter()
+                .zip(&documents)
+                .enumerate()
+                .map(|(i, (plan, document))| {
+                    if plan.is_none() {
+                        return Ok(None);
+                    }
+                    let offsets = column(py, &format!("warm[{i}]"), plan)?;
+                    Ok(Some(Arc::new(Plan::new(&document.problem, offsets, Vec::new()))))
+                })
+                .collect::<PyResult<_>>()?
+        }
+    };
     let cancel = options.cancel.clone();
     let solver = solver.to_string();
     let (documents, runs) = run_detached(py, &cancel, move || {
-        let runs: Vec<Result<Run, SolveError>> =
-            documents.par_iter().map(|document| run::solve(&document.problem, &solver, &options)).collect();
+        let runs: Vec<Result<Run, SolveError>> = documents
+            .par_iter()
+            .zip(starts)
+            .map(|(document, start)| {
+                let options = SolveOptions { start, ..options.clone() };
+                run::solve(&document.problem, &solver, &options)
+            })
+            .collect();
         (documents, runs)
     })?;
     documents

@@ -124,6 +124,56 @@ def test_solve_many_matches_solve_one_by_one():
         assert np.array_equal(one.offsets, result.offsets)
 
 
+def test_solve_many_takes_a_warm_plan_per_problem():
+    problems = [memplan.Problem.from_csv(CHALLENGING / f"{name}.1048576.csv") for name in "AB"]
+    stacked = [np.concatenate([[0], np.cumsum(p.sizes)[:-1]]).astype(np.uint64) for p in problems]
+    many = memplan.solve_many(problems, solver="greedy-size-first", warm=[stacked[0], None])
+    checked(problems[0], many[0])
+    checked(problems[1], many[1])
+    assert many[0].warm_start == int(stacked[0][-1] + problems[0].sizes[-1])
+    assert many[1].warm_start is None
+    with pytest.raises(memplan.RequestError, match="warm has 1 entries for 2 problems"):
+        memplan.solve_many(problems, warm=[None])
+    with pytest.raises(memplan.InvalidWarmStartError):
+        memplan.solve_many(problems, solver="greedy-size-first", warm=[None, np.zeros(len(problems[1]), np.uint64)])
+
+
+def test_problems_and_results_pickle():
+    # Pinned offsets, alignment, names, a capacity, inclusive semantics, sizes past 2^53.
+    text = (
+        '{"capacity": 18446744073709551615, "semantics": "inclusive", "buffers": ['
+        '{"id": "x", "start": 0, "end": 3, "size": 9007199254740993, "name": "big", "alignment": 8},'
+        '{"id": "y", "start": 2, "end": 5, "size": 24, "offset": 0},'
+        '{"id": "z", "start": 4, "end": 6, "size": 7}]}'
+    )
+    problem = memplan.Problem.from_text(text, semantics="inclusive")
+    back = pickle.loads(pickle.dumps(problem))
+    assert back.to_json() == problem.to_json()
+    assert back.ids == problem.ids and back.names == problem.names and back.capacity == problem.capacity
+    for column in ("starts", "ends", "sizes", "alignments", "offsets"):
+        assert np.array_equal(getattr(back, column), getattr(problem, column)), column
+    for result in (memplan.solve(problem), memplan.solve(problem, capacity=24)):
+        again = pickle.loads(pickle.dumps(result))
+        assert again.to_dict() == result.to_dict() or _close(again.to_dict(), result.to_dict())
+        assert again.stopped is result.stopped
+        assert np.array_equal(again.offsets, result.offsets) if result.offsets is not None else again.offsets is None
+        assert again.placement_order == result.placement_order
+        checked(problem, again)
+
+
+def _close(a, b):
+    """Equal dicts but for floats, which a pickled result keeps to six significant digits."""
+    assert a.keys() == b.keys()
+    for key in a:
+        if isinstance(a[key], float):
+            assert a[key] == pytest.approx(b[key], rel=1e-5), key
+        elif isinstance(a[key], dict):
+            _close(a[key], b[key])
+        else:
+            assert a[key] == b[key], key
+    return True
+
+
 def test_solvers_lists_every_solver_and_each_solves():
     listed = memplan.solvers()
     names = [s["name"] for s in listed]

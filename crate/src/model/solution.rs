@@ -29,10 +29,12 @@ impl Plan {
 /// A solver statistic: counters stay exact integers, ratios are floats. Statistics are for people
 /// and benchmarks; nothing a caller must act on lives in them. In JSON they follow
 /// [`super::wire`]'s rule.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum StatValue {
-    Count(#[serde(serialize_with = "super::wire::serialize_u64")] u64),
+    Count(
+        #[serde(serialize_with = "super::wire::serialize_u64", deserialize_with = "super::wire::deserialize_u64")] u64,
+    ),
     Ratio(#[serde(serialize_with = "super::wire::serialize_f64")] f64),
     Text(String),
 }

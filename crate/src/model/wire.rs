@@ -5,7 +5,7 @@
 //! to six significant digits: they are measures (times, percentages), and the digits past that
 //! are noise of the arithmetic, not information.
 
-use serde::Serializer;
+use serde::{Deserialize, Deserializer, Serializer};
 
 /// The largest integer a JSON reader in JavaScript holds exactly (`Number.MAX_SAFE_INTEGER`).
 pub const EXACT_LIMIT: u64 = (1 << 53) - 1;
@@ -38,6 +38,27 @@ pub fn serialize_option_u64<S: Serializer>(value: &Option<u64>, serializer: S) -
         Some(value) => serialize_u64(value, serializer),
         None => serializer.serialize_none(),
     }
+}
+
+/// Reads a value written by [`serialize_u64`]: a JSON number or a decimal string.
+pub fn deserialize_u64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Number(u64),
+        Text(String),
+    }
+    match Either::deserialize(deserializer)? {
+        Either::Number(value) => Ok(value),
+        Either::Text(text) => text.parse().map_err(serde::de::Error::custom),
+    }
+}
+
+/// [`deserialize_u64`] for an optional value.
+pub fn deserialize_option_u64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    #[derive(Deserialize)]
+    struct Wrapped(#[serde(deserialize_with = "deserialize_u64")] u64);
+    Ok(Option::<Wrapped>::deserialize(deserializer)?.map(|Wrapped(value)| value))
 }
 
 /// A float rounded to six significant digits (non-finite values as they are).
@@ -91,6 +112,27 @@ mod tests {
         assert_eq!(json(EXACT_LIMIT, 1.0), r#"{"value":9007199254740991,"ratio":1.0}"#);
         assert_eq!(json(EXACT_LIMIT + 1, 1.0), r#"{"value":"9007199254740992","ratio":1.0}"#);
         assert_eq!(json(u64::MAX, 1.0), r#"{"value":"18446744073709551615","ratio":1.0}"#);
+    }
+
+    #[derive(serde::Serialize, Deserialize, Debug, PartialEq)]
+    struct Both {
+        #[serde(serialize_with = "serialize_u64", deserialize_with = "deserialize_u64")]
+        value: u64,
+        #[serde(serialize_with = "serialize_option_u64", deserialize_with = "deserialize_option_u64")]
+        maybe: Option<u64>,
+    }
+
+    #[test]
+    fn integers_read_back_as_written() {
+        for value in [0, EXACT_LIMIT, EXACT_LIMIT + 1, u64::MAX] {
+            for maybe in [None, Some(value)] {
+                let both = Both { value, maybe };
+                let text = serde_json::to_string(&both).unwrap();
+                assert_eq!(serde_json::from_str::<Both>(&text).unwrap(), both, "{text}");
+            }
+        }
+        assert!(serde_json::from_str::<Both>(r#"{"value":"12x","maybe":null}"#).is_err());
+        assert!(serde_json::from_str::<Both>(r#"{"value":-1,"maybe":null}"#).is_err());
     }
 
     #[test]
