@@ -15,6 +15,7 @@ use super::sections::{Instance, Layout, MAX_PAIRS};
 use crate::metrics;
 use crate::model::Problem;
 use crate::options::{Deadline, Halt};
+use crate::solvers::tiling::{self, Tiling};
 
 /// How the search runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -194,6 +195,8 @@ pub struct Decider<'p> {
     capacity: u64,
     /// One search per ordering, each kept from round to round.
     searches: Vec<Search<'p>>,
+    /// At a tight capacity, the tiling search, which goes first in every round.
+    tiling: Option<Tiling>,
     /// The cumulative node limit of each ordering in the current round.
     limit: u64,
     /// What has been decided and counted so far (nodes of every call).
@@ -203,6 +206,7 @@ pub struct Decider<'p> {
 impl<'p> Decider<'p> {
     pub fn new(problem: &'p Problem, prepared: &'p Prepared, capacity: u64, settings: &Settings) -> Self {
         let mut report = Report::undecided();
+        let mut tiling = None;
         let searches = match quick_refutation(problem, Some(capacity)) {
             Some(reason) => {
                 report.decision = Decision::Infeasible(reason);
@@ -210,10 +214,13 @@ impl<'p> Decider<'p> {
                 Vec::new()
             }
             None => {
+                if settings.rules.tiling {
+                    tiling = Tiling::new(problem, capacity);
+                }
                 prepared.instances.iter().map(|(_, instance)| Search::new(instance, capacity, settings.rules)).collect()
             }
         };
-        Decider { problem, prepared, capacity, searches, limit: settings.first_limit.max(1), report }
+        Decider { problem, prepared, capacity, searches, tiling, limit: settings.first_limit.max(1), report }
     }
 
     /// The capacity asked about.
@@ -236,6 +243,12 @@ impl<'p> Decider<'p> {
                 break;
             }
             self.report.rounds += 1;
+            if self.advance_tiling(nodes - spent, &mut spent, deadline) {
+                break;
+            }
+            if deadline.expired().is_some() || spent >= nodes {
+                break;
+            }
             let decided = AtomicUsize::new(usize::MAX);
             // Each ordering may spend its share of what is left, so that the nodes counted stay
             // within the budget.
@@ -300,6 +313,37 @@ impl<'p> Decider<'p> {
             self.limit = limit.saturating_mul(2);
         }
         spent
+    }
+}
+
+impl Decider<'_> {
+    /// The tiling search's turn in a round, if the capacity is tight: as many nodes as the
+    /// orderings' round together (its nodes are cheaper, and where it applies it is the search
+    /// that decides), within what is `left`. Returns whether it decided.
+    fn advance_tiling(&mut self, left: u64, spent: &mut u64, deadline: &Deadline) -> bool {
+        let Some(tiling) = self.tiling.as_mut() else { return false };
+        let before = tiling.nodes;
+        let allowed = self.limit.saturating_mul(self.searches.len().max(1) as u64).min(left);
+        let outcome = tiling.run(before.saturating_add(allowed), deadline);
+        let used = tiling.nodes - before;
+        self.report.counters.nodes += used;
+        self.report.counters.tiling_nodes += used;
+        *spent = spent.saturating_add(used);
+        self.report.decision = match outcome {
+            tiling::Outcome::Stopped => return false,
+            tiling::Outcome::Solved { offsets, placement_order } => Decision::Feasible { offsets, placement_order },
+            tiling::Outcome::Exhausted => {
+                self.report.refuted_below = self.capacity.saturating_add(1);
+                Decision::Infeasible(format!(
+                    "the tiling search proved that no placement fills the {} bytes without a hole ({} nodes)",
+                    self.capacity, tiling.nodes
+                ))
+            }
+        };
+        self.report.ordering = Some("tiling".into());
+        self.searches = Vec::new();
+        self.tiling = None;
+        true
     }
 }
 
