@@ -225,12 +225,17 @@ impl Tiling {
         self.refuted.insert(key);
     }
 
-    /// The node's frame: the buffers that may cover the lowest cell of the wall with the fewest
-    /// of them, or `None` when some wall of the skyline cannot be covered at all.
+    /// The node's frame: the buffers that may cover the free cell of the branching wall, or
+    /// `None` when some wall of the skyline cannot be covered at all.
+    ///
+    /// Any wall whose every candidate sits on a flat stretch (no section of its lifetime is lower
+    /// than the wall) may be branched on: placing any of them leaves no hole, and one of them
+    /// covers the cell in every plan. The lowest walls always qualify. Of those, the one with the
+    /// fewest candidates goes first (a wall with one is a forced placement, wherever it is), then
+    /// the lowest and leftmost.
     fn expand(&mut self) -> Option<Frame> {
         let sections = self.sky.len();
-        let lowest = self.sky.iter().copied().filter(|&h| h < self.capacity).min()?;
-        let mut best: Option<(usize, Wall)> = None;
+        let mut best: Option<((usize, u64, usize), Wall)> = None;
         for s in 0..sections {
             let h = self.sky[s];
             if h == self.capacity {
@@ -243,18 +248,19 @@ impl Tiling {
                     continue;
                 }
                 let wall = Wall { section: s, starts };
-                let count = self.count(wall, h);
+                let (count, flat) = self.count(wall, h);
                 if count == 0 {
                     return None;
                 }
-                if h == lowest && best.is_none_or(|(fewest, _)| count < fewest) {
-                    best = Some((count, wall));
+                let rank = (count, h, s);
+                if flat && best.is_none_or(|(fewest, _)| rank < fewest) {
+                    best = Some((rank, wall));
                 }
             }
         }
-        let (_, wall) = best?; // the lowest run has walls on both sides
+        let ((_, h, _), wall) = best?; // the lowest walls are flat
         let mut candidates = std::mem::take(&mut self.scratch);
-        self.collect(wall, lowest, &mut candidates);
+        self.collect(wall, h, &mut candidates);
         // Buffers alike in lifetime, size and alignment are interchangeable: try one of each.
         candidates.dedup_by(|a, b| {
             let (a, b) = (*a as usize, *b as usize);
@@ -267,10 +273,19 @@ impl Tiling {
         Some(frame)
     }
 
-    /// How many unplaced buffers may cover the lowest free cell of `wall` (at height `h`).
-    fn count(&self, wall: Wall, h: u64) -> usize {
+    /// How many unplaced buffers may cover the lowest free cell of `wall` (at height `h`), and
+    /// whether each of them lies on sections filled exactly to `h`.
+    fn count(&self, wall: Wall, h: u64) -> (usize, bool) {
         let list = if wall.starts { &self.starting[wall.section] } else { &self.ending[wall.section] };
-        list.iter().filter(|&&r| self.fits(r as usize, h)).count()
+        let mut count = 0;
+        let mut flat = true;
+        for &r in list {
+            if self.fits(r as usize, h) {
+                count += 1;
+                flat &= self.sky[self.first[r as usize] as usize..self.last[r as usize] as usize].iter().all(|&s| s == h);
+            }
+        }
+        (count, flat)
     }
 
     fn collect(&self, wall: Wall, h: u64, into: &mut Vec<u32>) {
@@ -288,6 +303,7 @@ impl Tiling {
     }
 
     fn place(&mut self, r: usize) {
+        // The branching wall is flat under every candidate: this is the height of each section.
         let h = self.sky[self.first[r] as usize];
         self.placed[r] = true;
         self.offset[r] = h;
