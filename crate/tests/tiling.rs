@@ -17,7 +17,13 @@ use proptest::prelude::*;
 /// A small perfect packing (feasible at its height), maybe with some buffers given an alignment,
 /// which may make it infeasible.
 fn perfect_packings() -> impl Strategy<Value = Problem> {
-    (3usize..=12, any::<u64>(), 4u64..=24, 1usize..=4, prop::collection::vec(prop::sample::select(vec![1u64, 1, 2, 4]), 12))
+    (
+        3usize..=12,
+        any::<u64>(),
+        4u64..=24,
+        1usize..=4,
+        prop::collection::vec(prop::sample::select(vec![1u64, 1, 2, 4]), 12),
+    )
         .prop_map(|(buffers, seed, height, alive, alignments)| {
             let spec = PerfectSpec { buffers, seed, height, alive };
             let (list, _) = perfect_with_plan(spec);
@@ -30,10 +36,14 @@ fn perfect_packings() -> impl Strategy<Value = Problem> {
 /// section holds exactly the peak load: tight, and feasible or not.
 fn filled_instances(max_buffers: usize) -> impl Strategy<Value = Problem> {
     prop::collection::vec((0u64..8, 1u64..5, 1u64..8), 1..=max_buffers).prop_map(|specs| {
-        let mut buffers: Vec<Buffer> =
-            specs.iter().enumerate().map(|(i, &(start, length, size))| Buffer::new(format!("b{i}"), start, start + length, size)).collect();
+        let mut buffers: Vec<Buffer> = specs
+            .iter()
+            .enumerate()
+            .map(|(i, &(start, length, size))| Buffer::new(format!("b{i}"), start, start + length, size))
+            .collect();
         let end = buffers.iter().map(|b| b.end).max().unwrap_or(0);
-        let load = |t: u64, list: &[Buffer]| list.iter().filter(|b| b.start <= t && t < b.end).map(|b| b.size).sum::<u64>();
+        let load =
+            |t: u64, list: &[Buffer]| list.iter().filter(|b| b.start <= t && t < b.end).map(|b| b.size).sum::<u64>();
         let peak = (0..end).map(|t| load(t, &buffers)).max().unwrap_or(0);
         for t in 0..end {
             let room = peak - load(t, &buffers);

@@ -289,7 +289,8 @@ impl Tiling {
         for &r in list {
             if self.fits(r as usize, h) {
                 count += 1;
-                flat &= self.sky[self.first[r as usize] as usize..self.last[r as usize] as usize].iter().all(|&s| s == h);
+                flat &=
+                    self.sky[self.first[r as usize] as usize..self.last[r as usize] as usize].iter().all(|&s| s == h);
             }
         }
         (count, flat)
