@@ -305,7 +305,7 @@ impl Tiling {
     /// section of its lifetime filled above `h`.
     fn fits(&self, r: usize, h: u64) -> bool {
         !self.placed[r]
-            && h % self.alignment[r] == 0
+            && h.is_multiple_of(self.alignment[r])
             && h + self.size[r] <= self.capacity // no overflow: both at most the capacity
             && self.sky[self.first[r] as usize..self.last[r] as usize].iter().all(|&s| s <= h)
     }
