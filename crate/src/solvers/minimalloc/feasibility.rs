@@ -324,8 +324,9 @@ impl<'p> Decider<'p> {
 
 impl Decider<'_> {
     /// The tiling search's turn in a round, if the capacity is tight: as much as the orderings'
-    /// round together in cost (its nodes weigh a quarter of a canonical one, [`TILING_NODES_PER_NODE`]), within what is
-    /// `left`. Where it applies it is the search that decides. Returns whether it decided.
+    /// round together, in cost (see [`TILING_NODES_PER_NODE`]), within what is `left`. Where it
+    /// applies it is the search that decides; the orderings go on only in case it stalls on an
+    /// instance it does not suit. Returns whether it decided.
     fn advance_tiling(&mut self, left: u64, spent: &mut u64, deadline: &Deadline) -> bool {
         let Some(tiling) = self.tiling.as_mut() else { return false };
         let before = tiling.nodes;
@@ -342,7 +343,7 @@ impl Decider<'_> {
             tiling::Outcome::Exhausted => {
                 self.report.refuted_below = self.capacity.saturating_add(1);
                 Decision::Infeasible(format!(
-                    "the tiling search proved that no placement fills the {} bytes without a hole ({} nodes)",
+                    "the tiling search proved that no placement fits in {} bytes, all of them used ({} nodes)",
                     self.capacity, tiling.nodes
                 ))
             }
