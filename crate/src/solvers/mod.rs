@@ -13,6 +13,7 @@ pub mod minimise;
 pub mod portfolio;
 pub mod stacking;
 pub mod telamalloc;
+pub mod tiling;
 pub mod tvm;
 mod view;
 pub mod zant;

@@ -73,6 +73,7 @@ impl MiniMalloc {
             memo: params.get_or("memo", defaults.rules.memo)?,
             symmetry: params.get_or("symmetry", defaults.rules.symmetry)?,
             hatless: params.get_or("hatless", defaults.rules.hatless)?,
+            tiling: params.get_or("tiling", defaults.rules.tiling)?,
         };
         Ok(Settings {
             rules,
@@ -96,6 +97,7 @@ fn search_stats(stats: &mut Stats, report: &Report) {
     stats.insert("pruned_memo".into(), StatValue::Count(c.pruned_memo));
     stats.insert("pruned_symmetry".into(), StatValue::Count(c.pruned_symmetry));
     stats.insert("pruned_hatless".into(), StatValue::Count(c.pruned_hatless));
+    stats.insert("tiling_nodes".into(), StatValue::Count(c.tiling_nodes));
     stats.insert("rounds".into(), StatValue::Count(report.rounds));
     if let Some(ordering) = &report.ordering {
         stats.insert("ordering".into(), StatValue::Text(ordering.clone()));
@@ -157,6 +159,11 @@ impl Solver for MiniMalloc {
             Parameter::flag("memo", d.rules.memo, "remember refuted states and cut them when they recur"),
             Parameter::flag("symmetry", d.rules.symmetry, "stack buffers of the same lifetime smaller first"),
             Parameter::flag("hatless", d.rules.hatless, "a failed buffer with no unplaced neighbour ends its node"),
+            Parameter::flag(
+                "tiling",
+                d.rules.tiling,
+                "at a tight capacity (every live section exactly full), first search by covering the lowest free cell",
+            ),
         ]
     }
 

@@ -40,6 +40,9 @@ pub struct Rules {
     /// When a buffer none of whose neighbours is left unplaced fails, its later siblings fail
     /// too (see [`Search::advance`]).
     pub hatless: bool,
+    /// At a tight capacity (every section with a live buffer exactly full), decide with the
+    /// tiling search ([`crate::solvers::tiling`]) before the canonical one.
+    pub tiling: bool,
 }
 
 impl Default for Rules {
@@ -52,6 +55,7 @@ impl Default for Rules {
             memo: true,
             symmetry: true,
             hatless: true,
+            tiling: true,
         }
     }
 }
@@ -88,6 +92,8 @@ pub struct Counters {
     pub pruned_symmetry: u64,
     /// Candidates skipped because a sibling with no unplaced neighbour failed before them.
     pub pruned_hatless: u64,
+    /// Nodes of the tiling search (`nodes` counts them as a quarter each, their cost).
+    pub tiling_nodes: u64,
 }
 
 impl Counters {
@@ -102,6 +108,7 @@ impl Counters {
         self.pruned_memo += other.pruned_memo;
         self.pruned_symmetry += other.pruned_symmetry;
         self.pruned_hatless += other.pruned_hatless;
+        self.tiling_nodes += other.tiling_nodes;
     }
 
     /// What was counted since `before` (counters only grow).
@@ -117,6 +124,7 @@ impl Counters {
             pruned_memo: self.pruned_memo - before.pruned_memo,
             pruned_symmetry: self.pruned_symmetry - before.pruned_symmetry,
             pruned_hatless: self.pruned_hatless - before.pruned_hatless,
+            tiling_nodes: self.tiling_nodes - before.tiling_nodes,
         }
     }
 }
@@ -1054,6 +1062,7 @@ mod tests {
         memo: true,
         symmetry: true,
         hatless: true,
+        tiling: false,
     };
 
     /// Nodes at most per search (searches that reach it are compared where they stopped).
