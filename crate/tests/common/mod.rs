@@ -206,5 +206,6 @@ pub fn rule_sets() -> Vec<(&'static str, Rules)> {
         ("memo", Rules { memo: false, ..all }),
         ("symmetry", Rules { symmetry: false, ..all }),
         ("hatless", Rules { hatless: false, ..all }),
+        ("stacking", Rules { stacking: false, ..all }),
     ]
 }

@@ -17,6 +17,7 @@ mod feasibility;
 mod orderings;
 mod search;
 mod sections;
+mod stacks;
 mod transpositions;
 
 use std::cell::OnceCell;
@@ -73,6 +74,7 @@ impl MiniMalloc {
             memo: params.get_or("memo", defaults.rules.memo)?,
             symmetry: params.get_or("symmetry", defaults.rules.symmetry)?,
             hatless: params.get_or("hatless", defaults.rules.hatless)?,
+            stacking: params.get_or("stacking", defaults.rules.stacking)?,
         };
         Ok(Settings {
             rules,
@@ -96,6 +98,7 @@ fn search_stats(stats: &mut Stats, report: &Report) {
     stats.insert("pruned_memo".into(), StatValue::Count(c.pruned_memo));
     stats.insert("pruned_symmetry".into(), StatValue::Count(c.pruned_symmetry));
     stats.insert("pruned_hatless".into(), StatValue::Count(c.pruned_hatless));
+    stats.insert("pruned_stacking".into(), StatValue::Count(c.pruned_stacking));
     stats.insert("rounds".into(), StatValue::Count(report.rounds));
     if let Some(ordering) = &report.ordering {
         stats.insert("ordering".into(), StatValue::Text(ordering.clone()));
@@ -157,6 +160,11 @@ impl Solver for MiniMalloc {
             Parameter::flag("memo", d.rules.memo, "remember refuted states and cut them when they recur"),
             Parameter::flag("symmetry", d.rules.symmetry, "stack buffers of the same lifetime smaller first"),
             Parameter::flag("hatless", d.rules.hatless, "a failed buffer with no unplaced neighbour ends its node"),
+            Parameter::flag(
+                "stacking",
+                d.rules.stacking,
+                "the unplaced buffers of the fullest sections stack at aligned offsets under the capacity (with inference)",
+            ),
         ]
     }
 
