@@ -150,8 +150,7 @@ fn small_aligned(max_buffers: usize) -> impl Strategy<Value = Problem> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
-    /// The stacking bound inside the nodes (and the memo that hashes aligned floors, checked with
-    /// the memo off) changes no answer on instances shaped like issue 20's: the same optimum with
+    /// The stacking bound inside the nodes and the coarse node keys change no answer on instances shaped like issue 20's: the same optimum with
     /// it on and off, proven both ways, and the capacity just below refuted both ways with a bound
     /// that never passes the optimum.
     #[test]
@@ -160,7 +159,7 @@ proptest! {
         let sets = [
             ("all", all),
             ("stacking off", Rules { stacking: false, ..all }),
-            ("memo off", Rules { memo: false, ..all }),
+            ("coarse keys off", Rules { coarse_keys: false, ..all }),
         ];
         let mut optimum = None;
         for (name, rules) in sets {

@@ -207,5 +207,6 @@ pub fn rule_sets() -> Vec<(&'static str, Rules)> {
         ("symmetry", Rules { symmetry: false, ..all }),
         ("hatless", Rules { hatless: false, ..all }),
         ("stacking", Rules { stacking: false, ..all }),
+        ("coarse_keys", Rules { coarse_keys: false, ..all }),
     ]
 }

@@ -75,6 +75,7 @@ impl MiniMalloc {
             symmetry: params.get_or("symmetry", defaults.rules.symmetry)?,
             hatless: params.get_or("hatless", defaults.rules.hatless)?,
             stacking: params.get_or("stacking", defaults.rules.stacking)?,
+            coarse_keys: params.get_or("coarse-keys", defaults.rules.coarse_keys)?,
         };
         Ok(Settings {
             rules,
@@ -164,6 +165,11 @@ impl Solver for MiniMalloc {
                 "stacking",
                 d.rules.stacking,
                 "the unplaced buffers of the fullest sections stack at aligned offsets under the capacity (with inference)",
+            ),
+            Parameter::flag(
+                "coarse-keys",
+                d.rules.coarse_keys,
+                "remembered states hash floors rounded up to the alignment (with memo)",
             ),
         ]
     }

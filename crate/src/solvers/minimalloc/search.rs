@@ -45,6 +45,9 @@ pub struct Rules {
     /// multiple of its alignment and no lower than it can still go, under the capacity (the
     /// stacking bound inside the nodes, see [`super::stacks`]). Part of inference: off with it.
     pub stacking: bool,
+    /// Node keys hash each floor as the search sees it, rounded up to the buffer's alignment (see
+    /// [`Search::floor_key`]), so that more refuted states are recognised. Part of memo.
+    pub coarse_keys: bool,
 }
 
 impl Default for Rules {
@@ -58,6 +61,7 @@ impl Default for Rules {
             symmetry: true,
             hatless: true,
             stacking: true,
+            coarse_keys: true,
         }
     }
 }
@@ -519,9 +523,19 @@ impl<'a> Search<'a> {
     /// the same subtree, and a refutation of one cuts the others (issue 20).
     #[inline]
     fn floor_key(&self, rank: u32, floor: u64) -> u128 {
-        let alignment = self.instance.alignment[rank as usize];
-        let aligned = if alignment == 1 { floor } else { crate::alignment::align_up(floor, alignment).unwrap_or(u64::MAX) };
-        transpositions::key(rank, aligned)
+        transpositions::key(rank, self.seen_floor(rank as usize, floor))
+    }
+
+    /// The floor as the search sees it (see [`Search::floor_key`]), or the floor itself without
+    /// [`Rules::coarse_keys`].
+    #[inline]
+    fn seen_floor(&self, r: usize, floor: u64) -> u64 {
+        let alignment = self.instance.alignment[r];
+        if alignment == 1 || !self.rules.coarse_keys {
+            floor
+        } else {
+            crate::alignment::align_up(floor, alignment).unwrap_or(u64::MAX)
+        }
     }
 
     /// The hash of a part's set of buffers (see [`Search::enter`]).
@@ -1139,6 +1153,7 @@ mod tests {
         symmetry: true,
         hatless: true,
         stacking: true,
+        coarse_keys: true,
     };
 
     /// Nodes at most per search (searches that reach it are compared where they stopped).
