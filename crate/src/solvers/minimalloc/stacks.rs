@@ -182,7 +182,7 @@ mod tests {
                 rank: first + i as u32,
                 size: 1 + next() % 40,
                 alignment: [1, 2, 4, 8, 16, 32][(next() % 6) as usize],
-                release: if next() % 2 == 0 { 0 } else { next() % 50 },
+                release: if next().is_multiple_of(2) { 0 } else { next() % 50 },
             })
             .collect()
     }
