@@ -207,5 +207,7 @@ pub fn rule_sets() -> Vec<(&'static str, Rules)> {
         ("symmetry", Rules { symmetry: false, ..all }),
         ("hatless", Rules { hatless: false, ..all }),
         ("tiling", Rules { tiling: false, ..all }),
+        ("stacking", Rules { stacking: false, ..all }),
+        ("coarse_keys", Rules { coarse_keys: false, ..all }),
     ]
 }

@@ -17,6 +17,7 @@ mod feasibility;
 mod orderings;
 mod search;
 mod sections;
+mod stacks;
 mod transpositions;
 
 use std::cell::OnceCell;
@@ -74,6 +75,8 @@ impl MiniMalloc {
             symmetry: params.get_or("symmetry", defaults.rules.symmetry)?,
             hatless: params.get_or("hatless", defaults.rules.hatless)?,
             tiling: params.get_or("tiling", defaults.rules.tiling)?,
+            stacking: params.get_or("stacking", defaults.rules.stacking)?,
+            coarse_keys: params.get_or("coarse-keys", defaults.rules.coarse_keys)?,
         };
         Ok(Settings {
             rules,
@@ -98,6 +101,7 @@ fn search_stats(stats: &mut Stats, report: &Report) {
     stats.insert("pruned_symmetry".into(), StatValue::Count(c.pruned_symmetry));
     stats.insert("pruned_hatless".into(), StatValue::Count(c.pruned_hatless));
     stats.insert("tiling_nodes".into(), StatValue::Count(c.tiling_nodes));
+    stats.insert("pruned_stacking".into(), StatValue::Count(c.pruned_stacking));
     stats.insert("rounds".into(), StatValue::Count(report.rounds));
     if let Some(ordering) = &report.ordering {
         stats.insert("ordering".into(), StatValue::Text(ordering.clone()));
@@ -163,6 +167,16 @@ impl Solver for MiniMalloc {
                 "tiling",
                 d.rules.tiling,
                 "at a tight capacity (every live section exactly full), first search by covering the lowest free cell",
+            ),
+            Parameter::flag(
+                "stacking",
+                d.rules.stacking,
+                "the unplaced buffers of the fullest sections stack at aligned offsets under the capacity (with inference)",
+            ),
+            Parameter::flag(
+                "coarse-keys",
+                d.rules.coarse_keys,
+                "remembered states hash floors rounded up to the alignment (with memo)",
             ),
         ]
     }

@@ -17,6 +17,7 @@
 //! splits); its module documentation says how and why it differs.
 
 use super::sections::Instance;
+use super::stacks::{Item, Stacker};
 use super::transpositions::{self, NodeKey, Refuted};
 use crate::options::Deadline;
 
@@ -43,6 +44,13 @@ pub struct Rules {
     /// At a tight capacity (every section with a live buffer exactly full), decide with the
     /// tiling search ([`crate::solvers::tiling`]) before the canonical one.
     pub tiling: bool,
+    /// In the sections where the most buffers are unplaced, those buffers must stack, each at a
+    /// multiple of its alignment and no lower than it can still go, under the capacity (the
+    /// stacking bound inside the nodes, see [`super::stacks`]). Part of inference: off with it.
+    pub stacking: bool,
+    /// Node keys hash each floor as the search sees it, rounded up to the buffer's alignment (see
+    /// [`Search::floor_key`]), so that more refuted states are recognised. Part of memo.
+    pub coarse_keys: bool,
 }
 
 impl Default for Rules {
@@ -56,6 +64,8 @@ impl Default for Rules {
             symmetry: true,
             hatless: true,
             tiling: true,
+            stacking: true,
+            coarse_keys: true,
         }
     }
 }
@@ -94,6 +104,8 @@ pub struct Counters {
     pub pruned_hatless: u64,
     /// Nodes of the tiling search (`nodes` counts them as a quarter each, their cost).
     pub tiling_nodes: u64,
+    /// Nodes cut by the stacking bound of a section.
+    pub pruned_stacking: u64,
 }
 
 impl Counters {
@@ -109,6 +121,7 @@ impl Counters {
         self.pruned_symmetry += other.pruned_symmetry;
         self.pruned_hatless += other.pruned_hatless;
         self.tiling_nodes += other.tiling_nodes;
+        self.pruned_stacking += other.pruned_stacking;
     }
 
     /// What was counted since `before` (counters only grow).
@@ -125,6 +138,7 @@ impl Counters {
             pruned_symmetry: self.pruned_symmetry - before.pruned_symmetry,
             pruned_hatless: self.pruned_hatless - before.pruned_hatless,
             tiling_nodes: self.tiling_nodes - before.tiling_nodes,
+            pruned_stacking: self.pruned_stacking - before.pruned_stacking,
         }
     }
 }
@@ -268,6 +282,11 @@ pub struct Search<'a> {
     /// The lowest capacity at which some cut made so far, by a test that compares with the
     /// capacity, would not have been made (`u64::MAX`: none yet). See [`Search::refuted_below`].
     threshold: u64,
+    /// The stacking bound's programme, and per section which of the list's buffers start (1) and
+    /// end (2) there (scratch of [`Search::stacks_hold`], all 0 between calls).
+    stacker: Stacker,
+    ends: Vec<u8>,
+    items: Vec<Item>,
 }
 
 impl<'a> Search<'a> {
@@ -316,6 +335,9 @@ impl<'a> Search<'a> {
             finished: None,
             next_poll: POLL_EVERY,
             threshold: u64::MAX,
+            stacker: Stacker::default(),
+            ends: vec![0; sections],
+            items: Vec::new(),
         }
     }
 
@@ -442,7 +464,7 @@ impl<'a> Search<'a> {
         let context = if depth > 0 { Self::context(&list) } else { 0 };
         let outside = self.floors_hash
             ^ context
-            ^ list.iter().fold(0, |hash, &r| hash ^ transpositions::key(r, self.floor[r as usize]));
+            ^ list.iter().fold(0, |hash, &r| hash ^ self.floor_key(r, self.floor[r as usize]));
         let key = self.node_key(outside, max_offset, last_rank);
         if self.rules.memo && self.refuted.contains(key) {
             self.counters.pruned_memo += 1;
@@ -499,6 +521,28 @@ impl<'a> Search<'a> {
     fn restore_priorities(&mut self, saved: &[(u32, u32)]) {
         for &(rank, priority) in saved.iter().rev() {
             self.priority[rank as usize] = priority;
+        }
+    }
+
+    /// The hash of an unplaced buffer at a floor, for the node keys. What the search does with a
+    /// buffer depends on its floor only through the lowest multiple of its alignment at or above
+    /// it (its lowest fit, its fits above pinned buffers and its height all round the floor up
+    /// first), so that is what is hashed: floors a few bytes apart under one aligned slot leave
+    /// the same subtree, and a refutation of one cuts the others (issue 20).
+    #[inline]
+    fn floor_key(&self, rank: u32, floor: u64) -> u128 {
+        transpositions::key(rank, self.seen_floor(rank as usize, floor))
+    }
+
+    /// The floor as the search sees it (see [`Search::floor_key`]), or the floor itself without
+    /// [`Rules::coarse_keys`].
+    #[inline]
+    fn seen_floor(&self, r: usize, floor: u64) -> u64 {
+        let alignment = self.instance.alignment[r];
+        if alignment == 1 || !self.rules.coarse_keys {
+            floor
+        } else {
+            crate::alignment::align_up(floor, alignment).unwrap_or(u64::MAX)
         }
     }
 
@@ -608,7 +652,7 @@ impl<'a> Search<'a> {
     /// The key a part's root node will have when it is entered (see [`Search::enter`]): it
     /// hashes only the part's own buffers, which the other parts never touch.
     fn part_key(&self, part: &[u32]) -> NodeKey {
-        let own = part.iter().fold(0, |hash, &r| hash ^ transpositions::key(r, self.floor[r as usize]));
+        let own = part.iter().fold(0, |hash, &r| hash ^ self.floor_key(r, self.floor[r as usize]));
         transpositions::node_key(own ^ Self::context(part), 0, NO_RANK)
     }
 
@@ -756,6 +800,10 @@ impl<'a> Search<'a> {
                 self.counters.pruned_inference += 1;
                 return None;
             }
+            if self.rules.stacking && !self.stacks_hold(list, floor) {
+                self.counters.pruned_stacking += 1;
+                return None;
+            }
         }
         Some(lowest_top)
     }
@@ -857,6 +905,56 @@ impl<'a> Search<'a> {
         failed.is_none()
     }
 
+    /// The stacking bound ([`super::stacks`]) in the sections of the list's range where one of
+    /// its buffers starts and one ends: any other section's unplaced buffers are alive in a
+    /// neighbouring section too, at the same releases, so it cannot need more. Each buffer's
+    /// release is the lowest offset it can still take ([`Search::height`], `base` as in
+    /// [`Search::sections_hold`]). Only sections with an aligned buffer: without one, eq. (3)
+    /// sees nearly as much.
+    fn stacks_hold(&mut self, list: &[u32], base: u64) -> bool {
+        let instance = self.instance;
+        if instance.classes.is_empty() {
+            return true;
+        }
+        let (low, high) = self.range(list);
+        for &rank in list {
+            let r = rank as usize;
+            if instance.last[r] > instance.first[r] {
+                self.ends[instance.first[r] as usize] |= 1;
+                self.ends[instance.last[r] as usize - 1] |= 2;
+            }
+        }
+        let mut items = std::mem::take(&mut self.items);
+        let mut holds = true;
+        for s in low as usize..high as usize {
+            if std::mem::take(&mut self.ends[s]) != 3 || !holds {
+                continue;
+            }
+            items.clear();
+            let mut aligned = false;
+            for &member in instance.members(s) {
+                let m = member as usize;
+                // Unplaced and alive in `s` (not in a gap there); a buffer that can never be
+                // placed has failed eq. (3) already.
+                if self.placed[m] || !instance.live(m).iter().any(|&(from, to)| from as usize <= s && s < to as usize) {
+                    continue;
+                }
+                let Some(release) = self.height(m, base) else { continue };
+                aligned |= instance.alignment[m] > 1;
+                items.push(Item { rank: member, size: instance.size[m], alignment: instance.alignment[m], release });
+            }
+            if aligned
+                && items.len() > 1
+                && let Some(need) = self.stacker.need(&mut items, self.capacity)
+            {
+                self.cut_below(need);
+                holds = false;
+            }
+        }
+        self.items = items;
+        holds
+    }
+
     /// Eq. (3) in one section, from its members: the capacity the section needs (`u64::MAX` when
     /// one of its buffers can never be placed, whatever the capacity; 0 when none is unplaced).
     fn section_need(&self, s: usize, base: u64) -> u64 {
@@ -935,7 +1033,7 @@ impl<'a> Search<'a> {
         self.placements.push((rank as u32, self.trail.len()));
         self.placed[rank] = true;
         self.offset[rank] = offset;
-        self.floors_hash ^= transpositions::key(rank as u32, self.floor[rank]);
+        self.floors_hash ^= self.floor_key(rank as u32, self.floor[rank]);
         let size = instance.size[rank];
         let top = offset + size; // no overflow: candidates fit under the capacity
         for &other in instance.neighbours(rank) {
@@ -943,7 +1041,7 @@ impl<'a> Search<'a> {
             self.open[o] -= 1;
             if !self.placed[o] && self.floor[o] < top {
                 self.trail.push((other, self.floor[o]));
-                self.floors_hash ^= transpositions::key(other, self.floor[o]) ^ transpositions::key(other, top);
+                self.floors_hash ^= self.floor_key(other, self.floor[o]) ^ self.floor_key(other, top);
                 self.floor[o] = top;
             }
         }
@@ -991,13 +1089,13 @@ impl<'a> Search<'a> {
             while self.trail.len() > trail_mark {
                 let Some((other, floor)) = self.trail.pop() else { break };
                 let current = std::mem::replace(&mut self.floor[other as usize], floor);
-                self.floors_hash ^= transpositions::key(other, current) ^ transpositions::key(other, floor);
+                self.floors_hash ^= self.floor_key(other, current) ^ self.floor_key(other, floor);
             }
             self.placed[rank] = false;
             for &other in instance.neighbours(rank) {
                 self.open[other as usize] += 1;
             }
-            self.floors_hash ^= transpositions::key(rank as u32, self.floor[rank]);
+            self.floors_hash ^= self.floor_key(rank as u32, self.floor[rank]);
             let size = instance.size[rank];
             let (first, last) = (instance.first[rank] as usize, instance.last[rank] as usize);
             for &(from, to) in instance.live(rank) {
@@ -1063,6 +1161,8 @@ mod tests {
         symmetry: true,
         hatless: true,
         tiling: false,
+        stacking: true,
+        coarse_keys: true,
     };
 
     /// Nodes at most per search (searches that reach it are compared where they stopped).
