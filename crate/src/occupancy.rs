@@ -8,6 +8,15 @@
 //! the lifetime is recorded at a node that shares a leaf with one of its canonical nodes, so at a
 //! descendant (in `below`) or an ancestor (in `own`) of it.
 //!
+//! The tree is cut at a level `top`: the nodes of that level (blocks of `2^top` leaves) are the
+//! roots of a forest, and a lifetime's canonical nodes are those of each block it touches (a block
+//! it covers whole is one). Two overlapping lifetimes share a leaf, so a block, within which the
+//! rule above holds unchanged. On model traces (most lifetimes a few leaves, a few in a hundred
+//! thousands of leaves long) the whole tree had every short lifetime write the subtree sets of a
+//! dozen ancestors and read the own sets of as many, a cache miss each, for the sake of the few
+//! long ones; cut at the level the lifetimes' lengths favour ([`choose_top`]), a long lifetime pays
+//! for its length instead, once per block it covers.
+//!
 //! The greedy engine's placement rules and idealloc's squeeze (first fit, many times over the
 //! same lifetimes through [`Routes`]) place buffers with it. A placement is never taken back, so a
 //! search that backtracks keeps its own record (TelaMalloc's per-section layout).
@@ -194,6 +203,9 @@ pub struct Occupancy {
     times: Vec<u64>,
     /// Number of leaves, a power of two; node `1` is the root, leaf `i` is node `leaves + i`.
     leaves: usize,
+    /// The level of the forest's roots (0: the leaves; `log2(leaves)`: the whole tree). No node
+    /// above it holds a set.
+    top: u32,
     /// The inner nodes, `1..leaves` (entry 0 unused).
     nodes: Vec<Node>,
     /// Each leaf's subtree set. A leaf's own set would be read only by queries below it, and
@@ -309,6 +321,16 @@ impl Occupancy {
     /// [`Occupancy::new`], stopping when `deadline` passes: on millions of lifetimes building the
     /// index takes long enough that a cancel must reach it.
     pub fn build(lifetimes: impl Iterator<Item = (u64, u64)>, deadline: &Deadline) -> Result<Self, Halt> {
+        Occupancy::build_cut(lifetimes, deadline, None)
+    }
+
+    /// [`Occupancy::build`], cut at level `top` (at most the tree's height) instead of the level
+    /// [`choose_top`] picks.
+    fn build_cut(
+        lifetimes: impl Iterator<Item = (u64, u64)>,
+        deadline: &Deadline,
+        top: Option<u32>,
+    ) -> Result<Self, Halt> {
         // Every endpoint with the lifetime it belongs to, sorted once: the distinct times and each
         // lifetime's leaf range come out of one pass over them. (Finding them by binary search,
         // as [`Occupancy::span`] does, cost two searches of an array of a million times per
@@ -341,9 +363,11 @@ impl Occupancy {
         drop(endpoints);
         times.shrink_to_fit();
         let leaves = times.len().saturating_sub(1).max(1).next_power_of_two();
+        let top = top.map_or_else(|| choose_top(&spans, leaves), |top| top.min(leaves.trailing_zeros()));
         let mut occupancy = Occupancy {
             times,
             leaves,
+            top,
             nodes: vec![Node::default(); leaves],
             leaf_sets: vec![Set::default(); leaves],
             canonical: vec![0; (2 * leaves).div_ceil(64)],
@@ -391,21 +415,9 @@ impl Occupancy {
     }
 
     /// Calls `visit` with each canonical node tiling the lifetime.
-    fn for_each_canonical(&self, span: Span, mut visit: impl FnMut(usize)) {
+    fn for_each_canonical(&self, span: Span, visit: impl FnMut(usize)) {
         debug_assert!(span.first < span.last, "empty lifetime");
-        let (mut l, mut h) = (span.first as usize + self.leaves, span.last as usize + self.leaves);
-        while l < h {
-            if l & 1 == 1 {
-                visit(l);
-                l += 1;
-            }
-            if h & 1 == 1 {
-                h -= 1;
-                visit(h);
-            }
-            l >>= 1;
-            h >>= 1;
-        }
+        tile(span, self.leaves, self.top, visit);
     }
 
     /// Fills `query.nodes` with the nodes to touch for the lifetime: the canonical nodes tiling it,
@@ -424,8 +436,8 @@ impl Occupancy {
         // Node `low >> level` overlaps in part unless `low` is its first leaf; the same on the
         // right with `high`. When both name one node, visit it once.
         let (low, high) = (span.first as usize + self.leaves, span.last as usize + self.leaves);
-        let levels = self.leaves.trailing_zeros();
-        for level in 1..=levels {
+        // (Nodes above the forest's roots hold nothing.)
+        for level in 1..=self.top {
             let left = (low >> level != 0 && (low >> level) << level != low).then_some(low >> level);
             let right = ((high >> level) << level != high).then_some((high - 1) >> level);
             if let Some(node) = left
@@ -554,6 +566,12 @@ impl Occupancy {
         self.query_span(self.spans[k], query);
     }
 
+    /// [`Occupancy::query_lifetime`] for the leaf range [`Occupancy::leaf_range`] gave for a
+    /// lifetime (a caller that gathers them ahead reads them in its own order).
+    pub fn query_leaves(&self, (first, last): (u32, u32), query: &mut Query) {
+        self.query_span(Span { first, last }, query);
+    }
+
     fn query_span(&self, span: Span, query: &mut Query) {
         self.collect_nodes(span, query);
         query.sets.clear();
@@ -617,6 +635,61 @@ impl Occupancy {
     }
 }
 
+/// The canonical nodes tiling the leaf range `span` in a tree of `leaves` leaves cut at level
+/// `top`: bottom-up as in any segment tree up to that level, then every node of it that the range
+/// still spans (whole blocks).
+fn tile(span: Span, leaves: usize, top: u32, mut visit: impl FnMut(usize)) {
+    let (mut l, mut h) = (span.first as usize + leaves, span.last as usize + leaves);
+    let mut level = 0;
+    while l < h && level < top {
+        if l & 1 == 1 {
+            visit(l);
+            l += 1;
+        }
+        if h & 1 == 1 {
+            h -= 1;
+            visit(h);
+        }
+        l >>= 1;
+        h >>= 1;
+        level += 1;
+    }
+    (l..h).for_each(visit);
+}
+
+/// How many lifetimes [`choose_top`] looks at: enough for a stable estimate, few enough that
+/// trying every level costs nothing next to building the index.
+const TOP_SAMPLE: usize = 4096;
+
+/// The level at which to cut the tree for these lifetimes (see the module note): the one with the
+/// least estimated work per placement over an even sample of them. A placement writes both sets
+/// of each canonical node and the subtree set of each proper ancestor, and its query reads one set
+/// of each: 3 per canonical node, 2 per ancestor.
+fn choose_top(spans: &[Span], leaves: usize) -> u32 {
+    let levels = leaves.trailing_zeros();
+    let step = spans.len().div_ceil(TOP_SAMPLE).max(1);
+    let sample: Vec<Span> = spans.iter().step_by(step).copied().filter(|s| s.first < s.last).collect();
+    let cost = |top: u32| -> u64 {
+        let mut total = 0u64;
+        for &span in &sample {
+            let mut canonical = 0u64;
+            tile(span, leaves, top, |_| canonical += 1);
+            // Proper ancestors up to `top`: per level, the partly covered node at each end.
+            let (low, high) = (span.first as usize + leaves, span.last as usize + leaves);
+            let mut ancestors = 0u64;
+            for level in 1..=top {
+                let left = ((low >> level) << level != low).then_some(low >> level);
+                let right = ((high >> level) << level != high).then_some((high - 1) >> level);
+                ancestors += left.is_some() as u64 + (right.is_some() && right != left) as u64;
+            }
+            total += 3 * canonical + 2 * ancestors;
+        }
+        total
+    };
+    // The highest level among the cheapest: lifetimes that gain nothing keep the whole tree.
+    (0..=levels).rev().min_by_key(|&top| cost(top)).unwrap_or(levels)
+}
+
 /// The lowest `offset >= floor`, a multiple of `alignment`, with `[offset, offset + size)` free in
 /// the union of `sets` (each read through `view`), or `None` past u64.
 ///
@@ -678,6 +751,67 @@ fn lowest_fit_in<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+        /// Cut at any level, the index answers as a scan of the placed rectangles does: random
+        /// lifetimes (some long), placed in turn by first fit at random alignments and floors,
+        /// each answer (first fit, the highest taken address, whether a range is taken, the free
+        /// gaps) checked against the scan before the placement is made.
+        #[test]
+        fn every_cut_answers_as_a_scan_of_the_placements(
+            raw in prop::collection::vec((0u64..300, 1u64..12, 0u32..8, 1u64..9, 0u32..3), 1..120),
+            cut in 0u32..12,
+        ) {
+            let lifetimes: Vec<(u64, u64)> = raw
+                .iter()
+                .map(|&(start, length, class, _, _)| (start, start + if class == 0 { length * 25 } else { length }))
+                .collect();
+            let mut occupancy = Occupancy::build_cut(lifetimes.iter().copied(), &Deadline::none(), Some(cut)).unwrap();
+            let mut placed: Vec<(u64, u64, u64, u64)> = Vec::new();
+            let taken = |placed: &[(u64, u64, u64, u64)], (s, e): (u64, u64), low: u64, high: u64| {
+                placed.iter().any(|&(ps, pe, pl, ph)| ps < e && s < pe && pl < high && low < ph)
+            };
+            let mut query = Query::default();
+            for (k, &(_, _, _, size, align)) in raw.iter().enumerate() {
+                let lifetime = lifetimes[k];
+                let alignment = 1u64 << align;
+                let floor = (k as u64 * 7) % 5;
+                occupancy.query_lifetime(k, &mut query);
+                let expected = (align_up(floor, alignment).unwrap()..)
+                    .step_by(alignment as usize)
+                    .find(|&x| !taken(&placed, lifetime, x, x + size))
+                    .unwrap();
+                prop_assert_eq!(occupancy.lowest_fit_from(&query, size, alignment, floor), Some(expected));
+                let (s, e) = lifetime;
+                let highest = placed.iter().filter(|p| p.0 < e && s < p.1).map(|p| p.3).max().unwrap_or(0);
+                prop_assert_eq!(occupancy.highest(&query), highest);
+                prop_assert_eq!(occupancy.is_taken(&query, 0, expected + size), taken(&placed, lifetime, 0, expected + size));
+                let mut gaps = Vec::new();
+                occupancy.gaps(&query, |low, high| gaps.push((low, high)));
+                for &(low, high) in &gaps {
+                    let high = high.unwrap_or(low + 1);
+                    prop_assert!(low == high || !taken(&placed, lifetime, low, high), "gap [{}, {}) is free", low, high);
+                }
+                prop_assert_eq!(gaps.last().map(|g| g.0), Some(highest), "the open gap starts at the top");
+                occupancy.insert_queried(&query, expected, expected + size);
+                placed.push((s, e, expected, expected + size));
+            }
+        }
+    }
+
+    /// Mostly short lifetimes with a few very long ones cut the tree below its root; lifetimes
+    /// that span the whole timeline keep it whole (its root tiles each).
+    #[test]
+    fn the_cut_follows_the_lifetimes() {
+        let mut lifetimes: Vec<(u64, u64)> = (0..20_000u64).map(|i| (i, i + 1 + i % 7)).collect();
+        lifetimes.extend((0..200u64).map(|i| (i * 100, i * 100 + 2_000)));
+        let mixed = Occupancy::new(lifetimes.iter().copied());
+        assert!(mixed.top < mixed.leaves.trailing_zeros() && mixed.top > 0, "cut at {}", mixed.top);
+        let uniform = Occupancy::new((0..64u64).map(|i| (0, 64 + i % 2)));
+        assert_eq!(uniform.top, uniform.leaves.trailing_zeros());
+    }
 
     #[test]
     fn interval_set_merges_overlapping_and_touching() {
@@ -717,7 +851,9 @@ mod tests {
     #[test]
     #[should_panic(expected = "a lifetime not given to Occupancy::new")]
     fn an_unregistered_lifetime_is_refused() {
-        let mut occupancy = Occupancy::new([(0u64, 8u64), (0, 1), (7, 8)].into_iter());
+        // (The whole tree: cut lower, [1, 7) would be tiled by leaves that [0, 8) registers.)
+        let lifetimes = [(0u64, 8u64), (0, 1), (7, 8)].into_iter();
+        let mut occupancy = Occupancy::build_cut(lifetimes, &Deadline::none(), Some(u32::MAX)).unwrap();
         occupancy.insert(0, 8, 0, 4);
         let mut query = Query::default();
         occupancy.query_into(1, 7, &mut query);

@@ -336,31 +336,62 @@ fn place_in(
         offsets[i] = offset;
         peak = peak.max(top);
     }
-    for (step, &i) in sequence.iter().enumerate() {
-        let buffer = &buffers[i];
-        if buffer.pinned.is_some() {
-            continue;
+    // What each step needs of its buffer, gathered a chunk ahead: `sequence` jumps across the
+    // buffers, and reading each one's fields (and leaf range) only when its turn came stalled the
+    // pass on a cache miss per step; gathered in a loop of independent reads, the misses overlap.
+    let mut chunk: Vec<Step> = Vec::with_capacity(GATHER);
+    let mut done = 0;
+    for part in sequence.chunks(GATHER) {
+        chunk.clear();
+        chunk.extend(part.iter().filter(|&&i| buffers[i].pinned.is_none()).map(|&i| Step {
+            index: i,
+            leaves: occupancy.leaf_range(i),
+            size: buffers[i].size,
+            alignment: buffers[i].alignment,
+        }));
+        for step in &chunk {
+            deadline.poll(done)?;
+            done += 1;
+            occupancy.query_leaves(step.leaves, &mut query);
+            let (offset, top) = locate(occupancy, &query, &buffers[step.index], step.size, step.alignment, fit)?;
+            peak = peak.max(top);
+            // (Read at every step: the ceiling may have come down below a peak reached before.)
+            if peak > ceiling.get() {
+                return Ok(false);
+            }
+            occupancy.insert_queried(&query, offset, top);
+            offsets[step.index] = offset;
         }
-        deadline.poll(step)?;
-        occupancy.query_lifetime(i, &mut query);
-        let (offset, top) = locate(occupancy, &query, buffer, fit)?;
-        peak = peak.max(top);
-        // (Read at every step: the ceiling may have come down below a peak reached before.)
-        if peak > ceiling.get() {
-            return Ok(false);
-        }
-        occupancy.insert_queried(&query, offset, top);
-        offsets[i] = offset;
     }
     Ok(peak <= ceiling.get())
 }
 
+/// How many steps [`place_in`] gathers at a time.
+const GATHER: usize = 1024;
+
+/// One unpinned buffer to place: its index, leaf range, size and alignment.
+struct Step {
+    index: usize,
+    leaves: (u32, u32),
+    size: u64,
+    alignment: u64,
+}
+
 /// Where `fit` puts `buffer` among the placements `occupancy` holds, given `query` of its lifetime:
 /// its offset and top, or an overflow error when they would pass u64.
-fn locate(occupancy: &Occupancy, query: &Query, buffer: &Buffer, fit: Fit) -> Result<(u64, u64), Halt> {
-    let overflow = || Halt::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
-    let offset = fit.choose(occupancy, query, buffer.size, buffer.alignment).ok_or_else(overflow)?;
-    let top = offset.checked_add(buffer.size).ok_or_else(overflow)?;
+/// (`size` and `alignment` are the buffer's, read ahead; the buffer itself is read only to name it
+/// in an error.)
+fn locate(
+    occupancy: &Occupancy,
+    query: &Query,
+    buffer: &Buffer,
+    size: u64,
+    alignment: u64,
+    fit: Fit,
+) -> Result<(u64, u64), Halt> {
+    let overflow = || Halt::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size };
+    let offset = fit.choose(occupancy, query, size, alignment).ok_or_else(overflow)?;
+    let top = offset.checked_add(size).ok_or_else(overflow)?;
     Ok((offset, top))
 }
 
