@@ -16,20 +16,23 @@ use memplan::solvers::stacking::Stacking;
 use memplan::{Buffer, Params, Problem, SolveOptions, Stopped};
 use proptest::prelude::*;
 
+/// A problem of `(start, length, size, alignment)` buffers, named by index.
+fn problem_of(specs: Vec<(u64, u64, u64, u64)>) -> Problem {
+    let buffers = specs
+        .into_iter()
+        .enumerate()
+        .map(|(i, (start, length, size, alignment))| {
+            Buffer::new(format!("b{i}"), start, start + length, size).with_alignment(alignment)
+        })
+        .collect();
+    Problem::new(buffers, None).expect("generated buffers are valid")
+}
+
 /// Tiny instances shaped like the generated ones: few buffers, alignments up to 32 and sizes that
 /// are mostly not multiples of them, lifetimes that overlap a lot.
 fn tiny_aligned(max_buffers: usize) -> impl Strategy<Value = Problem> {
     let buffer = (0u64..8, 1u64..6, 1u64..=40, prop::sample::select(vec![1u64, 2, 4, 8, 16, 32]));
-    prop::collection::vec(buffer, 1..=max_buffers).prop_map(|specs| {
-        let buffers = specs
-            .into_iter()
-            .enumerate()
-            .map(|(i, (start, length, size, alignment))| {
-                Buffer::new(format!("b{i}"), start, start + length, size).with_alignment(alignment)
-            })
-            .collect();
-        Problem::new(buffers, None).expect("generated buffers are valid")
-    })
+    prop::collection::vec(buffer, 1..=max_buffers).prop_map(problem_of)
 }
 
 /// An oracle that shares nothing with the search: every combination of aligned offsets below
@@ -135,16 +138,7 @@ proptest! {
 fn small_aligned(max_buffers: usize) -> impl Strategy<Value = Problem> {
     let alignments = vec![1u64, 1, 8, 64, 256, 1024, 4096];
     let buffer = (0u64..10, 1u64..6, 1u64..=5000, prop::sample::select(alignments));
-    prop::collection::vec(buffer, 2..=max_buffers).prop_map(|specs| {
-        let buffers = specs
-            .into_iter()
-            .enumerate()
-            .map(|(i, (start, length, size, alignment))| {
-                Buffer::new(format!("b{i}"), start, start + length, size).with_alignment(alignment)
-            })
-            .collect();
-        Problem::new(buffers, None).expect("generated buffers are valid")
-    })
+    prop::collection::vec(buffer, 2..=max_buffers).prop_map(problem_of)
 }
 
 proptest! {
