@@ -19,6 +19,7 @@ mod search;
 mod sections;
 mod stacks;
 mod transpositions;
+mod windows;
 
 use std::cell::OnceCell;
 
@@ -26,6 +27,7 @@ use web_time::Instant;
 
 pub use feasibility::{Decider, Decision, Prepared, Report, Settings, decide, decide_prepared, quick_refutation};
 pub use search::{Counters, Rules};
+pub use windows::{WindowBound, window_bound};
 
 use super::greedy::start_plan;
 use super::minimise::{self, Deadlines, Probe, Schedule};
@@ -77,6 +79,7 @@ impl MiniMalloc {
             tiling: params.get_or("tiling", defaults.rules.tiling)?,
             stacking: params.get_or("stacking", defaults.rules.stacking)?,
             coarse_keys: params.get_or("coarse-keys", defaults.rules.coarse_keys)?,
+            windows: params.get_or("windows", defaults.rules.windows)?,
         };
         Ok(Settings {
             rules,
@@ -85,6 +88,17 @@ impl MiniMalloc {
             budget: params.get_or("budget", defaults.budget)?,
         })
     }
+}
+
+/// The window bound's share of a minimisation's node budget (1/4), and the most nodes it takes.
+const WINDOW_SHARE: u64 = 4;
+const WINDOW_NODES: u64 = 200_000;
+
+/// Statistics of the window bound.
+fn window_stats(stats: &mut Stats, found: &WindowBound) {
+    stats.insert("window_bound".into(), found.bound.into());
+    stats.insert("windows_searched".into(), StatValue::Count(found.searched));
+    stats.insert("window_nodes".into(), StatValue::Count(found.nodes));
 }
 
 /// Statistics of a search report.
@@ -178,6 +192,11 @@ impl Solver for MiniMalloc {
                 d.rules.coarse_keys,
                 "remembered states hash floors rounded up to the alignment (with memo)",
             ),
+            Parameter::flag(
+                "windows",
+                d.rules.windows,
+                "on small instances, first search the buffers of short time windows alone: what they need bounds the whole",
+            ),
         ]
     }
 
@@ -204,8 +223,20 @@ impl MiniMalloc {
         capacity: u64,
         deadline: &Deadline,
     ) -> Result<Outcome, Halt> {
-        let report = decide(problem, capacity, settings, deadline)?;
         let mut stats = Stats::new();
+        if settings.rules.windows && quick_refutation(problem, Some(capacity)).is_none() {
+            let windowed =
+                window_bound(problem, problem.lower_bound(), capacity.saturating_add(1), settings, settings.budget, deadline);
+            window_stats(&mut stats, &windowed);
+            if windowed.bound > capacity {
+                let mut outcome =
+                    Outcome::new(self.name(), problem, Some(capacity), None, windowed.bound, Stopped::Infeasible);
+                outcome.detail = windowed.detail();
+                outcome.stats = stats;
+                return Ok(outcome);
+            }
+        }
+        let report = decide(problem, capacity, settings, deadline)?;
         search_stats(&mut stats, &report);
         let mut outcome = match report.decision {
             Decision::Feasible { offsets, placement_order } => {
@@ -234,7 +265,7 @@ impl MiniMalloc {
                 Outcome::new(self.name(), problem, Some(capacity), Some(plan), 0, stopped)
             }
         };
-        outcome.stats = stats;
+        outcome.stats.extend(stats);
         Ok(outcome)
     }
 
@@ -273,6 +304,9 @@ impl MiniMalloc {
         // The search at the lowest capacity left unknown (the bound, which the driver asks about
         // every round): asked again, it resumes instead of starting over.
         let mut resumable: Option<Decider> = None;
+        // The window bound, computed at the first probe (see [`windows`]).
+        let mut windowed: Option<WindowBound> = None;
+        let start_makespan = start.makespan;
         let minimised = minimise::minimise(
             self.name(),
             problem,
@@ -289,6 +323,17 @@ impl MiniMalloc {
                     }
                 };
                 let budget = settings.budget;
+                if settings.rules.windows && windowed.is_none() {
+                    let nodes = (budget / WINDOW_SHARE).min(WINDOW_NODES);
+                    let found = window_bound(problem, problem.lower_bound(), start_makespan, settings, nodes, deadline);
+                    total.nodes += found.nodes;
+                    windowed = Some(found);
+                }
+                if let Some(found) = &windowed
+                    && capacity < found.bound
+                {
+                    return Probe::InfeasibleBelow(found.bound);
+                }
                 let spent = total.nodes;
                 if deadline.expired().is_some() || spent >= budget {
                     stop.cancel();
@@ -329,11 +374,18 @@ impl MiniMalloc {
         );
         let report = Report { counters: total, rounds, ..Report::undecided() };
         search_stats(&mut stats, &report);
+        if let Some(found) = &windowed {
+            window_stats(&mut stats, found);
+        }
         minimised.write_stats(&mut stats);
         let mut outcome =
             Outcome::new(self.name(), problem, None, Some(minimised.plan), minimised.lower_bound, minimised.stopped);
         if let Some(Err(error)) = prepared.get() {
             outcome.detail = Some(format!("the search could not run: {error}"));
+        } else if let Some(found) = &windowed
+            && found.bound >= minimised.lower_bound
+        {
+            outcome.detail = found.detail();
         }
         outcome.stats = stats;
         Ok(outcome)

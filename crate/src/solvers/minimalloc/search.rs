@@ -51,6 +51,10 @@ pub struct Rules {
     /// Node keys hash each floor as the search sees it, rounded up to the buffer's alignment (see
     /// [`Search::floor_key`]), so that more refuted states are recognised. Part of memo.
     pub coarse_keys: bool,
+    /// Before searching, the buffers alive in short runs of sections, their lifetimes cut to
+    /// them, are searched as instances of their own: what they need bounds the whole (see
+    /// [`super::windows`]). Used by the solver around the search, not inside its nodes.
+    pub windows: bool,
 }
 
 impl Default for Rules {
@@ -66,6 +70,7 @@ impl Default for Rules {
             tiling: true,
             stacking: true,
             coarse_keys: true,
+            windows: true,
         }
     }
 }
@@ -1163,6 +1168,7 @@ mod tests {
         tiling: false,
         stacking: true,
         coarse_keys: true,
+        windows: false,
     };
 
     /// Nodes at most per search (searches that reach it are compared where they stopped).
