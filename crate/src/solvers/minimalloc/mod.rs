@@ -225,8 +225,14 @@ impl MiniMalloc {
     ) -> Result<Outcome, Halt> {
         let mut stats = Stats::new();
         if settings.rules.windows && quick_refutation(problem, Some(capacity)).is_none() {
-            let windowed =
-                window_bound(problem, problem.lower_bound(), capacity.saturating_add(1), settings, settings.budget, deadline);
+            let windowed = window_bound(
+                problem,
+                problem.lower_bound(),
+                capacity.saturating_add(1),
+                settings,
+                settings.budget,
+                deadline,
+            );
             window_stats(&mut stats, &windowed);
             if windowed.bound > capacity {
                 let mut outcome =

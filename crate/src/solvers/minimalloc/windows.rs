@@ -94,7 +94,8 @@ pub fn window_bound(
                 return found;
             }
             let (t0, t1) = (times[i], times[i + width]);
-            let members: Vec<usize> = (0..buffers.len()).filter(|&j| buffers[j].start < t1 && t0 < buffers[j].end).collect();
+            let members: Vec<usize> =
+                (0..buffers.len()).filter(|&j| buffers[j].start < t1 && t0 < buffers[j].end).collect();
             if members.len() > MAX_WINDOW_BUFFERS {
                 continue;
             }
@@ -149,22 +150,38 @@ fn conflict_key(members: &[usize], cut: &[Buffer]) -> Vec<u64> {
     key
 }
 
-/// Probes `window` bottom up from `from`: refuted capacities raise it to the range each
-/// refutation proves, until a probe finds a plan, reaches `upper` (a plan there is known) or
-/// `nodes` run out. Returns the capacity below which nothing fits (at least `from`) and the nodes
-/// spent.
-fn refute_from(window: &Problem, from: u64, upper: u64, settings: &Settings, nodes: u64, deadline: &Deadline) -> (u64, u64) {
+/// The least capacity `window` may fit, from `from` on: a probe at `from` first (most windows fit
+/// the bound, and that settles them), then a bisection between the capacities refuted (with the
+/// range each refutation proves) and the lowest plan found (`upper` at first, the greedy plan's),
+/// until they meet, a probe stops without an answer or `nodes` run out. Returns the capacity below
+/// which nothing fits (at least `from`) and the nodes spent.
+fn refute_from(
+    window: &Problem,
+    from: u64,
+    upper: u64,
+    settings: &Settings,
+    nodes: u64,
+    deadline: &Deadline,
+) -> (u64, u64) {
     let Ok(prepared) = Prepared::new(window, settings) else { return (from, 0) };
-    let mut bound = from.max(window.lower_bound());
+    // Nothing fits below `low`; a plan fits `high`.
+    let mut low = from.max(window.lower_bound());
+    let mut high = upper;
+    let mut capacity = low;
     let mut spent = 0u64;
-    while bound < upper && spent < nodes && deadline.expired().is_none() {
-        let mut decider = Decider::new(window, &prepared, bound, settings);
+    while low < high && spent < nodes && deadline.expired().is_none() {
+        let mut decider = Decider::new(window, &prepared, capacity, settings);
         decider.advance(nodes - spent, deadline);
         spent += decider.report.counters.nodes;
-        match decider.report.decision {
-            Decision::Infeasible(_) => bound = decider.report.refuted_below.max(bound.saturating_add(1)),
-            Decision::Feasible { .. } | Decision::Unknown => break,
+        match &decider.report.decision {
+            Decision::Infeasible(_) => low = decider.report.refuted_below.max(capacity.saturating_add(1)),
+            Decision::Feasible { offsets, .. } => {
+                let top = window.buffers().iter().zip(offsets).map(|(b, &o)| o + b.size).max().unwrap_or(0);
+                high = high.min(top.max(low));
+            }
+            Decision::Unknown => break,
         }
+        capacity = low + (high - low) / 2;
     }
-    (bound.max(from), spent)
+    (low.max(from), spent)
 }

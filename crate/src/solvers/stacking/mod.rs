@@ -24,12 +24,17 @@ use rand_chacha::ChaCha8Rng;
 use web_time::Instant;
 
 use super::greedy::start_plan;
+use super::minimalloc::{Decision, Settings, decide, window_bound};
 use super::{Capabilities, Solver, stop_reason};
 use crate::alignment::align_up;
 use crate::model::stacking::{MAX_STACKED, for_each_maximal_live_set, least_stack};
 use crate::model::{Buffer, Outcome, Plan, Problem, StatValue, Stats, Stopped};
 use crate::options::{Halt, Parameter, SolveOptions};
 
+/// The node budget of the window bound (see [`crate::solvers::minimalloc::window_bound`]).
+const WINDOW_NODES: u64 = 100_000;
+/// The node budget of the exact search at the window bound.
+const SEARCH_NODES: u64 = 20_000;
 /// Orders tried per stacking in the first round; the slice doubles every round.
 const FIRST_SLICE: u64 = 256;
 /// How many tight stackings of the tightest live set are tried in turn.
@@ -71,16 +76,28 @@ impl Solver for Stacking {
     }
 
     fn parameters(&self) -> Vec<Parameter> {
-        vec![Parameter::int("orders", 20_000, 1, u64::MAX, "how many orders are tried (first fit each) at most")]
+        vec![
+            Parameter::int("orders", 20_000, 1, u64::MAX, "how many orders are tried (first fit each) at most"),
+            Parameter::flag(
+                "windows",
+                true,
+                "when the first orders miss the instance's bound, aim at the window bound (MiniMalloc's) and prove it",
+            ),
+        ]
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
         let started = Instant::now();
         options.params.check(&self.parameters())?;
         let budget: u64 = options.params.get_or("orders", 20_000)?;
+        let windows: bool = options.params.get_or("windows", true)?;
         let deadline = options.deadline(started);
         let capacity = super::capacity(problem, options);
-        let target = capacity.unwrap_or(problem.lower_bound()).max(problem.lower_bound());
+        let mut target = capacity.unwrap_or(problem.lower_bound()).max(problem.lower_bound());
+        // The proven bound: the instance's, or the window bound once it is computed.
+        let mut proven = problem.lower_bound();
+        let mut windowed = None;
+        let mut searched: (Option<Found>, u64) = (None, 0);
         let buffers = problem.buffers();
         if let Some(reason) = crate::solvers::minimalloc::quick_refutation(problem, None) {
             return Err(Halt::Infeasible(reason)); // pinned buffers that overlap
@@ -131,6 +148,22 @@ impl Solver for Stacking {
                 }
             }
             slice = slice.saturating_mul(2);
+            // After a first round that missed the instance's bound, without a capacity: the window
+            // bound may prove the optimum higher, and then the search can stop when it gets there.
+            if windows && capacity.is_none() && windowed.is_none() && best.0 > target {
+                let found = window_bound(problem, proven, best.0, &Settings::default(), WINDOW_NODES, &deadline);
+                proven = proven.max(found.bound);
+                target = target.max(proven);
+                windowed = Some(found);
+                // Above the instance's bound, the tightest live set's stackings are not what binds:
+                // the exact search at the window bound is the better way to a plan there.
+                if best.0 > target && proven > problem.lower_bound() {
+                    searched = search_at(problem, target, &deadline);
+                    if let Some(found) = searched.0.take() {
+                        best = found;
+                    }
+                }
+            }
         }
         let (makespan, offsets, order) = best;
         if makespan == u64::MAX {
@@ -144,14 +177,38 @@ impl Solver for Stacking {
             _ if interrupted => stop_reason(&deadline, Stopped::Completed),
             _ => Stopped::Completed,
         };
-        let mut outcome = Outcome::new(self.name(), problem, capacity, Some(plan), problem.lower_bound(), stopped);
+        let mut outcome = Outcome::new(self.name(), problem, capacity, Some(plan), proven, stopped);
         let mut stats = Stats::new();
+        if let Some(found) = &windowed {
+            stats.insert("window_bound".into(), found.bound.into());
+            stats.insert("window_nodes".into(), StatValue::Count(found.nodes));
+            stats.insert("search_nodes".into(), StatValue::Count(searched.1));
+            if found.bound > problem.lower_bound() {
+                outcome.detail = found.detail();
+            }
+        }
         stats.insert("orders".into(), StatValue::Count(tried));
         stats.insert("stackings".into(), StatValue::Count(stackings as u64));
         stats.insert("target".into(), target.into());
         outcome.stats = stats;
         Ok(outcome)
     }
+}
+
+/// MiniMalloc's feasibility search at `capacity`, within [`SEARCH_NODES`]: its plan, if it found
+/// one, and the nodes it took.
+fn search_at(problem: &Problem, capacity: u64, deadline: &crate::options::Deadline) -> (Option<Found>, u64) {
+    let settings = Settings { budget: SEARCH_NODES, ..Settings::default() };
+    let Ok(report) = decide(problem, capacity, &settings, deadline) else { return (None, 0) };
+    let plan = match report.decision {
+        Decision::Feasible { offsets, placement_order } => {
+            let buffers = problem.buffers();
+            let makespan = buffers.iter().zip(&offsets).map(|(b, &o)| o.saturating_add(b.size)).max().unwrap_or(0);
+            Some((makespan, offsets, placement_order))
+        }
+        _ => None,
+    };
+    (plan, report.counters.nodes)
 }
 
 /// The maximal live set whose least stack is highest (the one the bound comes from), among those
