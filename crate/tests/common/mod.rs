@@ -209,5 +209,6 @@ pub fn rule_sets() -> Vec<(&'static str, Rules)> {
         ("tiling", Rules { tiling: false, ..all }),
         ("stacking", Rules { stacking: false, ..all }),
         ("coarse_keys", Rules { coarse_keys: false, ..all }),
+        ("windows", Rules { windows: false, ..all }),
     ]
 }
