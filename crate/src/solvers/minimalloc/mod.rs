@@ -90,7 +90,7 @@ impl MiniMalloc {
     }
 }
 
-/// The window bound's share of a minimisation's node budget (1/4), and the most nodes it takes.
+/// The window bound's share of a search's node budget (1/4), and the most nodes it takes.
 const WINDOW_SHARE: u64 = 4;
 const WINDOW_NODES: u64 = 200_000;
 
@@ -225,14 +225,9 @@ impl MiniMalloc {
     ) -> Result<Outcome, Halt> {
         let mut stats = Stats::new();
         if settings.rules.windows && quick_refutation(problem, Some(capacity)).is_none() {
-            let windowed = window_bound(
-                problem,
-                problem.lower_bound(),
-                capacity.saturating_add(1),
-                settings,
-                settings.budget,
-                deadline,
-            );
+            let nodes = (settings.budget / WINDOW_SHARE).min(WINDOW_NODES);
+            let windowed =
+                window_bound(problem, problem.lower_bound(), capacity.saturating_add(1), settings, nodes, deadline);
             window_stats(&mut stats, &windowed);
             if windowed.bound > capacity {
                 let mut outcome =

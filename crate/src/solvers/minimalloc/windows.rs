@@ -58,7 +58,7 @@ impl WindowBound {
     pub fn detail(&self) -> Option<String> {
         let (t0, t1, count) = self.window?;
         Some(format!(
-            "the {count} buffers alive in [{t0}, {t1}) alone need {} bytes (the exact search of them, their lifetimes cut to that window)",
+            "the exact search proved that the {count} buffers alive in [{t0}, {t1}), their lifetimes cut to that window, alone need {} bytes",
             self.bound
         ))
     }
