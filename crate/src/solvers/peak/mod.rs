@@ -27,7 +27,7 @@ use web_time::Instant;
 use super::greedy::{Fit, Order, place};
 use super::{Capabilities, Solver, minimalloc, stop_reason};
 use crate::model::{Buffer, Outcome, Plan, Problem, StatValue, Stats, Stopped};
-use crate::options::{Halt, Parameter, Params, SolveOptions};
+use crate::options::{Effort, Halt, Parameter, Params, SolveOptions};
 
 /// About how many buffers that start or end in the stretch MiniMalloc solves: on pangu_2.6B 500
 /// take it under a second, and the stretch is wide enough that the greedy pass fits the rest.
@@ -90,70 +90,116 @@ impl Solver for Peak {
             let plan = Plan::new(problem, vec![0; problem.len()], (0..problem.len()).collect());
             return Ok(Outcome::new(self.name(), problem, capacity, Some(plan), 0, Stopped::Completed));
         };
-        let (low, high) = stretch(problem, peak, window);
-        let (sub, across, cut) = cut_out(problem, low, high)?;
-        // MiniMalloc on the stretch: a node budget, or what is left of the time limit.
-        let mut params = Params::new();
-        if options.time_limit.is_none() {
-            let nodes = if budget > 0 { budget } else { super::portfolio::node_budget(&sub, options.effort) };
-            params.set("budget", nodes.to_string());
+        let bound = problem.lower_bound();
+        let mut best: Option<(Plan, Stats)> = None;
+        let mut last_stopped = Stopped::Completed;
+        // A wider stretch when the narrower one leaves the plan above the bound (S_1 needs about
+        // 2,000 buffers in it, pangu_2.6B 500), while time is left.
+        for widen in 0..STRETCHES {
+            if best.as_ref().is_some_and(|(plan, _)| plan.makespan <= bound)
+                || (widen > 0 && deadline.expired().is_some())
+            {
+                break;
+            }
+            let wanted = window.saturating_mul(1 << (2 * widen));
+            let Some((plan, stats, stopped)) = around_peak(problem, options, &deadline, peak, wanted, budget)? else {
+                continue;
+            };
+            last_stopped = stopped;
+            if best.as_ref().is_none_or(|(b, _)| plan.makespan < b.makespan) {
+                best = Some((plan, stats));
+            }
         }
-        let sub_options = SolveOptions {
-            params,
-            start: None,
-            capacity: None,
-            progress: None,
-            time_limit: deadline.remaining(),
-            ..options.clone()
+        let Some((plan, stats)) = best else {
+            return Ok(Outcome::new(self.name(), problem, capacity, None, 0, stop_reason(&deadline, last_stopped)));
         };
-        let solved = minimalloc::MiniMalloc::default().solve(&sub, &sub_options).map_err(Halt::from)?;
-        let Some(sub_plan) = solved.plan.as_ref() else {
-            return Ok(Outcome::new(self.name(), problem, capacity, None, 0, stop_reason(&deadline, solved.stopped)));
-        };
-        // The block of buffers across the stretch, in the sub-instance at index 0 when there is one.
-        let mut pinned: Vec<Option<u64>> = vec![None; problem.len()];
-        let (block, first_cut) = if across.is_empty() { (0, 0) } else { (sub_plan.offsets[0], 1) };
-        let mut across = across;
-        let buffers = problem.buffers();
-        across.sort_unstable_by_key(|&i| (std::cmp::Reverse(buffers[i].end), buffers[i].start, i));
-        let mut top = block;
-        for &i in &across {
-            pinned[i] = Some(top);
-            top += buffers[i].size;
-        }
-        for (k, &i) in cut.iter().enumerate() {
-            pinned[i] = Some(sub_plan.offsets[first_cut + k]);
-        }
-        let fixed: Vec<Buffer> = buffers
-            .iter()
-            .zip(&pinned)
-            .map(|(b, p)| {
-                let b = Buffer::new(b.id.clone(), b.start, b.end, b.size);
-                match p {
-                    Some(offset) => b.pinned_at(*offset),
-                    None => b,
-                }
-            })
-            .collect();
-        let fixed = Problem::new(fixed, None).map_err(|e| Halt::Unsupported(format!("the stretch's plan: {e}")))?;
-        let order = Order::Size.arrange(fixed.buffers(), options.seed);
-        let placement = place(&fixed, &order, Fit::First, &deadline)?;
-        let plan = Plan::new(problem, placement.offsets, placement.order);
         let otherwise = match capacity {
             Some(capacity) if plan.makespan <= capacity => Stopped::Fits,
             _ => Stopped::Completed,
         };
         let stopped = stop_reason(&deadline, otherwise);
         let mut outcome = Outcome::new(self.name(), problem, capacity, Some(plan), 0, stopped);
-        let mut stats = Stats::new();
-        stats.insert("peak".into(), peak.into());
-        stats.insert("stretch".into(), StatValue::Text(format!("[{low}, {high})")));
-        stats.insert("stretch_buffers".into(), sub.len().into());
-        stats.insert("stretch_makespan".into(), sub_plan.makespan.into());
-        stats.insert("stretch_stopped".into(), StatValue::Text(format!("{:?}", solved.stopped)));
         outcome.stats = stats;
         Ok(outcome)
     }
+}
+
+/// How many stretches [`Peak`] tries at most, each with four times the buffers of the last.
+const STRETCHES: u32 = 2;
+
+/// One plan from the stretch around `peak` in which about `wanted` buffers start or end, with its
+/// statistics; `None` (and why MiniMalloc stopped) when MiniMalloc found no plan of the stretch.
+fn around_peak(
+    problem: &Problem,
+    options: &SolveOptions,
+    deadline: &crate::options::Deadline,
+    peak: u64,
+    wanted: u64,
+    budget: u64,
+) -> Result<Option<(Plan, Stats, Stopped)>, Halt> {
+    let (low, high) = stretch(problem, peak, wanted);
+    let (sub, across, cut) = cut_out(problem, low, high)?;
+    // MiniMalloc on the stretch: a node budget (high effort's in auto at normal effort, four
+    // times that at high: the stretch is the whole problem's crux), or what is left of the time limit.
+    let mut params = Params::new();
+    if options.time_limit.is_none() {
+        let nodes = if budget > 0 {
+            budget
+        } else {
+            let high = super::portfolio::node_budget(&sub, Effort::High);
+            if options.effort == Effort::High { high.saturating_mul(4) } else { high }
+        };
+        params.set("budget", nodes.to_string());
+    }
+    let sub_options = SolveOptions {
+        params,
+        start: None,
+        capacity: None,
+        progress: None,
+        time_limit: deadline.remaining(),
+        ..options.clone()
+    };
+    let solved = minimalloc::MiniMalloc::default().solve(&sub, &sub_options).map_err(Halt::from)?;
+    let Some(sub_plan) = solved.plan.as_ref() else {
+        return Ok(None);
+    };
+    let buffers = problem.buffers();
+    // The block of buffers across the stretch (in the sub-instance at index 0 when there is one),
+    // those that last longest after it lowest.
+    let mut pinned: Vec<Option<u64>> = vec![None; problem.len()];
+    let (block, first_cut) = if across.is_empty() { (0, 0) } else { (sub_plan.offsets[0], 1) };
+    let mut across = across;
+    across.sort_unstable_by_key(|&i| (std::cmp::Reverse(buffers[i].end), buffers[i].start, i));
+    let mut top = block;
+    for &i in &across {
+        pinned[i] = Some(top);
+        top += buffers[i].size;
+    }
+    for (k, &i) in cut.iter().enumerate() {
+        pinned[i] = Some(sub_plan.offsets[first_cut + k]);
+    }
+    let fixed: Vec<Buffer> = buffers
+        .iter()
+        .zip(&pinned)
+        .map(|(b, p)| {
+            let b = Buffer::new(b.id.clone(), b.start, b.end, b.size);
+            match p {
+                Some(offset) => b.pinned_at(*offset),
+                None => b,
+            }
+        })
+        .collect();
+    let fixed = Problem::new(fixed, None).map_err(|e| Halt::Unsupported(format!("the stretch's plan: {e}")))?;
+    let order = Order::Size.arrange(fixed.buffers(), options.seed);
+    let placement = place(&fixed, &order, Fit::First, deadline)?;
+    let plan = Plan::new(problem, placement.offsets, placement.order);
+    let mut stats = Stats::new();
+    stats.insert("peak".into(), peak.into());
+    stats.insert("stretch".into(), StatValue::Text(format!("[{low}, {high})")));
+    stats.insert("stretch_buffers".into(), sub.len().into());
+    stats.insert("stretch_makespan".into(), sub_plan.makespan.into());
+    stats.insert("stretch_stopped".into(), StatValue::Text(format!("{:?}", solved.stopped)));
+    Ok(Some((plan, stats, solved.stopped)))
 }
 
 /// The earliest time at which the load is highest; `None` when no buffer has bytes.
