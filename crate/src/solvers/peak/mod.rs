@@ -19,8 +19,9 @@
 //!
 //! On pangu_2.6B it meets the max load, where the greedy orders stop 0.758 % above it; on traces
 //! that have other heavy moments away from the peak (S_1) step 3's plan is poor and `auto` keeps
-//! another member's. It refuses alignment, pinned buffers and gaps: the block of step 1 assumes
-//! buffers that can be stacked without padding and that are alive throughout their lifetime.
+//! another member's. The block of step 1 assumes buffers that stack without padding and stay where
+//! they are put: with alignment or pinned buffers it plans by the greedy pass alone (and says so),
+//! and `auto` does not run it there. Gaps are planned as hulls (the solver's view).
 
 use web_time::Instant;
 
@@ -48,8 +49,8 @@ impl Solver for Peak {
 
     fn capabilities(&self) -> Capabilities {
         Capabilities {
-            alignment: false,
-            pinned: false,
+            alignment: true,
+            pinned: true,
             capacity: true,
             minimise: false,
             randomised: false,
@@ -90,6 +91,21 @@ impl Solver for Peak {
             let plan = Plan::new(problem, vec![0; problem.len()], (0..problem.len()).collect());
             return Ok(Outcome::new(self.name(), problem, capacity, Some(plan), 0, Stopped::Completed));
         };
+        if problem.has_alignment() || problem.has_pinned() {
+            // The block of buffers across the stretch cannot hold alignment or pinned offsets:
+            // the greedy pass alone, said so in the statistics (`auto` does not run it there).
+            let order = Order::Size.arrange(problem.buffers(), options.seed);
+            let placement = place(problem, &order, Fit::First, &deadline)?;
+            let plan = Plan::new(problem, placement.offsets, placement.order);
+            let fits = capacity.is_some_and(|capacity| plan.makespan <= capacity);
+            let stopped = stop_reason(&deadline, if fits { Stopped::Fits } else { Stopped::Completed });
+            let mut outcome = Outcome::new(self.name(), problem, capacity, Some(plan), 0, stopped);
+            outcome.stats.insert(
+                "stretch".into(),
+                StatValue::Text("none: alignment or pinned buffers, planned by size with first fit".into()),
+            );
+            return Ok(outcome);
+        }
         let bound = problem.lower_bound();
         let mut best: Option<(Plan, Stats)> = None;
         let mut last_stopped = Stopped::Completed;
