@@ -119,8 +119,10 @@ pub fn members(problem: &Problem, effort: Effort, seed: u64, timed: bool) -> Vec
         // for it, a best-fit pass costs more than its iterations (Y_1: 1.0 to 2.6 s a pass,
         // 0.15 s an iteration), and once it meets the bound the members after it stop.
         if fit == Fit::First {
-            members.extend(idealloc.take());
+            // `peak` first: when it meets the bound (pangu_2.6B, S_1) it stops idealloc's
+            // iterations, which at high effort cost more than the rest of the run.
             members.extend(peak_member(problem, effort, seed));
+            members.extend(idealloc.take());
         }
     }
     if effort >= Effort::Normal {
@@ -203,8 +205,8 @@ impl Solver for Auto {
     }
 
     fn description(&self) -> String {
-        "portfolio: races greedy planners, Zant, idealloc and TVM's hill climb on all cores (more at higher --effort), then, up to \
-         4,096 buffers, MiniMalloc and TelaMalloc search from the best plan, and above that the \
+        "portfolio: races greedy planners, Zant, idealloc, TVM's hill climb and (past 4,096 buffers) peak on all cores (more at \
+         higher --effort), then, up to 4,096 buffers, MiniMalloc and TelaMalloc search from the best plan, and above that the \
          large-neighbourhood search (not at --effort low); keeps the lowest makespan"
             .into()
     }
