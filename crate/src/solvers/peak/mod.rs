@@ -74,7 +74,7 @@ impl Solver for Peak {
                 0,
                 0,
                 u64::MAX,
-                "MiniMalloc's node budget for the stretch (0: the one auto gives it at the effort; none with a time limit)",
+                "MiniMalloc's node budget for the stretch (0: high effort's in auto, four times that at --effort high)",
             ),
         ]
     }
@@ -156,17 +156,17 @@ fn around_peak(
     let (low, high) = stretch(problem, peak, wanted);
     let (sub, across, cut) = cut_out(problem, low, high)?;
     // MiniMalloc on the stretch: a node budget (high effort's in auto at normal effort, four
-    // times that at high: the stretch is the whole problem's crux), or what is left of the time limit.
+    // times that at high: the stretch is the whole problem's crux), within what is left of the
+    // time limit. The budget holds with a time limit too: `auto` runs this beside its other
+    // members, and a search of the stretch that cannot meet its bound would take all the time.
+    let nodes = if budget > 0 {
+        budget
+    } else {
+        let high = super::portfolio::node_budget(&sub, Effort::High);
+        if options.effort == Effort::High { high.saturating_mul(4) } else { high }
+    };
     let mut params = Params::new();
-    if options.time_limit.is_none() {
-        let nodes = if budget > 0 {
-            budget
-        } else {
-            let high = super::portfolio::node_budget(&sub, Effort::High);
-            if options.effort == Effort::High { high.saturating_mul(4) } else { high }
-        };
-        params.set("budget", nodes.to_string());
-    }
+    params.set("budget", nodes.to_string());
     let sub_options = SolveOptions {
         params,
         start: None,
