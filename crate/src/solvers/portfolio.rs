@@ -515,7 +515,7 @@ fn search(name: &str, problem: &Problem, options: &SolveOptions, start: &Arc<Pla
 /// MiniMalloc's node budget in phase 2 without a time limit: at normal effort the work budget in
 /// nodes of this instance, at most [`NORMAL_NODES_PER_BUFFER`] per buffer; at high effort four times that, and at least
 /// [`HIGH_NODE_BUDGET`].
-pub(crate) fn node_budget(problem: &Problem, effort: Effort) -> u64 {
+fn node_budget(problem: &Problem, effort: Effort) -> u64 {
     let cap = NORMAL_NODES_PER_BUFFER.saturating_mul(problem.len() as u64);
     let normal = (NORMAL_WORK / minimalloc::node_cost(problem)).min(cap);
     match effort {

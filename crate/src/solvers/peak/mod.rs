@@ -74,7 +74,7 @@ impl Solver for Peak {
                 0,
                 0,
                 u64::MAX,
-                "MiniMalloc's node budget for the stretch (0: high effort's in auto, four times that at --effort high)",
+                "MiniMalloc's node budget for the stretch (0: auto's at high effort for its size, four times that at --effort high)",
             ),
         ]
     }
@@ -162,7 +162,7 @@ fn around_peak(
     let nodes = if budget > 0 {
         budget
     } else {
-        let high = super::portfolio::node_budget(&sub, Effort::High);
+        let high = stretch_budget(&sub);
         if options.effort == Effort::High { high.saturating_mul(4) } else { high }
     };
     let mut params = Params::new();
@@ -216,6 +216,16 @@ fn around_peak(
     stats.insert("stretch_makespan".into(), sub_plan.makespan.into());
     stats.insert("stretch_stopped".into(), StatValue::Text(format!("{:?}", solved.stopped)));
     Ok(Some((plan, stats, solved.stopped)))
+}
+
+/// MiniMalloc's node budget for a stretch: what `auto` gives it at high effort on an instance of
+/// that size (four times its normal work in nodes of this instance, capped per buffer, at least a
+/// million nodes). Counted in nodes, so the plan does not depend on the machine.
+fn stretch_budget(sub: &Problem) -> u64 {
+    const WORK: u64 = 2_000_000_000;
+    const NODES_PER_BUFFER: u64 = 4_000;
+    let normal = (WORK / minimalloc::node_cost(sub).max(1)).min(NODES_PER_BUFFER.saturating_mul(sub.len() as u64));
+    normal.saturating_mul(4).max(1_000_000)
 }
 
 /// The earliest time at which the load is highest; `None` when no buffer has bytes.
