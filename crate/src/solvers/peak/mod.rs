@@ -189,7 +189,7 @@ fn around_peak(
     let mut top = block;
     for &i in &across {
         pinned[i] = Some(top);
-        top += buffers[i].size;
+        top = top.saturating_add(buffers[i].size);
     }
     for (k, &i) in cut.iter().enumerate() {
         pinned[i] = Some(sub_plan.offsets[first_cut + k]);
@@ -285,7 +285,8 @@ pub fn cut_out(problem: &Problem, low: u64, high: u64) -> Result<(Problem, Vec<u
             if b.start <= low && b.end >= high { across.push(i) } else { cut.push(i) }
         }
     }
-    let block: u64 = across.iter().map(|&i| buffers[i].size).sum();
+    // Saturating: on inputs whose load passes u64 no plan exists, and MiniMalloc says so.
+    let block: u64 = across.iter().map(|&i| buffers[i].size).fold(0, u64::saturating_add);
     let mut sub = Vec::with_capacity(cut.len() + 1);
     if !across.is_empty() {
         sub.push(Buffer::new("0", low, high, block));
