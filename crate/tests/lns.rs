@@ -60,6 +60,17 @@ proptest! {
         prop_assert!(plan.makespan <= start.makespan);
     }
 
+    /// Squeezes only (every move closes the holes at a heavy moment): valid, never above a poor
+    /// start, gaps and windows included.
+    #[test]
+    fn squeezes_keep_plans_valid_and_never_above_the_start(problem in instances_with_gaps(14, 40, true), seed in 0u64..4) {
+        let start = poor_plan(&problem);
+        let mut options = SolveOptions { start: Some(Arc::new(start.clone())), ..small(seed) };
+        options.params = options.params.with("squeeze", "100");
+        let outcome = solve(&problem, &options);
+        prop_assert!(checked(&problem, &outcome).makespan <= start.makespan);
+    }
+
     /// With a capacity: a plan, valid, and `fits` exactly when it is within the capacity.
     #[test]
     fn a_capacity_is_met_or_not_claimed(problem in instances(10, 30), slack in 0u64..30) {
@@ -120,7 +131,11 @@ fn a_cancelled_run_says_so_and_still_has_a_valid_plan() {
 /// valid, says so, and is never above the quick phase's.
 #[test]
 fn auto_runs_lns_past_the_search_limit() {
-    let problem = trace(TraceSpec::new(memplan::solvers::portfolio::SEARCH_MAX + 400, 4));
+    // Aligned to the sizes' granularity (which changes no plan's makespan), so that `peak`, which
+    // refuses alignment and meets the max load on such a trace, does not settle it first.
+    let plain = trace(TraceSpec::new(memplan::solvers::portfolio::SEARCH_MAX + 400, 4));
+    let aligned = plain.buffers().iter().map(|b| b.clone().with_alignment(64)).collect();
+    let problem = Problem::new(aligned, None).unwrap();
     let options = SolveOptions::default();
     let quick = memplan::solvers::portfolio::quick_plan(&problem, &options).unwrap();
     let outcome = run::solve(&problem, "auto", &options).unwrap();

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::options::{Parameter, SolveError};
 use crate::solvers::{
-    Capabilities, Solver, greedy, idealloc, lns, minimalloc, portfolio, stacking, telamalloc, tvm, zant,
+    Capabilities, Solver, greedy, idealloc, lns, minimalloc, peak, portfolio, stacking, telamalloc, tvm, zant,
 };
 
 /// A solver's name and description, for listings.
@@ -32,6 +32,7 @@ pub fn all() -> Vec<Box<dyn Solver>> {
     solvers.push(Box::new(telamalloc::Telamalloc));
     solvers.push(Box::new(stacking::Stacking));
     solvers.push(Box::new(lns::Lns));
+    solvers.push(Box::new(peak::Peak));
     solvers
 }
 

@@ -10,6 +10,7 @@ pub mod idealloc;
 pub mod lns;
 pub mod minimalloc;
 pub mod minimise;
+pub mod peak;
 pub mod portfolio;
 pub mod stacking;
 pub mod telamalloc;

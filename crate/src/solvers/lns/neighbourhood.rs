@@ -85,35 +85,8 @@ impl Around<'_> {
     pub fn window(&self, load: &Load, rng: &mut ChaCha8Rng, alive: &mut Vec<usize>, free: &mut Vec<usize>) {
         let Around { problem, timeline, offsets, seed, wanted } = *self;
         let buffers = problem.buffers();
-        let centre = &buffers[seed];
-        let mut at = centre.start;
-        if rng.random_bool(0.5) {
-            at = load.heaviest(centre.start, centre.end);
-        } else {
-            for _ in 0..8 {
-                let time = rng.random_range(centre.start..centre.end.max(centre.start + 1));
-                if load.at(time) > load.at(at) {
-                    at = time;
-                }
-            }
-        }
-        let span = timeline.span().max(1);
-        let left_share = rng.random_range(0.0..=1.0f64);
-        let window = |width: u64| {
-            let left = (width as f64 * left_share) as u64;
-            (at.saturating_sub(left), at.saturating_add(width - left.min(width)).saturating_add(1))
-        };
-        let (mut narrow, mut wide) = (0u64, span);
-        while narrow < wide {
-            let width = narrow + (wide - narrow) / 2;
-            let (low, high) = window(width);
-            if timeline.events_in(low, high) >= wanted {
-                wide = width;
-            } else {
-                narrow = width + 1;
-            }
-        }
-        let (low, high) = window(narrow);
+        let at = self.moment(load, rng);
+        let (low, high) = self.stretch(at, rng);
         timeline.alive_in(problem, low, high, alive);
         alive.retain(|&i| i != seed && buffers[i].pinned.is_none());
         free.clear();
@@ -129,6 +102,46 @@ impl Around<'_> {
             alive.select_nth_unstable_by_key(extra - 1, |&i| std::cmp::Reverse((top(i), i)));
         }
         free.extend_from_slice(&alive[..extra]);
+    }
+
+    /// A heavy moment of `seed`'s life: the heaviest, or the heaviest of a few picked at random.
+    pub fn moment(&self, load: &Load, rng: &mut ChaCha8Rng) -> u64 {
+        let centre = &self.problem.buffers()[self.seed];
+        let mut at = centre.start;
+        if rng.random_bool(0.5) {
+            at = load.heaviest(centre.start, centre.end);
+        } else {
+            for _ in 0..8 {
+                let time = rng.random_range(centre.start..centre.end.max(centre.start + 1));
+                if load.at(time) > load.at(at) {
+                    at = time;
+                }
+            }
+        }
+        at
+    }
+
+    /// A stretch of time `[low, high)` holding `at`, at a random place in it, that widens (by
+    /// binary search) until about `wanted` starts and ends fall inside it.
+    pub fn stretch(&self, at: u64, rng: &mut ChaCha8Rng) -> (u64, u64) {
+        let timeline = self.timeline;
+        let span = timeline.span().max(1);
+        let left_share = rng.random_range(0.0..=1.0f64);
+        let window = |width: u64| {
+            let left = (width as f64 * left_share) as u64;
+            (at.saturating_sub(left), at.saturating_add(width - left.min(width)).saturating_add(1))
+        };
+        let (mut narrow, mut wide) = (0u64, span);
+        while narrow < wide {
+            let width = narrow + (wide - narrow) / 2;
+            let (low, high) = window(width);
+            if timeline.events_in(low, high) >= self.wanted {
+                wide = width;
+            } else {
+                narrow = width + 1;
+            }
+        }
+        window(narrow)
     }
 
     /// Frees `seed` and the `wanted − 1` highest buffers (by their tops) alive in a stretch of time of

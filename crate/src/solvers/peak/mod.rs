@@ -1,0 +1,300 @@
+//! `peak`: plans a large trace around its heaviest moment, exactly there and greedily elsewhere.
+//!
+//! On real traces past the exact search's size limit (idealloc's pangu_2.6B, 18,692 buffers) the
+//! max load is reached at one instant, the rest of the trace has room to spare, and what a greedy
+//! plan loses is lost there: a hole under the peak lifts everything stacked over it, weights and
+//! workspaces alive for most of the trace, which no local move brings down. This planner does it
+//! the other way round:
+//! 1. A stretch of time around the peak holding about [`WINDOW`] buffers that start or end in it.
+//!    The buffers alive across the whole stretch meet every other buffer there, so in any plan they
+//!    can be stacked at the bottom, the others keeping their order above them: the stretch's
+//!    optimum is that of one buffer the size of them all plus the others, cut to the stretch.
+//! 2. MiniMalloc solves that small instance (the stretch, a few hundred buffers): its optimum
+//!    bounds what the whole trace needs there, and at the max load it is a plan of the peak with
+//!    no hole.
+//! 3. The buffers across the stretch are stacked in that block, the longest-lasting after the
+//!    stretch lowest (as they end, the top of the block frees first), the others at MiniMalloc's
+//!    offsets; with all of them fixed, a greedy pass (size, first fit) places the rest of the trace
+//!    around them.
+//!
+//! On pangu_2.6B it meets the max load, where the greedy orders stop 0.758 % above it; on traces
+//! that have other heavy moments away from the peak (S_1) step 3's plan is poor and `auto` keeps
+//! another member's. The block of step 1 assumes buffers that stack without padding and stay where
+//! they are put: with alignment or pinned buffers it plans by the greedy pass alone (and says so),
+//! and `auto` does not run it there. Gaps are planned as hulls (the solver's view).
+
+use web_time::Instant;
+
+use super::greedy::{Fit, Order, place};
+use super::{Capabilities, Solver, minimalloc, stop_reason};
+use crate::model::{Buffer, Outcome, Plan, Problem, StatValue, Stats, Stopped};
+use crate::options::{Effort, Halt, Parameter, Params, SolveOptions};
+
+/// About how many buffers that start or end in the stretch MiniMalloc solves: on pangu_2.6B 500
+/// take it under a second, and the stretch is wide enough that the greedy pass fits the rest.
+pub const WINDOW: u64 = 500;
+
+pub struct Peak;
+
+impl Solver for Peak {
+    fn name(&self) -> &str {
+        "peak"
+    }
+
+    fn description(&self) -> String {
+        "solves the stretch of time around the heaviest moment exactly (MiniMalloc), then places the rest greedily \
+         around it; for large traces with one peak"
+            .into()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            alignment: true,
+            pinned: true,
+            capacity: true,
+            minimise: false,
+            randomised: false,
+            warm_start: false,
+            gaps: false,
+            windows: false,
+        }
+    }
+
+    fn parameters(&self) -> Vec<Parameter> {
+        vec![
+            Parameter::int(
+                "window",
+                WINDOW,
+                1,
+                100_000,
+                "about how many buffers start or end in the stretch solved exactly",
+            ),
+            Parameter::int(
+                "budget",
+                0,
+                0,
+                u64::MAX,
+                "MiniMalloc's node budget for the stretch (0: auto's at high effort for its size, four times that at --effort high)",
+            ),
+        ]
+    }
+
+    fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
+        let started = Instant::now();
+        let deadline = options.deadline(started);
+        options.params.check(&self.parameters())?;
+        let window: u64 = options.params.get_or("window", WINDOW)?;
+        let budget: u64 = options.params.get_or("budget", 0)?;
+        let capacity = super::capacity(problem, options);
+        let Some(peak) = peak_time(problem) else {
+            // No buffer with bytes: every buffer at 0.
+            let plan = Plan::new(problem, vec![0; problem.len()], (0..problem.len()).collect());
+            return Ok(Outcome::new(self.name(), problem, capacity, Some(plan), 0, Stopped::Completed));
+        };
+        if problem.has_alignment() || problem.has_pinned() {
+            // The block of buffers across the stretch cannot hold alignment or pinned offsets:
+            // the greedy pass alone, said so in the statistics (`auto` does not run it there).
+            let order = Order::Size.arrange(problem.buffers(), options.seed);
+            let placement = place(problem, &order, Fit::First, &deadline)?;
+            let plan = Plan::new(problem, placement.offsets, placement.order);
+            let fits = capacity.is_some_and(|capacity| plan.makespan <= capacity);
+            let stopped = stop_reason(&deadline, if fits { Stopped::Fits } else { Stopped::Completed });
+            let mut outcome = Outcome::new(self.name(), problem, capacity, Some(plan), 0, stopped);
+            outcome.stats.insert(
+                "stretch".into(),
+                StatValue::Text("none: alignment or pinned buffers, planned by size with first fit".into()),
+            );
+            return Ok(outcome);
+        }
+        let bound = problem.lower_bound();
+        let mut best: Option<(Plan, Stats)> = None;
+        let mut last_stopped = Stopped::Completed;
+        // A wider stretch when the narrower one leaves the plan above the bound (S_1 needs about
+        // 2,000 buffers in it, pangu_2.6B 500), while time is left.
+        for widen in 0..STRETCHES {
+            if best.as_ref().is_some_and(|(plan, _)| plan.makespan <= bound)
+                || (widen > 0 && deadline.expired().is_some())
+            {
+                break;
+            }
+            let wanted = window.saturating_mul(1 << (2 * widen));
+            let Some((plan, stats, stopped)) = around_peak(problem, options, &deadline, peak, wanted, budget)? else {
+                continue;
+            };
+            last_stopped = stopped;
+            if best.as_ref().is_none_or(|(b, _)| plan.makespan < b.makespan) {
+                best = Some((plan, stats));
+            }
+        }
+        let Some((plan, stats)) = best else {
+            return Ok(Outcome::new(self.name(), problem, capacity, None, 0, stop_reason(&deadline, last_stopped)));
+        };
+        let otherwise = match capacity {
+            Some(capacity) if plan.makespan <= capacity => Stopped::Fits,
+            _ => Stopped::Completed,
+        };
+        let stopped = stop_reason(&deadline, otherwise);
+        let mut outcome = Outcome::new(self.name(), problem, capacity, Some(plan), 0, stopped);
+        outcome.stats = stats;
+        Ok(outcome)
+    }
+}
+
+/// How many stretches [`Peak`] tries at most, each with four times the buffers of the last.
+const STRETCHES: u32 = 2;
+
+/// One plan from the stretch around `peak` in which about `wanted` buffers start or end, with its
+/// statistics; `None` (and why MiniMalloc stopped) when MiniMalloc found no plan of the stretch.
+fn around_peak(
+    problem: &Problem,
+    options: &SolveOptions,
+    deadline: &crate::options::Deadline,
+    peak: u64,
+    wanted: u64,
+    budget: u64,
+) -> Result<Option<(Plan, Stats, Stopped)>, Halt> {
+    let (low, high) = stretch(problem, peak, wanted);
+    let (sub, across, cut) = cut_out(problem, low, high)?;
+    // MiniMalloc on the stretch: a node budget (high effort's in auto at normal effort, four
+    // times that at high: the stretch is the whole problem's crux), within what is left of the
+    // time limit. The budget holds with a time limit too: `auto` runs this beside its other
+    // members, and a search of the stretch that cannot meet its bound would take all the time.
+    let nodes = if budget > 0 {
+        budget
+    } else {
+        let high = stretch_budget(&sub);
+        if options.effort == Effort::High { high.saturating_mul(4) } else { high }
+    };
+    let mut params = Params::new();
+    params.set("budget", nodes.to_string());
+    let sub_options = SolveOptions {
+        params,
+        start: None,
+        capacity: None,
+        progress: None,
+        time_limit: deadline.remaining(),
+        ..options.clone()
+    };
+    let solved = minimalloc::MiniMalloc::default().solve(&sub, &sub_options).map_err(Halt::from)?;
+    let Some(sub_plan) = solved.plan.as_ref() else {
+        return Ok(None);
+    };
+    let buffers = problem.buffers();
+    // The block of buffers across the stretch (in the sub-instance at index 0 when there is one),
+    // those that last longest after it lowest.
+    let mut pinned: Vec<Option<u64>> = vec![None; problem.len()];
+    let (block, first_cut) = if across.is_empty() { (0, 0) } else { (sub_plan.offsets[0], 1) };
+    let mut across = across;
+    across.sort_unstable_by_key(|&i| (std::cmp::Reverse(buffers[i].end), buffers[i].start, i));
+    let mut top = block;
+    for &i in &across {
+        pinned[i] = Some(top);
+        top = top.saturating_add(buffers[i].size);
+    }
+    for (k, &i) in cut.iter().enumerate() {
+        pinned[i] = Some(sub_plan.offsets[first_cut + k]);
+    }
+    let fixed: Vec<Buffer> = buffers
+        .iter()
+        .zip(&pinned)
+        .map(|(b, p)| {
+            let b = Buffer::new(b.id.clone(), b.start, b.end, b.size);
+            match p {
+                Some(offset) => b.pinned_at(*offset),
+                None => b,
+            }
+        })
+        .collect();
+    let fixed = Problem::new(fixed, None).map_err(|e| Halt::Unsupported(format!("the stretch's plan: {e}")))?;
+    let order = Order::Size.arrange(fixed.buffers(), options.seed);
+    let placement = place(&fixed, &order, Fit::First, deadline)?;
+    let plan = Plan::new(problem, placement.offsets, placement.order);
+    let mut stats = Stats::new();
+    stats.insert("peak".into(), peak.into());
+    stats.insert("stretch".into(), StatValue::Text(format!("[{low}, {high})")));
+    stats.insert("stretch_buffers".into(), sub.len().into());
+    stats.insert("stretch_makespan".into(), sub_plan.makespan.into());
+    stats.insert("stretch_stopped".into(), StatValue::Text(format!("{:?}", solved.stopped)));
+    Ok(Some((plan, stats, solved.stopped)))
+}
+
+/// MiniMalloc's node budget for a stretch: what `auto` gives it at high effort on an instance of
+/// that size (four times its normal work in nodes of this instance, capped per buffer, at least a
+/// million nodes). Counted in nodes, so the plan does not depend on the machine.
+fn stretch_budget(sub: &Problem) -> u64 {
+    const WORK: u64 = 2_000_000_000;
+    const NODES_PER_BUFFER: u64 = 4_000;
+    let normal = (WORK / minimalloc::node_cost(sub).max(1)).min(NODES_PER_BUFFER.saturating_mul(sub.len() as u64));
+    normal.saturating_mul(4).max(1_000_000)
+}
+
+/// The earliest time at which the load is highest; `None` when no buffer has bytes.
+pub fn peak_time(problem: &Problem) -> Option<u64> {
+    let mut events: Vec<(u64, i128)> = Vec::with_capacity(2 * problem.len());
+    for b in problem.buffers().iter().filter(|b| b.size > 0 && b.start < b.end) {
+        events.push((b.start, i128::from(b.size)));
+        events.push((b.end, -i128::from(b.size)));
+    }
+    events.sort_unstable();
+    let (mut load, mut best) = (0i128, None::<(i128, u64)>);
+    let mut k = 0;
+    while k < events.len() {
+        let time = events[k].0;
+        while k < events.len() && events[k].0 == time {
+            load += events[k].1;
+            k += 1;
+        }
+        if best.is_none_or(|(l, _)| load > l) {
+            best = Some((load, time));
+        }
+    }
+    best.filter(|&(l, _)| l > 0).map(|(_, t)| t)
+}
+
+/// The stretch `[low, high)` around `peak`, the narrowest (growing both ways alike) in which at
+/// least `window` buffers alive in it do not span it, or the whole trace.
+pub fn stretch(problem: &Problem, peak: u64, window: u64) -> (u64, u64) {
+    let buffers = problem.buffers();
+    let first = buffers.iter().map(|b| b.start).min().unwrap_or(0);
+    let last = buffers.iter().map(|b| b.end).max().unwrap_or(0);
+    let around =
+        |half: u64| (peak.saturating_sub(half).max(first), peak.saturating_add(half + 1).min(last.max(peak + 1)));
+    let inside = |(low, high): (u64, u64)| {
+        buffers.iter().filter(|b| b.start < high && b.end > low && !(b.start <= low && b.end >= high)).count() as u64
+    };
+    let (mut narrow, mut wide) = (0u64, last.saturating_sub(first));
+    while narrow < wide {
+        let half = narrow + (wide - narrow) / 2;
+        if inside(around(half)) >= window {
+            wide = half;
+        } else {
+            narrow = half + 1;
+        }
+    }
+    around(narrow)
+}
+
+/// The stretch `[low, high)` as an instance of its own: one buffer as large as all those alive
+/// across it (first, when there are any), then every other buffer alive in it, cut to it. Returns
+/// the instance, the buffers across and the others in the instance's order.
+pub fn cut_out(problem: &Problem, low: u64, high: u64) -> Result<(Problem, Vec<usize>, Vec<usize>), Halt> {
+    let buffers = problem.buffers();
+    let (mut across, mut cut) = (Vec::new(), Vec::new());
+    for (i, b) in buffers.iter().enumerate() {
+        if b.start < high && b.end > low {
+            if b.start <= low && b.end >= high { across.push(i) } else { cut.push(i) }
+        }
+    }
+    // Saturating: on inputs whose load passes u64 no plan exists, and MiniMalloc says so.
+    let block: u64 = across.iter().map(|&i| buffers[i].size).fold(0, u64::saturating_add);
+    let mut sub = Vec::with_capacity(cut.len() + 1);
+    if !across.is_empty() {
+        sub.push(Buffer::new("0", low, high, block));
+    }
+    for &i in &cut {
+        let b = &buffers[i];
+        sub.push(Buffer::new(sub.len().to_string(), b.start.max(low), b.end.min(high), b.size));
+    }
+    let sub = Problem::new(sub, None).map_err(|e| Halt::Unsupported(format!("the stretch around the peak: {e}")))?;
+    Ok((sub, across, cut))
+}

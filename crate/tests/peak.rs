@@ -1,0 +1,94 @@
+//! `peak` (the stretch around the heaviest moment solved exactly, the rest greedily) against the
+//! validator and a brute-force oracle: every plan valid and never below what its stretch needs; the
+//! stretch cut out of a tiny instance never needs more than the whole instance's optimum (it is a
+//! relaxation, so its optimum is a lower bound); alignment and pinned buffers planned greedily; one
+//! plan per seed; `auto` never above it.
+
+mod common;
+
+use common::{brute_force_optimum, checked, instances};
+use memplan::generate::{TraceSpec, trace};
+use memplan::model::StatValue;
+use memplan::solvers::Solver;
+use memplan::solvers::peak::{Peak, cut_out, peak_time, stretch};
+use memplan::{Buffer, Outcome, Params, Problem, SolveOptions, run};
+use proptest::prelude::*;
+
+/// [`instances`] without alignment or pinned buffers (what `peak` takes).
+fn plain(max_buffers: usize, max_size: u64) -> impl Strategy<Value = Problem> {
+    instances(max_buffers, max_size).prop_map(|problem| {
+        let buffers = problem.buffers().iter().map(|b| Buffer::new(b.id.clone(), b.start, b.end, b.size)).collect();
+        Problem::new(buffers, None).unwrap()
+    })
+}
+
+fn solve(problem: &Problem, window: u64) -> Outcome {
+    let options = SolveOptions { params: Params::new().with("window", window.to_string()), ..SolveOptions::default() };
+    let run = run::solve(problem, "peak", &options).unwrap();
+    assert!(run.is_valid(), "{}", run.violations.join("\n"));
+    run.outcome
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Valid plans whatever the stretch, each at least as high as the stretch's own plan (its
+    /// buffers keep their offsets from it).
+    #[test]
+    fn plans_are_valid_and_hold_the_stretch(problem in plain(40, 60), window in 1u64..12) {
+        let outcome = solve(&problem, window);
+        let plan = checked(&problem, &outcome);
+        let Some(StatValue::Count(stretch)) = outcome.stats.get("stretch_makespan").cloned() else {
+            panic!("no stretch_makespan in {:?}", outcome.stats)
+        };
+        prop_assert!(plan.makespan >= stretch);
+    }
+
+    /// The stretch with the buffers across it merged into one is a relaxation: on tiny instances
+    /// its optimum is never above the whole instance's.
+    #[test]
+    fn the_stretch_never_needs_more_than_the_whole(problem in plain(7, 20), window in 1u64..6) {
+        let peak = peak_time(&problem).unwrap();
+        let (low, high) = stretch(&problem, peak, window);
+        prop_assert!(low <= peak && peak < high);
+        let (sub, across, cut) = cut_out(&problem, low, high).unwrap();
+        prop_assert_eq!(sub.len(), cut.len() + usize::from(!across.is_empty()));
+        prop_assert!(brute_force_optimum(&sub) <= brute_force_optimum(&problem));
+        // Every buffer alive at the peak is in the stretch, so it needs at least the max load.
+        prop_assert_eq!(sub.max_load(), problem.max_load());
+    }
+}
+
+#[test]
+fn with_alignment_or_pinned_buffers_the_greedy_pass_plans_alone() {
+    let aligned =
+        Problem::new(vec![Buffer::new("a", 0, 2, 3).with_alignment(4), Buffer::new("b", 1, 3, 2)], None).unwrap();
+    let pinned = Problem::new(vec![Buffer::new("a", 0, 2, 3).pinned_at(5), Buffer::new("b", 1, 3, 2)], None).unwrap();
+    for problem in [aligned, pinned] {
+        let outcome = Peak.solve(&problem, &SolveOptions::default()).unwrap();
+        checked(&problem, &outcome);
+        let Some(StatValue::Text(stretch)) = outcome.stats.get("stretch") else { panic!("{:?}", outcome.stats) };
+        assert!(stretch.starts_with("none"), "{stretch}");
+    }
+}
+
+#[test]
+fn a_seed_gives_the_same_plan_on_a_generated_trace() {
+    let problem = trace(TraceSpec::new(3_000, 11));
+    let first = solve(&problem, 200);
+    let second = solve(&problem, 200);
+    assert_eq!(checked(&problem, &first).offsets, checked(&problem, &second).offsets);
+    assert!(first.stats.contains_key("stretch"), "{:?}", first.stats);
+}
+
+/// Past the exact search's size limit `auto` runs `peak` among its quick members: its answer is
+/// valid and never above `peak`'s own plan.
+#[test]
+fn auto_runs_peak_past_the_search_limit() {
+    let problem = trace(TraceSpec::new(memplan::solvers::portfolio::SEARCH_MAX + 400, 4));
+    let own = solve(&problem, memplan::solvers::peak::WINDOW);
+    let outcome = run::solve(&problem, "auto", &SolveOptions::default()).unwrap();
+    assert!(outcome.is_valid(), "{}", outcome.violations.join("\n"));
+    let plan = checked(&problem, &outcome.outcome);
+    assert!(plan.makespan <= checked(&problem, &own).makespan);
+}
