@@ -14,6 +14,9 @@ use crate::occupancy::{Occupancy, RoutedSets, Routes};
 use crate::options::{Deadline, Halt};
 use crate::solvers::greedy::schedule::local_order;
 
+/// How many buffers first fit gathers the data of at a time.
+const GATHER: usize = 256;
+
 /// What one squeeze ended with.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Squeezed {
@@ -168,26 +171,35 @@ impl<'a> Arena<'a> {
                 readers[set as usize] -= 1;
             }
         }
-        for (step, &i) in sequence.iter().enumerate() {
-            let fit = self.fits[i];
-            if fit.pinned {
-                continue;
+        // The buffers' data is gathered a chunk at a time: the visit jumps across buffer indices,
+        // and independent loads in a row overlap their cache misses where the placements'
+        // would wait for each one.
+        let mut chunk: Vec<(usize, Fit, &[u32], &[u32])> = Vec::with_capacity(GATHER);
+        for indices in sequence.chunks(GATHER) {
+            if let Some(stop) = deadline.expired() {
+                return Err(stop);
             }
-            deadline.poll(step)?;
-            let (reads, writes) = self.routes.route(i);
-            let overflow = || Halt::Overflow { buffer: buffers[i].id.clone(), offset: u64::MAX, size: fit.size };
-            let offset =
-                occupancy.lowest_fit_from(reads, fit.size, fit.alignment, self.start_address).ok_or_else(overflow)?;
-            let top = offset.checked_add(fit.size).ok_or_else(overflow)?;
-            if bound().is_some_and(|bound| top >= bound) {
-                return Ok(None);
+            chunk.clear();
+            chunk.extend(indices.iter().filter(|&&i| !self.fits[i].pinned).map(|&i| {
+                let (reads, writes) = self.routes.route(i);
+                (i, self.fits[i], reads, writes)
+            }));
+            for &(i, fit, reads, writes) in &chunk {
+                let overflow = || Halt::Overflow { buffer: buffers[i].id.clone(), offset: u64::MAX, size: fit.size };
+                let offset = occupancy
+                    .lowest_fit_from(reads, fit.size, fit.alignment, self.start_address)
+                    .ok_or_else(overflow)?;
+                let top = offset.checked_add(fit.size).ok_or_else(overflow)?;
+                if bound().is_some_and(|bound| top >= bound) {
+                    return Ok(None);
+                }
+                for &set in reads {
+                    readers[set as usize] -= 1;
+                }
+                occupancy.insert(writes.iter().copied().filter(|&set| readers[set as usize] > 0), offset, top);
+                offsets[i] = offset;
+                makespan = makespan.max(top);
             }
-            for &set in reads {
-                readers[set as usize] -= 1;
-            }
-            occupancy.insert(writes.iter().copied().filter(|&set| readers[set as usize] > 0), offset, top);
-            offsets[i] = offset;
-            makespan = makespan.max(top);
         }
         Ok(Some((offsets, makespan)))
     }
