@@ -5,7 +5,7 @@
 
 mod fit;
 mod order;
-mod schedule;
+pub(crate) mod schedule;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

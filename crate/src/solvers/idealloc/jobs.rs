@@ -140,9 +140,9 @@ pub struct Made {
 }
 
 impl Made {
-    /// Room for `jobs` jobs in at most as many boxes.
-    pub fn with_capacity(jobs: usize) -> Made {
-        Made { boxes: Vec::with_capacity(jobs), members: Vec::with_capacity(jobs) }
+    /// Room for `jobs` jobs in `boxes` boxes (more boxes grow the list).
+    pub fn with_capacity(jobs: usize, boxes: usize) -> Made {
+        Made { boxes: Vec::with_capacity(boxes), members: Vec::with_capacity(jobs) }
     }
 
     /// A box of height `size` around `contents` (not empty, all of one height and alive at one

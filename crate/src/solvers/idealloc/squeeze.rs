@@ -12,6 +12,10 @@ use std::sync::Mutex;
 use crate::model::Problem;
 use crate::occupancy::{Occupancy, RoutedSets, Routes};
 use crate::options::{Deadline, Halt};
+use crate::solvers::greedy::schedule::local_order;
+
+/// How many buffers first fit gathers the data of at a time.
+const GATHER: usize = 256;
 
 /// What one squeeze ended with.
 #[derive(Debug, PartialEq, Eq)]
@@ -37,6 +41,10 @@ pub struct Arena<'a> {
     routes: Routes,
     /// Indexes of finished squeezes, cleared and reused.
     spare: Mutex<Vec<RoutedSets>>,
+    /// Each buffer's leaf range in the index, and the number of leaves: the windows of
+    /// [`local_order`] along the time axis.
+    spans: Vec<(u32, u32)>,
+    leaves: u32,
 }
 
 /// A buffer as first fit sees it.
@@ -55,10 +63,14 @@ impl<'a> Arena<'a> {
             buffers.iter().map(|b| Fit { size: b.size, alignment: b.alignment, pinned: b.pinned.is_some() }).collect();
         // Only the buffers' own lifetimes: the space below the start address is a floor of first
         // fit, not a placement over the whole span (which would keep the sets of the top nodes up
-        // to date at every insertion).
-        let routes = Occupancy::new(buffers.iter().map(|b| (b.start, b.end))).routes();
+        // to date at every insertion). The index itself goes once its routes are listed.
+        let occupancy = Occupancy::new(buffers.iter().map(|b| (b.start, b.end)));
+        let routes = occupancy.routes();
+        let spans = (0..buffers.len()).map(|i| occupancy.leaf_range(i)).collect();
+        let leaves = occupancy.leaf_count();
+        drop(occupancy);
         let spare = Mutex::new(vec![routes.sets()]);
-        Arena { problem, start_address, pinned, fits, routes, spare }
+        Arena { problem, start_address, pinned, fits, routes, spare, spans, leaves }
     }
 
     /// An index holding the pinned buffers; two pinned buffers that collide make the problem
@@ -100,36 +112,56 @@ impl<'a> Arena<'a> {
 
     /// [`Arena::squeeze`] against a bound that may fall while it runs (another iteration finished
     /// with a better plan): `bound` is asked again before each buffer is placed.
+    ///
+    /// The buffers are visited window by window along the time axis (the greedy engine's
+    /// [`local_order`]): each is still placed after exactly the buffers that overlap it in time and
+    /// come before it in `order`, so the offsets are those of first fit in `order`, while the
+    /// index's working set stays small (the loose order jumps all over the time axis). A top that
+    /// reaches the bound is a top of that plan, so giving up is as sound as in `order`.
     pub fn squeeze_within(
         &self,
         order: &[usize],
         bound: impl Fn() -> Option<u64>,
         deadline: &Deadline,
     ) -> Result<Squeezed, Halt> {
+        let local = local_order(order, |i| self.spans[i], self.leaves);
         let mut occupancy = self.occupancy()?;
-        let result = self.first_fit(&mut occupancy, order, bound, deadline);
+        let mut placed = self.first_fit(&mut occupancy, local.as_deref().unwrap_or(order), &bound, deadline);
+        if local.is_some() && matches!(placed, Err(Halt::Overflow { .. })) {
+            // Which buffer overflows first is `order`'s to say: the squeeze is run again in it.
+            self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(occupancy);
+            occupancy = self.occupancy()?;
+            placed = self.first_fit(&mut occupancy, order, &bound, deadline);
+        }
         self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(occupancy);
-        result
+        Ok(match placed? {
+            Some((offsets, makespan)) => {
+                let mut placed = self.pinned.clone();
+                placed.extend(order.iter().copied().filter(|&i| !self.fits[i].pinned));
+                Squeezed::Placed { offsets, order: placed, makespan }
+            }
+            None => Squeezed::Exceeded,
+        })
     }
 
+    /// First fit of the movable buffers in `sequence` into `occupancy` (which holds the pinned
+    /// ones): the offsets and the makespan, or `None` as soon as a top reaches `bound`.
     fn first_fit(
         &self,
         occupancy: &mut RoutedSets,
-        order: &[usize],
+        sequence: &[usize],
         bound: impl Fn() -> Option<u64>,
         deadline: &Deadline,
-    ) -> Result<Squeezed, Halt> {
+    ) -> Result<Option<(Vec<u64>, u64)>, Halt> {
         let buffers = self.problem.buffers();
         let mut offsets = vec![0u64; buffers.len()];
-        let mut placed = Vec::with_capacity(buffers.len());
         let mut makespan = 0u64;
         for &i in &self.pinned {
             offsets[i] = buffers[i].pinned.unwrap_or(0);
             makespan = makespan.max(offsets[i] + buffers[i].size);
-            placed.push(i);
         }
         if bound().is_some_and(|bound| makespan >= bound) {
-            return Ok(Squeezed::Exceeded);
+            return Ok(None);
         }
         // Per set, how many buffers still to place will read it: a placement skips the sets that
         // none of them reads (each buffer is queried once, just before it is placed).
@@ -139,29 +171,37 @@ impl<'a> Arena<'a> {
                 readers[set as usize] -= 1;
             }
         }
-        for (step, &i) in order.iter().enumerate() {
-            let fit = self.fits[i];
-            if fit.pinned {
-                continue;
+        // The buffers' data is gathered a chunk at a time: the visit jumps across buffer indices,
+        // and independent loads in a row overlap their cache misses where the placements'
+        // would wait for each one.
+        let mut chunk: Vec<(usize, Fit, &[u32], &[u32])> = Vec::with_capacity(GATHER);
+        for indices in sequence.chunks(GATHER) {
+            if let Some(stop) = deadline.expired() {
+                return Err(stop);
             }
-            deadline.poll(step)?;
-            let (reads, writes) = self.routes.route(i);
-            let overflow = || Halt::Overflow { buffer: buffers[i].id.clone(), offset: u64::MAX, size: fit.size };
-            let offset =
-                occupancy.lowest_fit_from(reads, fit.size, fit.alignment, self.start_address).ok_or_else(overflow)?;
-            let top = offset.checked_add(fit.size).ok_or_else(overflow)?;
-            if bound().is_some_and(|bound| top >= bound) {
-                return Ok(Squeezed::Exceeded);
+            chunk.clear();
+            chunk.extend(indices.iter().filter(|&&i| !self.fits[i].pinned).map(|&i| {
+                let (reads, writes) = self.routes.route(i);
+                (i, self.fits[i], reads, writes)
+            }));
+            for &(i, fit, reads, writes) in &chunk {
+                let overflow = || Halt::Overflow { buffer: buffers[i].id.clone(), offset: u64::MAX, size: fit.size };
+                let offset = occupancy
+                    .lowest_fit_from(reads, fit.size, fit.alignment, self.start_address)
+                    .ok_or_else(overflow)?;
+                let top = offset.checked_add(fit.size).ok_or_else(overflow)?;
+                if bound().is_some_and(|bound| top >= bound) {
+                    return Ok(None);
+                }
+                for &set in reads {
+                    readers[set as usize] -= 1;
+                }
+                occupancy.insert(writes.iter().copied().filter(|&set| readers[set as usize] > 0), offset, top);
+                offsets[i] = offset;
+                makespan = makespan.max(top);
             }
-            for &set in reads {
-                readers[set as usize] -= 1;
-            }
-            occupancy.insert(writes.iter().copied().filter(|&set| readers[set as usize] > 0), offset, top);
-            offsets[i] = offset;
-            makespan = makespan.max(top);
-            placed.push(i);
         }
-        Ok(Squeezed::Placed { offsets, order: placed, makespan })
+        Ok(Some((offsets, makespan)))
     }
 }
 
@@ -267,6 +307,48 @@ mod tests {
                 let tops = problem.buffers().iter().zip(&offsets).map(|(b, o)| o + b.size);
                 assert_eq!(makespan, tops.max().unwrap());
             }
+        }
+    }
+
+    /// On a timeline many windows long, the windowed squeeze places as first fit in the loose
+    /// order itself does, and gives up exactly when that plan's makespan reaches the bound.
+    #[test]
+    fn windowed_squeezes_place_as_the_loose_order() {
+        let mut state = 5u64;
+        let mut next = |modulus: u64| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) % modulus
+        };
+        for round in 0..3u64 {
+            let mut buffers = Vec::new();
+            for k in 0..6000 {
+                let start = next(20_000);
+                // Mostly short lifetimes, a few spanning many windows.
+                let length = if next(200) == 0 { 1 + next(15_000) } else { 1 + next(40) };
+                let buffer = Buffer::new(format!("b{k}"), start, start + length, 1 + next(64));
+                buffers.push(if next(5) == 0 { buffer.with_alignment(16) } else { buffer });
+            }
+            buffers.push(Buffer::new("p", 3000, 9000, 32).pinned_at(100));
+            let problem = Problem::new(buffers, None).unwrap();
+            let arena = Arena::new(&problem, round);
+            let loose: Vec<u64> = (0..problem.len()).map(|_| next(4000)).collect();
+            let order = loose_order(&loose, &problem);
+            assert!(local_order(&order, |i| arena.spans[i], arena.leaves).is_some(), "several windows");
+            let mut occupancy = arena.occupancy().unwrap();
+            let plain = arena.first_fit(&mut occupancy, &order, || None, &Deadline::none()).unwrap();
+            let (plain_offsets, plain_makespan) = plain.expect("no bound");
+            let Squeezed::Placed { offsets, order: placed, makespan } =
+                arena.squeeze(&order, None, &Deadline::none()).unwrap()
+            else {
+                panic!("unbounded squeeze exceeded")
+            };
+            assert_eq!(offsets, plain_offsets, "round {round}");
+            assert_eq!(makespan, plain_makespan);
+            assert_eq!(placed[0], problem.len() - 1, "the pinned buffer first");
+            assert_eq!(&placed[1..], &order[..]);
+            let squeeze = |bound| arena.squeeze(&order, Some(bound), &Deadline::none()).unwrap();
+            assert_eq!(squeeze(makespan), Squeezed::Exceeded);
+            assert!(matches!(squeeze(makespan + 1), Squeezed::Placed { .. }));
         }
     }
 

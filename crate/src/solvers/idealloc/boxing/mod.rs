@@ -120,8 +120,10 @@ pub fn box_by_size_class(
         let rounded = shared.get(items[0].id).size;
         let per_box = usize::try_from(box_height / rounded).unwrap_or(usize::MAX);
         let shape = BoxShape { per_box, box_height, epsilon };
-        // Every box holds a job at least: room for as many boxes as jobs, so that none regrows.
-        let mut made = Made::with_capacity(items.len());
+        // Every job goes into one box, and most boxes are full: room for that many boxes (the
+        // classes are boxed side by side, and room for a box per job held five times the
+        // members' bytes at once).
+        let mut made = Made::with_capacity(items.len(), items.len().div_ceil(per_box.max(1)));
         box_one_height(shared, &mut items, shape, mix(seed ^ mix(class as u64)), deadline, &mut made)?;
         Ok(Class::Boxed(made))
     };
