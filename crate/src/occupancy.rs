@@ -27,8 +27,48 @@ use std::collections::BinaryHeap;
 use crate::alignment::align_up;
 use crate::options::{Deadline, Halt};
 
+/// An address as an index stores it: u32 when every address of the plan stays below 4 GiB (half
+/// the memory of u64: on 2·10^6-buffer traces the interval pool was most of a pass's heap, and
+/// reading it most of its time), else u64. The interface speaks u64 throughout.
+pub trait Address: Copy + Ord + Default + std::fmt::Debug + Send + Sync + 'static {
+    /// The highest address the type holds: an index of it records no range ending above.
+    const MAX: u64;
+    /// `value` as this type; it must be at most [`Address::MAX`] (checked: a placement past it
+    /// is refused with a panic rather than recorded wrapped).
+    fn narrow(value: u64) -> Self;
+    fn wide(self) -> u64;
+}
+
+impl Address for u32 {
+    const MAX: u64 = u32::MAX as u64;
+
+    #[inline]
+    fn narrow(value: u64) -> Self {
+        u32::try_from(value).expect("an address within the index's u32 range")
+    }
+
+    #[inline]
+    fn wide(self) -> u64 {
+        self as u64
+    }
+}
+
+impl Address for u64 {
+    const MAX: u64 = u64::MAX;
+
+    #[inline]
+    fn narrow(value: u64) -> Self {
+        value
+    }
+
+    #[inline]
+    fn wide(self) -> u64 {
+        self
+    }
+}
+
 /// An address interval `[low, high)`.
-type Interval = (u64, u64);
+type Interval<A> = (A, A);
 
 /// Disjoint address intervals, sorted and merged on insertion (touching ones too), as a view of a
 /// node's [`Set`]. The sets are small (on Y_1 and 10^6-buffer traces the median holds 1–4
@@ -42,26 +82,36 @@ trait Intervals {
     fn probe(&self, low: u64, high: u64) -> Result<u64, (u64, u64)>;
 }
 
+/// Sets up to this long are searched by a count (see [`rank`]). On 2·10^6-buffer traces the sets
+/// at the forest's roots hold about a hundred intervals (the long lifetimes across the block) and
+/// are read by every query below them: a binary search there waited on a cache miss at nearly
+/// every step, while a count streams through the lines.
+const LINEAR: usize = 128;
+
 /// How many leading intervals satisfy `below` (a predicate true on a prefix): a count over short
 /// sets, whose comparisons do not wait on each other as a binary search's do, else binary search.
-fn rank(items: &[Interval], below: impl Fn(&Interval) -> bool) -> usize {
-    if items.len() <= 16 { items.iter().map(|item| below(item) as usize).sum() } else { items.partition_point(below) }
+fn rank<A: Address>(items: &[Interval<A>], below: impl Fn(&Interval<A>) -> bool) -> usize {
+    if items.len() <= LINEAR {
+        items.iter().map(|item| below(item) as usize).sum()
+    } else {
+        items.partition_point(below)
+    }
 }
 
-impl Intervals for [Interval] {
+impl<A: Address> Intervals for [Interval<A>] {
     fn blocking(&self, low: u64, high: u64) -> Option<u64> {
-        let below = rank(self, |&(s, _)| s < high);
-        match below.checked_sub(1).map(|i| self[i]) {
-            Some((_, e)) if e > low => Some(e),
+        let below = rank(self, |&(s, _)| s.wide() < high);
+        match below.checked_sub(1).map(|i| self[i].1.wide()) {
+            Some(e) if e > low => Some(e),
             _ => None,
         }
     }
 
     fn probe(&self, low: u64, high: u64) -> Result<u64, (u64, u64)> {
-        let below = rank(self, |&(s, _)| s < high);
-        let next = self.get(below).map_or(u64::MAX, |&(s, _)| s);
-        match below.checked_sub(1).map(|i| self[i]) {
-            Some((_, e)) if e > low => Err((e, next)),
+        let below = rank(self, |&(s, _)| s.wide() < high);
+        let next = self.get(below).map_or(u64::MAX, |&(s, _)| s.wide());
+        match below.checked_sub(1).map(|i| self[i].1.wide()) {
+            Some(e) if e > low => Err((e, next)),
             _ => Ok(next),
         }
     }
@@ -71,9 +121,9 @@ impl Intervals for [Interval] {
 /// them), which stays inline so that the node's cache line answers the query; longer sets live in a
 /// block of the shared [`Pool`] (one flat allocation for the whole index, no Vec per set).
 #[derive(Clone, Copy, Debug, Default)]
-struct Set {
+struct Set<A: Address> {
     /// The only interval while `class == 0` and `len == 1`.
-    inline: Interval,
+    inline: Interval<A>,
     len: u32,
     /// Start of the block in the pool (when `class > 0`).
     block: u32,
@@ -83,15 +133,15 @@ struct Set {
 
 /// The blocks of every set longer than one interval, by power-of-two capacity, with free lists.
 #[derive(Debug, Default)]
-struct Pool {
-    intervals: Vec<Interval>,
+struct Pool<A: Address> {
+    intervals: Vec<Interval<A>>,
     free: Vec<Vec<u32>>,
 }
 
 /// The smallest block: sets that outgrow their inline interval usually stay below four.
 const FIRST_CLASS: u32 = 2;
 
-impl Pool {
+impl<A: Address> Pool<A> {
     fn alloc(&mut self, class: u32) -> u32 {
         if let Some(block) = self.free.get_mut(class as usize).and_then(Vec::pop) {
             return block;
@@ -103,7 +153,7 @@ impl Pool {
             // most of the index, and a doubled Vec held up to twice what it used.
             self.intervals.reserve_exact(needed.max(block / 8));
         }
-        self.intervals.resize(block + needed, (0, 0));
+        self.intervals.resize(block + needed, Default::default());
         // Blocks are addressed by u32: 4 × 10^9 intervals is far beyond any index built here.
         u32::try_from(block).expect("interval pool below 2^32 entries")
     }
@@ -121,9 +171,9 @@ impl Pool {
     }
 }
 
-impl Set {
+impl<A: Address> Set<A> {
     #[inline]
-    fn view<'a>(&'a self, pool: &'a Pool) -> &'a [Interval] {
+    fn view<'a>(&'a self, pool: &'a Pool<A>) -> &'a [Interval<A>] {
         if self.class == 0 {
             &std::slice::from_ref(&self.inline)[..self.len as usize]
         } else {
@@ -131,11 +181,14 @@ impl Set {
         }
     }
 
-    fn highest(&self, pool: &Pool) -> u64 {
-        self.view(pool).last().map_or(0, |&(_, e)| e)
+    fn highest(&self, pool: &Pool<A>) -> u64 {
+        self.view(pool).last().map_or(0, |&(_, e)| e.wide())
     }
 
-    fn insert(&mut self, pool: &mut Pool, low: u64, high: u64) {
+    /// Adds `[low, high)`; false when the set held it already (and is unchanged). `high` must be
+    /// at most [`Address::MAX`].
+    fn insert(&mut self, pool: &mut Pool<A>, low: u64, high: u64) -> bool {
+        let (low, high) = (A::narrow(low), A::narrow(high));
         let len = self.len as usize;
         let items = self.view(pool);
         // Intervals [first, last) overlap or touch [low, high]: they start at or below `high`
@@ -144,28 +197,36 @@ impl Set {
         let first = rank(&items[..last], |&(_, e)| e < low);
         if first < last {
             let merged = (low.min(items[first].0), high.max(items[last - 1].1));
+            if merged == items[first] && last == first + 1 {
+                // (Sets high in the tree hold most new ranges already: no write at all.)
+                return false;
+            }
             if self.class == 0 {
                 self.inline = merged;
             } else {
                 let block = &mut pool.intervals[self.block as usize..][..len];
                 block[first] = merged;
-                block.copy_within(last.., first + 1);
-                self.len -= (last - first - 1) as u32;
+                // (Merging into one interval moves nothing: a copy of the tail onto itself was
+                // most of an insert's time in long sets.)
+                if last > first + 1 {
+                    block.copy_within(last.., first + 1);
+                    self.len -= (last - first - 1) as u32;
+                }
             }
-            return;
+            return true;
         }
         if self.class == 0 {
             if len == 0 {
                 self.inline = (low, high);
                 self.len = 1;
-                return;
+                return true;
             }
             // The inline interval and the new one move to a block.
             let block = pool.alloc(FIRST_CLASS);
             let pair = if first == 0 { [(low, high), self.inline] } else { [self.inline, (low, high)] };
             pool.intervals[block as usize..][..2].copy_from_slice(&pair);
-            *self = Set { inline: (0, 0), len: 2, block, class: FIRST_CLASS };
-            return;
+            *self = Set { inline: Default::default(), len: 2, block, class: FIRST_CLASS };
+            return true;
         }
         if len == 1 << self.class {
             let (old, class) = (self.block, self.class);
@@ -179,6 +240,7 @@ impl Set {
         block.copy_within(first..len, first + 1);
         block[first] = (low, high);
         self.len += 1;
+        true
     }
 }
 
@@ -186,19 +248,16 @@ impl Set {
 /// anywhere in its subtree (`below`). One cache line, as every visit reads one or both.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(align(64))]
-struct Node {
-    sets: [Set; 2],
+struct Node<A: Address> {
+    sets: [Set<A>; 2],
 }
-
-/// The own set of every leaf (see [`Occupancy::leaf_sets`]).
-const EMPTY: Set = Set { inline: (0, 0), len: 0, block: 0, class: 0 };
 
 /// Which of a node's sets: a reference to one set is `node << 1 | slot`.
 const OWN: u32 = 0;
 const BELOW: u32 = 1;
 
 /// The placed buffers, indexed by time for address queries over a lifetime.
-pub struct Occupancy {
+pub struct Occupancy<A: Address = u64> {
     /// Distinct lifetime endpoints; leaf `i` is the time interval `[times[i], times[i + 1])`.
     times: Vec<u64>,
     /// Number of leaves, a power of two; node `1` is the root, leaf `i` is node `leaves + i`.
@@ -207,15 +266,17 @@ pub struct Occupancy {
     /// above it holds a set.
     top: u32,
     /// The inner nodes, `1..leaves` (entry 0 unused).
-    nodes: Vec<Node>,
+    nodes: Vec<Node<A>>,
     /// Each leaf's subtree set. A leaf's own set would be read only by queries below it, and
     /// there are none: leaves keep one set, half a node (on 10^6 leaves, 32 MiB less).
-    leaf_sets: Vec<Set>,
+    leaf_sets: Vec<Set<A>>,
+    /// The own set of every leaf: empty.
+    empty: Set<A>,
     /// Bit per node: canonical for some lifetime given to `new` (only those nodes hold sets).
     canonical: Vec<u64>,
     /// The leaf range of each lifetime given to `new`, by position.
     spans: Vec<Span>,
-    pool: Pool,
+    pool: Pool<A>,
     /// Scratch query for [`Occupancy::insert`].
     scratch: Query,
 }
@@ -231,6 +292,8 @@ pub struct Query {
     /// ancestors.
     nodes: Vec<u32>,
     ancestors_from: usize,
+    /// The lifetime's leaf range (for [`Occupancy::insert_queried`]).
+    span: Span,
 }
 
 /// A lifetime as the leaf range `[first, last)` it covers, from [`Occupancy::span`].
@@ -279,8 +342,8 @@ impl Routes {
 /// precomputed routes, with the same answers as [`Occupancy`] gives for the same placements.
 #[derive(Debug, Default)]
 pub struct RoutedSets {
-    sets: Vec<Set>,
-    pool: Pool,
+    sets: Vec<Set<u64>>,
+    pool: Pool<u64>,
 }
 
 impl RoutedSets {
@@ -321,6 +384,17 @@ impl Occupancy {
     /// [`Occupancy::new`], stopping when `deadline` passes: on millions of lifetimes building the
     /// index takes long enough that a cancel must reach it.
     pub fn build(lifetimes: impl Iterator<Item = (u64, u64)>, deadline: &Deadline) -> Result<Self, Halt> {
+        Occupancy::build_cut(lifetimes, deadline, None)
+    }
+}
+
+impl<A: Address> Occupancy<A> {
+    /// The highest address a placement recorded here may reach (see [`Address`]).
+    pub const LIMIT: u64 = A::MAX;
+
+    /// [`Occupancy::build`] for addresses stored as `A`: every placement recorded must end at
+    /// or below [`Occupancy::LIMIT`].
+    pub fn build_narrow(lifetimes: impl Iterator<Item = (u64, u64)>, deadline: &Deadline) -> Result<Self, Halt> {
         Occupancy::build_cut(lifetimes, deadline, None)
     }
 
@@ -370,6 +444,7 @@ impl Occupancy {
             top,
             nodes: vec![Node::default(); leaves],
             leaf_sets: vec![Set::default(); leaves],
+            empty: Set::default(),
             canonical: vec![0; (2 * leaves).div_ceil(64)],
             spans: Vec::new(),
             pool: Pool::default(),
@@ -426,6 +501,7 @@ impl Occupancy {
     /// and their subtree sets are never read.
     fn collect_nodes(&self, span: Span, query: &mut Query) {
         query.nodes.clear();
+        query.span = span;
         self.for_each_canonical(span, |node| {
             // Kept in release builds: a lifetime not given to `new` would read subtree sets that
             // skipped ancestors never filled, a silently wrong answer. A bit test per node is cheap.
@@ -500,17 +576,17 @@ impl Occupancy {
     }
 
     #[inline]
-    fn set(&self, reference: u32) -> &Set {
+    fn set(&self, reference: u32) -> &Set<A> {
         let node = (reference >> 1) as usize;
         match node.checked_sub(self.leaves) {
             None => &self.nodes[node].sets[(reference & 1) as usize],
             Some(leaf) if reference & 1 == BELOW => &self.leaf_sets[leaf],
-            Some(_) => &EMPTY,
+            Some(_) => &self.empty,
         }
     }
 
     #[inline]
-    fn view(&self, reference: u32) -> &[Interval] {
+    fn view(&self, reference: u32) -> &[Interval<A>] {
         self.set(reference).view(&self.pool)
     }
 
@@ -522,7 +598,8 @@ impl Occupancy {
         self.pool.clear();
     }
 
-    /// Records addresses `[low, high)` as taken during `[start, end)`.
+    /// Records addresses `[low, high)` as taken during `[start, end)` (`high` at most
+    /// [`Occupancy::LIMIT`]).
     pub fn insert(&mut self, start: u64, end: u64, low: u64, high: u64) {
         let mut query = std::mem::take(&mut self.scratch);
         self.query_into(start, end, &mut query);
@@ -531,20 +608,38 @@ impl Occupancy {
     }
 
     /// Records addresses `[low, high)` as taken during the lifetime of the last query made with
-    /// `query` (the placements since then do not matter).
+    /// `query` (the placements since then do not matter); `high` at most [`Occupancy::LIMIT`].
     pub fn insert_queried(&mut self, query: &Query, low: u64, high: u64) {
         let Occupancy { nodes, leaf_sets, pool, leaves, .. } = self;
-        for (k, &node) in query.nodes.iter().enumerate() {
+        let (canonical, ancestors) = query.nodes.split_at(query.ancestors_from);
+        for &node in canonical {
             // (Only canonical nodes can be leaves: an ancestor has a subtree.)
             if let Some(leaf) = (node as usize).checked_sub(*leaves) {
                 leaf_sets[leaf].insert(pool, low, high);
                 continue;
             }
             let [own, below] = &mut nodes[node as usize].sets;
-            if k < query.ancestors_from {
-                own.insert(pool, low, high);
-            }
+            own.insert(pool, low, high);
             below.insert(pool, low, high);
+        }
+        // The ancestors, level by level upwards, are those of the lifetime's first leaf (the
+        // left chain) and of its last leaf (the right chain). A subtree set holds those of the
+        // node's children, so once a node of a chain held the range already, every node above it
+        // on that chain does too: it is neither searched nor written again.
+        let depth = leaves.trailing_zeros();
+        let (first, last) =
+            ((query.span.first as usize + *leaves) as u32, (query.span.last as usize + *leaves - 1) as u32);
+        let mut held = [false; 2];
+        for &node in ancestors {
+            let shift = depth - (31 - node.leading_zeros());
+            let chains = [first >> shift == node, last >> shift == node];
+            if (chains[0] && held[0]) || (chains[1] && held[1]) {
+                continue;
+            }
+            if !nodes[node as usize].sets[BELOW as usize].insert(pool, low, high) {
+                held[0] |= chains[0];
+                held[1] |= chains[1];
+            }
         }
     }
 
@@ -613,7 +708,7 @@ impl Occupancy {
         let mut heads: BinaryHeap<Reverse<(u64, u64, usize)>> = BinaryHeap::with_capacity(cursors.len());
         for (k, cursor) in cursors.iter_mut().enumerate() {
             if let Some(&(low, high)) = cursor.next() {
-                heads.push(Reverse((low, high, k)));
+                heads.push(Reverse((low.wide(), high.wide(), k)));
             }
         }
         let mut covered = 0u64;
@@ -623,7 +718,7 @@ impl Occupancy {
             }
             covered = covered.max(high);
             if let Some(&(low, high)) = cursors[k].next() {
-                heads.push(Reverse((low, high, k)));
+                heads.push(Reverse((low.wide(), high.wide(), k)));
             }
         }
         visit(covered, None);
@@ -696,9 +791,9 @@ fn choose_top(spans: &[Span], leaves: usize) -> u32 {
 /// Each set that lets a candidate pass also says where its next interval starts; it cannot block
 /// any higher candidate whose top stays below that, so after a jump only the sets whose next
 /// interval is now in reach are searched again (not every set, as a plain round robin would).
-fn lowest_fit_in<'a>(
+fn lowest_fit_in<'a, A: Address>(
     sets: &[u32],
-    view: impl Fn(u32) -> &'a [Interval],
+    view: impl Fn(u32) -> &'a [Interval<A>],
     size: u64,
     alignment: u64,
     floor: u64,
@@ -758,47 +853,65 @@ mod tests {
         /// Cut at any level, the index answers as a scan of the placed rectangles does: random
         /// lifetimes (some long), placed in turn by first fit at random alignments and floors,
         /// each answer (first fit, the highest taken address, whether a range is taken, the free
-        /// gaps) checked against the scan before the placement is made.
+        /// gaps) checked against the scan before the placement is made. Addresses are stored as
+        /// u64 and as u32, low or up against the type's limit.
         #[test]
         fn every_cut_answers_as_a_scan_of_the_placements(
             raw in prop::collection::vec((0u64..300, 1u64..12, 0u32..8, 1u64..9, 0u32..3), 1..120),
             cut in 0u32..12,
+            high in any::<bool>(),
         ) {
-            let lifetimes: Vec<(u64, u64)> = raw
-                .iter()
-                .map(|&(start, length, class, _, _)| (start, start + if class == 0 { length * 25 } else { length }))
-                .collect();
-            let mut occupancy = Occupancy::build_cut(lifetimes.iter().copied(), &Deadline::none(), Some(cut)).unwrap();
-            let mut placed: Vec<(u64, u64, u64, u64)> = Vec::new();
-            let taken = |placed: &[(u64, u64, u64, u64)], (s, e): (u64, u64), low: u64, high: u64| {
-                placed.iter().any(|&(ps, pe, pl, ph)| ps < e && s < pe && pl < high && low < ph)
-            };
-            let mut query = Query::default();
-            for (k, &(_, _, _, size, align)) in raw.iter().enumerate() {
-                let lifetime = lifetimes[k];
-                let alignment = 1u64 << align;
-                let floor = (k as u64 * 7) % 5;
-                occupancy.query_lifetime(k, &mut query);
-                let expected = (align_up(floor, alignment).unwrap()..)
-                    .step_by(alignment as usize)
-                    .find(|&x| !taken(&placed, lifetime, x, x + size))
-                    .unwrap();
-                prop_assert_eq!(occupancy.lowest_fit_from(&query, size, alignment, floor), Some(expected));
-                let (s, e) = lifetime;
-                let highest = placed.iter().filter(|p| p.0 < e && s < p.1).map(|p| p.3).max().unwrap_or(0);
-                prop_assert_eq!(occupancy.highest(&query), highest);
-                prop_assert_eq!(occupancy.is_taken(&query, 0, expected + size), taken(&placed, lifetime, 0, expected + size));
-                let mut gaps = Vec::new();
-                occupancy.gaps(&query, |low, high| gaps.push((low, high)));
-                for &(low, high) in &gaps {
-                    let high = high.unwrap_or(low + 1);
-                    prop_assert!(low == high || !taken(&placed, lifetime, low, high), "gap [{}, {}) is free", low, high);
-                }
-                prop_assert_eq!(gaps.last().map(|g| g.0), Some(highest), "the open gap starts at the top");
-                occupancy.insert_queried(&query, expected, expected + size);
-                placed.push((s, e, expected, expected + size));
-            }
+            answers_as_a_scan::<u64>(&raw, cut, high)?;
+            answers_as_a_scan::<u32>(&raw, cut, high)?;
         }
+    }
+
+    /// The body of [`every_cut_answers_as_a_scan_of_the_placements`] for addresses stored as `A`,
+    /// all of them below `A::MAX − 4096` or (`high`) above it.
+    fn answers_as_a_scan<A: Address>(
+        raw: &[(u64, u64, u32, u64, u32)],
+        cut: u32,
+        high: bool,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        let lifetimes: Vec<(u64, u64)> = raw
+            .iter()
+            .map(|&(start, length, class, _, _)| (start, start + if class == 0 { length * 25 } else { length }))
+            .collect();
+        let mut occupancy = Occupancy::<A>::build_cut(lifetimes.iter().copied(), &Deadline::none(), Some(cut)).unwrap();
+        let base = if high { Occupancy::<A>::LIMIT - 4096 } else { 0 };
+        let mut placed: Vec<(u64, u64, u64, u64)> = Vec::new();
+        let taken = |placed: &[(u64, u64, u64, u64)], (s, e): (u64, u64), low: u64, high: u64| {
+            placed.iter().any(|&(ps, pe, pl, ph)| ps < e && s < pe && pl < high && low < ph)
+        };
+        let mut query = Query::default();
+        for (k, &(_, _, _, size, align)) in raw.iter().enumerate() {
+            let lifetime = lifetimes[k];
+            let alignment = 1u64 << align;
+            let floor = base + (k as u64 * 7) % 5;
+            occupancy.query_lifetime(k, &mut query);
+            let expected = (align_up(floor, alignment).unwrap()..)
+                .step_by(alignment as usize)
+                .find(|&x| !taken(&placed, lifetime, x, x + size))
+                .unwrap();
+            prop_assert_eq!(occupancy.lowest_fit_from(&query, size, alignment, floor), Some(expected));
+            let (s, e) = lifetime;
+            let highest = placed.iter().filter(|p| p.0 < e && s < p.1).map(|p| p.3).max().unwrap_or(0);
+            prop_assert_eq!(occupancy.highest(&query), highest);
+            prop_assert_eq!(
+                occupancy.is_taken(&query, 0, expected + size),
+                taken(&placed, lifetime, 0, expected + size)
+            );
+            let mut gaps = Vec::new();
+            occupancy.gaps(&query, |low, high| gaps.push((low, high)));
+            for &(low, high) in &gaps {
+                let high = high.unwrap_or(low + 1);
+                prop_assert!(low == high || !taken(&placed, lifetime, low, high), "gap [{}, {}) is free", low, high);
+            }
+            prop_assert_eq!(gaps.last().map(|g| g.0), Some(highest), "the open gap starts at the top");
+            occupancy.insert_queried(&query, expected, expected + size);
+            placed.push((s, e, expected, expected + size));
+        }
+        Ok(())
     }
 
     /// Mostly short lifetimes with a few very long ones cut the tree below its root; lifetimes
@@ -816,7 +929,7 @@ mod tests {
     #[test]
     fn interval_set_merges_overlapping_and_touching() {
         let mut pool = Pool::default();
-        let mut set = Set::default();
+        let mut set = Set::<u64>::default();
         set.insert(&mut pool, 10, 20);
         assert_eq!(set.view(&pool), &[(10, 20)]);
         set.insert(&mut pool, 30, 40);
@@ -838,11 +951,17 @@ mod tests {
         assert_eq!(view.blocking(40, 51), Some(60));
         set.insert(&mut pool, 0, 100);
         assert_eq!(set.view(&pool), &[(0, 100)]);
+        // A range the set holds already leaves it as it is, and says so.
+        assert!(!set.insert(&mut pool, 0, 100));
+        assert!(!set.insert(&mut pool, 3, 7));
+        assert!(set.insert(&mut pool, 100, 101));
+        assert_eq!(set.view(&pool), &[(0, 101)]);
         // The inline interval merges in place, and a lower one moves both to a block, in order.
         let mut small = Set::default();
         small.insert(&mut pool, 10, 20);
         small.insert(&mut pool, 5, 10);
         assert_eq!(small.view(&pool), &[(5, 20)]);
+        assert!(!small.insert(&mut pool, 12, 15));
         small.insert(&mut pool, 0, 2);
         assert_eq!(small.view(&pool), &[(0, 2), (5, 20)]);
     }
@@ -853,7 +972,7 @@ mod tests {
     fn an_unregistered_lifetime_is_refused() {
         // (The whole tree: cut lower, [1, 7) would be tiled by leaves that [0, 8) registers.)
         let lifetimes = [(0u64, 8u64), (0, 1), (7, 8)].into_iter();
-        let mut occupancy = Occupancy::build_cut(lifetimes, &Deadline::none(), Some(u32::MAX)).unwrap();
+        let mut occupancy = Occupancy::<u64>::build_cut(lifetimes, &Deadline::none(), Some(u32::MAX)).unwrap();
         occupancy.insert(0, 8, 0, 4);
         let mut query = Query::default();
         occupancy.query_into(1, 7, &mut query);

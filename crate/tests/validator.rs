@@ -239,6 +239,35 @@ proptest! {
         }
     }
 
+    /// An outcome's lower bound is held to the max load (the most bytes of live pieces at once,
+    /// counted here time by time), whatever the plan: one byte below it is a false claim naming
+    /// it, the max load itself is not.
+    #[test]
+    fn a_bound_below_the_max_load_is_a_false_claim((problem, offsets, _) in case()) {
+        let pieces: Vec<(u64, u64, u128)> = problem
+            .buffers()
+            .iter()
+            .flat_map(|b| b.pieces().into_iter().map(|p| (p.start, p.end, (p.upper - p.lower) as u128)))
+            .collect();
+        let load = |t: u64| pieces.iter().filter(|p| p.0 <= t && t < p.1).map(|p| p.2).sum::<u128>();
+        let max_load = pieces.iter().map(|p| load(p.0)).max().unwrap_or(0) as u64;
+        prop_assert_eq!(max_load, problem.max_load());
+        let plan = memplan::Plan::new(&problem, offsets, Vec::new());
+        let mut outcome = memplan::Outcome::new("test", &problem, None, Some(plan), 0, memplan::Stopped::Completed);
+        let below_load = |outcome: &memplan::Outcome| {
+            validate::validate_outcome(&problem, outcome).violations.into_iter().find_map(|v| match v {
+                Violation::WrongClaim { what: "a lower bound below the max load", actual, .. } => Some(actual),
+                _ => None,
+            })
+        };
+        outcome.lower_bound = max_load;
+        prop_assert_eq!(below_load(&outcome), None);
+        if max_load > 0 {
+            outcome.lower_bound = max_load - 1;
+            prop_assert_eq!(below_load(&outcome), Some(max_load));
+        }
+    }
+
     /// A valid plan stays valid at its own makespan as capacity and fails one byte below it.
     #[test]
     fn a_valid_plan_fits_exactly_its_makespan(problem in instances()) {

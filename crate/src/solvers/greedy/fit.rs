@@ -1,7 +1,7 @@
 //! Placement rules: where in the free address space of its lifetime a buffer goes.
 
 use crate::alignment::align_up;
-use crate::occupancy::{Occupancy, Query};
+use crate::occupancy::{Address, Occupancy, Query};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Fit {
@@ -44,7 +44,7 @@ impl Fit {
 
     /// The offset for a buffer of `size` and `alignment` given what its lifetime sees taken;
     /// `None` when the offset would pass u64.
-    pub fn choose(self, occupancy: &Occupancy, query: &Query, size: u64, alignment: u64) -> Option<u64> {
+    pub fn choose<A: Address>(self, occupancy: &Occupancy<A>, query: &Query, size: u64, alignment: u64) -> Option<u64> {
         match self {
             Fit::First => occupancy.lowest_fit(query, size, alignment),
             Fit::Top => align_up(occupancy.highest(query), alignment),

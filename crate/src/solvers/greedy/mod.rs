@@ -17,7 +17,7 @@ pub use order::Order;
 
 use super::{Capabilities, Solver, finish, stop_reason};
 use crate::model::{Buffer, Outcome, Plan, Problem, Stats, Stopped};
-use crate::occupancy::{Occupancy, Query};
+use crate::occupancy::{Address, Occupancy, Query};
 use crate::options::{CancelFlag, Deadline, Halt, SolveOptions};
 
 /// One pass of the engine: visit buffers in `order`, place each by `fit`.
@@ -264,9 +264,9 @@ pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) 
 
 /// [`place`], giving up (`Ok(None)`) as soon as a top passes `ceiling`.
 ///
-/// The buffers are visited window by window along the time axis ([`schedule`]), which places
-/// each after the same time-overlapping buffers as `order` and so gives the same plan with a
-/// small working set. The placement order reported is `order`'s.
+/// The index stores addresses as u32 while they may all fit (the instance's own bound does), and
+/// the pass is run again with u64 ones if a top passes 4 GiB after all: the same plan, with half
+/// the index's memory when the narrow pass goes through.
 fn place_under(
     problem: &Problem,
     order: &[usize],
@@ -274,8 +274,51 @@ fn place_under(
     deadline: &Deadline,
     ceiling: &Ceiling,
 ) -> Result<Option<Placement>, Halt> {
+    if problem.lower_bound() <= Occupancy::<u32>::LIMIT {
+        match place_with::<u32>(problem, order, fit, deadline, ceiling)? {
+            Finish::TooWide => {}
+            finish => return Ok(finish.placement()),
+        }
+    }
+    match place_with::<u64>(problem, order, fit, deadline, ceiling)? {
+        Finish::TooWide => unreachable!("every address is within u64"),
+        finish => Ok(finish.placement()),
+    }
+}
+
+/// How a pass over an index of `A` addresses ended.
+enum Finish {
+    /// Every buffer placed (the placement, once the pass has made it).
+    Placed(Option<Placement>),
+    /// A top passed the ceiling: the pass gave up.
+    AboveCeiling,
+    /// A top passed what `A` holds: the pass must be run with wider addresses.
+    TooWide,
+}
+
+impl Finish {
+    fn placement(self) -> Option<Placement> {
+        match self {
+            Finish::Placed(placement) => placement,
+            Finish::AboveCeiling | Finish::TooWide => None,
+        }
+    }
+}
+
+/// [`place_under`] with an index of `A` addresses.
+///
+/// The buffers are visited window by window along the time axis ([`schedule`]), which places
+/// each after the same time-overlapping buffers as `order` and so gives the same plan with a
+/// small working set. The placement order reported is `order`'s.
+fn place_with<A: Address>(
+    problem: &Problem,
+    order: &[usize],
+    fit: Fit,
+    deadline: &Deadline,
+    ceiling: &Ceiling,
+) -> Result<Finish, Halt> {
     let buffers = problem.buffers();
-    let mut occupancy = Occupancy::build(buffers.iter().map(|b| (b.start, b.end)), deadline)?;
+    let mut occupancy = Occupancy::<A>::build_narrow(buffers.iter().map(|b| (b.start, b.end)), deadline)?;
     let local = schedule::local_order(order, |i| occupancy.leaf_range(i), occupancy.leaf_count());
     let mut offsets = vec![0u64; buffers.len()];
     let placed = match local {
@@ -291,26 +334,28 @@ fn place_under(
     };
     // (The index goes first: the placement order below is as long as the plan.)
     drop(occupancy);
-    if !placed? {
-        return Ok(None);
+    let placed = placed?;
+    if !matches!(placed, Finish::Placed(_)) {
+        return Ok(placed);
     }
     let pinned = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_some());
     let mut placed_order: Vec<usize> = pinned.collect();
     placed_order.extend(order.iter().copied().filter(|&i| buffers[i].pinned.is_none()));
-    Ok(Some(Placement { offsets, order: placed_order }))
+    Ok(Finish::Placed(Some(Placement { offsets, order: placed_order })))
 }
 
 /// Places the pinned buffers, then the others in `sequence`, into an empty `occupancy`, writing
-/// `offsets`; `Ok(false)` as soon as a top passes `ceiling`.
-fn place_in(
+/// `offsets`; stops as soon as a top passes `ceiling` or what the index holds.
+/// ([`Finish::Placed`] carries no placement here: the caller makes it from `offsets`.)
+fn place_in<A: Address>(
     problem: &Problem,
     sequence: &[usize],
     fit: Fit,
     deadline: &Deadline,
     ceiling: &Ceiling,
-    occupancy: &mut Occupancy,
+    occupancy: &mut Occupancy<A>,
     offsets: &mut [u64],
-) -> Result<bool, Halt> {
+) -> Result<Finish, Halt> {
     let buffers = problem.buffers();
     let mut query = Query::default();
     // The highest top so far: the plan's makespan can only grow from it.
@@ -331,6 +376,9 @@ fn place_in(
                 })
                 .map_or_else(String::new, |j| format!(" and {}", buffers[j].id));
             return Err(Halt::Infeasible(format!("pinned buffers {}{other} overlap", buffer.id)));
+        }
+        if top > Occupancy::<A>::LIMIT {
+            return Ok(Finish::TooWide);
         }
         occupancy.insert_queried(&query, offset, top);
         offsets[i] = offset;
@@ -357,13 +405,16 @@ fn place_in(
             peak = peak.max(top);
             // (Read at every step: the ceiling may have come down below a peak reached before.)
             if peak > ceiling.get() {
-                return Ok(false);
+                return Ok(Finish::AboveCeiling);
+            }
+            if top > Occupancy::<A>::LIMIT {
+                return Ok(Finish::TooWide);
             }
             occupancy.insert_queried(&query, offset, top);
             offsets[step.index] = offset;
         }
     }
-    Ok(peak <= ceiling.get())
+    Ok(if peak <= ceiling.get() { Finish::Placed(None) } else { Finish::AboveCeiling })
 }
 
 /// How many steps [`place_in`] gathers at a time.
@@ -381,8 +432,8 @@ struct Step {
 /// its offset and top, or an overflow error when they would pass u64.
 /// (`size` and `alignment` are the buffer's, read ahead; the buffer itself is read only to name it
 /// in an error.)
-fn locate(
-    occupancy: &Occupancy,
+fn locate<A: Address>(
+    occupancy: &Occupancy<A>,
     query: &Query,
     buffer: &Buffer,
     size: u64,
@@ -432,11 +483,27 @@ mod tests {
                     &mut occupancy,
                     &mut offsets,
                 );
-                assert!(placed.unwrap());
+                assert!(matches!(placed.unwrap(), Finish::Placed(_)));
+                // (`place` stores addresses as u32, this pass as u64.)
                 assert_eq!(placement.offsets, offsets, "{fit:?}");
                 assert!(crate::validate::validate(problem, &offsets, None).is_valid());
                 assert_eq!(placement.order.len(), buffers.len());
             }
+        }
+    }
+
+    /// A plan whose top passes 4 GiB though the instance's bound does not: the narrow pass gives
+    /// way to a wide one, which places the buffer above the pinned byte in its way.
+    #[test]
+    fn a_top_past_4_gib_widens_the_index() {
+        let gib = 1u64 << 30;
+        let pinned = Buffer { pinned: Some(gib), ..Buffer::new("p", 0, 2, 1) };
+        let problem = Problem::new(vec![pinned, Buffer::new("x", 1, 3, 3 * gib + gib / 2)], None).unwrap();
+        assert!(problem.lower_bound() <= Occupancy::<u32>::LIMIT);
+        for fit in Fit::ALL {
+            let placement = place(&problem, &[0, 1], fit, &Deadline::none()).unwrap();
+            assert_eq!(placement.offsets, vec![gib, gib + 1], "{fit:?}");
+            assert!(crate::validate::validate(&problem, &placement.offsets, None).is_valid());
         }
     }
 }
