@@ -1,22 +1,27 @@
 //! The stacking bound: what the buffers alive at one time need when each must start at a multiple
-//! of its alignment.
+//! of its alignment, and the exact programme that computes it, shared by the instance's bound
+//! (here) and MiniMalloc's search nodes ([`crate::solvers::minimalloc`]'s `stacks`).
 //!
 //! At one time the buffers alive there form a one-dimensional packing: disjoint address ranges,
-//! each starting at a multiple of its buffer's alignment. Sorted by offset, every such packing can
-//! be pushed down so that each buffer starts at the lowest multiple of its alignment at or above
-//! the top of the one below it; the top never rises. So the least top over every packing is the
-//! least over every order of that greedy stacking, and a dynamic programme over the subsets
-//! stacked so far finds it exactly (a lower top of a subset is never worse for what comes after:
-//! rounding up is monotone). That least top bounds every plan's makespan from below. On random
-//! aligned instances (issue 20: 20 to 30 buffers, alignments up to 4,096, sizes not multiples of
-//! them) it is the optimum on most of them, where L and the slot count of
-//! [`super::problem::alignment_bound`] fall short by tens or hundreds of bytes.
+//! each starting at a multiple of its buffer's alignment and no lower than its release (0 for the
+//! instance's bound; inside a search node, the lowest offset the buffer can still take). Sorted by
+//! offset, every such packing can be pushed down so that each buffer starts at the lowest multiple
+//! of its alignment at or above both the top of the one below it and its release; the top never
+//! rises. So the least top over every packing is the least over every order of that greedy
+//! stacking, and a dynamic programme over the subsets stacked so far finds it exactly (a lower top
+//! of a subset is never worse for what comes after: rounding up and taking a maximum are
+//! monotone). That least top bounds every plan's makespan from below. On random aligned instances
+//! (issue 20: 20 to 30 buffers, alignments up to 4,096, sizes not multiples of them) it is the
+//! optimum on most of them, where L and the slot count of [`super::problem::alignment_bound`] fall
+//! short by tens or hundreds of bytes.
 //!
 //! The programme costs `2^k · k` for `k` buffers alive together, so it runs on at most
 //! [`MAX_STACKED`] of them (a subset of the buffers alive still bounds: dropping buffers only
 //! relaxes), only at times whose live set is maximal, only where a stacking could beat the bound
 //! already known, and within [`WORK`] steps over the whole instance, so that building a problem of
 //! millions of buffers stays a sweep.
+
+use std::borrow::Borrow;
 
 use super::Buffer;
 use crate::alignment::align_up;
@@ -35,49 +40,93 @@ const MAX_ALIVE: usize = 64;
 /// most.
 const MAX_TIMES: usize = 256;
 
-/// The least top of the buffers `items` (size, alignment) stacked in one column, each at a
-/// multiple of its alignment: the exact one-dimensional optimum. `None` for more than
-/// [`MAX_STACKED`] items.
-pub fn least_stack(items: &[(u64, u64)]) -> Option<u128> {
-    if items.len() > MAX_STACKED {
-        return None;
-    }
-    let full = 1usize << items.len();
-    let mut top = vec![u128::MAX; full];
-    top[0] = 0;
-    for set in 0..full {
-        let below = top[set];
-        if below == u128::MAX {
-            continue;
-        }
-        for (i, &(size, alignment)) in items.iter().enumerate() {
-            let bit = 1 << i;
-            if set & bit != 0 {
-                continue;
-            }
-            let start = align_up_wide(below, alignment);
-            let reached = start + size as u128;
-            if reached < top[set | bit] {
-                top[set | bit] = reached;
-            }
-        }
-    }
-    Some(top[full - 1])
+/// One buffer to stack: its size, its alignment and its release (the lowest offset it may take).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Item {
+    pub size: u64,
+    pub alignment: u64,
+    pub release: u64,
 }
 
-fn align_up_wide(value: u128, alignment: u64) -> u128 {
-    match u64::try_from(value).ok().and_then(|v| align_up(v, alignment)) {
-        Some(v) => v as u128,
-        None => value.div_ceil(alignment as u128) * alignment as u128,
+impl Item {
+    /// An item free to start anywhere (release 0), as at one time of the instance.
+    pub fn new(size: u64, alignment: u64) -> Item {
+        Item { size, alignment, release: 0 }
     }
+
+    /// Where this buffer ends when stacked on `below`: the lowest multiple of its alignment at or
+    /// above both `below` and its release, plus its size (`u64::MAX` past the address space, so a
+    /// top past u64 reads as `u64::MAX`).
+    #[inline]
+    pub fn ends_on(&self, below: u64) -> u64 {
+        align_up(below.max(self.release), self.alignment)
+            .and_then(|start| start.checked_add(self.size))
+            .unwrap_or(u64::MAX)
+    }
+}
+
+impl From<&Buffer> for Item {
+    fn from(buffer: &Buffer) -> Item {
+        Item::new(buffer.size, buffer.alignment)
+    }
+}
+
+/// The top of `items` stacked in the order given, each on the one before ([`Item::ends_on`]): some
+/// stacking's top, so at least the least one.
+pub fn stack_in_order<T: Borrow<Item>>(items: &[T]) -> u64 {
+    items.iter().fold(0, |top, item| item.borrow().ends_on(top))
+}
+
+/// The subset programme (see the module's doc) with its scratch space, kept between runs: MiniMalloc
+/// runs it at many search nodes.
+#[derive(Debug, Default)]
+pub struct Programme {
+    /// The least top of each subset stacked so far (`u64::MAX`: not reached yet).
+    top: Vec<u64>,
+}
+
+impl Programme {
+    /// The least top of `items` stacked in one column, each at a multiple of its alignment at or
+    /// above its release: the exact one-dimensional optimum (`u64::MAX` when it is past u64).
+    /// `None` for more than [`MAX_STACKED`] items. `T` is an [`Item`] or a caller's item that
+    /// carries one (the search's carries its buffer's rank for its cache).
+    pub fn least_top<T: Borrow<Item>>(&mut self, items: &[T]) -> Option<u64> {
+        if items.len() > MAX_STACKED {
+            return None;
+        }
+        let full = 1usize << items.len();
+        self.top.clear();
+        self.top.resize(full, u64::MAX);
+        self.top[0] = 0;
+        for set in 0..full {
+            let below = self.top[set];
+            if below == u64::MAX {
+                continue;
+            }
+            for (i, item) in items.iter().enumerate() {
+                let bit = 1 << i;
+                if set & bit == 0 {
+                    let reached = item.borrow().ends_on(below);
+                    let slot = &mut self.top[set | bit];
+                    *slot = (*slot).min(reached);
+                }
+            }
+        }
+        Some(self.top[full - 1])
+    }
+}
+
+/// [`Programme::least_top`] with scratch space of its own, for a single run.
+pub fn least_stack(items: &[Item]) -> Option<u64> {
+    Programme::default().least_top(items)
 }
 
 /// A top that some order reaches: largest alignment first, each at the lowest multiple of its
 /// alignment above the one before. At least the least stack, so a time whose greedy top does not
 /// beat the known bound cannot raise it.
-fn some_stack(items: &mut [(u64, u64)]) -> u128 {
-    items.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(b.0.cmp(&a.0)));
-    items.iter().fold(0u128, |top, &(size, alignment)| align_up_wide(top, alignment) + size as u128)
+fn some_stack(items: &mut [Item]) -> u64 {
+    items.sort_unstable_by(|a, b| b.alignment.cmp(&a.alignment).then(b.size.cmp(&a.size)));
+    stack_in_order(items)
 }
 
 /// Calls `visit` with every maximal set of buffers (indices) alive together: the live set just
@@ -130,19 +179,19 @@ pub fn stacking_bound(buffers: &[Buffer], known: u64) -> u64 {
         return known;
     }
     // (greedy top, live set) of the maximal live sets that could raise the bound.
-    let mut times: Vec<(u128, Vec<(u64, u64)>)> = Vec::new();
+    let mut times: Vec<(u64, Vec<Item>)> = Vec::new();
     for_each_maximal_live_set(buffers, |alive, most| {
         if most <= known as u128 || alive.len() > MAX_ALIVE || !alive.iter().any(|&i| buffers[i].alignment > 1) {
             return;
         }
-        let mut items: Vec<(u64, u64)> = alive.iter().map(|&i| (buffers[i].size, buffers[i].alignment)).collect();
+        let mut items: Vec<Item> = alive.iter().map(|&i| Item::from(&buffers[i])).collect();
         if items.len() > MAX_STACKED {
             // The largest alignments (their padding is what the bound is about), then sizes.
-            items.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(b.0.cmp(&a.0)));
+            items.sort_unstable_by(|a, b| b.alignment.cmp(&a.alignment).then(b.size.cmp(&a.size)));
             items.truncate(MAX_STACKED);
         }
         let greedy = some_stack(&mut items);
-        if greedy > known as u128 {
+        if greedy > known {
             times.push((greedy, items));
             if times.len() >= 2 * MAX_TIMES {
                 times.sort_by_key(|time| std::cmp::Reverse(time.0));
@@ -151,8 +200,9 @@ pub fn stacking_bound(buffers: &[Buffer], known: u64) -> u64 {
         }
     });
     times.sort_by_key(|time| std::cmp::Reverse(time.0));
-    let mut best = known as u128;
+    let mut best = known;
     let mut work = 0u64;
+    let mut programme = Programme::default();
     for (greedy, items) in &times {
         if *greedy <= best {
             break; // sorted: no later time can raise it either
@@ -162,20 +212,20 @@ pub fn stacking_bound(buffers: &[Buffer], known: u64) -> u64 {
             break;
         }
         work += cost;
-        if let Some(least) = least_stack(items) {
+        if let Some(least) = programme.least_top(items) {
             best = best.max(least);
         }
     }
-    u64::try_from(best).unwrap_or(u64::MAX)
+    best
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Every order of the items, stacked greedily: the oracle the programme must agree with.
-    fn every_order(items: &[(u64, u64)]) -> u128 {
-        fn walk(items: &[(u64, u64)], used: &mut Vec<bool>, top: u128, best: &mut u128) {
+    pub(crate) fn every_order<T: Borrow<Item>>(items: &[T]) -> u64 {
+        fn walk<T: Borrow<Item>>(items: &[T], used: &mut Vec<bool>, top: u64, best: &mut u64) {
             if used.iter().all(|&u| u) {
                 *best = (*best).min(top);
                 return;
@@ -183,30 +233,84 @@ mod tests {
             for i in 0..items.len() {
                 if !used[i] {
                     used[i] = true;
-                    let (size, alignment) = items[i];
-                    walk(items, used, align_up_wide(top, alignment) + size as u128, best);
+                    walk(items, used, items[i].borrow().ends_on(top), best);
                     used[i] = false;
                 }
             }
         }
-        let mut best = u128::MAX;
+        let mut best = u64::MAX;
         walk(items, &mut vec![false; items.len()], 0, &mut best);
         best
     }
 
+    /// Every placement on a grid of offsets (each a multiple of its alignment, at or above its
+    /// release, below `limit`) with no two overlapping: the least top, from the definition.
+    fn grid(items: &[Item], limit: u64) -> u64 {
+        fn walk(items: &[Item], k: usize, limit: u64, placed: &mut Vec<(u64, u64)>, best: &mut u64) {
+            if k == items.len() {
+                *best = (*best).min(placed.iter().map(|p| p.1).max().unwrap_or(0));
+                return;
+            }
+            let item = items[k];
+            let mut offset = align_up(item.release, item.alignment).unwrap();
+            while offset + item.size <= limit {
+                let end = offset + item.size;
+                if placed.iter().all(|&(low, high)| end <= low || high <= offset) {
+                    placed.push((offset, end));
+                    walk(items, k + 1, limit, placed, best);
+                    placed.pop();
+                }
+                offset += item.alignment;
+            }
+        }
+        let mut best = u64::MAX;
+        walk(items, 0, limit, &mut Vec::new(), &mut best);
+        best
+    }
+
     #[test]
-    fn the_programme_agrees_with_every_order() {
+    fn the_programme_agrees_with_every_order_and_the_grid() {
         let mut seed = 7u64;
         let mut next = || {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             seed >> 33
         };
-        for _ in 0..300 {
+        // One programme for every round: its scratch space is reused across sizes.
+        let mut programme = Programme::default();
+        for round in 0..600 {
             let k = 1 + (next() % 6) as usize;
-            let items: Vec<(u64, u64)> =
-                (0..k).map(|_| (1 + next() % 40, [1, 2, 4, 8, 16, 32][(next() % 6) as usize])).collect();
-            assert_eq!(least_stack(&items), Some(every_order(&items)), "{items:?}");
+            // Even rounds as at one time of the instance (release 0), odd ones with releases.
+            let items: Vec<Item> = (0..k)
+                .map(|_| Item {
+                    size: 1 + next() % 40,
+                    alignment: [1, 2, 4, 8, 16, 32][(next() % 6) as usize],
+                    release: if round % 2 == 0 || next().is_multiple_of(2) { 0 } else { next() % 50 },
+                })
+                .collect();
+            let least = every_order(&items);
+            assert_eq!(programme.least_top(&items), Some(least), "{items:?}");
+            assert_eq!(least_stack(&items), Some(least), "{items:?}");
+            if k <= 3 {
+                let limit = items.iter().map(|i| i.release + i.size + i.alignment).sum::<u64>() + 50;
+                assert_eq!(least, grid(&items, limit), "{items:?}");
+            }
+            // Some order reaches the least top, so no order is below it.
+            assert!(stack_in_order(&items) >= least);
         }
+    }
+
+    /// A release below the start of an aligned slot costs nothing; one just above it costs a slot.
+    #[test]
+    fn releases_round_up_to_the_alignment() {
+        let item = |size, alignment, release| Item { size, alignment, release };
+        assert_eq!(least_stack(&[item(10, 16, 0), item(10, 16, 0)]), Some(26));
+        assert_eq!(least_stack(&[item(10, 16, 1), item(10, 16, 0)]), Some(26));
+        assert_eq!(least_stack(&[item(10, 16, 1), item(10, 16, 1)]), Some(42));
+        // The unaligned one fills the padding of the first aligned one.
+        assert_eq!(least_stack(&[item(10, 16, 0), item(10, 16, 0), item(6, 1, 0)]), Some(26));
+        // Past the address space the top reads as u64::MAX.
+        assert_eq!(least_stack(&[item(1, 1, u64::MAX)]), Some(u64::MAX));
+        assert_eq!(least_stack(&[item(u64::MAX, 1, 0), item(1, 1, 0)]), Some(u64::MAX));
     }
 
     /// Two 4,096-aligned buffers of 100 bytes and a 1-aligned one of 5,000 (L = 5,200): the best
@@ -214,12 +318,12 @@ mod tests {
     /// both aligned ones first would end at 4,196 + 5,000 = 9,196.
     #[test]
     fn padding_that_no_buffer_fills_counts() {
-        let items = [(100, 4096), (100, 4096), (5000, 1)];
+        let items = [Item::new(100, 4096), Item::new(100, 4096), Item::new(5000, 1)];
         assert_eq!(least_stack(&items), Some(8292));
         let buffers: Vec<Buffer> = items
             .iter()
             .enumerate()
-            .map(|(i, &(size, alignment))| Buffer::new(i.to_string(), 0, 2, size).with_alignment(alignment))
+            .map(|(i, item)| Buffer::new(i.to_string(), 0, 2, item.size).with_alignment(item.alignment))
             .collect();
         assert_eq!(stacking_bound(&buffers, 5200), 8292);
         // A bound already higher is kept.
@@ -235,7 +339,7 @@ mod tests {
 
     #[test]
     fn too_many_items_are_refused() {
-        assert_eq!(least_stack(&vec![(1, 2); MAX_STACKED + 1]), None);
+        assert_eq!(least_stack(&vec![Item::new(1, 2); MAX_STACKED + 1]), None);
         assert_eq!(least_stack(&[]), Some(0));
     }
 }

@@ -946,7 +946,7 @@ impl<'a> Search<'a> {
                 }
                 let Some(release) = self.height(m, base) else { continue };
                 aligned |= instance.alignment[m] > 1;
-                items.push(Item { rank: member, size: instance.size[m], alignment: instance.alignment[m], release });
+                items.push(Item::new(member, instance.size[m], instance.alignment[m], release));
             }
             if aligned
                 && items.len() > 1

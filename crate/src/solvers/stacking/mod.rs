@@ -27,7 +27,7 @@ use super::greedy::start_plan;
 use super::minimalloc::{Decision, Settings, decide, window_bound};
 use super::{Capabilities, Solver, stop_reason};
 use crate::alignment::align_up;
-use crate::model::stacking::{MAX_STACKED, for_each_maximal_live_set, least_stack};
+use crate::model::stacking::{self, MAX_STACKED, Programme, for_each_maximal_live_set};
 use crate::model::{Buffer, Outcome, Plan, Problem, StatValue, Stats, Stopped};
 use crate::options::{Halt, Parameter, SolveOptions};
 
@@ -212,15 +212,18 @@ fn search_at(problem: &Problem, capacity: u64, deadline: &crate::options::Deadli
 }
 
 /// The maximal live set whose least stack is highest (the one the bound comes from), among those
-/// small enough for [`least_stack`]; `None` when no live set holds a buffer aligned above 1.
+/// small enough for the subset programme; `None` when no live set holds a buffer aligned above 1.
 fn tightest_set(buffers: &[Buffer]) -> Option<Vec<usize>> {
-    let mut best: Option<(u128, Vec<usize>)> = None;
+    let mut best: Option<(u64, Vec<usize>)> = None;
+    let mut programme = Programme::default();
+    let mut items: Vec<stacking::Item> = Vec::new();
     for_each_maximal_live_set(buffers, |alive, _| {
         if alive.len() > MAX_STACKED || !alive.iter().any(|&i| buffers[i].alignment > 1) {
             return;
         }
-        let items: Vec<(u64, u64)> = alive.iter().map(|&i| (buffers[i].size, buffers[i].alignment)).collect();
-        let least = least_stack(&items).unwrap_or(0); // at most MAX_STACKED items: always Some
+        items.clear();
+        items.extend(alive.iter().map(|&i| stacking::Item::from(&buffers[i])));
+        let least = programme.least_top(&items).unwrap_or(0); // at most MAX_STACKED items: always Some
         if best.as_ref().is_none_or(|(top, _)| least > *top) {
             let mut set = alive.to_vec();
             set.sort_unstable();
