@@ -221,6 +221,9 @@ pub fn stacking_bound(buffers: &[Buffer], known: u64) -> u64 {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
     use super::*;
 
     /// Every order of the items, stacked greedily: the oracle the programme must agree with.
@@ -268,25 +271,27 @@ pub(crate) mod tests {
         best
     }
 
+    /// `k` random items: sizes 1 to 40, alignments 1 to 32, and half of them released at 0 (all
+    /// when `released` is false).
+    pub(crate) fn random_items(rng: &mut ChaCha8Rng, k: usize, released: bool) -> Vec<Item> {
+        (0..k)
+            .map(|_| Item {
+                size: rng.random_range(1..=40),
+                alignment: [1, 2, 4, 8, 16, 32][rng.random_range(0..6)],
+                release: if released && rng.random_bool(0.5) { rng.random_range(0..50) } else { 0 },
+            })
+            .collect()
+    }
+
     #[test]
     fn the_programme_agrees_with_every_order_and_the_grid() {
-        let mut seed = 7u64;
-        let mut next = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            seed >> 33
-        };
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
         // One programme for every round: its scratch space is reused across sizes.
         let mut programme = Programme::default();
         for round in 0..600 {
-            let k = 1 + (next() % 6) as usize;
             // Even rounds as at one time of the instance (release 0), odd ones with releases.
-            let items: Vec<Item> = (0..k)
-                .map(|_| Item {
-                    size: 1 + next() % 40,
-                    alignment: [1, 2, 4, 8, 16, 32][(next() % 6) as usize],
-                    release: if round % 2 == 0 || next().is_multiple_of(2) { 0 } else { next() % 50 },
-                })
-                .collect();
+            let k = rng.random_range(1..=6);
+            let items = random_items(&mut rng, k, round % 2 == 1);
             let least = every_order(&items);
             assert_eq!(programme.least_top(&items), Some(least), "{items:?}");
             assert_eq!(least_stack(&items), Some(least), "{items:?}");

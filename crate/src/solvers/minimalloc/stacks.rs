@@ -107,33 +107,26 @@ fn greedy(items: &mut [Item]) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::model::stacking::tests::every_order;
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
 
-    /// Random items; their ranks start at `first` (the cache takes a rank for one buffer).
-    fn random_items(next: &mut impl FnMut() -> u64, k: usize, first: u32) -> Vec<Item> {
-        (0..k)
-            .map(|i| {
-                let (size, alignment) = (1 + next() % 40, [1, 2, 4, 8, 16, 32][(next() % 6) as usize]);
-                let release = if next().is_multiple_of(2) { 0 } else { next() % 50 };
-                Item::new(first + i as u32, size, alignment, release)
-            })
-            .collect()
-    }
+    use super::*;
+    use crate::model::stacking::tests::{every_order, random_items};
 
     /// `need` answers from the programme (or the greedy stack, which is never below it), the same
     /// when it runs the programme and when it takes the answer from its cache.
     #[test]
     fn need_agrees_with_every_order() {
-        let mut seed = 11u64;
-        let mut next = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            seed >> 33
-        };
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
         let mut stacker = Stacker::default();
-        for round in 0..300 {
-            let k = 1 + (next() % 5) as usize;
-            let items = random_items(&mut next, k, round * 8);
+        for round in 0..300u32 {
+            // Ranks of their own each round: the cache takes a rank for one buffer.
+            let k = rng.random_range(1..=5);
+            let items: Vec<Item> = random_items(&mut rng, k, true)
+                .into_iter()
+                .zip(round * 8..)
+                .map(|(stacked, rank)| Item { rank, stacked })
+                .collect();
             let least = every_order(&items);
             assert_eq!(stacker.least_top(&items), least, "{items:?}");
             for capacity in [least.saturating_sub(1), least, least + 7] {
