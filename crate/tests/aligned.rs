@@ -12,9 +12,9 @@ use common::{brute_force_optimum, checked, rule_sets, with_rules};
 use memplan::format::{self, ReadOptions};
 use memplan::options::Deadline;
 use memplan::solvers::Solver;
-use memplan::solvers::minimalloc::{MiniMalloc, Rules, Settings, window_bound};
+use memplan::solvers::minimalloc::{MiniMalloc, Rules, Settings, shared_window_bound, window_bound};
 use memplan::solvers::stacking::Stacking;
-use memplan::{Buffer, Params, Problem, SolveOptions, Stopped};
+use memplan::{Buffer, Params, Problem, Semantics, SolveOptions, Stopped};
 use proptest::prelude::*;
 
 /// A problem of `(start, length, size, alignment)` buffers, named by index.
@@ -92,7 +92,7 @@ proptest! {
         prop_assert!(found.bound >= known);
         prop_assert!(found.bound <= optimum, "window bound {} above the optimum {}: {:?}", found.bound, optimum, found.window);
         if found.bound > known {
-            prop_assert!(found.window.is_some() && found.detail().is_some());
+            prop_assert!(found.window.is_some() && found.detail(Semantics::HalfOpen).is_some());
         }
         let target = known + slack;
         let stopped = window_bound(&problem, known, target, &settings, u64::MAX, &Deadline::none());
@@ -243,10 +243,64 @@ fn the_window_bound_agrees_with_the_recorded_optima() {
         );
         if found.bound > problem.lower_bound() {
             raised += 1;
-            assert!(found.detail().is_some(), "{name}");
+            assert!(found.detail(Semantics::HalfOpen).is_some(), "{name}");
         }
     }
     assert!(raised >= 5, "the window bound raised only {raised} bounds of the set: it tested little");
+}
+
+/// The window bound is computed once per problem: asked again (MiniMalloc after the stacking
+/// solver, as in `auto`), the problem's memo answers with the same bound and no node spent, also
+/// through a clone of the problem. A problem built anew, other rules, a budget that held the first
+/// computation back or a target past where it stopped are computed afresh.
+#[test]
+fn the_window_bound_is_computed_once_per_problem() {
+    // Generated aligned-11: the instance's bound is 35,083, the optimum 35,085, which a window proves.
+    let problem = memplan::generate::aligned(20, 11);
+    let (known, settings, none) = (problem.lower_bound(), Settings::default(), Deadline::none());
+    let alone = window_bound(&problem, known, u64::MAX, &settings, 100_000, &none);
+    let first = shared_window_bound(&problem, known, u64::MAX, &settings, 100_000, &none);
+    assert!(first.bound > known && first.nodes > 0 && !first.shared, "{first:?}");
+    assert_eq!(first, alone, "the memo changes nothing the first time");
+    for (target, budget) in [(u64::MAX, 100_000), (first.bound, 20_000), (known + 1, u64::MAX)] {
+        let again = shared_window_bound(&problem.clone(), known, target, &settings, budget, &none);
+        assert!(again.shared, "target {target}, budget {budget}");
+        assert_eq!((again.bound, again.window, again.nodes_spent()), (first.bound, first.window, 0));
+    }
+    let anew = || Problem::new(problem.buffers().to_vec(), None).unwrap();
+    assert!(!shared_window_bound(&anew(), known, u64::MAX, &settings, 100_000, &none).shared);
+    let other = Settings { rules: Rules { stacking: false, ..settings.rules }, ..settings };
+    assert!(!shared_window_bound(&problem, known, u64::MAX, &other, 100_000, &none).shared);
+    // Held back by its budget, it does not answer a larger one.
+    let held = anew();
+    assert!(!shared_window_bound(&held, known, u64::MAX, &settings, 10, &none).shared);
+    assert!(shared_window_bound(&held, known, u64::MAX, &settings, 10, &none).shared);
+    assert!(!shared_window_bound(&held, known, u64::MAX, &settings, 100_000, &none).shared);
+    // Stopped at a target, it answers no higher one than it reached.
+    let stopped = anew();
+    let low = shared_window_bound(&stopped, known, known + 1, &settings, 100_000, &none);
+    assert!(low.bound > known, "{low:?}");
+    let high = shared_window_bound(&stopped, known, low.bound + 1, &settings, 100_000, &none);
+    assert!(!high.shared);
+    assert_eq!(high.bound, first.bound);
+}
+
+/// The window's detail names its times as the input wrote them: an instance read with inclusive
+/// lifetimes hears of `[t0, t1 - 1]`.
+#[test]
+fn the_window_detail_speaks_the_inputs_semantics() {
+    let mut problem = memplan::generate::aligned(20, 11);
+    let found =
+        window_bound(&problem, problem.lower_bound(), u64::MAX, &Settings::default(), 100_000, &Deadline::none());
+    let (t0, t1, _) = found.window.expect("aligned-11's optimum comes from a window");
+    for semantics in Semantics::ALL {
+        problem.set_semantics(semantics);
+        let outcome = MiniMalloc::default().solve(&problem, &SolveOptions::default()).unwrap();
+        let detail = outcome.detail.unwrap_or_default();
+        let expected = format!("alive in {},", semantics.interval(t0, t1));
+        assert!(detail.contains(&expected), "{semantics:?}: {detail}");
+    }
+    assert_eq!(Semantics::Inclusive.interval(t0, t1), format!("[{t0}, {}]", t1 - 1));
 }
 
 /// One row of the recorded optima.

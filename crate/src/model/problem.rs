@@ -1,5 +1,6 @@
 use std::collections::HashMap;
 
+use super::memo::Memo;
 use super::{Buffer, InputError, InputErrors, Semantics};
 
 /// A validated instance: buffers plus an optional capacity. Construction checks every buffer, so
@@ -22,6 +23,8 @@ pub struct Problem {
     max_load: u64,
     /// [`Problem::lower_bound`], computed once.
     lower_bound: u64,
+    /// What solvers derived from the buffers, for the other solvers of a run ([`Problem::memo`]).
+    memo: Memo,
 }
 
 impl Problem {
@@ -79,7 +82,7 @@ impl Problem {
         let pinned_top = buffers.iter().filter_map(|b| b.pinned.map(|offset| offset + b.size)).max().unwrap_or(0);
         let lower_bound = max_load.max(pinned_top).max(alignment_bound(&buffers));
         let lower_bound = super::stacking::stacking_bound(&buffers, lower_bound);
-        Ok(Problem { buffers, capacity, semantics: Semantics::HalfOpen, max_load, lower_bound })
+        Ok(Problem { buffers, capacity, semantics: Semantics::HalfOpen, max_load, lower_bound, memo: Memo::default() })
     }
 
     pub fn buffers(&self) -> &[Buffer] {
@@ -122,6 +125,12 @@ impl Problem {
     /// multiple of its alignment).
     pub fn lower_bound(&self) -> u64 {
         self.lower_bound
+    }
+
+    /// Facts that solvers derived from the buffers and keep for the other solvers given this
+    /// problem (or a clone of it): see [`Memo`].
+    pub fn memo(&self) -> &Memo {
+        &self.memo
     }
 
     pub fn has_pinned(&self) -> bool {

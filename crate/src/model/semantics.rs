@@ -66,6 +66,18 @@ impl Semantics {
         }
     }
 
+    /// The times `[start, end)` (`end` above `start`) as this semantics writes them, brackets
+    /// included, for messages that name a stretch of time in the input's terms: `[3, 7)`,
+    /// `[3, 6]` or `(3, 7)`.
+    pub fn interval(self, start: u64, end: u64) -> String {
+        let (low, high) = self.from_half_open(start, end);
+        match self {
+            Semantics::HalfOpen => format!("[{low}, {high})"),
+            Semantics::Inclusive => format!("[{low}, {high}]"),
+            Semantics::Exclusive => format!("({low}, {high})"),
+        }
+    }
+
     /// The largest total size alive at once, computed directly in this semantics with its own
     /// sweep (not through the conversion), so that the conversion can be checked against it.
     pub fn max_load_raw(self, lifetimes: impl Iterator<Item = (u64, u64, u64)>) -> u128 {
@@ -111,6 +123,13 @@ mod tests {
         assert!(Semantics::HalfOpen.to_half_open(5, 5).is_err());
         assert!(Semantics::Exclusive.to_half_open(6, 5).is_err());
         assert!(Semantics::Inclusive.to_half_open(6, 5).is_err());
+    }
+
+    #[test]
+    fn intervals_are_written_as_the_input_reads() {
+        let (start, end) = (3, 7);
+        let written: Vec<String> = Semantics::ALL.iter().map(|s| s.interval(start, end)).collect();
+        assert_eq!(written, ["[3, 7)", "[3, 6]", "(3, 7)"]);
     }
 
     #[test]

@@ -27,7 +27,7 @@ use web_time::Instant;
 
 pub use feasibility::{Decider, Decision, Prepared, Report, Settings, decide, decide_prepared, quick_refutation};
 pub use search::{Counters, Rules};
-pub use windows::{WindowBound, window_bound};
+pub use windows::{WindowBound, shared_window_bound, window_bound};
 
 use super::greedy::start_plan;
 use super::minimise::{self, Deadlines, Probe, Schedule};
@@ -94,11 +94,17 @@ impl MiniMalloc {
 const WINDOW_SHARE: u64 = 4;
 const WINDOW_NODES: u64 = 200_000;
 
-/// Statistics of the window bound.
-fn window_stats(stats: &mut Stats, found: &WindowBound) {
+/// Statistics of the window bound: the windows searched and the nodes spent by this run (none
+/// when an earlier solver of the run computed it, which `window_shared` then says).
+pub fn window_stats(stats: &mut Stats, found: &WindowBound) {
     stats.insert("window_bound".into(), found.bound.into());
-    stats.insert("windows_searched".into(), StatValue::Count(found.searched));
-    stats.insert("window_nodes".into(), StatValue::Count(found.nodes));
+    let searched = if found.shared { 0 } else { found.searched };
+    stats.insert("windows_searched".into(), StatValue::Count(searched));
+    stats.insert("window_nodes".into(), StatValue::Count(found.nodes_spent()));
+    if found.shared {
+        let earlier = format!("computed earlier for this problem: {} windows, {} nodes", found.searched, found.nodes);
+        stats.insert("window_shared".into(), StatValue::Text(earlier));
+    }
 }
 
 /// Statistics of a search report.
@@ -226,13 +232,19 @@ impl MiniMalloc {
         let mut stats = Stats::new();
         if settings.rules.windows && quick_refutation(problem, Some(capacity)).is_none() {
             let nodes = (settings.budget / WINDOW_SHARE).min(WINDOW_NODES);
-            let windowed =
-                window_bound(problem, problem.lower_bound(), capacity.saturating_add(1), settings, nodes, deadline);
+            let windowed = shared_window_bound(
+                problem,
+                problem.lower_bound(),
+                capacity.saturating_add(1),
+                settings,
+                nodes,
+                deadline,
+            );
             window_stats(&mut stats, &windowed);
             if windowed.bound > capacity {
                 let mut outcome =
                     Outcome::new(self.name(), problem, Some(capacity), None, windowed.bound, Stopped::Infeasible);
-                outcome.detail = windowed.detail();
+                outcome.detail = windowed.detail(problem.semantics());
                 outcome.stats = stats;
                 return Ok(outcome);
             }
@@ -326,8 +338,9 @@ impl MiniMalloc {
                 let budget = settings.budget;
                 if settings.rules.windows && windowed.is_none() {
                     let nodes = (budget / WINDOW_SHARE).min(WINDOW_NODES);
-                    let found = window_bound(problem, problem.lower_bound(), start_makespan, settings, nodes, deadline);
-                    total.nodes += found.nodes;
+                    let found =
+                        shared_window_bound(problem, problem.lower_bound(), start_makespan, settings, nodes, deadline);
+                    total.nodes += found.nodes_spent();
                     windowed = Some(found);
                 }
                 if let Some(found) = &windowed
@@ -386,7 +399,7 @@ impl MiniMalloc {
         } else if let Some(found) = &windowed
             && found.bound >= minimised.lower_bound
         {
-            outcome.detail = found.detail();
+            outcome.detail = found.detail(problem.semantics());
         }
         outcome.stats = stats;
         Ok(outcome)

@@ -23,11 +23,17 @@
 //! raise it and is skipped; any other is probed bottom up, at the bound, from the refuted range on,
 //! until its search finds a plan (the window is settled) or its node budget ends (its refutations
 //! still count).
+//!
+//! Computed once per problem: the stacking solver computes it when its first orders miss the
+//! instance's bound, and MiniMalloc before its search, both on the problem `auto` (or the warm
+//! start before a search) gives every solver. [`shared_window_bound`] keeps each result in the
+//! problem's memo ([`Problem::memo`]) and answers from it when it says at least what a new
+//! computation would.
 
 use std::collections::HashSet;
 
 use super::feasibility::{Decider, Decision, Prepared, Settings};
-use crate::model::{Buffer, Problem};
+use crate::model::{Buffer, Problem, Semantics};
 use crate::options::{CancelFlag, Deadline};
 use crate::solvers::greedy::quick_plan;
 
@@ -51,17 +57,103 @@ pub struct WindowBound {
     /// Windows searched (not skipped), and the nodes their searches took.
     pub searched: u64,
     pub nodes: u64,
+    /// Taken from the problem's memo ([`shared_window_bound`]): an earlier solver searched the
+    /// windows (`searched` and `nodes` are its), and this run spent nothing on them.
+    pub shared: bool,
 }
 
 impl WindowBound {
-    /// Why no plan fits below the bound, in words.
-    pub fn detail(&self) -> Option<String> {
+    /// Why no plan fits below the bound, in words, with the window's times as the input wrote
+    /// them (`semantics`, [`Problem::semantics`]).
+    pub fn detail(&self, semantics: Semantics) -> Option<String> {
         let (t0, t1, count) = self.window?;
         Some(format!(
-            "the exact search proved that the {count} buffers alive in [{t0}, {t1}), their lifetimes cut to that window, alone need {} bytes",
+            "the exact search proved that the {count} buffers alive in {}, their lifetimes cut to that window, alone need {} bytes",
+            semantics.interval(t0, t1),
             self.bound
         ))
     }
+
+    /// The nodes this run spent on it (none when it was shared).
+    pub fn nodes_spent(&self) -> u64 {
+        if self.shared { 0 } else { self.nodes }
+    }
+}
+
+/// The window bounds computed for one problem, kept in its memo ([`Problem::memo`]).
+#[derive(Default)]
+struct Computed(Vec<Computation>);
+
+/// One computation of the window bound: what it was asked and what it found.
+struct Computation {
+    /// The settings of the windows' searches (their node budget aside, which `budget` is).
+    settings: Settings,
+    known: u64,
+    target: u64,
+    budget: u64,
+    /// Whether the budget held it back: a window searched with less than [`WINDOW_NODES`], or
+    /// windows left unsearched.
+    limited: bool,
+    found: WindowBound,
+}
+
+impl Computation {
+    /// Whether this answers a new computation asked `known`, `target` and `budget`: the same
+    /// settings and start, and at least the effort asked. Windows are visited in one order
+    /// whatever is asked, and each window's search depends only on the bound so far and its
+    /// share of the budget. So a computation that the budget did not hold back (or that had at
+    /// least as much) and that did not stop at a target short of the one asked now followed the
+    /// path the new one would, as far or further: its bound is the one the new computation
+    /// would prove, or one the same searches proved with more nodes.
+    fn answers(&self, settings: &Settings, known: u64, target: u64, budget: u64) -> bool {
+        let stopped_at_target = self.found.bound >= self.target;
+        self.settings == *settings
+            && self.known == known
+            && (!self.limited || self.budget >= budget)
+            && (self.found.bound >= target || !stopped_at_target)
+    }
+}
+
+/// At most this many computations are kept per problem (a run asks for two or three).
+const MAX_COMPUTED: usize = 8;
+
+/// [`window_bound`], computed once per problem: an earlier result kept in the problem's memo
+/// answers when it was asked at least as much ([`Computation::answers`]; then `shared` is set and
+/// no node is spent), and a new result is kept unless the deadline cut it short (it would depend
+/// on timing). So a run's solvers (the stacking solver in `auto`'s first phase or in the warm
+/// start, then MiniMalloc) search the windows once.
+pub fn shared_window_bound(
+    problem: &Problem,
+    known: u64,
+    target: u64,
+    settings: &Settings,
+    budget: u64,
+    deadline: &Deadline,
+) -> WindowBound {
+    let key = window_settings(settings);
+    let kept = problem.memo().with(|computed: &mut Computed| {
+        computed.0.iter().find(|c| c.answers(&key, known, target, budget)).map(|c| c.found.clone())
+    });
+    if let Some(found) = kept {
+        return WindowBound { shared: true, ..found };
+    }
+    let (found, limited) = compute(problem, known, target, settings, budget, deadline);
+    if deadline.expired().is_none() {
+        let computation = Computation { settings: key, known, target, budget, limited, found: found.clone() };
+        problem.memo().with(|computed: &mut Computed| {
+            if computed.0.len() >= MAX_COMPUTED {
+                computed.0.remove(0);
+            }
+            computed.0.push(computation);
+        });
+    }
+    found
+}
+
+/// The settings the windows are searched with: the caller's, without the window bound itself
+/// (a window is not cut again) and without a total budget (each probe gets its nodes).
+fn window_settings(settings: &Settings) -> Settings {
+    Settings { rules: super::Rules { windows: false, ..settings.rules }, budget: u64::MAX, ..*settings }
 }
 
 /// The window bound of `problem`, starting from the proven `known` and stopping once it reaches
@@ -76,22 +168,36 @@ pub fn window_bound(
     budget: u64,
     deadline: &Deadline,
 ) -> WindowBound {
+    compute(problem, known, target, settings, budget, deadline).0
+}
+
+/// [`window_bound`], and whether the budget held it back (see [`Computation::limited`]).
+fn compute(
+    problem: &Problem,
+    known: u64,
+    target: u64,
+    settings: &Settings,
+    budget: u64,
+    deadline: &Deadline,
+) -> (WindowBound, bool) {
     let mut found = WindowBound { bound: known, ..WindowBound::default() };
+    let mut limited = false;
     let buffers = problem.buffers();
     if buffers.len() > MAX_BUFFERS || buffers.len() < 3 || buffers.iter().any(Buffer::has_gaps) {
-        return found;
+        return (found, limited);
     }
     let mut times: Vec<u64> = buffers.iter().flat_map(|b| [b.start, b.end]).collect();
     times.sort_unstable();
     times.dedup();
     let sections = times.len().saturating_sub(1);
-    let sub_settings = Settings { rules: super::Rules { windows: false, ..settings.rules }, ..*settings };
+    let sub_settings = window_settings(settings);
     let mut seen: HashSet<Vec<u64>> = HashSet::new();
     for width in 2..sections {
         let mut any_small = false;
         for i in 0..sections - width + 1 {
             if found.bound >= target || found.nodes >= budget || deadline.expired().is_some() {
-                return found;
+                limited |= found.nodes >= budget;
+                return (found, limited);
             }
             let (t0, t1) = (times[i], times[i + width]);
             let members: Vec<usize> =
@@ -120,6 +226,7 @@ pub fn window_bound(
             }
             found.searched += 1;
             let left = (budget - found.nodes).min(WINDOW_NODES);
+            limited |= left < WINDOW_NODES;
             let (refuted, nodes) = refute_from(&window, found.bound, greedy.makespan, &sub_settings, left, deadline);
             found.nodes += nodes;
             if refuted > found.bound {
@@ -131,7 +238,7 @@ pub fn window_bound(
             break;
         }
     }
-    found
+    (found, limited)
 }
 
 /// The buffers of a window and which pairs of them are alive together there: what decides its

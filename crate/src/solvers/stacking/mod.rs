@@ -24,7 +24,7 @@ use rand_chacha::ChaCha8Rng;
 use web_time::Instant;
 
 use super::greedy::start_plan;
-use super::minimalloc::{Decision, Settings, decide, window_bound};
+use super::minimalloc::{Decision, Settings, decide, shared_window_bound, window_stats};
 use super::{Capabilities, Solver, stop_reason};
 use crate::alignment::align_up;
 use crate::model::stacking::{self, MAX_STACKED, Programme, for_each_maximal_live_set};
@@ -151,7 +151,7 @@ impl Solver for Stacking {
             // After a first round that missed the instance's bound, without a capacity: the window
             // bound may prove the optimum higher, and then the search can stop when it gets there.
             if windows && capacity.is_none() && windowed.is_none() && best.0 > target {
-                let found = window_bound(problem, proven, best.0, &Settings::default(), WINDOW_NODES, &deadline);
+                let found = shared_window_bound(problem, proven, best.0, &Settings::default(), WINDOW_NODES, &deadline);
                 proven = proven.max(found.bound);
                 target = target.max(proven);
                 windowed = Some(found);
@@ -180,11 +180,10 @@ impl Solver for Stacking {
         let mut outcome = Outcome::new(self.name(), problem, capacity, Some(plan), proven, stopped);
         let mut stats = Stats::new();
         if let Some(found) = &windowed {
-            stats.insert("window_bound".into(), found.bound.into());
-            stats.insert("window_nodes".into(), StatValue::Count(found.nodes));
+            window_stats(&mut stats, found);
             stats.insert("search_nodes".into(), StatValue::Count(searched.1));
             if found.bound > problem.lower_bound() {
-                outcome.detail = found.detail();
+                outcome.detail = found.detail(problem.semantics());
             }
         }
         stats.insert("orders".into(), StatValue::Count(tried));
