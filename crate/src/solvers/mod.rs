@@ -49,6 +49,53 @@ pub struct Capabilities {
     pub windows: bool,
 }
 
+impl Capabilities {
+    /// What every planner of memplan honours, alignment and pinned buffers, and nothing else: a
+    /// solver states what it does besides, e.g. `Capabilities::planner().with_capacity()`.
+    pub const fn planner() -> Capabilities {
+        Capabilities {
+            alignment: true,
+            pinned: true,
+            capacity: false,
+            minimise: false,
+            randomised: false,
+            warm_start: false,
+            gaps: false,
+            windows: false,
+        }
+    }
+
+    /// It steers by the capacity ([`Capabilities::capacity`]).
+    pub const fn with_capacity(self) -> Capabilities {
+        Capabilities { capacity: true, ..self }
+    }
+
+    /// It proves lower bounds beyond L ([`Capabilities::minimise`]).
+    pub const fn with_minimise(self) -> Capabilities {
+        Capabilities { minimise: true, ..self }
+    }
+
+    /// Its result depends on the seed ([`Capabilities::randomised`]).
+    pub const fn with_randomised(self) -> Capabilities {
+        Capabilities { randomised: true, ..self }
+    }
+
+    /// It searches from a start plan ([`Capabilities::warm_start`]).
+    pub const fn with_warm_start(self) -> Capabilities {
+        Capabilities { warm_start: true, ..self }
+    }
+
+    /// It uses gaps ([`Capabilities::gaps`]).
+    pub const fn with_gaps(self) -> Capabilities {
+        Capabilities { gaps: true, ..self }
+    }
+
+    /// It uses gaps, windowed ones too ([`Capabilities::windows`]).
+    pub const fn with_windows(self) -> Capabilities {
+        Capabilities { gaps: true, windows: true, ..self }
+    }
+}
+
 pub trait Solver: Send + Sync {
     /// The name used on the command line (`--solver NAME`).
     fn name(&self) -> &str;

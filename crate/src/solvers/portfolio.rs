@@ -212,16 +212,7 @@ impl Solver for Auto {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            alignment: true,
-            pinned: true,
-            capacity: true,
-            minimise: true,
-            randomised: true,
-            warm_start: false,
-            gaps: true,
-            windows: true,
-        }
+        Capabilities::planner().with_capacity().with_minimise().with_randomised().with_windows()
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {

@@ -157,16 +157,7 @@ impl Solver for Greedy {
 
     fn capabilities(&self) -> Capabilities {
         let randomised = self.runs.iter().any(|r| r.order == Order::Random);
-        Capabilities {
-            alignment: true,
-            pinned: true,
-            capacity: false,
-            minimise: false,
-            randomised,
-            warm_start: false,
-            gaps: false,
-            windows: false,
-        }
+        Capabilities { randomised, ..Capabilities::planner() }
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {

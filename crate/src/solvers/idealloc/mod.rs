@@ -90,16 +90,7 @@ impl Solver for Idealloc {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            alignment: true,
-            pinned: true,
-            capacity: false,
-            minimise: false,
-            randomised: true,
-            warm_start: false,
-            gaps: false,
-            windows: false,
-        }
+        Capabilities::planner().with_randomised()
     }
 
     fn parameters(&self) -> Vec<Parameter> {

@@ -81,16 +81,7 @@ impl Solver for Lns {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            alignment: true,
-            pinned: true,
-            capacity: true,
-            minimise: false,
-            randomised: true,
-            warm_start: true,
-            gaps: true,
-            windows: true,
-        }
+        Capabilities::planner().with_capacity().with_randomised().with_warm_start().with_windows()
     }
 
     fn parameters(&self) -> Vec<Parameter> {

@@ -140,16 +140,7 @@ impl Solver for MiniMalloc {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            alignment: true,
-            pinned: true,
-            capacity: true,
-            minimise: true,
-            randomised: false,
-            warm_start: true,
-            gaps: true,
-            windows: false,
-        }
+        Capabilities::planner().with_capacity().with_minimise().with_warm_start().with_gaps()
     }
 
     fn parameters(&self) -> Vec<Parameter> {

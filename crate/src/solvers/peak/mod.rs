@@ -48,16 +48,7 @@ impl Solver for Peak {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            alignment: true,
-            pinned: true,
-            capacity: true,
-            minimise: false,
-            randomised: false,
-            warm_start: false,
-            gaps: false,
-            windows: false,
-        }
+        Capabilities::planner().with_capacity()
     }
 
     fn parameters(&self) -> Vec<Parameter> {

@@ -63,16 +63,7 @@ impl Solver for Stacking {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            alignment: true,
-            pinned: true,
-            capacity: true,
-            minimise: false,
-            randomised: true,
-            warm_start: false,
-            gaps: false,
-            windows: false,
-        }
+        Capabilities::planner().with_capacity().with_randomised()
     }
 
     fn parameters(&self) -> Vec<Parameter> {

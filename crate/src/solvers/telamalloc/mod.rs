@@ -57,16 +57,7 @@ impl Solver for Telamalloc {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            alignment: true,
-            pinned: true,
-            capacity: true,
-            minimise: true,
-            randomised: true,
-            warm_start: true,
-            gaps: false,
-            windows: false,
-        }
+        Capabilities::planner().with_capacity().with_minimise().with_randomised().with_warm_start()
     }
 
     fn parameters(&self) -> Vec<Parameter> {

@@ -76,7 +76,7 @@ impl Solver for TvmGreedy {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { alignment: true, pinned: true, ..Capabilities::default() }
+        Capabilities::planner()
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
@@ -145,7 +145,7 @@ impl Solver for HillClimb {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { alignment: true, pinned: true, capacity: true, randomised: true, ..Capabilities::default() }
+        Capabilities::planner().with_capacity().with_randomised()
     }
 
     fn parameters(&self) -> Vec<Parameter> {

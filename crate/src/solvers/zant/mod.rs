@@ -120,16 +120,7 @@ impl Solver for Zant {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            alignment: true,
-            pinned: true,
-            capacity: false,
-            minimise: false,
-            randomised: false,
-            warm_start: false,
-            gaps: false,
-            windows: false,
-        }
+        Capabilities::planner()
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
