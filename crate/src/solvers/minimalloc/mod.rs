@@ -27,7 +27,7 @@ use web_time::Instant;
 
 pub use feasibility::{Decider, Decision, Prepared, Report, Settings, decide, decide_prepared, quick_refutation};
 pub use search::{Counters, Rules};
-pub use windows::{WindowBound, shared_window_bound, window_bound};
+pub use windows::{WindowBound, window_bound};
 
 use super::greedy::start_plan;
 use super::minimise::{self, Deadlines, Probe, Schedule};
@@ -68,19 +68,11 @@ impl MiniMalloc {
         let params = &options.params;
         params.check(&self.parameters())?;
         let defaults = self.settings;
-        let rules = Rules {
-            canonical: params.get_or("canonical", defaults.rules.canonical)?,
-            dominance: params.get_or("dominance", defaults.rules.dominance)?,
-            inference: params.get_or("inference", defaults.rules.inference)?,
-            decompose: params.get_or("decompose", defaults.rules.decompose)?,
-            memo: params.get_or("memo", defaults.rules.memo)?,
-            symmetry: params.get_or("symmetry", defaults.rules.symmetry)?,
-            hatless: params.get_or("hatless", defaults.rules.hatless)?,
-            tiling: params.get_or("tiling", defaults.rules.tiling)?,
-            stacking: params.get_or("stacking", defaults.rules.stacking)?,
-            coarse_keys: params.get_or("coarse-keys", defaults.rules.coarse_keys)?,
-            windows: params.get_or("windows", defaults.rules.windows)?,
-        };
+        let mut rules = defaults.rules;
+        for (name, rule, _) in RULE_PARAMETERS {
+            let on = rule(&mut rules);
+            *on = params.get_or(name, *on)?;
+        }
         Ok(Settings {
             rules,
             first_limit: params.get_or("nodes", defaults.first_limit)?,
@@ -89,6 +81,34 @@ impl MiniMalloc {
         })
     }
 }
+
+/// The rules that `--param NAME=false` switches off ([`Rules`]), in the order `memplan solvers`
+/// lists them: each parameter's name, its rule and what the rule does.
+const RULE_PARAMETERS: [(&str, fn(&mut Rules) -> &mut bool, &str); 11] = [
+    ("canonical", |r| &mut r.canonical, "offset and index monotonicity (canonical solutions only)"),
+    ("dominance", |r| &mut r.dominance, "never place a buffer at or above h_min"),
+    ("inference", |r| &mut r.inference, "cross-section inference (eq. 3, effective heights)"),
+    ("decompose", |r| &mut r.decompose, "solve temporally independent parts separately"),
+    ("memo", |r| &mut r.memo, "remember refuted states and cut them when they recur"),
+    ("symmetry", |r| &mut r.symmetry, "stack buffers of the same lifetime smaller first"),
+    ("hatless", |r| &mut r.hatless, "a failed buffer with no unplaced neighbour ends its node"),
+    (
+        "tiling",
+        |r| &mut r.tiling,
+        "at a tight capacity (every live section exactly full), first search by covering the lowest free cell",
+    ),
+    (
+        "stacking",
+        |r| &mut r.stacking,
+        "the unplaced buffers of the fullest sections stack at aligned offsets under the capacity (with inference)",
+    ),
+    ("coarse-keys", |r| &mut r.coarse_keys, "remembered states hash floors rounded up to the alignment (with memo)"),
+    (
+        "windows",
+        |r| &mut r.windows,
+        "on small instances, first search the buffers of short time windows alone: what they need bounds the whole",
+    ),
+];
 
 /// The window bound's share of a search's node budget (1/4), and the most nodes it takes.
 const WINDOW_SHARE: u64 = 4;
@@ -145,7 +165,7 @@ impl Solver for MiniMalloc {
 
     fn parameters(&self) -> Vec<Parameter> {
         let d = self.settings;
-        vec![
+        let mut parameters = vec![
             Parameter::int(
                 "nodes",
                 d.first_limit,
@@ -167,34 +187,11 @@ impl Solver for MiniMalloc {
                 u64::MAX,
                 "total node budget of one feasibility search or minimisation (a reproducible time limit; 0 = no search)",
             ),
-            Parameter::flag("canonical", d.rules.canonical, "offset and index monotonicity (canonical solutions only)"),
-            Parameter::flag("dominance", d.rules.dominance, "never place a buffer at or above h_min"),
-            Parameter::flag("inference", d.rules.inference, "cross-section inference (eq. 3, effective heights)"),
-            Parameter::flag("decompose", d.rules.decompose, "solve temporally independent parts separately"),
-            Parameter::flag("memo", d.rules.memo, "remember refuted states and cut them when they recur"),
-            Parameter::flag("symmetry", d.rules.symmetry, "stack buffers of the same lifetime smaller first"),
-            Parameter::flag("hatless", d.rules.hatless, "a failed buffer with no unplaced neighbour ends its node"),
-            Parameter::flag(
-                "tiling",
-                d.rules.tiling,
-                "at a tight capacity (every live section exactly full), first search by covering the lowest free cell",
-            ),
-            Parameter::flag(
-                "stacking",
-                d.rules.stacking,
-                "the unplaced buffers of the fullest sections stack at aligned offsets under the capacity (with inference)",
-            ),
-            Parameter::flag(
-                "coarse-keys",
-                d.rules.coarse_keys,
-                "remembered states hash floors rounded up to the alignment (with memo)",
-            ),
-            Parameter::flag(
-                "windows",
-                d.rules.windows,
-                "on small instances, first search the buffers of short time windows alone: what they need bounds the whole",
-            ),
-        ]
+        ];
+        let mut rules = d.rules;
+        parameters
+            .extend(RULE_PARAMETERS.iter().map(|&(name, rule, about)| Parameter::flag(name, *rule(&mut rules), about)));
+        parameters
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
@@ -223,14 +220,8 @@ impl MiniMalloc {
         let mut stats = Stats::new();
         if settings.rules.windows && quick_refutation(problem, Some(capacity)).is_none() {
             let nodes = (settings.budget / WINDOW_SHARE).min(WINDOW_NODES);
-            let windowed = shared_window_bound(
-                problem,
-                problem.lower_bound(),
-                capacity.saturating_add(1),
-                settings,
-                nodes,
-                deadline,
-            );
+            let windowed =
+                window_bound(problem, problem.lower_bound(), capacity.saturating_add(1), settings, nodes, deadline);
             window_stats(&mut stats, &windowed);
             if windowed.bound > capacity {
                 let mut outcome =
@@ -329,8 +320,7 @@ impl MiniMalloc {
                 let budget = settings.budget;
                 if settings.rules.windows && windowed.is_none() {
                     let nodes = (budget / WINDOW_SHARE).min(WINDOW_NODES);
-                    let found =
-                        shared_window_bound(problem, problem.lower_bound(), start_makespan, settings, nodes, deadline);
+                    let found = window_bound(problem, problem.lower_bound(), start_makespan, settings, nodes, deadline);
                     total.nodes += found.nodes_spent();
                     windowed = Some(found);
                 }
@@ -394,5 +384,38 @@ impl MiniMalloc {
         }
         outcome.stats = stats;
         Ok(outcome)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Params;
+
+    /// Every rule is a parameter: switched off one by one through the table, they leave no rule
+    /// on (a rule added to [`Rules`] but not to the table fails this, by the literal below).
+    #[test]
+    fn every_rule_is_a_parameter() {
+        let mut params = Params::new();
+        for (name, _, _) in RULE_PARAMETERS {
+            params.set(name, "false");
+        }
+        let options = SolveOptions { params, ..SolveOptions::default() };
+        let settings = MiniMalloc::default().settings(&options).unwrap();
+        let off = Rules {
+            canonical: false,
+            dominance: false,
+            inference: false,
+            decompose: false,
+            memo: false,
+            symmetry: false,
+            hatless: false,
+            tiling: false,
+            stacking: false,
+            coarse_keys: false,
+            windows: false,
+        };
+        assert_eq!(settings.rules, off);
+        assert_eq!(MiniMalloc::default().settings(&SolveOptions::default()).unwrap().rules, Rules::default());
     }
 }

@@ -26,9 +26,8 @@
 //!
 //! Computed once per problem: the stacking solver computes it when its first orders miss the
 //! instance's bound, and MiniMalloc before its search, both on the problem `auto` (or the warm
-//! start before a search) gives every solver. [`shared_window_bound`] keeps each result in the
-//! problem's memo ([`Problem::memo`]) and answers from it when it says at least what a new
-//! computation would.
+//! start before a search) gives every solver. [`window_bound`] keeps each result in the problem's
+//! memo ([`Problem::memo`]) and answers from it when it was asked at least as much.
 
 use std::collections::HashSet;
 
@@ -57,7 +56,7 @@ pub struct WindowBound {
     /// Windows searched (not skipped), and the nodes their searches took.
     pub searched: u64,
     pub nodes: u64,
-    /// Taken from the problem's memo ([`shared_window_bound`]): an earlier solver searched the
+    /// Taken from the problem's memo (see [`window_bound`]): an earlier solver searched the
     /// windows (`searched` and `nodes` are its), and this run spent nothing on them.
     pub shared: bool,
 }
@@ -84,13 +83,20 @@ impl WindowBound {
 #[derive(Default)]
 struct Computed(Vec<Computation>);
 
-/// One computation of the window bound: what it was asked and what it found.
-struct Computation {
-    /// The settings of the windows' searches (their node budget aside, which `budget` is).
-    settings: Settings,
+/// What a computation of the window bound is asked: the proven bound to start from, the target
+/// to stop at and the node budget.
+#[derive(Clone, Copy)]
+struct Ask {
     known: u64,
     target: u64,
     budget: u64,
+}
+
+/// One computation of the window bound: what it was asked and what it found.
+struct Computation {
+    /// The settings of the windows' searches (their node budget aside, which `ask` has).
+    settings: Settings,
+    ask: Ask,
     /// Whether the budget held it back: a window searched with less than [`WINDOW_NODES`], or
     /// windows left unsearched.
     limited: bool,
@@ -98,57 +104,24 @@ struct Computation {
 }
 
 impl Computation {
-    /// Whether this answers a new computation asked `known`, `target` and `budget`: the same
+    /// Whether this answers a new computation asked `ask`: the same
     /// settings and start, and at least the effort asked. Windows are visited in one order
     /// whatever is asked, and each window's search depends only on the bound so far and its
     /// share of the budget. So a computation that the budget did not hold back (or that had at
     /// least as much) and that did not stop at a target short of the one asked now followed the
     /// path the new one would, as far or further: its bound is the one the new computation
     /// would prove, or one the same searches proved with more nodes.
-    fn answers(&self, settings: &Settings, known: u64, target: u64, budget: u64) -> bool {
-        let stopped_at_target = self.found.bound >= self.target;
+    fn answers(&self, settings: &Settings, ask: Ask) -> bool {
+        let stopped_at_target = self.found.bound >= self.ask.target;
         self.settings == *settings
-            && self.known == known
-            && (!self.limited || self.budget >= budget)
-            && (self.found.bound >= target || !stopped_at_target)
+            && self.ask.known == ask.known
+            && (!self.limited || self.ask.budget >= ask.budget)
+            && (self.found.bound >= ask.target || !stopped_at_target)
     }
 }
 
 /// At most this many computations are kept per problem (a run asks for two or three).
 const MAX_COMPUTED: usize = 8;
-
-/// [`window_bound`], computed once per problem: an earlier result kept in the problem's memo
-/// answers when it was asked at least as much ([`Computation::answers`]; then `shared` is set and
-/// no node is spent), and a new result is kept unless the deadline cut it short (it would depend
-/// on timing). So a run's solvers (the stacking solver in `auto`'s first phase or in the warm
-/// start, then MiniMalloc) search the windows once.
-pub fn shared_window_bound(
-    problem: &Problem,
-    known: u64,
-    target: u64,
-    settings: &Settings,
-    budget: u64,
-    deadline: &Deadline,
-) -> WindowBound {
-    let key = window_settings(settings);
-    let kept = problem.memo().with(|computed: &mut Computed| {
-        computed.0.iter().find(|c| c.answers(&key, known, target, budget)).map(|c| c.found.clone())
-    });
-    if let Some(found) = kept {
-        return WindowBound { shared: true, ..found };
-    }
-    let (found, limited) = compute(problem, known, target, settings, budget, deadline);
-    if deadline.expired().is_none() {
-        let computation = Computation { settings: key, known, target, budget, limited, found: found.clone() };
-        problem.memo().with(|computed: &mut Computed| {
-            if computed.0.len() >= MAX_COMPUTED {
-                computed.0.remove(0);
-            }
-            computed.0.push(computation);
-        });
-    }
-    found
-}
 
 /// The settings the windows are searched with: the caller's, without the window bound itself
 /// (a window is not cut again) and without a total budget (each probe gets its nodes).
@@ -160,6 +133,12 @@ fn window_settings(settings: &Settings) -> Settings {
 /// `target` (nothing above it is asked for), the node `budget` is spent or `deadline` passes.
 /// Instances with gaps (whose pieces would need cutting too) or with more than [`MAX_BUFFERS`]
 /// buffers get `known` back.
+///
+/// Computed once per problem: an earlier result kept in the problem's memo answers when it was
+/// asked at least as much ([`Computation::answers`]; then `shared` is set and no node is spent),
+/// and a new result is kept unless the deadline cut it short (it would depend on timing). So a
+/// run's solvers (the stacking solver in `auto`'s first phase or in the warm start, then
+/// MiniMalloc) search the windows once.
 pub fn window_bound(
     problem: &Problem,
     known: u64,
@@ -168,18 +147,30 @@ pub fn window_bound(
     budget: u64,
     deadline: &Deadline,
 ) -> WindowBound {
-    compute(problem, known, target, settings, budget, deadline).0
+    let (key, ask) = (window_settings(settings), Ask { known, target, budget });
+    let kept = problem
+        .memo()
+        .with(|computed: &mut Computed| computed.0.iter().find(|c| c.answers(&key, ask)).map(|c| c.found.clone()));
+    if let Some(found) = kept {
+        return WindowBound { shared: true, ..found };
+    }
+    let (found, limited) = compute(problem, ask, &key, deadline);
+    if deadline.expired().is_none() {
+        let computation = Computation { settings: key, ask, limited, found: found.clone() };
+        problem.memo().with(|computed: &mut Computed| {
+            if computed.0.len() >= MAX_COMPUTED {
+                computed.0.remove(0);
+            }
+            computed.0.push(computation);
+        });
+    }
+    found
 }
 
-/// [`window_bound`], and whether the budget held it back (see [`Computation::limited`]).
-fn compute(
-    problem: &Problem,
-    known: u64,
-    target: u64,
-    settings: &Settings,
-    budget: u64,
-    deadline: &Deadline,
-) -> (WindowBound, bool) {
+/// The window bound, searched (not taken from the memo) with the windows' `settings`
+/// ([`window_settings`]), and whether the budget held it back (see [`Computation::limited`]).
+fn compute(problem: &Problem, ask: Ask, settings: &Settings, deadline: &Deadline) -> (WindowBound, bool) {
+    let Ask { known, target, budget } = ask;
     let mut found = WindowBound { bound: known, ..WindowBound::default() };
     let mut limited = false;
     let buffers = problem.buffers();
@@ -190,7 +181,6 @@ fn compute(
     times.sort_unstable();
     times.dedup();
     let sections = times.len().saturating_sub(1);
-    let sub_settings = window_settings(settings);
     let mut seen: HashSet<Vec<u64>> = HashSet::new();
     for width in 2..sections {
         let mut any_small = false;
@@ -227,7 +217,7 @@ fn compute(
             found.searched += 1;
             let left = (budget - found.nodes).min(WINDOW_NODES);
             limited |= left < WINDOW_NODES;
-            let (refuted, nodes) = refute_from(&window, found.bound, greedy.makespan, &sub_settings, left, deadline);
+            let (refuted, nodes) = refute_from(&window, found.bound, greedy.makespan, settings, left, deadline);
             found.nodes += nodes;
             if refuted > found.bound {
                 found.bound = refuted;

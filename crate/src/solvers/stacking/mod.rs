@@ -24,7 +24,7 @@ use rand_chacha::ChaCha8Rng;
 use web_time::Instant;
 
 use super::greedy::start_plan;
-use super::minimalloc::{Decision, Settings, decide, shared_window_bound, window_stats};
+use super::minimalloc::{Decision, Settings, decide, window_bound, window_stats};
 use super::{Capabilities, Solver, stop_reason};
 use crate::alignment::align_up;
 use crate::model::stacking::{self, MAX_STACKED, Programme, for_each_maximal_live_set};
@@ -142,7 +142,7 @@ impl Solver for Stacking {
             // After a first round that missed the instance's bound, without a capacity: the window
             // bound may prove the optimum higher, and then the search can stop when it gets there.
             if windows && capacity.is_none() && windowed.is_none() && best.0 > target {
-                let found = shared_window_bound(problem, proven, best.0, &Settings::default(), WINDOW_NODES, &deadline);
+                let found = window_bound(problem, proven, best.0, &Settings::default(), WINDOW_NODES, &deadline);
                 proven = proven.max(found.bound);
                 target = target.max(proven);
                 windowed = Some(found);
