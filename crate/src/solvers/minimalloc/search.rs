@@ -1050,16 +1050,24 @@ impl<'a> Search<'a> {
                 self.floor[o] = top;
             }
         }
-        let (first, last) = (instance.first[rank] as usize, instance.last[rank] as usize);
+        self.move_sections(rank, false);
+    }
+
+    /// Takes buffer `rank` out of what its sections count as unplaced (their totals, alignment
+    /// slots and, for decomposition, the buffers crossing each boundary), or puts it back.
+    fn move_sections(&mut self, rank: usize, back: bool) {
+        let instance = self.instance;
+        let size = instance.size[rank];
         for &(from, to) in instance.live(rank) {
             for total in &mut self.total[from as usize..to as usize] {
-                *total -= size;
+                *total = if back { *total + size } else { *total - size };
             }
         }
-        self.move_slots(rank, false);
+        self.move_slots(rank, back);
+        let (first, last) = (instance.first[rank] as usize, instance.last[rank] as usize);
         if self.rules.decompose && last > first + 1 {
             for crossing in &mut self.crossing[first + 1..last] {
-                *crossing -= 1;
+                *crossing = if back { *crossing + 1 } else { *crossing - 1 };
             }
         }
     }
@@ -1101,19 +1109,7 @@ impl<'a> Search<'a> {
                 self.open[other as usize] += 1;
             }
             self.floors_hash ^= self.floor_key(rank as u32, self.floor[rank]);
-            let size = instance.size[rank];
-            let (first, last) = (instance.first[rank] as usize, instance.last[rank] as usize);
-            for &(from, to) in instance.live(rank) {
-                for total in &mut self.total[from as usize..to as usize] {
-                    *total += size;
-                }
-            }
-            self.move_slots(rank, true);
-            if self.rules.decompose && last > first + 1 {
-                for crossing in &mut self.crossing[first + 1..last] {
-                    *crossing += 1;
-                }
-            }
+            self.move_sections(rank, true);
         }
     }
 }
@@ -1137,20 +1133,15 @@ mod tests {
     use crate::solvers::minimalloc::orderings::{self, ORDERINGS};
     use crate::solvers::minimalloc::sections::{Instance, Layout};
 
-    /// Small random instances (a fixed generator).
+    /// Small random instances (seeded).
     fn random_problem(seed: u64) -> Problem {
-        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut next = |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % bound
-        };
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let buffers = (0..24)
             .map(|i| {
-                let start = next(16);
-                let end = start + 1 + next(10);
-                Buffer::new(format!("b{i}"), start, end, 1 + next(100) * next(4))
+                let start = rng.random_range(0..16);
+                let end = start + rng.random_range(1..=10);
+                Buffer::new(format!("b{i}"), start, end, 1 + rng.random_range(0..100) * rng.random_range(0..4))
             })
             .collect();
         Problem::new(buffers, None).unwrap()
