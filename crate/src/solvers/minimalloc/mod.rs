@@ -82,9 +82,12 @@ impl MiniMalloc {
     }
 }
 
+/// Where one rule is in [`Rules`].
+type RuleOf = fn(&mut Rules) -> &mut bool;
+
 /// The rules that `--param NAME=false` switches off ([`Rules`]), in the order `memplan solvers`
 /// lists them: each parameter's name, its rule and what the rule does.
-const RULE_PARAMETERS: [(&str, fn(&mut Rules) -> &mut bool, &str); 11] = [
+const RULE_PARAMETERS: [(&str, RuleOf, &str); 11] = [
     ("canonical", |r| &mut r.canonical, "offset and index monotonicity (canonical solutions only)"),
     ("dominance", |r| &mut r.dominance, "never place a buffer at or above h_min"),
     ("inference", |r| &mut r.inference, "cross-section inference (eq. 3, effective heights)"),
