@@ -52,6 +52,30 @@ impl Timeline {
         starts + ends
     }
 
+    /// The narrowest stretch of time `[low, high)` holding `at` in which at least `wanted` starts
+    /// and ends fall ([`Timeline::events_in`]), or, when no stretch holds that many, one that holds
+    /// the whole trace. `left_share` (0 to 1) is the share of its width before `at`: ½ grows it
+    /// both ways alike. Found by binary search over the width, each step a count in the sorted
+    /// starts and ends, so it costs O(log² n) whatever the trace.
+    pub fn stretch(&self, at: u64, wanted: usize, left_share: f64) -> (u64, u64) {
+        let window = |width: u64| {
+            let left = ((width as f64 * left_share) as u64).min(width);
+            (at.saturating_sub(left), at.saturating_add(width - left).saturating_add(1))
+        };
+        // Twice the span, so that a stretch around any moment at any share can hold the whole trace.
+        let (mut narrow, mut wide) = (0u64, self.span.max(1).saturating_mul(2));
+        while narrow < wide {
+            let width = narrow + (wide - narrow) / 2;
+            let (low, high) = window(width);
+            if self.events_in(low, high) >= wanted {
+                wide = width;
+            } else {
+                narrow = width + 1;
+            }
+        }
+        window(narrow)
+    }
+
     /// Every buffer whose lifetime (hull) meets `[low, high)`, in no particular order.
     pub fn alive_in(&self, problem: &Problem, low: u64, high: u64, into: &mut Vec<usize>) {
         let buffers = problem.buffers();
