@@ -60,17 +60,6 @@ proptest! {
         prop_assert!(plan.makespan <= start.makespan);
     }
 
-    /// Squeezes only (every move closes the holes at a heavy moment): valid, never above a poor
-    /// start, gaps and windows included.
-    #[test]
-    fn squeezes_keep_plans_valid_and_never_above_the_start(problem in instances_with_gaps(14, 40, true), seed in 0u64..4) {
-        let start = poor_plan(&problem);
-        let mut options = SolveOptions { start: Some(Arc::new(start.clone())), ..small(seed) };
-        options.params = options.params.with("squeeze", "100");
-        let outcome = solve(&problem, &options);
-        prop_assert!(checked(&problem, &outcome).makespan <= start.makespan);
-    }
-
     /// With a capacity: a plan, valid, and `fits` exactly when it is within the capacity.
     #[test]
     fn a_capacity_is_met_or_not_claimed(problem in instances(10, 30), slack in 0u64..30) {

@@ -181,6 +181,13 @@ pub fn every_planner() -> Vec<Box<dyn Solver>> {
     all
 }
 
+/// Whether `solver` declines `problem` by its capabilities (`peak` takes neither alignment nor
+/// pinned buffers): such a solver answers with `SolveError::Unsupported`, which `peak`'s tests check.
+pub fn declines(solver: &dyn Solver, problem: &Problem) -> bool {
+    let capabilities = solver.capabilities();
+    (problem.has_alignment() && !capabilities.alignment) || (problem.has_pinned() && !capabilities.pinned)
+}
+
 /// The outcome's plan, once the independent validator has accepted the outcome (the plan and
 /// every claim about it). Panics, naming the solver, when it is invalid or has no plan.
 pub fn checked<'a>(problem: &Problem, outcome: &'a Outcome) -> &'a Plan {

@@ -52,6 +52,30 @@ impl Timeline {
         starts + ends
     }
 
+    /// The narrowest stretch of time `[low, high)` holding `at` in which at least `wanted` starts
+    /// and ends fall ([`Timeline::events_in`]), or, when none of up to twice the trace's span
+    /// does, that widest one (at a share of ½ it holds the whole trace). `left_share` (0 to 1) is
+    /// the share of its width before `at`: ½ grows it both ways alike. Found by binary search over the width, each step a count in the sorted
+    /// starts and ends, so it costs O(log² n) whatever the trace.
+    pub fn stretch(&self, at: u64, wanted: usize, left_share: f64) -> (u64, u64) {
+        let window = |width: u64| {
+            let left = ((width as f64 * left_share) as u64).min(width);
+            (at.saturating_sub(left), at.saturating_add(width - left).saturating_add(1))
+        };
+        // Twice the span, so that a stretch around any moment at any share can hold the whole trace.
+        let (mut narrow, mut wide) = (0u64, self.span.max(1).saturating_mul(2));
+        while narrow < wide {
+            let width = narrow + (wide - narrow) / 2;
+            let (low, high) = window(width);
+            if self.events_in(low, high) >= wanted {
+                wide = width;
+            } else {
+                narrow = width + 1;
+            }
+        }
+        window(narrow)
+    }
+
     /// Every buffer whose lifetime (hull) meets `[low, high)`, in no particular order.
     pub fn alive_in(&self, problem: &Problem, low: u64, high: u64, into: &mut Vec<usize>) {
         let buffers = problem.buffers();
@@ -66,6 +90,58 @@ impl Timeline {
             }
             if b.end > low {
                 into.push(i);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::model::Buffer;
+
+    /// The stretch of `width` around `at` with `share` of it before: as [`Timeline::stretch`]
+    /// defines it.
+    fn window(at: u64, width: u64, share: f64) -> (u64, u64) {
+        let left = ((width as f64 * share) as u64).min(width);
+        (at.saturating_sub(left), at + (width - left) + 1)
+    }
+
+    proptest! {
+        /// The stretch holds `at`; it is the narrowest that holds `wanted` starts and ends, or the
+        /// widest searched (at a share of ½, the whole trace) when none does.
+        #[test]
+        fn the_stretch_is_the_narrowest_that_holds_enough(
+            specs in prop::collection::vec((0u64..60, 1u64..20), 1..30),
+            pick in 0usize..30,
+            wanted in 0usize..70,
+            share in prop::sample::select(vec![0.0, 0.25, 0.5, 1.0]),
+        ) {
+            let buffers: Vec<Buffer> = specs
+                .iter()
+                .enumerate()
+                .map(|(k, &(start, length))| Buffer::new(k.to_string(), start, start + length, 1))
+                .collect();
+            let problem = Problem::new(buffers, None).unwrap();
+            let timeline = Timeline::new(&problem);
+            let at = specs[pick % specs.len()].0;
+            let (low, high) = timeline.stretch(at, wanted, share);
+            prop_assert!(low <= at && at < high);
+            let widths = 0..=2 * timeline.span().max(1);
+            let narrowest = widths.clone().find(|&w| {
+                let (l, h) = window(at, w, share);
+                timeline.events_in(l, h) >= wanted
+            });
+            match narrowest {
+                Some(width) => prop_assert_eq!((low, high), window(at, width, share)),
+                None => {
+                    prop_assert_eq!((low, high), window(at, *widths.end(), share));
+                    if share == 0.5 {
+                        prop_assert_eq!(timeline.events_in(low, high), 2 * specs.len());
+                    }
+                }
             }
         }
     }

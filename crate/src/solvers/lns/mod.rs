@@ -17,7 +17,6 @@
 mod index;
 mod neighbourhood;
 mod recreate;
-mod squeeze;
 
 use std::collections::BTreeSet;
 
@@ -30,7 +29,7 @@ use super::greedy::start_plan;
 use super::{Capabilities, Solver, stop_reason};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stats, Stopped};
 use crate::options::{Effort, Halt, Parameter, Progress, SolveOptions};
-use index::Timeline;
+pub use index::Timeline;
 use neighbourhood::{Around, Span};
 
 /// The default work budget of a whole run (buffers looked at while putting buffers back), by
@@ -60,10 +59,6 @@ const FULL_BUDGET_FROM: usize = 4_096;
 
 /// The most buffers one move frees.
 const MOST_FREE: u64 = 150;
-/// Moves in a hundred that squeeze the stack at a heavy moment ([`squeeze`]). None by default:
-/// on S_1 and pangu_2.6B a fifth of the moves as squeezes found nothing lower in 60 s, and on S_1
-/// the work they take left `auto` at 0.248 % over the max load, where the other moves reach 0.122 %.
-const SQUEEZE: u64 = 0;
 /// Moves without progress before the target is raised halfway back to the makespan.
 const PATIENCE: u64 = 300;
 
@@ -94,7 +89,6 @@ impl Solver for Lns {
                 "buffers looked at over the whole run (default by effort: 5e6 low, 5e7 normal, 5e8 high, in proportion below 4,096 buffers; none with a time limit)",
             ),
             Parameter::int("most", MOST_FREE, 1, 100_000, "the most buffers one move frees"),
-            Parameter::int("squeeze", SQUEEZE, 0, 100, "moves in a hundred that close the holes at a heavy moment"),
             Parameter::int("patience", PATIENCE, 1, u64::MAX, "moves without progress before the target is raised"),
         ]
     }
@@ -110,7 +104,6 @@ impl Solver for Lns {
         let budget: u64 = params.get_or("budget", default)?;
         let most = params.get_or::<u64>("most", MOST_FREE)? as usize;
         let patience: u64 = params.get_or("patience", PATIENCE)?;
-        let squeeze: u64 = params.get_or("squeeze", SQUEEZE)?;
         let start = start_plan(problem, options)?;
         let capacity = super::capacity(problem, options);
         let mut search = Search::new(problem, start.offsets.clone(), options.seed);
@@ -147,7 +140,7 @@ impl Solver for Lns {
                     idle = 0;
                 }
             }
-            if search.mv(most, squeeze) {
+            if search.mv(most) {
                 idle = 0;
             } else {
                 idle += 1;
@@ -178,7 +171,6 @@ impl Solver for Lns {
         stats.insert("moves".into(), search.moves.into());
         stats.insert("kept".into(), search.kept.into());
         stats.insert("lowered".into(), search.lowered.into());
-        stats.insert("squeezes".into(), search.squeezes.into());
         stats.insert("work".into(), search.work.into());
         stats.insert("search".into(), StatValue::Text("ruin and recreate around the buffers above a target".into()));
         outcome.stats = stats;
@@ -217,7 +209,6 @@ struct Search<'p> {
     rng: ChaCha8Rng,
     absent: Vec<bool>,
     scratch: recreate::Scratch,
-    squeezing: squeeze::Scratch,
     alive: Vec<usize>,
     free: Vec<usize>,
     old: Vec<(usize, u64)>,
@@ -226,7 +217,6 @@ struct Search<'p> {
     moves: u64,
     kept: u64,
     lowered: u64,
-    squeezes: u64,
 }
 
 impl<'p> Search<'p> {
@@ -244,7 +234,6 @@ impl<'p> Search<'p> {
             rng: ChaCha8Rng::seed_from_u64(seed),
             absent: vec![false; buffers.len()],
             scratch: recreate::Scratch::default(),
-            squeezing: squeeze::Scratch::default(),
             alive: Vec::new(),
             free: Vec::new(),
             old: Vec::new(),
@@ -253,7 +242,6 @@ impl<'p> Search<'p> {
             moves: 0,
             kept: 0,
             lowered: 0,
-            squeezes: 0,
         }
     }
 
@@ -275,11 +263,10 @@ impl<'p> Search<'p> {
         self.excess = from.iter().map(|&i| self.excess_of(i, self.offsets[i])).sum();
     }
 
-    /// One move: frees a neighbourhood around a random buffer above the target (or squeezes the
-    /// stack at a heavy moment of its life, `squeeze` moves in a hundred) and puts it back.
+    /// One move: frees a neighbourhood around a random buffer above the target and puts it back.
     /// Keeps the result when the makespan did not rise and the excess did not grow; returns
     /// whether either fell.
-    fn mv(&mut self, most: usize, squeeze: u64) -> bool {
+    fn mv(&mut self, most: usize) -> bool {
         let buffers = self.problem.buffers();
         self.moves += 1;
         self.above.clear();
@@ -294,61 +281,28 @@ impl<'p> Search<'p> {
         let wanted = (2f64 * (most.max(2) as f64 / 2.0).powf(self.rng.random_range(0.0..=1.0))).round() as usize;
         let mut free = std::mem::take(&mut self.free);
         let around = Around { problem: self.problem, timeline: &self.timeline, offsets: &self.offsets, seed, wanted };
-        let mut moved = Vec::new();
-        let mut first = 0;
-        if squeeze > 0 && self.rng.random_range(0..100) < squeeze {
-            let at = around.moment(&self.load, &mut self.rng);
-            let stretch = around.stretch(at, &mut self.rng);
-            let Some(found) = squeeze::squeeze(
-                self.problem,
-                &self.timeline,
-                &self.offsets,
-                at,
-                stretch,
-                &mut self.squeezing,
-                &mut self.work,
-            ) else {
-                self.free = free;
-                return false;
-            };
-            self.squeezes += 1;
-            moved = found.moved;
-            free = found.free;
-            first = found.free_at_moment;
-        } else {
-            match shape {
-                0 | 1 => around.window(&self.load, &mut self.rng, &mut self.alive, &mut free),
-                2 => around.choose(Span::Life, &mut self.rng, &mut self.alive, &mut free),
-                _ => around.choose(Span::Moment, &mut self.rng, &mut self.alive, &mut free),
-            }
+        match shape {
+            0 | 1 => around.window(&self.load, &mut self.rng, &mut self.alive, &mut free),
+            2 => around.choose(Span::Life, &mut self.rng, &mut self.alive, &mut free),
+            _ => around.choose(Span::Moment, &mut self.rng, &mut self.alive, &mut free),
         }
         let before_makespan = self.makespan();
-        let touched = || free.iter().copied().chain(moved.iter().map(|&(i, _)| i));
-        let before_excess: u128 = touched().map(|i| self.excess_of(i, self.offsets[i])).sum();
+        let before_excess: u128 = free.iter().map(|&i| self.excess_of(i, self.offsets[i])).sum();
         self.old.clear();
-        self.old.extend(touched().map(|i| (i, self.offsets[i])));
-        for i in touched() {
-            self.tops.remove(&(self.offsets[i].saturating_add(buffers[i].size), i));
-        }
+        self.old.extend(free.iter().map(|&i| (i, self.offsets[i])));
         for &i in &free {
+            self.tops.remove(&(self.offsets[i].saturating_add(buffers[i].size), i));
             self.absent[i] = true;
         }
-        for &(i, offset) in &moved {
-            self.offsets[i] = offset;
-            self.tops.insert((offset.saturating_add(buffers[i].size), i));
-        }
-        // A squeeze puts the buffers alive at its moment back first, in their order there (onto the
-        // stack; a freed buffer keeps its offset until it is put back), and orders only the others.
-        free[..first].sort_unstable_by_key(|&i| (self.offsets[i], i));
-        let rest = &mut free[first..];
+        // A freed buffer keeps its offset until it is put back (the gravity order reads it).
         match REFILLS[self.rng.random_range(0..REFILLS.len())] {
-            Refill::Gravity => rest.sort_unstable_by_key(|&i| (self.offsets[i], i)),
+            Refill::Gravity => free.sort_unstable_by_key(|&i| (self.offsets[i], i)),
             Refill::Lifetime => {
-                rest.sort_unstable_by_key(|&i| (std::cmp::Reverse((buffers[i].lifetime(), buffers[i].size)), i))
+                free.sort_unstable_by_key(|&i| (std::cmp::Reverse((buffers[i].lifetime(), buffers[i].size)), i))
             }
-            Refill::Size => rest.sort_unstable_by_key(|&i| (std::cmp::Reverse(buffers[i].size), i)),
-            Refill::Shuffle => rest.shuffle(&mut self.rng),
-            Refill::Start => rest.sort_unstable_by_key(|&i| (buffers[i].start, std::cmp::Reverse(buffers[i].size), i)),
+            Refill::Size => free.sort_unstable_by_key(|&i| (std::cmp::Reverse(buffers[i].size), i)),
+            Refill::Shuffle => free.shuffle(&mut self.rng),
+            Refill::Start => free.sort_unstable_by_key(|&i| (buffers[i].start, std::cmp::Reverse(buffers[i].size), i)),
         }
         let mut placed = 0;
         for &i in &free {
@@ -369,8 +323,7 @@ impl<'p> Search<'p> {
             placed += 1;
         }
         let complete = placed == free.len();
-        let touched = || free.iter().copied().chain(moved.iter().map(|&(i, _)| i));
-        let after_excess: u128 = touched().map(|i| self.excess_of(i, self.offsets[i])).sum();
+        let after_excess: u128 = free.iter().map(|&i| self.excess_of(i, self.offsets[i])).sum();
         let keep = complete
             && self.makespan() <= before_makespan
             && (self.makespan() < before_makespan || after_excess <= before_excess);
@@ -383,7 +336,7 @@ impl<'p> Search<'p> {
             }
         } else {
             // Put everything back where it was.
-            for i in touched() {
+            for &i in &free {
                 if !self.absent[i] {
                     self.tops.remove(&(self.offsets[i].saturating_add(buffers[i].size), i));
                 }

@@ -121,27 +121,10 @@ impl Around<'_> {
         at
     }
 
-    /// A stretch of time `[low, high)` holding `at`, at a random place in it, that widens (by
-    /// binary search) until about `wanted` starts and ends fall inside it.
+    /// A stretch of time `[low, high)` holding `at`, at a random place in it, in which about
+    /// `wanted` buffers start or end ([`Timeline::stretch`]).
     pub fn stretch(&self, at: u64, rng: &mut ChaCha8Rng) -> (u64, u64) {
-        let timeline = self.timeline;
-        let span = timeline.span().max(1);
-        let left_share = rng.random_range(0.0..=1.0f64);
-        let window = |width: u64| {
-            let left = (width as f64 * left_share) as u64;
-            (at.saturating_sub(left), at.saturating_add(width - left.min(width)).saturating_add(1))
-        };
-        let (mut narrow, mut wide) = (0u64, span);
-        while narrow < wide {
-            let width = narrow + (wide - narrow) / 2;
-            let (low, high) = window(width);
-            if timeline.events_in(low, high) >= self.wanted {
-                wide = width;
-            } else {
-                narrow = width + 1;
-            }
-        }
-        window(narrow)
+        self.timeline.stretch(at, self.wanted, rng.random_range(0.0..=1.0f64))
     }
 
     /// Frees `seed` and the `wanted − 1` highest buffers (by their tops) alive in a stretch of time of

@@ -51,17 +51,6 @@ pub fn lowest_fit(
     Some(candidate)
 }
 
-/// Whether `buffer` at `at` meets `other` at `other_at` (some live piece of each, in time and in
-/// bytes). `ranges` is scratch space.
-pub fn clash(buffer: &Buffer, at: u64, other: &Buffer, other_at: u64, ranges: &mut Vec<(u64, u64)>) -> bool {
-    if buffer.start >= other.end || other.start >= buffer.end {
-        return false;
-    }
-    ranges.clear();
-    forbid(buffer, other, other_at, ranges);
-    ranges.iter().any(|&(low, high)| low <= at && at < high)
-}
-
 /// The offsets `buffer` may not take while `other` sits at `at`: where some live piece of each
 /// meets the other's in time and in bytes.
 fn forbid(buffer: &Buffer, other: &Buffer, at: u64, into: &mut Vec<(u64, u64)>) {
