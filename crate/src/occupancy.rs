@@ -178,10 +178,12 @@ impl<A: Address> Set<A> {
         let (low, high) = (A::narrow(low), A::narrow(high));
         let len = self.len as usize;
         let items = self.view(pool);
-        // Intervals [first, last) overlap or touch [low, high]: they start at or below `high`
-        // and end at or above `low` (ends are sorted too, as the intervals are disjoint).
-        let last = rank(items, |&(s, _)| s <= high);
-        let first = rank(&items[..last], |&(_, e)| e < low);
+        // Intervals [first, last) overlap or touch [low, high]: they end at or above `low` (ends
+        // are sorted too, as the intervals are disjoint) and start at or below `high`. (A scan
+        // that stops there, rather than a count over the whole set: new ranges land anywhere in
+        // it, so on average it passes half of the intervals, once.)
+        let first = leading(items, |&(_, e)| e < low);
+        let last = first + leading(&items[first..], |&(s, _)| s <= high);
         if first < last {
             let merged = (low.min(items[first].0), high.max(items[last - 1].1));
             if merged == items[first] && last == first + 1 {
