@@ -218,9 +218,16 @@ fn find_overlaps(problem: &Problem, offsets: &[u64], placeable: &[bool], violati
         let (low, high, i) = ranges[k];
         load += (high - low) as u128;
         max_load = max_load.max(load);
-        let below = alive.range(..=low).next_back().filter(|&(_, &(other_high, _))| other_high > low);
-        let above = alive.range(low + 1..).next().filter(|&(&other_low, _)| other_low < high);
-        if let Some((_, &(_, other))) = below.or(above) {
+        // The alive piece starting last below `high` meets the newcomer when any does (they are
+        // disjoint): one search for a plan that passes. When one meets it, the piece named is the
+        // one below it, else the first above, whichever piece was found.
+        let meets = alive.range(..high).next_back().is_some_and(|(_, &(other_high, _))| other_high > low);
+        let met = meets.then(|| {
+            let below = alive.range(..=low).next_back().filter(|&(_, &(other_high, _))| other_high > low);
+            let above = alive.range(low + 1..).next().filter(|&(&other_low, _)| other_low < high);
+            below.or(above).map(|(_, &(_, other))| other)
+        });
+        if let Some(other) = met.flatten() {
             let (first, second) = (other.min(i), other.max(i));
             if violations.len() < Report::LIMIT && reported.insert((first, second)) {
                 violations.push(Violation::Overlap {
