@@ -180,8 +180,8 @@ impl<A: Address> Set<A> {
         let items = self.view(pool);
         // Intervals [first, last) overlap or touch [low, high]: they end at or above `low` (ends
         // are sorted too, as the intervals are disjoint) and start at or below `high`. (A scan
-        // that stops there, rather than a count over the whole set: new ranges land anywhere in
-        // it, so on average it passes half of the intervals, once.)
+        // that stops there passes only the intervals below the new range, where two counts over
+        // the whole set passed every interval twice.)
         let first = leading(items, |&(_, e)| e < low);
         let last = first + leading(&items[first..], |&(s, _)| s <= high);
         if first < last {
