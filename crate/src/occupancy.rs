@@ -76,10 +76,6 @@ type Interval<A> = (A, A);
 trait Intervals {
     /// The end of an interval meeting `[low, high)`, if any (the last one starting below `high`).
     fn blocking(&self, low: u64, high: u64) -> Option<u64>;
-    /// `Err((end, next))` of an interval meeting `[low, high)` and the start of the interval after
-    /// it, else `Ok` with the start of the first interval at or above `high` (`u64::MAX` when there
-    /// is none in either case).
-    fn probe(&self, low: u64, high: u64) -> Result<u64, (u64, u64)>;
 }
 
 /// Sets up to this long are searched by a count (see [`rank`]). On 2·10^6-buffer traces the sets
@@ -104,15 +100,6 @@ impl<A: Address> Intervals for [Interval<A>] {
         match below.checked_sub(1).map(|i| self[i].1.wide()) {
             Some(e) if e > low => Some(e),
             _ => None,
-        }
-    }
-
-    fn probe(&self, low: u64, high: u64) -> Result<u64, (u64, u64)> {
-        let below = rank(self, |&(s, _)| s.wide() < high);
-        let next = self.get(below).map_or(u64::MAX, |&(s, _)| s.wide());
-        match below.checked_sub(1).map(|i| self[i].1.wide()) {
-            Some(e) if e > low => Err((e, next)),
-            _ => Ok(next),
         }
     }
 }
@@ -191,10 +178,12 @@ impl<A: Address> Set<A> {
         let (low, high) = (A::narrow(low), A::narrow(high));
         let len = self.len as usize;
         let items = self.view(pool);
-        // Intervals [first, last) overlap or touch [low, high]: they start at or below `high`
-        // and end at or above `low` (ends are sorted too, as the intervals are disjoint).
-        let last = rank(items, |&(s, _)| s <= high);
-        let first = rank(&items[..last], |&(_, e)| e < low);
+        // Intervals [first, last) overlap or touch [low, high]: they end at or above `low` (ends
+        // are sorted too, as the intervals are disjoint) and start at or below `high`. (A scan
+        // that stops there passes only the intervals below the new range, where two counts over
+        // the whole set passed every interval twice.)
+        let first = leading(items, |&(_, e)| e < low);
+        let last = first + leading(&items[first..], |&(s, _)| s <= high);
         if first < last {
             let merged = (low.min(items[first].0), high.max(items[last - 1].1));
             if merged == items[first] && last == first + 1 {
@@ -791,6 +780,9 @@ fn choose_top(spans: &[Span], leaves: usize) -> u32 {
 /// Each set that lets a candidate pass also says where its next interval starts; it cannot block
 /// any higher candidate whose top stays below that, so after a jump only the sets whose next
 /// interval is now in reach are searched again (not every set, as a plain round robin would).
+/// The candidate only rises, so each set is searched from where its last search stopped: over a
+/// query, a set's intervals below the answer are passed once, not once per search of it (a count
+/// over the whole set at each search was most of a query's comparisons on 2·10^6 buffers).
 fn lowest_fit_in<'a, A: Address>(
     sets: &[u32],
     view: impl Fn(u32) -> &'a [Interval<A>],
@@ -802,13 +794,14 @@ fn lowest_fit_in<'a, A: Address>(
     if sets.is_empty() {
         return offset.checked_add(size).map(|_| offset);
     }
-    // Per set: addresses below this are free of it above the candidate (0: not asked yet).
-    let mut inline = [0u64; 64];
+    // Per set: addresses below `free_until` are free of it above the candidate (0: not asked
+    // yet), and every interval before `cursor` ends at or below the candidate.
+    let mut inline = [(0u64, 0u32); 64];
     let mut spilled = Vec::new();
-    let free_until: &mut [u64] = if sets.len() <= inline.len() {
+    let state: &mut [(u64, u32)] = if sets.len() <= inline.len() {
         &mut inline[..sets.len()]
     } else {
-        spilled.resize(sets.len(), 0);
+        spilled.resize(sets.len(), (0, 0));
         &mut spilled
     };
     // The sets are asked in turn, round and round, until all of them in a row let the
@@ -817,20 +810,29 @@ fn lowest_fit_in<'a, A: Address>(
     let mut top = offset.checked_add(size)?;
     let (mut k, mut passed) = (0, 0);
     while passed < sets.len() {
-        if free_until[k] >= top {
+        let (free_until, cursor) = &mut state[k];
+        if *free_until >= top {
             passed += 1;
         } else {
-            match view(sets[k]).probe(offset, top) {
-                Err((end, next_start)) => {
-                    offset = align_up(end, alignment)?;
+            let items = view(sets[k]);
+            let at = *cursor as usize + leading(&items[*cursor as usize..], |&(_, e)| e.wide() <= offset);
+            // `items[at]` is the first interval ending above the candidate: it blocks when it
+            // starts below the top, and then so may the ones after it; the jump goes past the
+            // last of them that starts below the top.
+            match items.get(at) {
+                Some(&(start, _)) if start.wide() < top => {
+                    let last = at + leading(&items[at + 1..], |&(s, _)| s.wide() < top);
+                    offset = align_up(items[last].1.wide(), alignment)?;
                     top = offset.checked_add(size)?;
                     // Every interval of this set up to the blocking one ends at or below the
                     // new candidate.
-                    free_until[k] = next_start;
+                    *free_until = items.get(last + 1).map_or(u64::MAX, |&(s, _)| s.wide());
+                    *cursor = (last + 1) as u32;
                     passed = 0;
                 }
-                Ok(next_start) => {
-                    free_until[k] = next_start;
+                next => {
+                    *free_until = next.map_or(u64::MAX, |&(s, _)| s.wide());
+                    *cursor = at as u32;
                     passed += 1;
                 }
             }
@@ -841,6 +843,21 @@ fn lowest_fit_in<'a, A: Address>(
         }
     }
     Some(offset)
+}
+
+/// How many leading intervals satisfy `below` (a predicate true on a prefix), for a search that
+/// passes few of them at a time: a scan that stops at the first one outside, which turns to a
+/// binary search after [`LINEAR`] of them.
+#[inline]
+fn leading<A: Address>(items: &[Interval<A>], below: impl Fn(&Interval<A>) -> bool) -> usize {
+    let mut at = 0;
+    while at < items.len() && below(&items[at]) {
+        at += 1;
+        if at == LINEAR {
+            return at + items[at..].partition_point(below);
+        }
+    }
+    at
 }
 
 #[cfg(test)]
