@@ -12,6 +12,7 @@
 
 mod boxing;
 mod jobs;
+mod narrow;
 mod prelude;
 mod squeeze;
 mod unboxing;
@@ -162,7 +163,7 @@ impl Solver for Idealloc {
         };
         stats.insert("bootstrap_makespan".into(), makespan.into());
         let mut best = Best { offsets, order, makespan, iteration: 0 };
-        let run = Iterations::new(problem, &prelude, &arena, settings, options, &mut stats);
+        let run = Iterations::new(problem, &arena, settings, options, &mut stats);
         let deadline = options.deadline(started);
         run.improve(&mut best, &deadline, &mut stats);
         stats.insert("best_iteration".into(), best.iteration.into());
@@ -219,8 +220,6 @@ struct Iterations<'a> {
     settings: Settings,
     /// The movable buffers as jobs, plus the dummy job when one is needed.
     jobs: Jobs,
-    /// Arenas of finished iterations, reset and reused by the next ones.
-    spare: Mutex<Vec<Jobs>>,
     /// Every buffer's size, by index.
     sizes: Vec<u64>,
     /// Distinct job heights, for planning schedules.
@@ -238,7 +237,6 @@ struct Iterations<'a> {
 impl<'a> Iterations<'a> {
     fn new(
         problem: &'a Problem,
-        prelude: &Prelude,
         arena: &'a Arena<'a>,
         settings: Settings,
         options: &'a SolveOptions,
@@ -246,16 +244,18 @@ impl<'a> Iterations<'a> {
     ) -> Self {
         let buffers = problem.buffers();
         let mut jobs = Jobs::default();
+        // Times as the ranks of the endpoints among all distinct ones (see [`jobs::Time`]).
         for (i, buffer) in buffers.iter().enumerate().filter(|(_, b)| b.pinned.is_none()) {
-            jobs.add_buffer(i, buffer.size, buffer.start, buffer.end);
+            let (start, end) = arena.times(i);
+            jobs.add_buffer(i, buffer.size, start, end);
         }
         let sizes = || jobs.inputs().map(|id| jobs.get(id).size);
         let (min_size, max_size) = (sizes().min().unwrap_or(1), sizes().max().unwrap_or(1));
         // §5.6: below inequality 12 a dummy job spanning the whole input raises h_max.
         if (max_size as f64) < MIN_RATIO * min_size as f64 && jobs.len() > 0 {
             let size = (MIN_RATIO * min_size as f64).ceil() as u64;
-            let (start, end) = (prelude.first_start, prelude.last_end);
-            jobs.add_dummy(size, start, end);
+            // From the first start to the last end: the lowest and the highest rank.
+            jobs.add_dummy(size, 0, arena.last_time());
             stats.insert("dummy_height".into(), size.into());
         }
         let mut heights: Vec<u64> = jobs.inputs().map(|id| jobs.get(id).size).collect();
@@ -278,8 +278,7 @@ impl<'a> Iterations<'a> {
         let target = (max_load * (1.0 + settings.target_frag_pct / 100.0)).floor() as u64;
         let phase_nanos = Default::default();
         let sizes = buffers.iter().map(|b| b.size).collect();
-        let spare = Mutex::new(Vec::new());
-        Iterations { problem, arena, options, settings, jobs, spare, sizes, heights, range, fixed, target, phase_nanos }
+        Iterations { problem, arena, options, settings, jobs, sizes, heights, range, fixed, target, phase_nanos }
     }
 
     /// Runs the iterations on every thread of the pool, each taking the next iteration number as it
@@ -421,15 +420,17 @@ impl<'a> Iterations<'a> {
         deadline: &Deadline,
     ) -> Result<Squeezed, Halt> {
         let clock = Instant::now();
-        let spare = self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
-        let mut jobs = spare.unwrap_or_default();
+        // A fresh arena, dropped before the squeeze: kept for the next iteration, the arenas of
+        // every thread stayed on the heap beside the squeezes' indexes.
+        let mut jobs = Jobs::default();
         jobs.reset_to(&self.jobs);
         let top = box_in_rounds(&mut jobs, schedule, seed, deadline)?;
         let boxed = Instant::now();
         let mut loose = vec![0u64; self.sizes.len()];
         unboxing::unbox(&jobs, &top, &self.sizes, &mut loose);
-        self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(jobs);
+        drop((jobs, top));
         let order = loose_order(&loose, self.problem);
+        drop(loose);
         let unboxed = Instant::now();
         let squeezed = self.arena.squeeze_within(&order, bound, deadline);
         for (phase, (from, to)) in [(clock, boxed), (boxed, unboxed), (unboxed, Instant::now())].into_iter().enumerate()
@@ -449,7 +450,6 @@ mod tests {
     /// squeezed to the end, as (makespan, offsets).
     fn every_plan(problem: &Problem, options: &SolveOptions) -> Vec<(u64, Vec<u64>)> {
         let settings = Settings::read(&options.params).unwrap();
-        let prelude = Prelude::analyse(problem);
         let arena = Arena::new(problem, settings.start_address);
         let none = Deadline::none();
         let slff = Order::Size.arrange(problem.buffers(), options.seed);
@@ -457,7 +457,7 @@ mod tests {
             unreachable!()
         };
         let mut stats = Stats::new();
-        let run = Iterations::new(problem, &prelude, &arena, settings, options, &mut stats);
+        let run = Iterations::new(problem, &arena, settings, options, &mut stats);
         let mut plans = vec![(makespan, offsets)];
         for (seed, sampled) in run.draws() {
             let schedule = sampled.as_ref().or(run.fixed.as_ref()).unwrap();
