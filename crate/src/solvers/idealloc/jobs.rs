@@ -3,8 +3,7 @@
 //!
 //! Jobs live in one flat arena per boxing ([`Jobs`]), named by index: the input jobs (movable
 //! buffers and the dummy) first, then the boxes in the order they were made, each box's contents a
-//! range of one shared member list. An iteration resets the arena to its inputs instead of cloning
-//! and freeing a tree of vectors.
+//! range of one shared member list: one arena per iteration, not a tree of vectors.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -81,17 +80,9 @@ impl Jobs {
         0..self.inputs.len() as JobId
     }
 
-    /// Makes this arena hold exactly the inputs of `base` (their heights as given), reusing its
-    /// storage.
-    pub fn reset_to(&mut self, base: &Jobs) {
-        self.records.clear();
-        self.records.extend_from_slice(&base.records[..base.inputs.len()]);
-        self.members.clear();
-        self.inputs.clone_from(&base.inputs);
-    }
-
-    pub fn len(&self) -> usize {
-        self.records.len()
+    /// An empty arena with room for `inputs` input jobs exactly (boxes reserve their own room).
+    pub fn with_capacity(inputs: usize) -> Jobs {
+        Jobs { records: Vec::with_capacity(inputs), members: Vec::new(), inputs: Vec::with_capacity(inputs) }
     }
 
     pub fn get(&self, id: JobId) -> &Record {
@@ -311,12 +302,11 @@ mod tests {
     }
 
     #[test]
-    fn boxes_span_their_contents_in_unboxing_order_and_a_reset_forgets_them() {
+    fn boxes_span_their_contents_in_unboxing_order() {
         let mut jobs = Jobs::default();
         let a = jobs.add_buffer(7, 4, 2, 9);
         let b = jobs.add_buffer(3, 6, 1, 5);
         let dummy = jobs.add_dummy(100, 0, 10);
-        let base = jobs.clone();
         let mut made = Made::default();
         made.add_box(&jobs, 12, [a, b]);
         let mut ids = Vec::new();
@@ -328,7 +318,6 @@ mod tests {
         assert_eq!(jobs.contents(a), Contents::Buffer(7));
         assert_eq!(jobs.contents(dummy), Contents::Dummy);
         jobs.set_size(a, 5);
-        jobs.reset_to(&base);
-        assert_eq!(jobs, base);
+        assert_eq!(jobs.get(a).size, 5);
     }
 }

@@ -218,8 +218,8 @@ struct Iterations<'a> {
     arena: &'a Arena<'a>,
     options: &'a SolveOptions,
     settings: Settings,
-    /// The movable buffers as jobs, plus the dummy job when one is needed.
-    jobs: Jobs,
+    /// The height of the dummy job, when one is needed.
+    dummy: Option<u64>,
     /// Every buffer's size, by index.
     sizes: Vec<u64>,
     /// Distinct job heights, for planning schedules.
@@ -243,22 +243,15 @@ impl<'a> Iterations<'a> {
         stats: &mut Stats,
     ) -> Self {
         let buffers = problem.buffers();
-        let mut jobs = Jobs::default();
-        // Times as the ranks of the endpoints among all distinct ones (see [`jobs::Time`]).
-        for (i, buffer) in buffers.iter().enumerate().filter(|(_, b)| b.pinned.is_none()) {
-            let (start, end) = arena.times(i);
-            jobs.add_buffer(i, buffer.size, start, end);
-        }
-        let sizes = || jobs.inputs().map(|id| jobs.get(id).size);
-        let (min_size, max_size) = (sizes().min().unwrap_or(1), sizes().max().unwrap_or(1));
+        let movable = || buffers.iter().filter(|b| b.pinned.is_none()).map(|b| b.size);
+        let (min_size, max_size) = (movable().min().unwrap_or(1), movable().max().unwrap_or(1));
         // §5.6: below inequality 12 a dummy job spanning the whole input raises h_max.
-        if (max_size as f64) < MIN_RATIO * min_size as f64 && jobs.len() > 0 {
-            let size = (MIN_RATIO * min_size as f64).ceil() as u64;
-            // From the first start to the last end: the lowest and the highest rank.
-            jobs.add_dummy(size, 0, arena.last_time());
+        let dummy = (movable().next().is_some() && (max_size as f64) < MIN_RATIO * min_size as f64)
+            .then(|| (MIN_RATIO * min_size as f64).ceil() as u64);
+        if let Some(size) = dummy {
             stats.insert("dummy_height".into(), size.into());
         }
-        let mut heights: Vec<u64> = jobs.inputs().map(|id| jobs.get(id).size).collect();
+        let mut heights: Vec<u64> = movable().chain(dummy).collect();
         heights.sort_unstable();
         heights.dedup();
         let ratio = heights.last().copied().unwrap_or(1) as f64 / heights.first().copied().unwrap_or(1) as f64;
@@ -278,7 +271,24 @@ impl<'a> Iterations<'a> {
         let target = (max_load * (1.0 + settings.target_frag_pct / 100.0)).floor() as u64;
         let phase_nanos = Default::default();
         let sizes = buffers.iter().map(|b| b.size).collect();
-        Iterations { problem, arena, options, settings, jobs, sizes, heights, range, fixed, target, phase_nanos }
+        Iterations { problem, arena, options, settings, dummy, sizes, heights, range, fixed, target, phase_nanos }
+    }
+
+    /// The jobs a boxing starts from: the movable buffers, their times as ranks among the distinct
+    /// endpoints (see [`jobs::Time`]), then the dummy job when one is needed. Built for each
+    /// iteration rather than copied from a template that would stay on the heap.
+    fn input_jobs(&self) -> Jobs {
+        let buffers = self.problem.buffers();
+        let mut jobs = Jobs::with_capacity(buffers.len() - self.arena.pinned.len() + 1);
+        for (i, buffer) in buffers.iter().enumerate().filter(|(_, b)| b.pinned.is_none()) {
+            let (start, end) = self.arena.times(i);
+            jobs.add_buffer(i, buffer.size, start, end);
+        }
+        if let Some(size) = self.dummy {
+            // From the first start to the last end: the lowest and the highest rank.
+            jobs.add_dummy(size, 0, self.arena.last_time());
+        }
+        jobs
     }
 
     /// Runs the iterations on every thread of the pool, each taking the next iteration number as it
@@ -421,9 +431,8 @@ impl<'a> Iterations<'a> {
     ) -> Result<Squeezed, Halt> {
         let clock = Instant::now();
         // A fresh arena, dropped before the squeeze: kept for the next iteration, the arenas of
-        // every thread stayed on the heap beside the squeezes' indexes.
-        let mut jobs = Jobs::default();
-        jobs.reset_to(&self.jobs);
+        // every thread stayed on the heap beside the squeezes' placements.
+        let mut jobs = self.input_jobs();
         let top = box_in_rounds(&mut jobs, schedule, seed, deadline)?;
         let boxed = Instant::now();
         let mut loose = vec![0u64; self.sizes.len()];

@@ -7,8 +7,6 @@
 //! conflict list is ever built (the reference implementation's interference graph holds every
 //! overlapping pair twice, §5.7).
 
-use std::sync::Mutex;
-
 use super::narrow::{self, NarrowSets};
 use crate::model::Problem;
 use crate::occupancy::{Occupancy, RoutedSets, Routes};
@@ -42,10 +40,6 @@ pub struct Arena<'a> {
     fits: Vec<Fit>,
     /// Each buffer's sets in the occupancy index, found once for every squeeze.
     routes: Routes,
-    /// Placements of finished squeezes, cleared and reused: u32 addresses while they fit (see
-    /// [`narrow`]), else u64.
-    narrow: Mutex<Vec<NarrowSets>>,
-    wide: Mutex<Vec<RoutedSets>>,
     /// Each buffer's leaf range in the index, and the number of leaves: the windows of
     /// [`local_order`] along the time axis.
     spans: Vec<(u32, u32)>,
@@ -66,7 +60,6 @@ trait Placements: Sized {
     /// The highest address recorded.
     const LIMIT: u64;
     fn for_routes(routes: &Routes) -> Self;
-    fn clear(&mut self);
     fn insert(&mut self, ids: impl Iterator<Item = u32>, low: u64, high: u64);
     fn lowest_fit_from(&self, reads: &[u32], size: u64, alignment: u64, floor: u64) -> Option<u64>;
     fn is_taken(&self, reads: &[u32], low: u64, high: u64) -> bool;
@@ -77,10 +70,6 @@ impl Placements for NarrowSets {
 
     fn for_routes(routes: &Routes) -> Self {
         NarrowSets::new(routes.readers().len())
-    }
-
-    fn clear(&mut self) {
-        NarrowSets::clear(self)
     }
 
     #[inline]
@@ -103,10 +92,6 @@ impl Placements for RoutedSets {
 
     fn for_routes(routes: &Routes) -> Self {
         routes.sets()
-    }
-
-    fn clear(&mut self) {
-        RoutedSets::clear(self)
     }
 
     #[inline]
@@ -151,8 +136,7 @@ impl<'a> Arena<'a> {
         let spans = (0..buffers.len()).map(|i| occupancy.leaf_range(i)).collect();
         let leaves = occupancy.leaf_count();
         drop(occupancy);
-        let (narrow, wide) = (Mutex::new(Vec::new()), Mutex::new(Vec::new()));
-        Arena { problem, start_address, pinned, pinned_top, fits, routes, narrow, wide, spans, leaves }
+        Arena { problem, start_address, pinned, pinned_top, fits, routes, spans, leaves }
     }
 
     /// Buffer `i`'s start and end as ranks among the distinct lifetime endpoints of the problem
@@ -215,14 +199,17 @@ impl<'a> Arena<'a> {
         let local = local_order(order, |i| self.spans[i], self.leaves);
         let sequence = local.as_deref().unwrap_or(order);
         let narrow = self.pinned_top <= narrow::LIMIT && bound().is_none_or(|bound| bound <= narrow::LIMIT + 1);
-        let mut fitted =
-            if narrow { self.run(&self.narrow, sequence, &bound, deadline) } else { Ok(Fitted::Wide) };
+        let mut fitted = if narrow {
+            self.first_fit(&mut NarrowSets::for_routes(&self.routes), sequence, &bound, deadline)
+        } else {
+            Ok(Fitted::Wide)
+        };
         if matches!(fitted, Ok(Fitted::Wide)) {
-            fitted = self.run(&self.wide, sequence, &bound, deadline);
+            fitted = self.first_fit(&mut self.routes.sets(), sequence, &bound, deadline);
         }
         if local.is_some() && matches!(fitted, Err(Halt::Overflow { .. })) {
             // Which buffer overflows first is `order`'s to say: the squeeze is run again in it.
-            fitted = self.run(&self.wide, order, &bound, deadline);
+            fitted = self.first_fit(&mut self.routes.sets(), order, &bound, deadline);
         }
         Ok(match fitted? {
             Fitted::Placed(offsets, makespan) => {
@@ -233,22 +220,6 @@ impl<'a> Arena<'a> {
             Fitted::Exceeded => Squeezed::Exceeded,
             Fitted::Wide => unreachable!("u64 placements record every address"),
         })
-    }
-
-    /// [`Arena::first_fit`] into placements from `spare` (or new ones), given back cleared.
-    fn run<P: Placements>(
-        &self,
-        spare: &Mutex<Vec<P>>,
-        sequence: &[usize],
-        bound: impl Fn() -> Option<u64>,
-        deadline: &Deadline,
-    ) -> Result<Fitted, Halt> {
-        let taken = spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
-        let mut sets = taken.unwrap_or_else(|| P::for_routes(&self.routes));
-        let fitted = self.first_fit(&mut sets, sequence, bound, deadline);
-        sets.clear();
-        spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(sets);
-        fitted
     }
 
     /// First fit of the pinned buffers, then of the movable buffers in `sequence`, into `sets`
@@ -410,7 +381,7 @@ mod tests {
             let arena = Arena::new(&problem, start_address);
             let loose: Vec<u64> = (0..problem.len()).map(|_| next(100)).collect();
             let order = loose_order(&loose, &problem);
-            // Twice: the second squeeze reuses the first one's cleared index.
+            // Twice: squeezes of one arena leave nothing behind for the next.
             for _ in 0..2 {
                 let Squeezed::Placed { offsets, makespan, .. } =
                     arena.squeeze(&order, None, &Deadline::none()).unwrap()

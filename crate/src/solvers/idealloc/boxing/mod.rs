@@ -112,6 +112,8 @@ pub fn box_by_size_class(
         let items = group.iter().map(|&(_, id)| Item::of(jobs, id)).collect();
         classes.push((class, Class::ToBox(items)));
     }
+    // (The class lists go before the boxing, which holds a copy of every job at its peak.)
+    drop((classed, heights, class_of));
     let shared: &Jobs = jobs;
     let box_class = |(class, members): (i64, Class)| -> Result<Class, Halt> {
         let Class::ToBox(mut items) = members else {
