@@ -136,7 +136,8 @@ pub fn box_by_size_class(
         classes.into_iter().map(box_class).collect()
     };
     let boxed: Vec<Class> = boxed.into_iter().collect::<Result<_, Halt>>()?;
-    let made = boxed.iter().map(|class| if let Class::Boxed(made) = class { (made.len(), made.members()) } else { (0, 0) });
+    let made =
+        boxed.iter().map(|class| if let Class::Boxed(made) = class { (made.len(), made.members()) } else { (0, 0) });
     let (boxes, members) = made.fold((0, 0), |(b, m), (db, dm)| (b + db, m + dm));
     jobs.reserve_exact(boxes, members);
     for class in boxed {
