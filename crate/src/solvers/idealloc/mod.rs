@@ -12,6 +12,7 @@
 
 mod boxing;
 mod jobs;
+mod narrow;
 mod prelude;
 mod squeeze;
 mod unboxing;
@@ -153,7 +154,7 @@ impl Solver for Idealloc {
         };
         stats.insert("bootstrap_makespan".into(), makespan.into());
         let mut best = Best { offsets, order, makespan, iteration: 0 };
-        let run = Iterations::new(problem, &prelude, &arena, settings, options, &mut stats);
+        let run = Iterations::new(problem, &arena, settings, options, &mut stats);
         let deadline = options.deadline(started);
         run.improve(&mut best, &deadline, &mut stats);
         stats.insert("best_iteration".into(), best.iteration.into());
@@ -208,10 +209,8 @@ struct Iterations<'a> {
     arena: &'a Arena<'a>,
     options: &'a SolveOptions,
     settings: Settings,
-    /// The movable buffers as jobs, plus the dummy job when one is needed.
-    jobs: Jobs,
-    /// Arenas of finished iterations, reset and reused by the next ones.
-    spare: Mutex<Vec<Jobs>>,
+    /// The height of the dummy job, when one is needed.
+    dummy: Option<u64>,
     /// Every buffer's size, by index.
     sizes: Vec<u64>,
     /// Distinct job heights, for planning schedules.
@@ -229,27 +228,21 @@ struct Iterations<'a> {
 impl<'a> Iterations<'a> {
     fn new(
         problem: &'a Problem,
-        prelude: &Prelude,
         arena: &'a Arena<'a>,
         settings: Settings,
         options: &'a SolveOptions,
         stats: &mut Stats,
     ) -> Self {
         let buffers = problem.buffers();
-        let mut jobs = Jobs::default();
-        for (i, buffer) in buffers.iter().enumerate().filter(|(_, b)| b.pinned.is_none()) {
-            jobs.add_buffer(i, buffer.size, buffer.start, buffer.end);
-        }
-        let sizes = || jobs.inputs().map(|id| jobs.get(id).size);
-        let (min_size, max_size) = (sizes().min().unwrap_or(1), sizes().max().unwrap_or(1));
+        let movable = || buffers.iter().filter(|b| b.pinned.is_none()).map(|b| b.size);
+        let (min_size, max_size) = (movable().min().unwrap_or(1), movable().max().unwrap_or(1));
         // §5.6: below inequality 12 a dummy job spanning the whole input raises h_max.
-        if (max_size as f64) < MIN_RATIO * min_size as f64 && jobs.len() > 0 {
-            let size = (MIN_RATIO * min_size as f64).ceil() as u64;
-            let (start, end) = (prelude.first_start, prelude.last_end);
-            jobs.add_dummy(size, start, end);
+        let dummy = (movable().next().is_some() && (max_size as f64) < MIN_RATIO * min_size as f64)
+            .then(|| (MIN_RATIO * min_size as f64).ceil() as u64);
+        if let Some(size) = dummy {
             stats.insert("dummy_height".into(), size.into());
         }
-        let mut heights: Vec<u64> = jobs.inputs().map(|id| jobs.get(id).size).collect();
+        let mut heights: Vec<u64> = movable().chain(dummy).collect();
         heights.sort_unstable();
         heights.dedup();
         let ratio = heights.last().copied().unwrap_or(1) as f64 / heights.first().copied().unwrap_or(1) as f64;
@@ -269,8 +262,24 @@ impl<'a> Iterations<'a> {
         let target = (max_load * (1.0 + settings.target_frag_pct / 100.0)).floor() as u64;
         let phase_nanos = Default::default();
         let sizes = buffers.iter().map(|b| b.size).collect();
-        let spare = Mutex::new(Vec::new());
-        Iterations { problem, arena, options, settings, jobs, spare, sizes, heights, range, fixed, target, phase_nanos }
+        Iterations { problem, arena, options, settings, dummy, sizes, heights, range, fixed, target, phase_nanos }
+    }
+
+    /// The jobs a boxing starts from: the movable buffers, their times as ranks among the distinct
+    /// endpoints (see [`jobs::Time`]), then the dummy job when one is needed. Built for each
+    /// iteration rather than copied from a template that would stay on the heap.
+    fn input_jobs(&self) -> Jobs {
+        let buffers = self.problem.buffers();
+        let mut jobs = Jobs::with_capacity(buffers.len() - self.arena.pinned.len() + 1);
+        for (i, buffer) in buffers.iter().enumerate().filter(|(_, b)| b.pinned.is_none()) {
+            let (start, end) = self.arena.times(i);
+            jobs.add_buffer(i, buffer.size, start, end);
+        }
+        if let Some(size) = self.dummy {
+            // From the first start to the last end: the lowest and the highest rank.
+            jobs.add_dummy(size, 0, self.arena.last_time());
+        }
+        jobs
     }
 
     /// Runs the iterations on every thread of the pool, each taking the next iteration number as it
@@ -412,15 +421,16 @@ impl<'a> Iterations<'a> {
         deadline: &Deadline,
     ) -> Result<Squeezed, Halt> {
         let clock = Instant::now();
-        let spare = self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
-        let mut jobs = spare.unwrap_or_default();
-        jobs.reset_to(&self.jobs);
+        // A fresh arena, dropped before the squeeze: kept for the next iteration, the arenas of
+        // every thread stayed on the heap beside the squeezes' placements.
+        let mut jobs = self.input_jobs();
         let top = box_in_rounds(&mut jobs, schedule, seed, deadline)?;
         let boxed = Instant::now();
         let mut loose = vec![0u64; self.sizes.len()];
         unboxing::unbox(&jobs, &top, &self.sizes, &mut loose);
-        self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(jobs);
+        drop((jobs, top));
         let order = loose_order(&loose, self.problem);
+        drop(loose);
         let unboxed = Instant::now();
         let squeezed = self.arena.squeeze_within(&order, bound, deadline);
         for (phase, (from, to)) in [(clock, boxed), (boxed, unboxed), (unboxed, Instant::now())].into_iter().enumerate()
@@ -440,7 +450,6 @@ mod tests {
     /// squeezed to the end, as (makespan, offsets).
     fn every_plan(problem: &Problem, options: &SolveOptions) -> Vec<(u64, Vec<u64>)> {
         let settings = Settings::read(&options.params).unwrap();
-        let prelude = Prelude::analyse(problem);
         let arena = Arena::new(problem, settings.start_address);
         let none = Deadline::none();
         let slff = Order::Size.arrange(problem.buffers(), options.seed);
@@ -448,7 +457,7 @@ mod tests {
             unreachable!()
         };
         let mut stats = Stats::new();
-        let run = Iterations::new(problem, &prelude, &arena, settings, options, &mut stats);
+        let run = Iterations::new(problem, &arena, settings, options, &mut stats);
         let mut plans = vec![(makespan, offsets)];
         for (seed, sampled) in run.draws() {
             let schedule = sampled.as_ref().or(run.fixed.as_ref()).unwrap();

@@ -7,8 +7,7 @@
 //! conflict list is ever built (the reference implementation's interference graph holds every
 //! overlapping pair twice, §5.7).
 
-use std::sync::Mutex;
-
+use super::narrow::{self, NarrowSets};
 use crate::model::Problem;
 use crate::occupancy::{Occupancy, RoutedSets, Routes};
 use crate::options::{Deadline, Halt};
@@ -34,13 +33,13 @@ pub struct Arena<'a> {
     pub start_address: u64,
     /// Buffers with a pinned offset: placed first, where they are.
     pub pinned: Vec<usize>,
+    /// The highest top of a pinned buffer (0: none).
+    pinned_top: u64,
     /// What first fit needs of each buffer, by index, in a flat array: the order visits buffers at
     /// random, and a whole `Buffer` spans two cache lines.
     fits: Vec<Fit>,
     /// Each buffer's sets in the occupancy index, found once for every squeeze.
     routes: Routes,
-    /// Indexes of finished squeezes, cleared and reused.
-    spare: Mutex<Vec<RoutedSets>>,
     /// Each buffer's leaf range in the index, and the number of leaves: the windows of
     /// [`local_order`] along the time axis.
     spans: Vec<(u32, u32)>,
@@ -55,10 +54,78 @@ struct Fit {
     pinned: bool,
 }
 
+/// The placements a squeeze records along the routes: [`NarrowSets`] or [`RoutedSets`], with the
+/// same answers for the same placements.
+trait Placements: Sized {
+    /// The highest address recorded.
+    const LIMIT: u64;
+    fn for_routes(routes: &Routes) -> Self;
+    fn insert(&mut self, ids: impl Iterator<Item = u32>, low: u64, high: u64);
+    fn lowest_fit_from(&self, reads: &[u32], size: u64, alignment: u64, floor: u64) -> Option<u64>;
+    fn is_taken(&self, reads: &[u32], low: u64, high: u64) -> bool;
+}
+
+impl Placements for NarrowSets {
+    const LIMIT: u64 = narrow::LIMIT;
+
+    fn for_routes(routes: &Routes) -> Self {
+        NarrowSets::new(routes.readers().len())
+    }
+
+    #[inline]
+    fn insert(&mut self, ids: impl Iterator<Item = u32>, low: u64, high: u64) {
+        NarrowSets::insert(self, ids, low, high)
+    }
+
+    #[inline]
+    fn lowest_fit_from(&self, reads: &[u32], size: u64, alignment: u64, floor: u64) -> Option<u64> {
+        NarrowSets::lowest_fit_from(self, reads, size, alignment, floor)
+    }
+
+    fn is_taken(&self, reads: &[u32], low: u64, high: u64) -> bool {
+        NarrowSets::is_taken(self, reads, low, high)
+    }
+}
+
+impl Placements for RoutedSets {
+    const LIMIT: u64 = u64::MAX;
+
+    fn for_routes(routes: &Routes) -> Self {
+        routes.sets()
+    }
+
+    #[inline]
+    fn insert(&mut self, ids: impl Iterator<Item = u32>, low: u64, high: u64) {
+        RoutedSets::insert(self, ids, low, high)
+    }
+
+    #[inline]
+    fn lowest_fit_from(&self, reads: &[u32], size: u64, alignment: u64, floor: u64) -> Option<u64> {
+        RoutedSets::lowest_fit_from(self, reads, size, alignment, floor)
+    }
+
+    fn is_taken(&self, reads: &[u32], low: u64, high: u64) -> bool {
+        RoutedSets::is_taken(self, reads, low, high)
+    }
+}
+
+/// How a first fit ended.
+#[derive(Debug, PartialEq, Eq)]
+enum Fitted {
+    /// Every buffer placed: the offsets and the makespan.
+    Placed(Vec<u64>, u64),
+    /// A top reached the bound.
+    Exceeded,
+    /// A top passed what the placements record: to run again with u64 addresses.
+    Wide,
+}
+
 impl<'a> Arena<'a> {
     pub fn new(problem: &'a Problem, start_address: u64) -> Self {
         let buffers = problem.buffers();
-        let pinned = (0..problem.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
+        let pinned: Vec<usize> = (0..problem.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
+        // No overflow: checked in Problem::new.
+        let pinned_top = pinned.iter().map(|&i| buffers[i].pinned.unwrap_or(0) + buffers[i].size).max().unwrap_or(0);
         let fits =
             buffers.iter().map(|b| Fit { size: b.size, alignment: b.alignment, pinned: b.pinned.is_some() }).collect();
         // Only the buffers' own lifetimes: the space below the start address is a floor of first
@@ -69,28 +136,30 @@ impl<'a> Arena<'a> {
         let spans = (0..buffers.len()).map(|i| occupancy.leaf_range(i)).collect();
         let leaves = occupancy.leaf_count();
         drop(occupancy);
-        let spare = Mutex::new(vec![routes.sets()]);
-        Arena { problem, start_address, pinned, fits, routes, spare, spans, leaves }
+        Arena { problem, start_address, pinned, pinned_top, fits, routes, spans, leaves }
     }
 
-    /// An index holding the pinned buffers; two pinned buffers that collide make the problem
-    /// infeasible.
-    fn occupancy(&self) -> Result<RoutedSets, Halt> {
+    /// Buffer `i`'s start and end as ranks among the distinct lifetime endpoints of the problem
+    /// (pinned buffers included): the index's leaf range.
+    pub fn times(&self, i: usize) -> (u32, u32) {
+        self.spans[i]
+    }
+
+    /// The rank of the last endpoint (that of the first is 0).
+    pub fn last_time(&self) -> u32 {
+        self.leaves
+    }
+
+    /// Records the pinned buffers in `sets` (empty); two pinned buffers that collide make the
+    /// problem infeasible.
+    fn pin(&self, sets: &mut impl Placements) -> Result<(), Halt> {
         let buffers = self.problem.buffers();
-        let spare = self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop();
-        let mut occupancy = match spare {
-            Some(mut occupancy) => {
-                occupancy.clear();
-                occupancy
-            }
-            None => self.routes.sets(),
-        };
         for (k, &i) in self.pinned.iter().enumerate() {
             let buffer = &buffers[i];
             let offset = buffer.pinned.unwrap_or(0); // listed because pinned
             let top = offset + buffer.size; // no overflow: checked in Problem::new
             let (reads, writes) = self.routes.route(i);
-            if occupancy.is_taken(reads, offset, top) {
+            if sets.is_taken(reads, offset, top) {
                 let other = self.pinned[..k].iter().map(|&j| &buffers[j]).find(|b| {
                     let low = b.pinned.unwrap_or(0);
                     b.overlaps_in_time(buffer) && low < top && offset < low + b.size
@@ -98,9 +167,9 @@ impl<'a> Arena<'a> {
                 let other = other.map_or_else(String::new, |b| format!(" and {}", b.id));
                 return Err(Halt::Infeasible(format!("pinned buffers {}{other} overlap", buffer.id)));
             }
-            occupancy.insert(writes.iter().copied(), offset, top);
+            sets.insert(writes.iter().copied(), offset, top);
         }
-        Ok(occupancy)
+        Ok(())
     }
 
     /// First fit of the movable buffers in `order` (the pinned ones are skipped), stopping as soon
@@ -118,6 +187,9 @@ impl<'a> Arena<'a> {
     /// come before it in `order`, so the offsets are those of first fit in `order`, while the
     /// index's working set stays small (the loose order jumps all over the time axis). A top that
     /// reaches the bound is a top of that plan, so giving up is as sound as in `order`.
+    ///
+    /// Addresses are recorded as u32 unless the pins or the bound allow a top past 4 GiB; a top
+    /// that passes it all the same (no bound) has the squeeze run again with u64 addresses.
     pub fn squeeze_within(
         &self,
         order: &[usize],
@@ -125,34 +197,45 @@ impl<'a> Arena<'a> {
         deadline: &Deadline,
     ) -> Result<Squeezed, Halt> {
         let local = local_order(order, |i| self.spans[i], self.leaves);
-        let mut occupancy = self.occupancy()?;
-        let mut placed = self.first_fit(&mut occupancy, local.as_deref().unwrap_or(order), &bound, deadline);
-        if local.is_some() && matches!(placed, Err(Halt::Overflow { .. })) {
-            // Which buffer overflows first is `order`'s to say: the squeeze is run again in it.
-            self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(occupancy);
-            occupancy = self.occupancy()?;
-            placed = self.first_fit(&mut occupancy, order, &bound, deadline);
+        let sequence = local.as_deref().unwrap_or(order);
+        let narrow = self.pinned_top <= narrow::LIMIT && bound().is_none_or(|bound| bound <= narrow::LIMIT + 1);
+        let mut fitted = if narrow {
+            self.first_fit(&mut NarrowSets::for_routes(&self.routes), sequence, &bound, deadline)
+        } else {
+            Ok(Fitted::Wide)
+        };
+        if matches!(fitted, Ok(Fitted::Wide)) {
+            fitted = self.first_fit(&mut self.routes.sets(), sequence, &bound, deadline);
         }
-        self.spare.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(occupancy);
-        Ok(match placed? {
-            Some((offsets, makespan)) => {
+        if local.is_some() && matches!(fitted, Err(Halt::Overflow { .. })) {
+            // Which buffer overflows first is `order`'s to say: the squeeze is run again in it.
+            fitted = self.first_fit(&mut self.routes.sets(), order, &bound, deadline);
+        }
+        Ok(match fitted? {
+            Fitted::Placed(offsets, makespan) => {
                 let mut placed = self.pinned.clone();
                 placed.extend(order.iter().copied().filter(|&i| !self.fits[i].pinned));
                 Squeezed::Placed { offsets, order: placed, makespan }
             }
-            None => Squeezed::Exceeded,
+            Fitted::Exceeded => Squeezed::Exceeded,
+            Fitted::Wide => unreachable!("u64 placements record every address"),
         })
     }
 
-    /// First fit of the movable buffers in `sequence` into `occupancy` (which holds the pinned
-    /// ones): the offsets and the makespan, or `None` as soon as a top reaches `bound`.
-    fn first_fit(
+    /// First fit of the pinned buffers, then of the movable buffers in `sequence`, into `sets`
+    /// (empty): the offsets and the makespan, or how it stopped early (a top reached `bound`, or
+    /// passed what `sets` record).
+    fn first_fit<P: Placements>(
         &self,
-        occupancy: &mut RoutedSets,
+        sets: &mut P,
         sequence: &[usize],
         bound: impl Fn() -> Option<u64>,
         deadline: &Deadline,
-    ) -> Result<Option<(Vec<u64>, u64)>, Halt> {
+    ) -> Result<Fitted, Halt> {
+        if self.pinned_top > P::LIMIT {
+            return Ok(Fitted::Wide);
+        }
+        self.pin(sets)?;
         let buffers = self.problem.buffers();
         let mut offsets = vec![0u64; buffers.len()];
         let mut makespan = 0u64;
@@ -161,7 +244,7 @@ impl<'a> Arena<'a> {
             makespan = makespan.max(offsets[i] + buffers[i].size);
         }
         if bound().is_some_and(|bound| makespan >= bound) {
-            return Ok(None);
+            return Ok(Fitted::Exceeded);
         }
         // Per set, how many buffers still to place will read it: a placement skips the sets that
         // none of them reads (each buffer is queried once, just before it is placed).
@@ -186,22 +269,24 @@ impl<'a> Arena<'a> {
             }));
             for &(i, fit, reads, writes) in &chunk {
                 let overflow = || Halt::Overflow { buffer: buffers[i].id.clone(), offset: u64::MAX, size: fit.size };
-                let offset = occupancy
-                    .lowest_fit_from(reads, fit.size, fit.alignment, self.start_address)
-                    .ok_or_else(overflow)?;
+                let offset =
+                    sets.lowest_fit_from(reads, fit.size, fit.alignment, self.start_address).ok_or_else(overflow)?;
                 let top = offset.checked_add(fit.size).ok_or_else(overflow)?;
                 if bound().is_some_and(|bound| top >= bound) {
-                    return Ok(None);
+                    return Ok(Fitted::Exceeded);
+                }
+                if top > P::LIMIT {
+                    return Ok(Fitted::Wide);
                 }
                 for &set in reads {
                     readers[set as usize] -= 1;
                 }
-                occupancy.insert(writes.iter().copied().filter(|&set| readers[set as usize] > 0), offset, top);
+                sets.insert(writes.iter().copied().filter(|&set| readers[set as usize] > 0), offset, top);
                 offsets[i] = offset;
                 makespan = makespan.max(top);
             }
         }
-        Ok(Some((offsets, makespan)))
+        Ok(Fitted::Placed(offsets, makespan))
     }
 }
 
@@ -296,7 +381,7 @@ mod tests {
             let arena = Arena::new(&problem, start_address);
             let loose: Vec<u64> = (0..problem.len()).map(|_| next(100)).collect();
             let order = loose_order(&loose, &problem);
-            // Twice: the second squeeze reuses the first one's cleared index.
+            // Twice: squeezes of one arena leave nothing behind for the next.
             for _ in 0..2 {
                 let Squeezed::Placed { offsets, makespan, .. } =
                     arena.squeeze(&order, None, &Deadline::none()).unwrap()
@@ -334,9 +419,8 @@ mod tests {
             let loose: Vec<u64> = (0..problem.len()).map(|_| next(4000)).collect();
             let order = loose_order(&loose, &problem);
             assert!(local_order(&order, |i| arena.spans[i], arena.leaves).is_some(), "several windows");
-            let mut occupancy = arena.occupancy().unwrap();
-            let plain = arena.first_fit(&mut occupancy, &order, || None, &Deadline::none()).unwrap();
-            let (plain_offsets, plain_makespan) = plain.expect("no bound");
+            let plain = arena.first_fit(&mut arena.routes.sets(), &order, || None, &Deadline::none()).unwrap();
+            let Fitted::Placed(plain_offsets, plain_makespan) = plain else { panic!("no bound") };
             let Squeezed::Placed { offsets, order: placed, makespan } =
                 arena.squeeze(&order, None, &Deadline::none()).unwrap()
             else {
@@ -349,6 +433,30 @@ mod tests {
             let squeeze = |bound| arena.squeeze(&order, Some(bound), &Deadline::none()).unwrap();
             assert_eq!(squeeze(makespan), Squeezed::Exceeded);
             assert!(matches!(squeeze(makespan + 1), Squeezed::Placed { .. }));
+        }
+    }
+
+    /// Plans past 4 GiB: the u32 placements give way to u64 ones (the squeeze runs again), and a
+    /// pin above 4 GiB starts with u64 ones; either way the offsets are a direct scan's, and a
+    /// bound below 4 GiB still stops the squeeze.
+    #[test]
+    fn squeezes_past_4_gib_place_as_a_direct_scan() {
+        let gib = 1u64 << 30;
+        let buffers: Vec<Buffer> =
+            (0..12u64).map(|k| Buffer::new(format!("b{k}"), k % 5, k % 5 + 3, gib + 4096 * k)).collect();
+        let mut pinned = buffers.clone();
+        pinned.push(Buffer::new("p", 0, 2, 8).pinned_at(5 * gib));
+        for buffers in [buffers, pinned] {
+            let problem = Problem::new(buffers, None).unwrap();
+            let arena = Arena::new(&problem, 0);
+            let order = loose_order(&vec![0; problem.len()], &problem);
+            let Squeezed::Placed { offsets, makespan, .. } = arena.squeeze(&order, None, &Deadline::none()).unwrap()
+            else {
+                panic!("unbounded squeeze exceeded")
+            };
+            assert!(makespan > narrow::LIMIT, "makespan {makespan}");
+            assert_eq!(offsets, naive_first_fit(&problem, &order, 0));
+            assert_eq!(arena.squeeze(&order, Some(3 * gib), &Deadline::none()).unwrap(), Squeezed::Exceeded);
         }
     }
 

@@ -5,7 +5,7 @@
 
 use std::cmp::Reverse;
 
-use super::jobs::{Contents, JobId, Jobs, all_alive_at_once, colour_rows};
+use super::jobs::{Contents, JobId, Jobs, Time, all_alive_at_once, colour_rows};
 
 /// Loose offsets of every buffer inside the jobs `top` of `jobs`, written into `loose` (indexed by
 /// buffer), from offset 0. `sizes` are the buffers' real sizes: a row's watermark rises to the top
@@ -97,7 +97,7 @@ impl Unboxing<'_> {
 
     /// True when two of the jobs are alive at one time.
     fn overlap(&self, ids: &[JobId]) -> bool {
-        let mut lifetimes: Vec<(u64, u64)> =
+        let mut lifetimes: Vec<(Time, Time)> =
             ids.iter().map(|&id| (self.jobs.get(id).start, self.jobs.get(id).end)).collect();
         lifetimes.sort_unstable();
         lifetimes.windows(2).any(|pair| pair[1].0 < pair[0].1)
@@ -129,7 +129,7 @@ mod tests {
         // Heights as Corollary 15 rounds them: 0 and 1 to 3; 2 alone to 3; 3 and 4 to 4; 5 to 1.
         let heights = [3u64, 3, 3, 4, 4, 1];
         for (i, &(start, end, _)) in buffers.iter().enumerate() {
-            jobs.add_buffer(i, heights[i], start, end);
+            jobs.add_buffer(i, heights[i], u32::try_from(start).unwrap(), u32::try_from(end).unwrap());
         }
         let dummy = jobs.add_dummy(8, 0, 9);
         // Boxes of height 8 around jobs alive at one time: {0, 1}, {2}, {3, 4}, {5}.

@@ -112,6 +112,8 @@ pub fn box_by_size_class(
         let items = group.iter().map(|&(_, id)| Item::of(jobs, id)).collect();
         classes.push((class, Class::ToBox(items)));
     }
+    // (The class lists go before the boxing, which holds a copy of every job at its peak.)
+    drop((classed, heights, class_of));
     let shared: &Jobs = jobs;
     let box_class = |(class, members): (i64, Class)| -> Result<Class, Halt> {
         let Class::ToBox(mut items) = members else {
@@ -133,8 +135,13 @@ pub fn box_by_size_class(
     } else {
         classes.into_iter().map(box_class).collect()
     };
+    let boxed: Vec<Class> = boxed.into_iter().collect::<Result<_, Halt>>()?;
+    let made =
+        boxed.iter().map(|class| if let Class::Boxed(made) = class { (made.len(), made.members()) } else { (0, 0) });
+    let (boxes, members) = made.fold((0, 0), |(b, m), (db, dm)| (b + db, m + dm));
+    jobs.reserve_exact(boxes, members);
     for class in boxed {
-        match class? {
+        match class {
             Class::Boxed(made) => jobs.commit(made, out),
             Class::Unboxed(ids) => out.extend(ids),
             Class::ToBox(items) => out.extend(items.iter().map(|item| item.id)),
@@ -177,7 +184,7 @@ mod tests {
     fn arena(buffers: impl Iterator<Item = (u64, u64, u64)>) -> Jobs {
         let mut jobs = Jobs::default();
         for (i, (size, start, end)) in buffers.enumerate() {
-            jobs.add_buffer(i, size, start, end);
+            jobs.add_buffer(i, size, u32::try_from(start).unwrap(), u32::try_from(end).unwrap());
         }
         jobs
     }

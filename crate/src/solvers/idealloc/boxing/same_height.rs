@@ -140,8 +140,8 @@ mod tests {
         let mut jobs = Jobs::default();
         let items = (0..count)
             .map(|i| {
-                let start = (i as u64 * 37) % 500;
-                let id = jobs.add_buffer(i, 8, start, start + 1 + (i as u64 * 11) % 40);
+                let start = (i as u32 * 37) % 500;
+                let id = jobs.add_buffer(i, 8, start, start + 1 + (i as u32 * 11) % 40);
                 Item::of(&jobs, id)
             })
             .collect();
@@ -170,7 +170,7 @@ mod tests {
                 assert!(peak_load(&jobs, inner) <= 32, "a box of height H holds its contents");
                 assert!(inner.iter().all(|&j| record.start <= jobs.get(j).start && jobs.get(j).end <= record.end));
                 let (last_start, first_end) =
-                    inner.iter().fold((0, u64::MAX), |(s, e), &j| (s.max(jobs.get(j).start), e.min(jobs.get(j).end)));
+                    inner.iter().fold((0, u32::MAX), |(s, e), &j| (s.max(jobs.get(j).start), e.min(jobs.get(j).end)));
                 assert!(last_start < first_end, "the contents of a box are alive at one time");
                 jobs.for_each_buffer(b, &mut |i| seen.push(i));
             }
@@ -195,7 +195,7 @@ mod tests {
         // 100,000 disjoint jobs of lifespan 1: every point splits off one job.
         let mut jobs = Jobs::default();
         let mut chain: Vec<Item> = (0..100_000)
-            .map(|i| Item { start: i as u64, end: i as u64 + 1, id: jobs.add_buffer(i, 1, i as u64, i as u64 + 1) })
+            .map(|i| Item { start: i as u32, end: i as u32 + 1, id: jobs.add_buffer(i, 1, i as u32, i as u32 + 1) })
             .collect();
         let shape = BoxShape { per_box: 2, box_height: 2, epsilon: 0.6 };
         let mut made = Made::default();

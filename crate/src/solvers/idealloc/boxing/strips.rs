@@ -118,7 +118,7 @@ mod tests {
         let mut jobs = Jobs::default();
         let items = (0..count)
             .map(|i| {
-                let id = jobs.add_buffer(i, 4, 100 - (i as u64 * 7) % 50, 101 + (i as u64 * 13) % 60);
+                let id = jobs.add_buffer(i, 4, 100 - (i as u32 * 7) % 50, 101 + (i as u32 * 13) % 60);
                 Item::of(&jobs, id)
             })
             .collect();
