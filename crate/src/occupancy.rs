@@ -521,10 +521,18 @@ impl<A: Address> Occupancy<A> {
 
     /// The [`Routes`] of the lifetimes given to `new`, by their position.
     pub fn routes(&self) -> Routes {
-        // First as set references (`node << 1 | slot`), then renumbered.
-        let mut bounds = Vec::new();
-        let mut references: Vec<u32> = Vec::new();
+        // First as set references (`node << 1 | slot`), then renumbered in place: on millions of
+        // buffers the references are most of what this builds, and idealloc builds it beside its
+        // other arrays, so they are counted before they are stored and never copied.
         let mut query = Query::default();
+        let mut total = 0usize;
+        for &span in &self.spans {
+            self.collect_nodes(span, &mut query);
+            let (canonical, ancestors) = (query.ancestors_from, query.nodes.len() - query.ancestors_from);
+            total += 3 * canonical + 2 * ancestors;
+        }
+        let mut bounds = Vec::with_capacity(self.spans.len());
+        let mut references: Vec<u32> = Vec::with_capacity(total);
         for &span in &self.spans {
             self.collect_nodes(span, &mut query);
             let (canonical, ancestors) = query.nodes.split_at_mut(query.ancestors_from);
@@ -540,28 +548,47 @@ impl<A: Address> Occupancy<A> {
             references.extend(ancestors.iter().map(|&node| node << 1 | BELOW));
             bounds.push([from, middle, references.len() as u32]);
         }
-        let mut readers_by_reference = vec![0u32; 4 * self.leaves];
+        // Each set's readers counted, then (in the same array) its id: only sets some route reads
+        // get one.
+        let mut id_of = vec![0u32; 4 * self.leaves];
         for &[from, middle, _] in &bounds {
             for &reference in &references[from as usize..middle as usize] {
-                readers_by_reference[reference as usize] += 1;
+                id_of[reference as usize] += 1;
             }
         }
-        let mut id_of = vec![u32::MAX; readers_by_reference.len()];
         let mut readers = Vec::new();
-        for (reference, &count) in readers_by_reference.iter().enumerate().filter(|(_, count)| **count > 0) {
-            id_of[reference] = readers.len() as u32;
-            readers.push(count);
+        for slot in &mut id_of {
+            if *slot > 0 {
+                readers.push(*slot);
+                *slot = (readers.len() - 1) as u32;
+            } else {
+                *slot = u32::MAX;
+            }
         }
-        let mut routes = Routes { bounds: Vec::with_capacity(bounds.len()), ids: Vec::new(), readers };
-        for [from, middle, to] in bounds {
-            let start = routes.ids.len() as u32;
-            routes.ids.extend(references[from as usize..middle as usize].iter().map(|&r| id_of[r as usize]));
-            let reads_end = routes.ids.len() as u32;
-            let writes = references[middle as usize..to as usize].iter().map(|&r| id_of[r as usize]);
-            routes.ids.extend(writes.filter(|&id| id != u32::MAX));
-            routes.bounds.push([start, reads_end, routes.ids.len() as u32]);
+        // Renumbered in place: a route's ids are written at or before where its references are
+        // read, since writes to sets nobody reads are dropped.
+        let mut next = 0usize;
+        for bound in &mut bounds {
+            let [from, middle, to] = bound.map(|at| at as usize);
+            let start = next;
+            for at in from..middle {
+                let id = id_of[references[at] as usize];
+                references[next] = id;
+                next += 1;
+            }
+            let reads_end = next;
+            for at in middle..to {
+                let id = id_of[references[at] as usize];
+                if id != u32::MAX {
+                    references[next] = id;
+                    next += 1;
+                }
+            }
+            *bound = [start as u32, reads_end as u32, next as u32];
         }
-        routes
+        references.truncate(next);
+        references.shrink_to_fit();
+        Routes { bounds, ids: references, readers }
     }
 
     #[inline]
