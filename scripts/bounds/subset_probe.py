@@ -31,8 +31,9 @@ Each probe runs `memplan solve SUBSET --solver minimalloc --capacity C --time-li
 and prints a row: the family, its buffers, its own max load (units), the capacity (units), why the
 run stopped (`fits`/`lower_bound`: a plan, so no bound from it; `infeasible`: a refutation, a
 bound; `time_limit`: unknown), the search nodes, and the CPU seconds of the child. `--keep DIR`
-writes every subset's CSV there (with the capacity and the answer in its name) so that a
-refutation can be re-run and kept as a fixture.
+writes every subset's CSV there (with the capacity and the answer in its name), and beside it the
+plan of every subset that fits (`*.plan.csv`, for `memplan check`), so that a refutation can be
+re-run and kept as a fixture and a plan checked.
 """
 
 import argparse
@@ -101,11 +102,29 @@ def subset(buffers, family, k, unit, capacity):
     elif family == "window":
         starts = [t for t, _ in section_loads(buffers)] + [max(b[2] for b in buffers)]
         first, last = k
-        chosen = [b for b in buffers if b[1] < starts[last] and starts[first] < b[2]]
+        # Cut to the window: the same conflicts (see the module doc), and more buffers span it.
+        chosen = [(b[0], max(b[1], starts[first]), min(b[2], starts[last]), b[3])
+                  for b in buffers if b[1] < starts[last] and starts[first] < b[2]]
+        return chosen
     else:
         sys.exit(f"unknown family {family!r} (size, long, area, heavy, peak-size, window)")
     ids = {b[0] for b in chosen}
     return [b for b in buffers if b[0] in ids]
+
+
+def stack_spanning(buffers, capacity):
+    """The buffers alive over the whole of the instance's time, taken out, and the capacity less
+    their sizes: an equivalent instance. Each conflicts with every other buffer, so in any plan
+    no other buffer meets its addresses at any time; cutting its strip out of the address space
+    and stacking it at the bottom keeps the plan valid and no higher, and conversely a plan of the
+    rest under the reduced capacity with the strips stacked under it is a plan of the whole. The
+    exact search branches on where each of them goes; without them it is often much faster."""
+    if not buffers:
+        return buffers, capacity, 0
+    first, last = min(b[1] for b in buffers), max(b[2] for b in buffers)
+    spanning = [b for b in buffers if b[1] == first and b[2] == last]
+    taken = sum(b[3] for b in spanning)
+    return [b for b in buffers if not (b[1] == first and b[2] == last)], capacity - taken, len(spanning)
 
 
 def write_csv(buffers, path):
@@ -115,13 +134,15 @@ def write_csv(buffers, path):
         out.writerows(buffers)
 
 
-def probe(memplan, path, capacity, time_limit):
-    """One decider run: (stopped, nodes, makespan or None, CPU seconds of the child)."""
+def probe(memplan, path, capacity, time_limit, plan_path=None):
+    """One decider run: (stopped, nodes, makespan of a plan within the capacity or None, CPU
+    seconds of the child). With `plan_path`, memplan writes the plan it returns there."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    run = subprocess.run(
-        [memplan, "solve", path, "--solver", "minimalloc", "--capacity", str(capacity),
-         "--time-limit", str(time_limit), "--threads", "1"],
-        capture_output=True, text=True)
+    command = [memplan, "solve", path, "--solver", "minimalloc", "--capacity", str(capacity),
+               "--time-limit", str(time_limit), "--threads", "1"]
+    if plan_path:
+        command += ["--out", plan_path]
+    run = subprocess.run(command, capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     lines = [line for line in run.stdout.splitlines() if line.startswith("{")]
@@ -140,6 +161,8 @@ def main():
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per probe")
     parser.add_argument("--probe", action="append", help="FAMILY:K (repeatable)")
     parser.add_argument("--keep", help="directory to write every subset's CSV to")
+    parser.add_argument("--no-stack", action="store_true",
+                        help="probe the subset as it is, without stacking the buffers that span it")
     args = parser.parse_args()
 
     buffers = read_instance(args.instance)
@@ -148,8 +171,8 @@ def main():
     name = os.path.splitext(os.path.basename(args.instance))[0]
     print(f"{name}: {len(buffers)} buffers, L {max_load(buffers) // unit} units of {unit} bytes, "
           f"capacity {capacity} bytes ({capacity / unit:g} units), {args.time_limit:g} s per probe")
-    print("| probe | buffers | own L | capacity | answer | nodes | CPU s |")
-    print("|---|---:|---:|---:|---|---:|---:|")
+    print("| probe | buffers | spanning (stacked) | own L | capacity | answer | nodes | CPU s |")
+    print("|---|---:|---:|---:|---:|---|---:|---:|")
     workdir = args.keep or tempfile.mkdtemp(prefix="subset-probe-")
     os.makedirs(workdir, exist_ok=True)
     for spec in args.probe or DEFAULT_PROBES:
@@ -157,14 +180,28 @@ def main():
         k = tuple(int(n) for n in k.split("-")) if family == "window" else int(k)
         chosen = subset(buffers, family, k, unit, capacity)
         k = spec.partition(":")[2]
+        searched, reduced, stacked = (chosen, capacity, 0) if args.no_stack else stack_spanning(chosen, capacity)
+        spanning = f"{stacked} ({(capacity - reduced) // unit})"
+        if reduced < 0:
+            print(f"| {spec} | {len(chosen)} | {spanning} | {max_load(chosen) // unit} | {capacity // unit} "
+                  f"| infeasible (the spanning buffers alone) | 0 | 0.0 |")
+            continue
         path = os.path.join(workdir, f"{name}.{family}-{k}.csv")
-        write_csv(chosen, path)
-        stopped, nodes, makespan, cpu = probe(args.memplan, path, capacity, args.time_limit)
+        write_csv(searched, path)
+        plan_path = path[:-len(".csv")] + ".plan.csv" if args.keep else None
+        stopped, nodes, makespan, cpu = probe(args.memplan, path, reduced, args.time_limit, plan_path)
+        if makespan is not None:
+            makespan += capacity - reduced
         answer = stopped if makespan is None else f"{stopped} (plan {makespan // unit})"
         if args.keep:
-            os.replace(path, os.path.join(workdir, f"{name}.{family}-{k}.cap{capacity}.{stopped}.csv"))
-        print(f"| {spec} | {len(chosen)} | {max_load(chosen) // unit} | {capacity // unit} | {answer} "
-              f"| {nodes} | {cpu:.1f} |", flush=True)
+            kept = os.path.join(workdir, f"{name}.{family}-{k}.cap{reduced}.{stopped}")
+            os.replace(path, kept + ".csv")
+            if makespan is not None:  # a plan within the capacity, checked by `memplan check`
+                os.replace(plan_path, kept + ".plan.csv")
+            elif os.path.exists(plan_path):  # the fallback start plan: it does not fit
+                os.remove(plan_path)
+        print(f"| {spec} | {len(chosen)} | {spanning} | {max_load(chosen) // unit} | {capacity // unit} "
+              f"| {answer} | {nodes} | {cpu:.1f} |", flush=True)
 
 
 if __name__ == "__main__":
