@@ -102,6 +102,8 @@ def subset(buffers, family, k, unit, capacity):
     elif family == "window":
         starts = [t for t, _ in section_loads(buffers)] + [max(b[2] for b in buffers)]
         first, last = k
+        if not 0 <= first < last < len(starts):
+            sys.exit(f"window:{first}-{last}: sections are numbered 0 to {len(starts) - 2}")
         # Cut to the window: the same conflicts (see the module doc), and more buffers span it.
         chosen = [(b[0], max(b[1], starts[first]), min(b[2], starts[last]), b[3])
                   for b in buffers if b[1] < starts[last] and starts[first] < b[2]]
