@@ -65,11 +65,10 @@ impl Solver for Peak {
                 100_000,
                 "about how many starts and ends fall in the stretch solved exactly (a buffer inside counts twice)",
             ),
-            Parameter::int(
+            Parameter::at_least(
                 "budget",
                 0,
                 0,
-                u64::MAX,
                 "MiniMalloc's node budget for the stretch (0: auto's at high effort for its size, four times that at --effort high)",
             ),
         ]
