@@ -263,6 +263,12 @@ impl Parameter {
         Parameter { name, kind: "int", default: default.to_string(), description, range: Some(Range::Int { min, max }) }
     }
 
+    /// A whole number of at least `min`, with no upper end (a count or budget that only u64 caps);
+    /// its range reads "at least `min`".
+    pub fn at_least(name: &'static str, default: u64, min: u64, description: &'static str) -> Parameter {
+        Parameter::int(name, default, min, u64::MAX, description)
+    }
+
     /// A finite number of at least `min` (and at most `max` when given).
     pub fn float(name: &'static str, default: f64, min: f64, max: Option<f64>, description: &'static str) -> Parameter {
         let range = Some(Range::Float { min, max });

@@ -139,3 +139,22 @@ fn capacity_zero_has_one_answer() {
         assert_eq!(outcome.stopped, Stopped::Infeasible, "{}", solver.name());
     }
 }
+
+/// `Parameter::at_least` is an integer range with an open top: the same parameter as
+/// `Parameter::int(.., u64::MAX, ..)`, listed for the page with `max: null` and read "at least N",
+/// refusing only what is below its minimum.
+#[test]
+fn at_least_is_an_integer_range_open_at_the_top() {
+    use memplan::options::Parameter;
+    let open = Parameter::at_least("budget", 7, 1, "how much");
+    assert_eq!(open, Parameter::int("budget", 7, 1, u64::MAX, "how much"));
+    assert_eq!(open.range, Some(Range::Int { min: 1, max: u64::MAX }));
+    assert_eq!(
+        serde_json::to_value(&open).unwrap()["range"],
+        serde_json::json!({ "min": "1", "max": null, "text": "at least 1" })
+    );
+    assert_eq!(open.check("1"), Ok(()));
+    assert_eq!(open.check(&u64::MAX.to_string()), Ok(()));
+    let below = open.check("0").unwrap_err().to_string();
+    assert!(below.contains("budget") && below.contains("at least 1"), "{below}");
+}

@@ -57,6 +57,16 @@ proptest! {
         // Every buffer alive at the peak is in the stretch, so it needs at least the max load.
         prop_assert_eq!(sub.max_load(), problem.max_load());
     }
+
+    /// Each wider stretch (twice the starts and ends) holds the narrower one, so its cut-out is no
+    /// easier: a stretch is only widened because the plan around the narrower one was above L.
+    #[test]
+    fn a_wider_stretch_holds_the_narrower(problem in plain(40, 60), window in 1u64..40) {
+        let peak = peak_time(&problem).unwrap();
+        let (low, high) = stretch(&problem, peak, window);
+        let (wide_low, wide_high) = stretch(&problem, peak, 2 * window);
+        prop_assert!(wide_low <= low && high <= wide_high, "[{low}, {high}) not in [{wide_low}, {wide_high})");
+    }
 }
 
 /// Alignment or pinned buffers are declined, as its capabilities say, with a reason: the block of

@@ -96,11 +96,10 @@ impl Solver for Idealloc {
 
     fn parameters(&self) -> Vec<Parameter> {
         vec![
-            Parameter::int(
+            Parameter::at_least(
                 "iterations",
                 DEFAULT_ITERATIONS,
                 0,
-                u64::MAX,
                 "box-unbox-squeeze iterations after the SLFF bootstrap",
             ),
             Parameter::float(
@@ -122,11 +121,10 @@ impl Solver for Idealloc {
                 false,
                 "draw epsilon at random in its legal range for every iteration (7.2.1)",
             ),
-            Parameter::int(
+            Parameter::at_least(
                 "start-address",
                 0,
                 0,
-                u64::MAX,
                 "lowest address for movable buffers; alignment applies to addresses",
             ),
         ]

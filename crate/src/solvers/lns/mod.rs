@@ -81,15 +81,14 @@ impl Solver for Lns {
 
     fn parameters(&self) -> Vec<Parameter> {
         vec![
-            Parameter::int(
+            Parameter::at_least(
                 "budget",
                 default_budget(Effort::Normal),
                 0,
-                u64::MAX,
                 "buffers looked at over the whole run (default by effort: 5e6 low, 5e7 normal, 5e8 high, in proportion below 4,096 buffers; none with a time limit)",
             ),
             Parameter::int("most", MOST_FREE, 1, 100_000, "the most buffers one move frees"),
-            Parameter::int("patience", PATIENCE, 1, u64::MAX, "moves without progress before the target is raised"),
+            Parameter::at_least("patience", PATIENCE, 1, "moves without progress before the target is raised"),
         ]
     }
 

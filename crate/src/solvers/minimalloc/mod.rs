@@ -169,11 +169,10 @@ impl Solver for MiniMalloc {
     fn parameters(&self) -> Vec<Parameter> {
         let d = self.settings;
         let mut parameters = vec![
-            Parameter::int(
+            Parameter::at_least(
                 "nodes",
                 d.first_limit,
                 1,
-                u64::MAX,
                 "node limit of each pre-ordering in the first round (doubles every round)",
             ),
             Parameter::int(
@@ -183,11 +182,10 @@ impl Solver for MiniMalloc {
                 orderings::ORDERINGS.len() as u64,
                 "how many static pre-orderings rotate",
             ),
-            Parameter::int(
+            Parameter::at_least(
                 "budget",
                 d.budget,
                 0,
-                u64::MAX,
                 "total node budget of one feasibility search or minimisation (a reproducible time limit; 0 = no search)",
             ),
         ];

@@ -17,9 +17,10 @@
 //!    offsets; with all of them fixed, a greedy pass (size, first fit) places the rest of the trace
 //!    around them.
 //!
-//! On pangu_2.6B it meets the max load, where the greedy orders stop 0.758 % above it; on traces
-//! that have other heavy moments away from the peak (S_1) step 3's plan is poor and `auto` keeps
-//! another member's. The block of step 1 assumes buffers that stack without padding and stay where
+//! On pangu_2.6B it meets the max load, where the greedy orders stop 0.758 % above it, and on
+//! S_1 from the third stretch (the heavy moments just beside its peak must be inside it); on
+//! traces with heavy moments all along (`memplan generate`'s) step 3's plan is poor, 0.2 to 13 %
+//! above the max load whatever the stretch, and `auto` keeps the best of its members. The block of step 1 assumes buffers that stack without padding and stay where
 //! they are put: inputs with alignment or pinned buffers are declined ([`Halt::Unsupported`]; its
 //! capabilities say so), and `auto` does not run it there. Gaps are planned as hulls (the solver's
 //! view).
@@ -32,11 +33,14 @@ use super::{Capabilities, Solver, minimalloc, stop_reason};
 use crate::model::{Buffer, Outcome, Plan, Problem, StatValue, Stats, Stopped};
 use crate::options::{Effort, Halt, Parameter, Params, SolveOptions};
 
-/// About how many starts and ends fall in the stretch MiniMalloc solves (a buffer inside it counts
-/// twice): on pangu_2.6B 1,000 make a stretch of 544 buffers that it takes in a tenth of a second,
-/// wide enough that the greedy pass fits the rest; S_1 meets the max load at the second stretch,
-/// four times as wide (2,353 buffers).
-pub const WINDOW: u64 = 1_000;
+/// About how many starts and ends fall in the first stretch MiniMalloc solves (a buffer inside it
+/// counts twice); each further stretch holds twice as many ([`STRETCHES`]). Chosen on idealloc's
+/// three large traces and generated traces (one run each, issue 20): pangu_2.6B and Y_1 meet the
+/// max load at any first stretch from 250 up, S_1 only once the stretch holds 2,400 to 4,000 (at
+/// 2,000 the greedy pass leaves it 4.47 % above), and MiniMalloc's cost climbs steeply past that
+/// (S_1: 0.9 s at 2,400, 1.5 s at 3,200, 8.0 s at 4,000). 600, 1,200, 2,400 meets it at the third
+/// stretch in 1.3 s of CPU in all; the old 1,000 then 4,000 took 8.2 s.
+pub const WINDOW: u64 = 600;
 
 pub struct Peak;
 
@@ -63,14 +67,15 @@ impl Solver for Peak {
                 WINDOW,
                 1,
                 100_000,
-                "about how many starts and ends fall in the stretch solved exactly (a buffer inside counts twice)",
+                "about how many starts and ends fall in the first stretch solved exactly (a buffer inside counts twice); \
+                 each further stretch holds twice as many",
             ),
-            Parameter::int(
+            Parameter::at_least(
                 "budget",
                 0,
                 0,
-                u64::MAX,
-                "MiniMalloc's node budget for the stretch (0: auto's at high effort for its size, four times that at --effort high)",
+                "how many search nodes MiniMalloc may visit on each stretch; 0 (the default) sets it from the stretch: \
+                 16,000 per buffer in it, fewer when its nodes are costly, at least 1,000,000, four times that at --effort high",
             ),
         ]
     }
@@ -99,14 +104,14 @@ impl Solver for Peak {
         let mut best: Option<(Plan, Stats)> = None;
         let mut last_stopped = Stopped::Completed;
         // A wider stretch when the narrower one leaves the plan above the bound (S_1 needs about
-        // 2,000 buffers in it, pangu_2.6B 500), while time is left.
+        // 1,500 buffers in it, pangu_2.6B and Y_1 a few hundred), while time is left.
         for widen in 0..STRETCHES {
             if best.as_ref().is_some_and(|(plan, _)| plan.makespan <= bound)
                 || (widen > 0 && deadline.expired().is_some())
             {
                 break;
             }
-            let wanted = window.saturating_mul(1 << (2 * widen));
+            let wanted = window.saturating_mul(1 << widen);
             let Some((plan, stats, stopped)) = around_peak(problem, options, &deadline, peak, wanted, budget)? else {
                 continue;
             };
@@ -129,8 +134,11 @@ impl Solver for Peak {
     }
 }
 
-/// How many stretches [`Peak`] tries at most, each with four times the buffers of the last.
-const STRETCHES: u32 = 2;
+/// How many stretches [`Peak`] tries at most, each with twice the starts and ends of the last:
+/// from [`WINDOW`], the widest holds four times as many. Doubling rather than quadrupling keeps
+/// the stretch that first meets the bound at most twice as wide as needed, where MiniMalloc's
+/// cost grows faster than its size; a stretch too narrow costs little.
+const STRETCHES: u32 = 3;
 
 /// One plan from the stretch around `peak` in which about `wanted` buffers start or end, with its
 /// statistics; `None` (and why MiniMalloc stopped) when MiniMalloc found no plan of the stretch.

@@ -68,7 +68,7 @@ impl Solver for Stacking {
 
     fn parameters(&self) -> Vec<Parameter> {
         vec![
-            Parameter::int("orders", 20_000, 1, u64::MAX, "how many orders are tried (first fit each) at most"),
+            Parameter::at_least("orders", 20_000, 1, "how many orders are tried (first fit each) at most"),
             Parameter::flag(
                 "windows",
                 true,

@@ -70,11 +70,10 @@ impl Solver for Telamalloc {
                 MAX_CANDIDATES,
                 "heuristic candidates per decision point (3 = the three heuristics in the current phase)",
             ),
-            Parameter::int(
+            Parameter::at_least(
                 "subtree_limit",
                 defaults.subtree_limit,
                 1,
-                u64::MAX,
                 "backtracks inside one subtree before the search jumps out of it (doubles on restarts)",
             ),
             Parameter::int(
@@ -101,11 +100,10 @@ impl Solver for Telamalloc {
                 true,
                 "try the skyline baseline heuristic (3.1) before searching, as TelaMalloc does in production",
             ),
-            Parameter::int(
+            Parameter::at_least(
                 "max_steps",
                 0,
                 0,
-                u64::MAX,
                 "placements the search may try in all (0 = a budget of propagation work by effort, \
                  unless a time limit is set)",
             ),

@@ -151,11 +151,10 @@ impl Solver for HillClimb {
     fn parameters(&self) -> Vec<Parameter> {
         vec![
             Parameter::int("attempts", ATTEMPTS, 1, 1 << 40, "plans tried (TVM's _max_attempts)"),
-            Parameter::int(
+            Parameter::at_least(
                 "budget",
                 BUDGET,
                 0,
-                u64::MAX,
                 "conflict-list entries the climb may visit after its first pass (a pass visits them all once)",
             ),
             Parameter::flag(
