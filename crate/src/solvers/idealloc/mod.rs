@@ -12,7 +12,6 @@
 
 mod boxing;
 mod jobs;
-mod narrow;
 mod prelude;
 mod squeeze;
 mod unboxing;
