@@ -146,12 +146,14 @@ impl Jobs {
 pub struct Made {
     boxes: Vec<Record>,
     members: Vec<JobId>,
+    /// Scratch for [`Made::add_box`]: the contents with their sort keys.
+    keyed: Vec<(Reverse<u64>, Time, u32, JobId)>,
 }
 
 impl Made {
     /// Room for `jobs` jobs in `boxes` boxes (more boxes grow the list).
     pub fn with_capacity(jobs: usize, boxes: usize) -> Made {
-        Made { boxes: Vec::with_capacity(boxes), members: Vec::with_capacity(jobs) }
+        Made { boxes: Vec::with_capacity(boxes), members: Vec::with_capacity(jobs), keyed: Vec::new() }
     }
 
     /// A box of height `size` around `contents` (not empty, all of one height and alive at one
@@ -160,21 +162,22 @@ impl Made {
     /// then by start.
     pub fn add_box(&mut self, jobs: &Jobs, size: u64, contents: impl IntoIterator<Item = JobId>) {
         let first = self.members.len();
-        self.members.extend(contents);
-        let inside = &mut self.members[first..];
-        debug_assert!(!inside.is_empty(), "an empty box");
-        inside.sort_by_key(|&id| {
-            let record = jobs.get(id);
-            (Reverse(record.largest), record.start)
-        });
+        // Each job's record is read once, for its key and the box's extent (a sort that looked
+        // the keys up compared scattered records at every step); the position among the
+        // contents keeps ties in the given order, as a stable sort would.
         let (mut start, mut end, mut largest) = (Time::MAX, 0, 0);
-        for &id in inside.iter() {
+        self.keyed.clear();
+        for (position, id) in contents.into_iter().enumerate() {
             let record = jobs.get(id);
             start = start.min(record.start);
             end = end.max(record.end);
             largest = largest.max(record.largest);
+            self.keyed.push((Reverse(record.largest), record.start, position as u32, id));
         }
-        let count = inside.len() as u32;
+        debug_assert!(!self.keyed.is_empty(), "an empty box");
+        self.keyed.sort_unstable();
+        self.members.extend(self.keyed.iter().map(|&(.., id)| id));
+        let count = self.keyed.len() as u32;
         self.boxes.push(Record { size, start, end, largest, first: first as u32, count });
     }
 
