@@ -99,11 +99,7 @@ impl Jobs {
     }
 
     pub fn contents(&self, id: JobId) -> Contents<'_> {
-        self.contents_of(id, &self.records[id as usize])
-    }
-
-    /// [`Jobs::contents`] of job `id`, whose record is `record` (read already).
-    pub fn contents_of(&self, id: JobId, record: &Record) -> Contents<'_> {
+        let record = &self.records[id as usize];
         match record.first {
             DUMMY if id < self.inputs => Contents::Dummy,
             buffer if id < self.inputs => Contents::Buffer(buffer as usize),

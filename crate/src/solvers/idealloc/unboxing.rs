@@ -83,11 +83,11 @@ impl Unboxing<'_> {
     /// One job at `watermark`: a buffer takes it as its loose offset, a box unboxes its contents from
     /// it, the dummy job is skipped (§5.7). Returns the top of what was placed.
     fn place(&mut self, id: JobId, watermark: u64) -> u64 {
-        let record = self.jobs.get(id);
-        match self.jobs.contents_of(id, record) {
+        match self.jobs.contents(id) {
+            // (An input job's record holds its real size, on the line just read.)
             Contents::Buffer(index) => {
                 self.loose[index] = watermark;
-                watermark.saturating_add(record.largest)
+                watermark.saturating_add(self.jobs.get(id).largest)
             }
             // A box's contents are of one height and alive at one time, kept in the order
             // PlaceSameSizes stacks such jobs: each on top of the one before.
