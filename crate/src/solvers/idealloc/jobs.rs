@@ -23,9 +23,13 @@ pub struct Record {
     pub start: Time,
     pub end: Time,
     /// The size of the largest input buffer inside (its own for a buffer, 0 for the dummy job):
-    /// unboxing stacks the rows holding the largest buffers first.
+    /// unboxing stacks the rows holding the largest buffers first. For a buffer it is its real
+    /// size, which unboxing stacks by (`size` may have been rounded up).
     pub largest: u64,
-    /// A box's contents are `members[first..first + count]`; `count` is 0 for an input job.
+    /// A box's contents are `members[first..first + count]`; `count` is 0 for an input job, whose
+    /// `first` is its buffer index ([`DUMMY`] for the dummy job): unboxing finds a buffer's index
+    /// and size in the one record, where a separate index list cost a second dependent cache
+    /// miss per buffer (on 2·10^6 buffers most of the unboxing walk's time).
     first: u32,
     count: u32,
 }
@@ -51,8 +55,8 @@ const DUMMY: u32 = u32::MAX;
 pub struct Jobs {
     records: Vec<Record>,
     members: Vec<JobId>,
-    /// Per input job, its buffer index ([`DUMMY`] for the dummy job); later ids are boxes.
-    inputs: Vec<u32>,
+    /// How many input jobs there are; later ids are boxes.
+    inputs: u32,
 }
 
 impl Jobs {
@@ -60,29 +64,29 @@ impl Jobs {
     pub fn add_buffer(&mut self, index: usize, size: u64, start: Time, end: Time) -> JobId {
         // Problems index buffers by u32 in the occupancy index too: 4 × 10^9 buffers never fit here.
         let index = u32::try_from(index).ok().filter(|&i| i != DUMMY).expect("fewer than 2^32 - 1 buffers");
-        self.add_input(index, Record { size, start, end, largest: size, first: 0, count: 0 })
+        self.add_input(Record { size, start, end, largest: size, first: index, count: 0 })
     }
 
     /// The dummy job of §5.6.
     pub fn add_dummy(&mut self, size: u64, start: Time, end: Time) -> JobId {
-        self.add_input(DUMMY, Record { size, start, end, largest: 0, first: 0, count: 0 })
+        self.add_input(Record { size, start, end, largest: 0, first: DUMMY, count: 0 })
     }
 
-    fn add_input(&mut self, buffer: u32, record: Record) -> JobId {
-        debug_assert_eq!(self.records.len(), self.inputs.len(), "inputs come before boxes");
-        self.inputs.push(buffer);
+    fn add_input(&mut self, record: Record) -> JobId {
+        debug_assert_eq!(self.records.len(), self.inputs as usize, "inputs come before boxes");
+        self.inputs += 1;
         self.records.push(record);
         (self.records.len() - 1) as JobId
     }
 
     /// The input jobs, in the order they were added.
     pub fn inputs(&self) -> std::ops::Range<JobId> {
-        0..self.inputs.len() as JobId
+        0..self.inputs
     }
 
     /// An empty arena with room for `inputs` input jobs exactly (boxes reserve their own room).
     pub fn with_capacity(inputs: usize) -> Jobs {
-        Jobs { records: Vec::with_capacity(inputs), members: Vec::new(), inputs: Vec::with_capacity(inputs) }
+        Jobs { records: Vec::with_capacity(inputs), members: Vec::new(), inputs: 0 }
     }
 
     pub fn get(&self, id: JobId) -> &Record {
@@ -95,13 +99,11 @@ impl Jobs {
     }
 
     pub fn contents(&self, id: JobId) -> Contents<'_> {
-        match self.inputs.get(id as usize) {
-            Some(&DUMMY) => Contents::Dummy,
-            Some(&buffer) => Contents::Buffer(buffer as usize),
-            None => {
-                let record = &self.records[id as usize];
-                Contents::Boxed(&self.members[record.first as usize..][..record.count as usize])
-            }
+        let record = &self.records[id as usize];
+        match record.first {
+            DUMMY if id < self.inputs => Contents::Dummy,
+            buffer if id < self.inputs => Contents::Buffer(buffer as usize),
+            first => Contents::Boxed(&self.members[first as usize..][..record.count as usize]),
         }
     }
 
@@ -140,12 +142,14 @@ impl Jobs {
 pub struct Made {
     boxes: Vec<Record>,
     members: Vec<JobId>,
+    /// Scratch for [`Made::add_box`]: the contents with their sort keys.
+    keyed: Vec<(Reverse<u64>, Time, u32, JobId)>,
 }
 
 impl Made {
     /// Room for `jobs` jobs in `boxes` boxes (more boxes grow the list).
     pub fn with_capacity(jobs: usize, boxes: usize) -> Made {
-        Made { boxes: Vec::with_capacity(boxes), members: Vec::with_capacity(jobs) }
+        Made { boxes: Vec::with_capacity(boxes), members: Vec::with_capacity(jobs), keyed: Vec::new() }
     }
 
     /// A box of height `size` around `contents` (not empty, all of one height and alive at one
@@ -154,21 +158,22 @@ impl Made {
     /// then by start.
     pub fn add_box(&mut self, jobs: &Jobs, size: u64, contents: impl IntoIterator<Item = JobId>) {
         let first = self.members.len();
-        self.members.extend(contents);
-        let inside = &mut self.members[first..];
-        debug_assert!(!inside.is_empty(), "an empty box");
-        inside.sort_by_key(|&id| {
-            let record = jobs.get(id);
-            (Reverse(record.largest), record.start)
-        });
+        // Each job's record is read once, for its key and the box's extent (a sort that looked
+        // the keys up compared scattered records at every step); the position among the
+        // contents keeps ties in the given order, as a stable sort would.
         let (mut start, mut end, mut largest) = (Time::MAX, 0, 0);
-        for &id in inside.iter() {
+        self.keyed.clear();
+        for (position, id) in contents.into_iter().enumerate() {
             let record = jobs.get(id);
             start = start.min(record.start);
             end = end.max(record.end);
             largest = largest.max(record.largest);
+            self.keyed.push((Reverse(record.largest), record.start, position as u32, id));
         }
-        let count = inside.len() as u32;
+        debug_assert!(!self.keyed.is_empty(), "an empty box");
+        self.keyed.sort_unstable();
+        self.members.extend(self.keyed.iter().map(|&(.., id)| id));
+        let count = self.keyed.len() as u32;
         self.boxes.push(Record { size, start, end, largest, first: first as u32, count });
     }
 

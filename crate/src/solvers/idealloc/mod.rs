@@ -12,7 +12,6 @@
 
 mod boxing;
 mod jobs;
-mod narrow;
 mod prelude;
 mod squeeze;
 mod unboxing;
@@ -209,8 +208,6 @@ struct Iterations<'a> {
     settings: Settings,
     /// The height of the dummy job, when one is needed.
     dummy: Option<u64>,
-    /// Every buffer's size, by index.
-    sizes: Vec<u64>,
     /// Distinct job heights, for planning schedules.
     heights: Vec<u64>,
     /// The legal range of ε (inequality 11) for these heights.
@@ -259,8 +256,7 @@ impl<'a> Iterations<'a> {
         let max_load = problem.max_load() as f64;
         let target = (max_load * (1.0 + settings.target_frag_pct / 100.0)).floor() as u64;
         let phase_nanos = Default::default();
-        let sizes = buffers.iter().map(|b| b.size).collect();
-        Iterations { problem, arena, options, settings, dummy, sizes, heights, range, fixed, target, phase_nanos }
+        Iterations { problem, arena, options, settings, dummy, heights, range, fixed, target, phase_nanos }
     }
 
     /// The jobs a boxing starts from: the movable buffers, their times as ranks among the distinct
@@ -424,8 +420,8 @@ impl<'a> Iterations<'a> {
         let mut jobs = self.input_jobs();
         let top = box_in_rounds(&mut jobs, schedule, seed, deadline)?;
         let boxed = Instant::now();
-        let mut loose = vec![0u64; self.sizes.len()];
-        unboxing::unbox(&jobs, &top, &self.sizes, &mut loose);
+        let mut loose = vec![0u64; self.problem.len()];
+        unboxing::unbox(&jobs, &top, &mut loose);
         drop((jobs, top));
         let order = loose_order(&loose, self.problem);
         drop(loose);

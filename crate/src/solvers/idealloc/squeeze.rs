@@ -7,9 +7,8 @@
 //! conflict list is ever built (the reference implementation's interference graph holds every
 //! overlapping pair twice, §5.7).
 
-use super::narrow::{self, NarrowSets};
 use crate::model::Problem;
-use crate::occupancy::{Occupancy, RoutedSets, Routes};
+use crate::occupancy::{Address, Occupancy, RoutedSets, Routes};
 use crate::options::{Deadline, Halt};
 use crate::solvers::greedy::schedule::local_order;
 
@@ -54,61 +53,6 @@ struct Fit {
     pinned: bool,
 }
 
-/// The placements a squeeze records along the routes: [`NarrowSets`] or [`RoutedSets`], with the
-/// same answers for the same placements.
-trait Placements: Sized {
-    /// The highest address recorded.
-    const LIMIT: u64;
-    fn for_routes(routes: &Routes) -> Self;
-    fn insert(&mut self, ids: impl Iterator<Item = u32>, low: u64, high: u64);
-    fn lowest_fit_from(&self, reads: &[u32], size: u64, alignment: u64, floor: u64) -> Option<u64>;
-    fn is_taken(&self, reads: &[u32], low: u64, high: u64) -> bool;
-}
-
-impl Placements for NarrowSets {
-    const LIMIT: u64 = narrow::LIMIT;
-
-    fn for_routes(routes: &Routes) -> Self {
-        NarrowSets::new(routes.readers().len())
-    }
-
-    #[inline]
-    fn insert(&mut self, ids: impl Iterator<Item = u32>, low: u64, high: u64) {
-        NarrowSets::insert(self, ids, low, high)
-    }
-
-    #[inline]
-    fn lowest_fit_from(&self, reads: &[u32], size: u64, alignment: u64, floor: u64) -> Option<u64> {
-        NarrowSets::lowest_fit_from(self, reads, size, alignment, floor)
-    }
-
-    fn is_taken(&self, reads: &[u32], low: u64, high: u64) -> bool {
-        NarrowSets::is_taken(self, reads, low, high)
-    }
-}
-
-impl Placements for RoutedSets {
-    const LIMIT: u64 = u64::MAX;
-
-    fn for_routes(routes: &Routes) -> Self {
-        routes.sets()
-    }
-
-    #[inline]
-    fn insert(&mut self, ids: impl Iterator<Item = u32>, low: u64, high: u64) {
-        RoutedSets::insert(self, ids, low, high)
-    }
-
-    #[inline]
-    fn lowest_fit_from(&self, reads: &[u32], size: u64, alignment: u64, floor: u64) -> Option<u64> {
-        RoutedSets::lowest_fit_from(self, reads, size, alignment, floor)
-    }
-
-    fn is_taken(&self, reads: &[u32], low: u64, high: u64) -> bool {
-        RoutedSets::is_taken(self, reads, low, high)
-    }
-}
-
 /// How a first fit ended.
 #[derive(Debug, PartialEq, Eq)]
 enum Fitted {
@@ -116,7 +60,7 @@ enum Fitted {
     Placed(Vec<u64>, u64),
     /// A top reached the bound.
     Exceeded,
-    /// A top passed what the placements record: to run again with u64 addresses.
+    /// A top passed what the sets record (u32 addresses): to run again with u64 ones.
     Wide,
 }
 
@@ -152,7 +96,7 @@ impl<'a> Arena<'a> {
 
     /// Records the pinned buffers in `sets` (empty); two pinned buffers that collide make the
     /// problem infeasible.
-    fn pin(&self, sets: &mut impl Placements) -> Result<(), Halt> {
+    fn pin<A: Address>(&self, sets: &mut RoutedSets<A>) -> Result<(), Halt> {
         let buffers = self.problem.buffers();
         for (k, &i) in self.pinned.iter().enumerate() {
             let buffer = &buffers[i];
@@ -198,18 +142,19 @@ impl<'a> Arena<'a> {
     ) -> Result<Squeezed, Halt> {
         let local = local_order(order, |i| self.spans[i], self.leaves);
         let sequence = local.as_deref().unwrap_or(order);
-        let narrow = self.pinned_top <= narrow::LIMIT && bound().is_none_or(|bound| bound <= narrow::LIMIT + 1);
+        let limit = RoutedSets::<u32>::LIMIT;
+        let narrow = self.pinned_top <= limit && bound().is_none_or(|bound| bound <= limit + 1);
         let mut fitted = if narrow {
-            self.first_fit(&mut NarrowSets::for_routes(&self.routes), sequence, &bound, deadline)
+            self.first_fit(&mut self.routes.sets::<u32>(), sequence, &bound, deadline)
         } else {
             Ok(Fitted::Wide)
         };
         if matches!(fitted, Ok(Fitted::Wide)) {
-            fitted = self.first_fit(&mut self.routes.sets(), sequence, &bound, deadline);
+            fitted = self.first_fit(&mut self.routes.sets::<u64>(), sequence, &bound, deadline);
         }
         if local.is_some() && matches!(fitted, Err(Halt::Overflow { .. })) {
             // Which buffer overflows first is `order`'s to say: the squeeze is run again in it.
-            fitted = self.first_fit(&mut self.routes.sets(), order, &bound, deadline);
+            fitted = self.first_fit(&mut self.routes.sets::<u64>(), order, &bound, deadline);
         }
         Ok(match fitted? {
             Fitted::Placed(offsets, makespan) => {
@@ -225,14 +170,14 @@ impl<'a> Arena<'a> {
     /// First fit of the pinned buffers, then of the movable buffers in `sequence`, into `sets`
     /// (empty): the offsets and the makespan, or how it stopped early (a top reached `bound`, or
     /// passed what `sets` record).
-    fn first_fit<P: Placements>(
+    fn first_fit<A: Address>(
         &self,
-        sets: &mut P,
+        sets: &mut RoutedSets<A>,
         sequence: &[usize],
         bound: impl Fn() -> Option<u64>,
         deadline: &Deadline,
     ) -> Result<Fitted, Halt> {
-        if self.pinned_top > P::LIMIT {
+        if self.pinned_top > RoutedSets::<A>::LIMIT {
             return Ok(Fitted::Wide);
         }
         self.pin(sets)?;
@@ -275,7 +220,7 @@ impl<'a> Arena<'a> {
                 if bound().is_some_and(|bound| top >= bound) {
                     return Ok(Fitted::Exceeded);
                 }
-                if top > P::LIMIT {
+                if top > RoutedSets::<A>::LIMIT {
                     return Ok(Fitted::Wide);
                 }
                 for &set in reads {
@@ -419,7 +364,7 @@ mod tests {
             let loose: Vec<u64> = (0..problem.len()).map(|_| next(4000)).collect();
             let order = loose_order(&loose, &problem);
             assert!(local_order(&order, |i| arena.spans[i], arena.leaves).is_some(), "several windows");
-            let plain = arena.first_fit(&mut arena.routes.sets(), &order, || None, &Deadline::none()).unwrap();
+            let plain = arena.first_fit(&mut arena.routes.sets::<u64>(), &order, || None, &Deadline::none()).unwrap();
             let Fitted::Placed(plain_offsets, plain_makespan) = plain else { panic!("no bound") };
             let Squeezed::Placed { offsets, order: placed, makespan } =
                 arena.squeeze(&order, None, &Deadline::none()).unwrap()
@@ -454,7 +399,7 @@ mod tests {
             else {
                 panic!("unbounded squeeze exceeded")
             };
-            assert!(makespan > narrow::LIMIT, "makespan {makespan}");
+            assert!(makespan > RoutedSets::<u32>::LIMIT, "makespan {makespan}");
             assert_eq!(offsets, naive_first_fit(&problem, &order, 0));
             assert_eq!(arena.squeeze(&order, Some(3 * gib), &Deadline::none()).unwrap(), Squeezed::Exceeded);
         }

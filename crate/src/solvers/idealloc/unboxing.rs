@@ -8,15 +8,15 @@ use std::cmp::Reverse;
 use super::jobs::{Contents, JobId, Jobs, Time, all_alive_at_once, colour_rows};
 
 /// Loose offsets of every buffer inside the jobs `top` of `jobs`, written into `loose` (indexed by
-/// buffer), from offset 0. `sizes` are the buffers' real sizes: a row's watermark rises to the top
-/// of what it holds (MaxAddr), not to its rounded height. Returns the highest address used.
-pub fn unbox(jobs: &Jobs, top: &[JobId], sizes: &[u64], loose: &mut [u64]) -> u64 {
-    Unboxing { jobs, sizes, loose }.all(top, 0)
+/// buffer), from offset 0. A row's watermark rises to the top of what it holds (MaxAddr): by the
+/// buffers' real sizes (each input job's `largest`), not their rounded heights. Returns the
+/// highest address used.
+pub fn unbox(jobs: &Jobs, top: &[JobId], loose: &mut [u64]) -> u64 {
+    Unboxing { jobs, loose }.all(top, 0)
 }
 
 struct Unboxing<'a> {
     jobs: &'a Jobs,
-    sizes: &'a [u64],
     loose: &'a mut [u64],
 }
 
@@ -84,9 +84,10 @@ impl Unboxing<'_> {
     /// it, the dummy job is skipped (§5.7). Returns the top of what was placed.
     fn place(&mut self, id: JobId, watermark: u64) -> u64 {
         match self.jobs.contents(id) {
+            // (An input job's record holds its real size, on the line just read.)
             Contents::Buffer(index) => {
                 self.loose[index] = watermark;
-                watermark.saturating_add(self.sizes[index])
+                watermark.saturating_add(self.jobs.get(id).largest)
             }
             // A box's contents are of one height and alive at one time, kept in the order
             // PlaceSameSizes stacks such jobs: each on top of the one before.
@@ -124,12 +125,12 @@ mod tests {
     fn boxes_nest_and_rows_stack() {
         // (start, end, size)
         let buffers = [(0u64, 4u64, 3u64), (1, 4, 3), (4, 8, 2), (2, 6, 4), (3, 9, 4), (0, 9, 1)];
-        let sizes: Vec<u64> = buffers.iter().map(|b| b.2).collect();
         let mut jobs = Jobs::default();
         // Heights as Corollary 15 rounds them: 0 and 1 to 3; 2 alone to 3; 3 and 4 to 4; 5 to 1.
         let heights = [3u64, 3, 3, 4, 4, 1];
-        for (i, &(start, end, _)) in buffers.iter().enumerate() {
-            jobs.add_buffer(i, heights[i], u32::try_from(start).unwrap(), u32::try_from(end).unwrap());
+        for (i, &(start, end, size)) in buffers.iter().enumerate() {
+            let id = jobs.add_buffer(i, size, u32::try_from(start).unwrap(), u32::try_from(end).unwrap());
+            jobs.set_size(id, heights[i]);
         }
         let dummy = jobs.add_dummy(8, 0, 9);
         // Boxes of height 8 around jobs alive at one time: {0, 1}, {2}, {3, 4}, {5}.
@@ -141,10 +142,10 @@ mod tests {
         jobs.commit(made, &mut top);
         top.push(dummy);
         let mut loose = vec![u64::MAX; buffers.len()];
-        let highest = unbox(&jobs, &top, &sizes, &mut loose);
+        let highest = unbox(&jobs, &top, &mut loose);
         assert!(loose.iter().all(|&offset| offset != u64::MAX), "every buffer placed: {loose:?}");
         assert_valid(&buffers, &loose);
-        assert!(highest >= loose.iter().zip(&sizes).map(|(o, s)| o + s).max().unwrap());
+        assert!(highest >= loose.iter().zip(&buffers).map(|(o, b)| o + b.2).max().unwrap());
         // Inside the box of 3 and 4 the two are stacked, largest first then by start.
         assert_eq!(loose[4], loose[3] + 4);
     }
