@@ -20,10 +20,11 @@
 //! On pangu_2.6B it meets the max load, where the greedy orders stop 0.758 % above it, and on
 //! S_1 from the third stretch (the heavy moments just beside its peak must be inside it); on
 //! traces with heavy moments all along (`memplan generate`'s) step 3's plan is poor, 0.2 to 13 %
-//! above the max load whatever the stretch, and `auto` keeps the best of its members. The block of step 1 assumes buffers that stack without padding and stay where
-//! they are put: inputs with alignment or pinned buffers are declined ([`Halt::Unsupported`]; its
-//! capabilities say so), and `auto` does not run it there. Gaps are planned as hulls (the solver's
-//! view).
+//! above the max load whatever the stretch, and `auto` keeps the best of its members.
+//!
+//! The block of step 1 assumes buffers that stack without padding and stay where they are put:
+//! inputs with alignment or pinned buffers are declined ([`Halt::Unsupported`]; its capabilities
+//! say so), and `auto` does not run it there. Gaps are planned as hulls (the solver's view).
 
 use web_time::Instant;
 
@@ -34,12 +35,11 @@ use crate::model::{Buffer, Outcome, Plan, Problem, StatValue, Stats, Stopped};
 use crate::options::{Effort, Halt, Parameter, Params, SolveOptions};
 
 /// About how many starts and ends fall in the first stretch MiniMalloc solves (a buffer inside it
-/// counts twice); each further stretch holds twice as many ([`STRETCHES`]). Chosen on idealloc's
-/// three large traces and generated traces (one run each, issue 20): pangu_2.6B and Y_1 meet the
-/// max load at any first stretch from 250 up, S_1 only once the stretch holds 2,400 to 4,000 (at
-/// 2,000 the greedy pass leaves it 4.47 % above), and MiniMalloc's cost climbs steeply past that
-/// (S_1: 0.9 s at 2,400, 1.5 s at 3,200, 8.0 s at 4,000). 600, 1,200, 2,400 meets it at the third
-/// stretch in 1.3 s of CPU in all; the old 1,000 then 4,000 took 8.2 s.
+/// counts twice); each further stretch holds twice as many ([`STRETCHES`]). pangu_2.6B and Y_1
+/// meet the max load from a stretch of a few hundred, S_1 only from about 2,400 (below, the greedy
+/// pass leaves it 4.47 % above), and MiniMalloc's cost climbs steeply past that: 600, 1,200, 2,400
+/// reaches S_1's bound at the last stretch without overshooting it, where the old 1,000 then 4,000
+/// overshot. Chosen on idealloc's three large traces and on generated traces, with held-out seeds.
 pub const WINDOW: u64 = 600;
 
 pub struct Peak;
