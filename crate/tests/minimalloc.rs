@@ -7,7 +7,7 @@ mod common;
 
 use common::{brute_force_optimum, checked, instances, instances_with_gaps, rule_sets, with_rules};
 use memplan::solvers::Solver;
-use memplan::solvers::minimalloc::{MiniMalloc, Rules};
+use memplan::solvers::minimalloc::{MiniMalloc, Rules, Spanning};
 use memplan::{Buffer, Gap, Problem, SolveOptions, Stopped};
 use proptest::prelude::*;
 
@@ -71,6 +71,29 @@ proptest! {
         prop_assert_eq!(outcome.lower_bound, optimum);
     }
 
+    /// The spanning buffers stacked at the bottom: the rest under the capacity less the stack's
+    /// height has the brute-force optimum of the whole less that height, and MiniMalloc decides
+    /// and minimises alike with the reduction and without it (every plan through the validator).
+    #[test]
+    fn stacking_spanning_buffers_keeps_the_answer(problem in with_spanning(), below in 0u64..4) {
+        let optimum = brute_force_optimum(&problem);
+        if let Some(reduced) = Spanning::new(&problem) {
+            prop_assert!(!problem.has_pinned());
+            prop_assert_eq!(brute_force_optimum(&reduced.rest) + reduced.height, optimum);
+        }
+        let off = with_rules(Rules { spanning: false, ..Rules::default() });
+        for solver in [MiniMalloc::default(), off] {
+            prop_assert!(fits(&solver, &problem, optimum), "the optimum {} was refuted", optimum);
+            if optimum > below + 1 {
+                let capacity = optimum - 1 - below;
+                prop_assert!(!fits(&solver, &problem, capacity), "fits {} below the optimum {}", capacity, optimum);
+            }
+            let outcome = solver.solve(&problem, &SolveOptions::default()).unwrap();
+            prop_assert_eq!(checked(&problem, &outcome).makespan, optimum);
+            prop_assert!(outcome.optimal());
+        }
+    }
+
     /// On larger instances the rule sets agree with each other at a capacity near the best greedy
     /// plan (where answers go both ways), and plans are reproducible for a seed and thread count.
     #[test]
@@ -86,6 +109,28 @@ proptest! {
         let two = memplan::run::solve(&problem, "minimalloc", &options);
         prop_assert_eq!(one.map(|run| run.outcome.plan), two.map(|run| run.outcome.plan));
     }
+}
+
+/// [`instances`] of up to five buffers, half the time without pinned ones, with one to three more alive
+/// from the first start to the last end: most of a size that stacks (a multiple of every
+/// alignment), some not.
+fn with_spanning() -> impl Strategy<Value = Problem> {
+    let extra = prop::collection::vec((1u64..5, 0u8..4), 1..=3);
+    (instances(5, 16), extra, any::<bool>()).prop_map(|(problem, extra, keep_pins)| {
+        let mut buffers: Vec<Buffer> = problem
+            .buffers()
+            .iter()
+            .map(|b| Buffer { pinned: if keep_pins { b.pinned } else { None }, ..b.clone() })
+            .collect();
+        let first = buffers.iter().map(|b| b.start).min().unwrap();
+        let last = buffers.iter().map(|b| b.end).max().unwrap();
+        let unit = buffers.iter().map(|b| b.alignment).max().unwrap(); // powers of two: their lcm
+        for (k, (units, odd)) in extra.into_iter().enumerate() {
+            let size = units * unit + u64::from(odd == 0);
+            buffers.push(Buffer::new(format!("s{k}"), first, last, size));
+        }
+        Problem::new(buffers, None).unwrap()
+    })
 }
 
 fn problem(buffers: Vec<Buffer>) -> Problem {

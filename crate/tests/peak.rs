@@ -58,6 +58,19 @@ proptest! {
         prop_assert_eq!(sub.max_load(), problem.max_load());
     }
 
+    /// What the stretches' searches prove is a lower bound of the whole (each stretch is a
+    /// relaxation): never above the brute-force optimum, and the plan is optimal when it meets it.
+    #[test]
+    fn the_proven_bound_is_a_bound(problem in plain(7, 20), window in 1u64..6) {
+        let outcome = solve(&problem, window);
+        let optimum = brute_force_optimum(&problem);
+        prop_assert!(outcome.lower_bound <= optimum, "bound {} above the optimum {}", outcome.lower_bound, optimum);
+        prop_assert!(outcome.lower_bound >= problem.lower_bound());
+        if checked(&problem, &outcome).makespan == outcome.lower_bound {
+            prop_assert!(outcome.optimal());
+        }
+    }
+
     /// Each wider stretch (twice the starts and ends) holds the narrower one, so its cut-out is no
     /// easier: a stretch is only widened because the plan around the narrower one was above L.
     #[test]

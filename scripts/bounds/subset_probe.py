@@ -114,21 +114,6 @@ def subset(buffers, family, k, unit, capacity):
     return [b for b in buffers if b[0] in ids]
 
 
-def stack_spanning(buffers, capacity):
-    """The buffers alive over the whole of the instance's time, taken out, and the capacity less
-    their sizes: an equivalent instance. Each conflicts with every other buffer, so in any plan
-    no other buffer meets its addresses at any time; cutting its strip out of the address space
-    and stacking it at the bottom keeps the plan valid and no higher, and conversely a plan of the
-    rest under the reduced capacity with the strips stacked under it is a plan of the whole. The
-    exact search branches on where each of them goes; without them it is often much faster."""
-    if not buffers:
-        return buffers, capacity, 0
-    first, last = min(b[1] for b in buffers), max(b[2] for b in buffers)
-    spanning = [b for b in buffers if b[1] == first and b[2] == last]
-    taken = sum(b[3] for b in spanning)
-    return [b for b in buffers if not (b[1] == first and b[2] == last)], capacity - taken, len(spanning)
-
-
 def write_csv(buffers, path):
     with open(path, "w", newline="") as f:
         out = csv.writer(f, lineterminator="\n")
@@ -136,14 +121,16 @@ def write_csv(buffers, path):
         out.writerows(buffers)
 
 
-def probe(memplan, path, capacity, time_limit, plan_path=None):
-    """One decider run: (stopped, nodes, makespan of a plan within the capacity or None, CPU
-    seconds of the child). With `plan_path`, memplan writes the plan it returns there."""
+def probe(memplan, path, capacity, time_limit, plan_path=None, no_stack=False):
+    """One decider run: (stopped, nodes, buffers the solver stacked below its search, makespan of
+    a plan within the capacity or None, CPU seconds of the child). With `plan_path`, memplan writes the plan it returns there."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     command = [memplan, "solve", path, "--solver", "minimalloc", "--capacity", str(capacity),
                "--time-limit", str(time_limit), "--threads", "1"]
     if plan_path:
         command += ["--out", plan_path]
+    if no_stack:
+        command += ["--param", "spanning=false"]
     run = subprocess.run(command, capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -152,7 +139,7 @@ def probe(memplan, path, capacity, time_limit, plan_path=None):
         sys.exit(f"memplan failed on {path}: {run.stderr.strip()}")
     result = json.loads(lines[0])
     makespan = result.get("makespan") if result.get("feasible") else None
-    return result["stopped"], result["stats"].get("nodes", 0), makespan, cpu
+    return result["stopped"], result["stats"].get("nodes", 0), result["stats"].get("spanning_stacked", 0), makespan, cpu
 
 
 def main():
@@ -164,7 +151,8 @@ def main():
     parser.add_argument("--probe", action="append", help="FAMILY:K (repeatable)")
     parser.add_argument("--keep", help="directory to write every subset's CSV to")
     parser.add_argument("--no-stack", action="store_true",
-                        help="probe the subset as it is, without stacking the buffers that span it")
+                        help="switch off the solver's stacking of the buffers that span the subset "
+                             "(`--param spanning=false`)")
     args = parser.parse_args()
 
     buffers = read_instance(args.instance)
@@ -182,21 +170,15 @@ def main():
         k = tuple(int(n) for n in k.split("-")) if family == "window" else int(k)
         chosen = subset(buffers, family, k, unit, capacity)
         k = spec.partition(":")[2]
-        searched, reduced, stacked = (chosen, capacity, 0) if args.no_stack else stack_spanning(chosen, capacity)
-        spanning = f"{stacked} ({(capacity - reduced) // unit})"
-        if reduced < 0:
-            print(f"| {spec} | {len(chosen)} | {spanning} | {max_load(chosen) // unit} | {capacity // unit} "
-                  f"| infeasible (the spanning buffers alone) | 0 | 0.0 |")
-            continue
         path = os.path.join(workdir, f"{name}.{family}-{k}.csv")
-        write_csv(searched, path)
+        write_csv(chosen, path)
         plan_path = path[:-len(".csv")] + ".plan.csv" if args.keep else None
-        stopped, nodes, makespan, cpu = probe(args.memplan, path, reduced, args.time_limit, plan_path)
-        if makespan is not None:
-            makespan += capacity - reduced
+        stopped, nodes, stacked, makespan, cpu = probe(args.memplan, path, capacity, args.time_limit, plan_path,
+                                                       args.no_stack)
+        spanning = str(stacked)
         answer = stopped if makespan is None else f"{stopped} (plan {makespan // unit})"
         if args.keep:
-            kept = os.path.join(workdir, f"{name}.{family}-{k}.cap{reduced}.{stopped}")
+            kept = os.path.join(workdir, f"{name}.{family}-{k}.cap{capacity}.{stopped}")
             os.replace(path, kept + ".csv")
             if makespan is not None:  # a plan within the capacity, checked by `memplan check`
                 os.replace(plan_path, kept + ".plan.csv")

@@ -217,5 +217,6 @@ pub fn rule_sets() -> Vec<(&'static str, Rules)> {
         ("stacking", Rules { stacking: false, ..all }),
         ("coarse_keys", Rules { coarse_keys: false, ..all }),
         ("windows", Rules { windows: false, ..all }),
+        ("spanning", Rules { spanning: false, ..all }),
     ]
 }

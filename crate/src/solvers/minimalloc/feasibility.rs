@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use super::orderings::{self, ORDERINGS};
 use super::search::{Allowance, Counters, Outcome, Rules, Search};
 use super::sections::{Instance, Layout, MAX_PAIRS};
+use super::spanning::Spanning;
 use crate::metrics;
 use crate::model::Problem;
 use crate::options::{Deadline, Halt};
@@ -56,6 +57,8 @@ pub struct Report {
     pub rounds: u64,
     /// The name of the ordering that decided, if one did.
     pub ordering: Option<String>,
+    /// The buffers stacked below the search's before it ran ([`Spanning`]).
+    pub stacked: usize,
     /// When infeasible: no plan fits any capacity below this either (at least the capacity + 1;
     /// see [`Search::refuted_below`]).
     pub refuted_below: u64,
@@ -69,6 +72,7 @@ impl Report {
             counters: Counters::default(),
             rounds: 0,
             ordering: None,
+            stacked: 0,
             refuted_below: 0,
         }
     }
@@ -138,14 +142,19 @@ const TILING_NODES_PER_NODE: u64 = 4;
 type OrderingResult = (Outcome, Counters, Option<(Vec<u64>, Vec<usize>)>);
 
 /// The search's view of a problem under each pre-ordering, built once and reused by every probe
-/// of a minimisation.
+/// of a minimisation: with its spanning buffers stacked at the bottom ([`Spanning`], when the
+/// rule is on and there are any), of the rest.
 pub struct Prepared {
     instances: Vec<(String, Instance)>,
+    spanning: Option<Spanning>,
 }
 
 impl Prepared {
-    /// Refuses problems with too many overlapping pairs (see [`MAX_PAIRS`]).
+    /// Refuses problems with too many overlapping pairs (see [`MAX_PAIRS`]), counted without the
+    /// stacked buffers.
     pub fn new(problem: &Problem, settings: &Settings) -> Result<Prepared, Halt> {
+        let spanning = if settings.rules.spanning { Spanning::new(problem) } else { None };
+        let problem = spanning.as_ref().map_or(problem, |reduced| &reduced.rest);
         let layout = Layout::new(problem);
         if layout.overlapping_pairs() > MAX_PAIRS {
             return Err(Halt::Unsupported(format!(
@@ -163,7 +172,30 @@ impl Prepared {
                 (orderings::name(ordering), instance)
             })
             .collect();
-        Ok(Prepared { instances })
+        Ok(Prepared { instances, spanning })
+    }
+
+    /// The buffers the search places: `problem`'s, less the stacked ones.
+    fn searched<'p>(&'p self, problem: &'p Problem) -> &'p Problem {
+        self.spanning.as_ref().map_or(problem, |reduced| &reduced.rest)
+    }
+
+    /// How many buffers are stacked below the search's (see [`Spanning`]).
+    pub fn stacked(&self) -> usize {
+        self.spanning.as_ref().map_or(0, |reduced| reduced.stack.len())
+    }
+
+    /// The whole problem's offsets and placement order from a plan of the searched buffers.
+    fn lift(&self, offsets: Vec<u64>, order: Vec<usize>) -> (Vec<u64>, Vec<usize>) {
+        match &self.spanning {
+            Some(reduced) => reduced.lift(&offsets, &order),
+            None => (offsets, order),
+        }
+    }
+
+    /// The stack's height (0 without one): the searched buffers go on top of it.
+    fn height(&self) -> u64 {
+        self.spanning.as_ref().map_or(0, |reduced| reduced.height)
     }
 }
 
@@ -196,6 +228,7 @@ pub fn decide_prepared(
 /// nodes where the last call stopped, so that asking the same question again with a larger budget
 /// (a minimisation that returns to its lower bound every round) wastes nothing.
 pub struct Decider<'p> {
+    /// The searched buffers ([`Prepared::searched`]), and the capacity asked about.
     problem: &'p Problem,
     prepared: &'p Prepared,
     capacity: u64,
@@ -211,9 +244,19 @@ pub struct Decider<'p> {
 
 impl<'p> Decider<'p> {
     pub fn new(problem: &'p Problem, prepared: &'p Prepared, capacity: u64, settings: &Settings) -> Self {
-        let mut report = Report::undecided();
+        let mut report = Report { stacked: prepared.stacked(), ..Report::undecided() };
         let mut tiling = None;
-        let searches = match quick_refutation(problem, Some(capacity)) {
+        let searched = prepared.searched(problem);
+        // The searched buffers go on the stack: what is left of the capacity for them. The
+        // refutations are the whole problem's (so are their reasons); past them, the stack fits.
+        let (refuted, left) = match quick_refutation(problem, Some(capacity)) {
+            Some(reason) => (Some(reason), 0),
+            None => match prepared.spanning.as_ref().map_or(Some(capacity), |reduced| reduced.capacity(capacity)) {
+                Some(left) => (quick_refutation(searched, Some(left)), left),
+                None => (Some(format!("the buffers alive throughout need more than {capacity} bytes")), 0),
+            },
+        };
+        let searches = match refuted {
             Some(reason) => {
                 report.decision = Decision::Infeasible(reason);
                 report.refuted_below = capacity.saturating_add(1);
@@ -221,12 +264,12 @@ impl<'p> Decider<'p> {
             }
             None => {
                 if settings.rules.tiling {
-                    tiling = Tiling::new(problem, capacity);
+                    tiling = Tiling::new(searched, left);
                 }
-                prepared.instances.iter().map(|(_, instance)| Search::new(instance, capacity, settings.rules)).collect()
+                prepared.instances.iter().map(|(_, instance)| Search::new(instance, left, settings.rules)).collect()
             }
         };
-        Decider { problem, prepared, capacity, searches, tiling, limit: settings.first_limit.max(1), report }
+        Decider { problem: searched, prepared, capacity, searches, tiling, limit: settings.first_limit.max(1), report }
     }
 
     /// The capacity asked about.
@@ -295,11 +338,13 @@ impl<'p> Decider<'p> {
                 let (outcome, _, plan) = &results[k];
                 self.report.decision = match (outcome, plan) {
                     (Outcome::Solved, Some((offsets, placement_order))) => {
-                        Decision::Feasible { offsets: offsets.clone(), placement_order: placement_order.clone() }
+                        let (offsets, placement_order) = self.prepared.lift(offsets.clone(), placement_order.clone());
+                        Decision::Feasible { offsets, placement_order }
                     }
                     // The decisive ordering's own count: the others' depend on when they were stopped.
                     (_, _) => {
-                        let below = self.searches[k].refuted_below();
+                        // The search's capacity is what the stack leaves: its range is lifted back.
+                        let below = self.searches[k].refuted_below().saturating_add(self.prepared.height());
                         self.report.refuted_below = below;
                         let range = if below > self.capacity.saturating_add(1) {
                             format!(" (nor in fewer than {below})")
@@ -339,7 +384,10 @@ impl Decider<'_> {
         *spent = spent.saturating_add(charged);
         self.report.decision = match outcome {
             tiling::Outcome::Stopped => return false,
-            tiling::Outcome::Solved { offsets, placement_order } => Decision::Feasible { offsets, placement_order },
+            tiling::Outcome::Solved { offsets, placement_order } => {
+                let (offsets, placement_order) = self.prepared.lift(offsets, placement_order);
+                Decision::Feasible { offsets, placement_order }
+            }
             tiling::Outcome::Exhausted => {
                 self.report.refuted_below = self.capacity.saturating_add(1);
                 Decision::Infeasible(format!(

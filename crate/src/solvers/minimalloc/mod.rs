@@ -17,6 +17,7 @@ mod feasibility;
 mod orderings;
 mod search;
 mod sections;
+mod spanning;
 mod stacks;
 mod transpositions;
 mod windows;
@@ -27,6 +28,7 @@ use web_time::Instant;
 
 pub use feasibility::{Decider, Decision, Prepared, Report, Settings, decide, decide_prepared, quick_refutation};
 pub use search::{Counters, Rules};
+pub use spanning::Spanning;
 pub use windows::{WindowBound, window_bound};
 
 use super::greedy::start_plan;
@@ -87,7 +89,7 @@ type RuleOf = fn(&mut Rules) -> &mut bool;
 
 /// The rules that `--param NAME=false` switches off ([`Rules`]), in the order `memplan solvers`
 /// lists them: each parameter's name, its rule and what the rule does.
-const RULE_PARAMETERS: [(&str, RuleOf, &str); 11] = [
+const RULE_PARAMETERS: [(&str, RuleOf, &str); 12] = [
     ("canonical", |r| &mut r.canonical, "offset and index monotonicity (canonical solutions only)"),
     ("dominance", |r| &mut r.dominance, "never place a buffer at or above h_min"),
     ("inference", |r| &mut r.inference, "cross-section inference (eq. 3, effective heights)"),
@@ -110,6 +112,11 @@ const RULE_PARAMETERS: [(&str, RuleOf, &str); 11] = [
         "windows",
         |r| &mut r.windows,
         "on small instances, first search the buffers of short time windows alone: what they need bounds the whole",
+    ),
+    (
+        "spanning",
+        |r| &mut r.spanning,
+        "stack the buffers alive throughout at the bottom and search the rest under what they leave",
     ),
 ];
 
@@ -146,6 +153,7 @@ fn search_stats(stats: &mut Stats, report: &Report) {
     stats.insert("tiling_nodes".into(), StatValue::Count(c.tiling_nodes));
     stats.insert("pruned_stacking".into(), StatValue::Count(c.pruned_stacking));
     stats.insert("rounds".into(), StatValue::Count(report.rounds));
+    stats.insert("spanning_stacked".into(), StatValue::Count(report.stacked as u64));
     if let Some(ordering) = &report.ordering {
         stats.insert("ordering".into(), StatValue::Text(ordering.clone()));
     }
@@ -368,7 +376,8 @@ impl MiniMalloc {
                 }
             },
         );
-        let report = Report { counters: total, rounds, ..Report::undecided() };
+        let stacked = prepared.get().and_then(|p| p.as_ref().ok()).map_or(0, Prepared::stacked);
+        let report = Report { counters: total, rounds, stacked, ..Report::undecided() };
         search_stats(&mut stats, &report);
         if let Some(found) = &windowed {
             window_stats(&mut stats, found);
@@ -415,6 +424,7 @@ mod tests {
             stacking: false,
             coarse_keys: false,
             windows: false,
+            spanning: false,
         };
         assert_eq!(settings.rules, off);
         assert_eq!(MiniMalloc::default().settings(&SolveOptions::default()).unwrap().rules, Rules::default());

@@ -55,6 +55,10 @@ pub struct Rules {
     /// them, are searched as instances of their own: what they need bounds the whole (see
     /// [`super::windows`]). Used by the solver around the search, not inside its nodes.
     pub windows: bool,
+    /// The buffers alive throughout the instance are stacked at the bottom and the search places
+    /// the rest under what the stack leaves of the capacity (see [`super::spanning`]). Applied
+    /// to the instance before the search, not inside its nodes.
+    pub spanning: bool,
 }
 
 impl Default for Rules {
@@ -71,6 +75,7 @@ impl Default for Rules {
             stacking: true,
             coarse_keys: true,
             windows: true,
+            spanning: true,
         }
     }
 }
@@ -1160,6 +1165,7 @@ mod tests {
         stacking: true,
         coarse_keys: true,
         windows: false,
+        spanning: false,
     };
 
     /// Nodes at most per search (searches that reach it are compared where they stopped).

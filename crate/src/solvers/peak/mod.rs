@@ -22,6 +22,13 @@
 //! traces with heavy moments all along (`memplan generate`'s) step 3's plan is poor, 0.2 to 13 %
 //! above the max load whatever the stretch, and `auto` keeps the best of its members.
 //!
+//! A wider stretch is tried while the plan is above the bound, each search of one given at most
+//! the nodes the narrower stretch's search visited, or a dive's worth if more ([`wider_budget`]):
+//! on generated traces the searches of wider stretches that ran 0.9 to 1 M nodes took 20 to 47 s
+//! of CPU for no better plan of the whole, where now a wider stretch costs what the narrower one
+//! did. What the searches prove about their stretch bounds the whole (each stretch is a
+//! relaxation), and the outcome says so (`lower_bound`; the hulls' bound, so not with gaps).
+//!
 //! The block of step 1 assumes buffers that stack without padding and stay where they are put:
 //! inputs with alignment or pinned buffers are declined ([`Halt::Unsupported`]; its capabilities
 //! say so), and `auto` does not run it there. Gaps are planned as hulls (the solver's view).
@@ -75,7 +82,8 @@ impl Solver for Peak {
                 0,
                 0,
                 "how many search nodes MiniMalloc may visit on each stretch; 0 (the default) sets it from the stretch: \
-                 16,000 per buffer in it, fewer when its nodes are costly, at least 1,000,000, four times that at --effort high",
+                 16,000 per buffer in it, fewer when its nodes are costly, at least 1,000,000, four times that at --effort high; \
+                 a wider stretch at most the nodes the narrower one's search visited (at least 24 per buffer)",
             ),
         ]
     }
@@ -103,6 +111,12 @@ impl Solver for Peak {
         let bound = problem.lower_bound();
         let mut best: Option<(Plan, Stats)> = None;
         let mut last_stopped = Stopped::Completed;
+        // What each stretch's search proved about its optimum: a bound on the whole's (the
+        // stretch is a relaxation of the trace, see [`cut_out`]), but of the hulls only.
+        let mut proven = 0;
+        // The nodes the narrower stretch's search needed (see [`wider_budget`]).
+        let mut needed: Option<u64> = None;
+        let mut tried = Vec::new();
         // A wider stretch when the narrower one leaves the plan above the bound (S_1 needs about
         // 1,500 buffers in it, pangu_2.6B and Y_1 a few hundred), while time is left.
         for widen in 0..STRETCHES {
@@ -112,24 +126,40 @@ impl Solver for Peak {
                 break;
             }
             let wanted = window.saturating_mul(1 << widen);
-            let Some((plan, stats, stopped)) = around_peak(problem, options, &deadline, peak, wanted, budget)? else {
+            let given = if budget > 0 { Budget::Given(budget) } else { Budget::After(needed) };
+            let Some(solved) = around_peak(problem, options, &deadline, peak, wanted, given)? else {
                 continue;
             };
-            last_stopped = stopped;
-            if best.as_ref().is_none_or(|(b, _)| plan.makespan < b.makespan) {
-                best = Some((plan, stats));
+            last_stopped = solved.stopped;
+            proven = proven.max(solved.lower_bound);
+            needed = Some(solved.nodes);
+            tried.push(format!(
+                "{} buffers: {:?} after {} of {} nodes, plan {}",
+                solved.buffers, solved.stopped, solved.nodes, solved.budget, solved.plan.makespan
+            ));
+            if best.as_ref().is_none_or(|(b, _)| solved.plan.makespan < b.makespan) {
+                best = Some((solved.plan, solved.stats));
             }
         }
+        let proven = if problem.has_gaps() { 0 } else { proven };
         let Some((plan, stats)) = best else {
-            return Ok(Outcome::new(self.name(), problem, capacity, None, 0, stop_reason(&deadline, last_stopped)));
+            return Ok(Outcome::new(
+                self.name(),
+                problem,
+                capacity,
+                None,
+                proven,
+                stop_reason(&deadline, last_stopped),
+            ));
         };
         let otherwise = match capacity {
             Some(capacity) if plan.makespan <= capacity => Stopped::Fits,
             _ => Stopped::Completed,
         };
         let stopped = stop_reason(&deadline, otherwise);
-        let mut outcome = Outcome::new(self.name(), problem, capacity, Some(plan), 0, stopped);
+        let mut outcome = Outcome::new(self.name(), problem, capacity, Some(plan), proven, stopped);
         outcome.stats = stats;
+        outcome.stats.insert("stretches".into(), StatValue::Text(tried.join("; ")));
         Ok(outcome)
     }
 }
@@ -140,27 +170,54 @@ impl Solver for Peak {
 /// cost grows faster than its size; a stretch too narrow costs little.
 const STRETCHES: u32 = 3;
 
-/// One plan from the stretch around `peak` in which about `wanted` buffers start or end, with its
-/// statistics; `None` (and why MiniMalloc stopped) when MiniMalloc found no plan of the stretch.
+/// How many nodes MiniMalloc may visit on a stretch.
+#[derive(Clone, Copy, Debug)]
+enum Budget {
+    /// The caller's (`--param budget`), for every stretch.
+    Given(u64),
+    /// Set from the stretch ([`stretch_budget`]) and from what the narrower stretch's search
+    /// visited, if there was one ([`wider_budget`]).
+    After(Option<u64>),
+}
+
+/// What one stretch gave: the plan of the whole built around it, with its statistics, and what
+/// the stretch's search did.
+struct Solved {
+    plan: Plan,
+    stats: Stats,
+    /// Why MiniMalloc stopped on the stretch.
+    stopped: Stopped,
+    /// What it proved about the stretch's optimum (a bound on the hulls' optimum too).
+    lower_bound: u64,
+    /// The buffers of the stretch's instance, the nodes its search was given and those it visited.
+    buffers: usize,
+    budget: u64,
+    nodes: u64,
+}
+
+/// One plan from the stretch around `peak` in which about `wanted` buffers start or end, with
+/// what its search did; `None` when MiniMalloc found no plan of the stretch.
 fn around_peak(
     problem: &Problem,
     options: &SolveOptions,
     deadline: &crate::options::Deadline,
     peak: u64,
     wanted: u64,
-    budget: u64,
-) -> Result<Option<(Plan, Stats, Stopped)>, Halt> {
+    budget: Budget,
+) -> Result<Option<Solved>, Halt> {
     let (low, high) = stretch(problem, peak, wanted);
     let (sub, across, cut) = cut_out(problem, low, high)?;
     // MiniMalloc on the stretch: a node budget (high effort's in auto at normal effort, four
     // times that at high: the stretch is the whole problem's crux), within what is left of the
     // time limit. The budget holds with a time limit too: `auto` runs this beside its other
     // members, and a search of the stretch that cannot meet its bound would take all the time.
-    let nodes = if budget > 0 {
-        budget
-    } else {
-        let high = stretch_budget(&sub);
-        if options.effort == Effort::High { high.saturating_mul(4) } else { high }
+    let nodes = match budget {
+        Budget::Given(nodes) => nodes,
+        Budget::After(narrower) => {
+            let high = stretch_budget(&sub);
+            let own = if options.effort == Effort::High { high.saturating_mul(4) } else { high };
+            narrower.map_or(own, |narrower| wider_budget(own, narrower, sub.len()))
+        }
     };
     let mut params = Params::new();
     params.set("budget", nodes.to_string());
@@ -212,7 +269,20 @@ fn around_peak(
     stats.insert("stretch_buffers".into(), sub.len().into());
     stats.insert("stretch_makespan".into(), sub_plan.makespan.into());
     stats.insert("stretch_stopped".into(), StatValue::Text(format!("{:?}", solved.stopped)));
-    Ok(Some((plan, stats, solved.stopped)))
+    let visited = match solved.stats.get("nodes") {
+        Some(StatValue::Count(nodes)) => *nodes,
+        _ => 0,
+    };
+    stats.insert("stretch_nodes".into(), visited.into());
+    Ok(Some(Solved {
+        plan,
+        stats,
+        stopped: solved.stopped,
+        lower_bound: solved.lower_bound,
+        buffers: sub.len(),
+        budget: nodes,
+        nodes: visited,
+    }))
 }
 
 /// MiniMalloc's node budget for a stretch: what `auto` gives it at high effort on an instance of
@@ -224,6 +294,28 @@ fn stretch_budget(sub: &Problem) -> u64 {
     let normal = (WORK / minimalloc::node_cost(sub).max(1)).min(NODES_PER_BUFFER.saturating_mul(sub.len() as u64));
     normal.saturating_mul(4).max(1_000_000)
 }
+
+/// The node budget of a wider stretch, whose own would be `own`, after the narrower one's search
+/// visited `nodes` nodes: at most those nodes, or [`DIVE`] per buffer (`buffers`) of the wider
+/// stretch if that is more.
+///
+/// Why no more: the wider stretch holds the narrower one, its search branches over the same
+/// buffers and more, each node costing more: where the narrower one took few nodes per buffer
+/// the wider one's dive should too, and where it did not, a long search of the wider stretch
+/// seldom pays. On generated traces (load heavy all along) every search of a stretch that went
+/// past 100,000 nodes took 20 to 47 s of CPU and ran its whole budget or nearly (0.9 to 1 M
+/// nodes), and only one of those five gave a better plan of the whole than a narrower stretch
+/// (by 0.3 %); where the narrower stretch took a long search (up to its budget), the wider one
+/// is given as long a search again, not less.
+fn wider_budget(own: u64, nodes: u64, buffers: usize) -> u64 {
+    own.min(nodes.max(DIVE.saturating_mul(buffers as u64)))
+}
+
+/// Nodes per buffer of a wider stretch's budget at least: what lets MiniMalloc's first probe, at
+/// the bound, dive to a plan. Its descent gives that probe a quarter of the budget, shared by its
+/// three orderings, and a dive that meets the bound visits a node per buffer (S_1's stretch of
+/// 1,551 buffers: 1,551 nodes); two per buffer for each ordering leave room for a few backtracks.
+const DIVE: u64 = 4 * 3 * 2;
 
 /// The earliest time at which the load is highest; `None` when no buffer has bytes.
 pub fn peak_time(problem: &Problem) -> Option<u64> {
