@@ -24,10 +24,10 @@
 //!
 //! A wider stretch is tried while the plan is above the bound, each search of one given at most
 //! the nodes the narrower stretch's search visited, or a dive's worth if more ([`wider_budget`]):
-//! on generated traces the searches of wider stretches that ran 0.9 to 1 M nodes took 20 to 47 s
-//! of CPU for no better plan of the whole, where now a wider stretch costs what the narrower one
-//! did. What the searches prove about their stretch bounds the whole (each stretch is a
-//! relaxation), and the outcome says so (`lower_bound`; the hulls' bound, so not with gaps).
+//! on generated traces the wider stretches' searches ran their whole budgets for no better plan
+//! of the whole, where now a wider stretch costs what the narrower one did. What the searches
+//! prove about their stretch bounds the whole (each stretch is a relaxation), and the outcome
+//! says so (`lower_bound`; the hulls' bound, so not with gaps).
 //!
 //! The block of step 1 assumes buffers that stack without padding and stay where they are put:
 //! inputs with alignment or pinned buffers are declined ([`Halt::Unsupported`]; its capabilities
@@ -303,9 +303,8 @@ fn stretch_budget(sub: &Problem) -> u64 {
 /// buffers and more, each node costing more: where the narrower one took few nodes per buffer
 /// the wider one's dive should too, and where it did not, a long search of the wider stretch
 /// seldom pays. On generated traces (load heavy all along) every search of a stretch that went
-/// past 100,000 nodes took 20 to 47 s of CPU and ran its whole budget or nearly (0.9 to 1 M
-/// nodes), and only one of those five gave a better plan of the whole than a narrower stretch
-/// (by 0.3 %); where the narrower stretch took a long search (up to its budget), the wider one
+/// past 100,000 nodes ran its whole budget or nearly (0.9 to 1 M nodes), and only one of those
+/// five gave a better plan of the whole than a narrower stretch (by 0.3 %); where the narrower stretch took a long search (up to its budget), the wider one
 /// is given as long a search again, not less.
 fn wider_budget(own: u64, nodes: u64, buffers: usize) -> u64 {
     own.min(nodes.max(DIVE.saturating_mul(buffers as u64)))
