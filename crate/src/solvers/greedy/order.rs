@@ -90,7 +90,7 @@ impl Order {
         let b = buffers;
         let n = b.len();
         match self {
-            Order::Size => indices = sorted_by_key(n, |i| (Reverse(b[i].size), Reverse(b[i].lifetime()), i)),
+            Order::Size => indices = by_size(b),
             Order::Lifetime => indices = sorted_by_key(n, |i| (Reverse(b[i].lifetime()), Reverse(b[i].size), i)),
             Order::Area => indices = sorted_by_key(n, |i| (Reverse(b[i].size as u128 * b[i].lifetime() as u128), i)),
             Order::Start => indices = sorted_by_key(n, |i| (b[i].start, i)),
@@ -127,6 +127,25 @@ impl Order {
     }
 }
 
+/// Size descending, ties by longer lifetime, then by index. While every lifetime and index fits
+/// in 32 bits the whole key is packed in one u128 (size, lifetime and index, each complemented or
+/// not so that ascending order is the one asked for): half the bytes of the keyed tuple, one
+/// comparison instead of three; on 2·10^6 buffers this sort was 4 % of an SLFF solve.
+fn by_size(b: &[Buffer]) -> Vec<usize> {
+    let n = b.len();
+    let narrow = u32::try_from(n).is_ok() && b.iter().all(|x| x.lifetime() <= u32::MAX as u64);
+    if !narrow {
+        return sorted_by_key(n, |i| (Reverse(b[i].size), Reverse(b[i].lifetime()), i));
+    }
+    let mut keys: Vec<u128> = b
+        .iter()
+        .enumerate()
+        .map(|(i, x)| (!x.size as u128) << 64 | ((u32::MAX as u64 - x.lifetime()) as u128) << 32 | i as u128)
+        .collect();
+    keys.sort_unstable();
+    keys.iter().map(|&key| key as u32 as usize).collect()
+}
+
 /// `0..n` sorted by `key` (which must end with the index, so that the order is total). Each key is
 /// computed once and sorted with its index: a sort that read the buffers at every comparison
 /// jumped across them at random, a cache miss each time on millions of buffers.
@@ -136,4 +155,37 @@ fn sorted_by_key<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<usize> {
     // (By reference: collected from `into_iter`, the indices would reuse the keys' allocation in
     // place, four times their size, for as long as the order lives.)
     keyed.iter().map(|&(_, i)| i).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+        /// The packed size order is the keyed tuple's, with sizes and lifetimes crowded together
+        /// (many ties) near 0 or at the top of their ranges, and lifetimes past 32 bits (the tuple
+        /// path) when `wide`.
+        #[test]
+        fn the_size_order_is_the_tuple_order(
+            raw in prop::collection::vec((0u64..4, 0u64..4, 0u64..3), 1..200),
+            high in any::<bool>(),
+            wide in any::<bool>(),
+        ) {
+            let top = if wide { u64::MAX / 2 } else { u32::MAX as u64 };
+            let buffers: Vec<Buffer> = raw
+                .iter()
+                .enumerate()
+                .map(|(i, &(size, length, start))| {
+                    let size = if high { u64::MAX - size } else { size + 1 };
+                    let length = if high { top - length } else { length + 1 };
+                    Buffer::new(i.to_string(), start, start + length, size)
+                })
+                .collect();
+            let b = &buffers;
+            let expected = sorted_by_key(b.len(), |i| (Reverse(b[i].size), Reverse(b[i].lifetime()), i));
+            prop_assert_eq!(by_size(b), expected);
+        }
+    }
 }
