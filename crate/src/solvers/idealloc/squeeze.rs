@@ -15,6 +15,9 @@ use crate::solvers::greedy::schedule::local_order;
 /// How many buffers first fit gathers the data of at a time.
 const GATHER: usize = 256;
 
+/// How many buffers ahead of its placement first fit asks for a buffer's sets.
+const AHEAD: usize = 4;
+
 /// What one squeeze ended with.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Squeezed {
@@ -212,7 +215,17 @@ impl<'a> Arena<'a> {
                 let (reads, writes) = self.routes.route(i);
                 (i, self.fits[i], reads, writes)
             }));
-            for &(i, fit, reads, writes) in &chunk {
+            for (k, &(i, fit, reads, writes)) in chunk.iter().enumerate() {
+                // The sets of the buffers a few places on are asked for now, their pool blocks a
+                // little later (the sets must have arrived to say where those are), so that their
+                // misses overlap this buffer's search instead of waiting each in turn.
+                if let Some(&(_, _, reads, writes)) = chunk.get(k + AHEAD) {
+                    sets.prefetch(reads);
+                    sets.prefetch(writes);
+                }
+                if let Some(&(_, _, reads, _)) = chunk.get(k + AHEAD / 2) {
+                    sets.prefetch_spilled(reads);
+                }
                 let overflow = || Halt::Overflow { buffer: buffers[i].id.clone(), offset: u64::MAX, size: fit.size };
                 let offset =
                     sets.lowest_fit_from(reads, fit.size, fit.alignment, self.start_address).ok_or_else(overflow)?;

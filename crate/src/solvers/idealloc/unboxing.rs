@@ -47,35 +47,59 @@ impl Unboxing<'_> {
     /// below it reached.
     fn same_sizes(&mut self, ids: &[JobId], watermark: u64) -> u64 {
         let jobs = self.jobs;
-        let lifetime = |id: &JobId| (jobs.get(*id).start, jobs.get(*id).end);
-        if all_alive_at_once(ids, lifetime) {
+        // Each record read once: the colouring's sort and the row sort looked the records up
+        // at every comparison.
+        let keys: Vec<(Time, Time, u64)> = ids
+            .iter()
+            .map(|&id| {
+                let record = jobs.get(id);
+                (record.start, record.end, record.largest)
+            })
+            .collect();
+        let lifetime = |&(start, end, _): &(Time, Time, u64)| (start, end);
+        if all_alive_at_once(&keys, lifetime) {
             // One row per job, each on top of the one before: the largest buffers first, then by
-            // start (the order boxes keep their contents in).
-            let mut rows = ids.to_vec();
-            rows.sort_by_key(|&id| (Reverse(jobs.get(id).largest), jobs.get(id).start));
-            return rows.into_iter().fold(watermark, |watermark, id| self.place(id, watermark));
+            // start (the order boxes keep their contents in), ties in the given order.
+            let mut rows: Vec<(Reverse<u64>, Time, usize)> =
+                keys.iter().enumerate().map(|(k, &(start, _, largest))| (Reverse(largest), start, k)).collect();
+            rows.sort_unstable();
+            return rows.into_iter().fold(watermark, |watermark, (.., k)| self.place(ids[k], watermark));
         }
-        let (row_of, rows) = colour_rows(ids, lifetime);
+        let (row_of, rows) = colour_rows(&keys, lifetime);
         // Any order of the rows is valid; the rows with the largest buffers go first ("big rocks
         // first", §5.5), so the squeeze meets them early (ties: lower row first).
         let mut largest = vec![0u64; rows];
-        for (&id, &row) in ids.iter().zip(&row_of) {
-            largest[row] = largest[row].max(jobs.get(id).largest);
+        for (&(_, _, size), &row) in keys.iter().zip(&row_of) {
+            largest[row] = largest[row].max(size);
         }
+        drop(keys);
         let mut rank = vec![0usize; rows];
         let mut by_largest: Vec<usize> = (0..rows).collect();
         by_largest.sort_by_key(|&row| Reverse(largest[row]));
         for (position, &row) in by_largest.iter().enumerate() {
             rank[row] = position;
         }
-        // The jobs row by row in that order, each row's in the given order: one flat sort instead
-        // of a vector per row.
-        let mut by_row: Vec<(usize, JobId)> = ids.iter().zip(&row_of).map(|(&id, &row)| (rank[row], id)).collect();
-        by_row.sort_by_key(|&(rank, _)| rank);
+        // The jobs row by row in that order, each row's in the given order: a counting sort by
+        // rank (every row holds a job), one flat list instead of a vector per row.
+        let mut bounds = vec![0usize; rows + 1];
+        for &row in &row_of {
+            bounds[rank[row] + 1] += 1;
+        }
+        for r in 0..rows {
+            bounds[r + 1] += bounds[r];
+        }
+        let mut next = bounds.clone();
+        let mut by_row = vec![0 as JobId; ids.len()];
+        for (&id, &row) in ids.iter().zip(&row_of) {
+            let at = &mut next[rank[row]];
+            by_row[*at] = id;
+            *at += 1;
+        }
         let mut watermark = watermark;
-        for row in by_row.chunk_by(|a, b| a.0 == b.0) {
+        for row in bounds.windows(2).map(|w| &by_row[w[0]..w[1]]) {
             // The jobs of a row never overlap in time, so all of them go at the same watermark.
-            watermark = row.iter().map(|&(_, id)| self.place(id, watermark)).max().unwrap_or(watermark);
+            jobs.prefetch(row.iter().copied());
+            watermark = row.iter().map(|&id| self.place(id, watermark)).max().unwrap_or(watermark);
         }
         watermark
     }
@@ -90,8 +114,12 @@ impl Unboxing<'_> {
                 watermark.saturating_add(self.jobs.get(id).largest)
             }
             // A box's contents are of one height and alive at one time, kept in the order
-            // PlaceSameSizes stacks such jobs: each on top of the one before.
-            Contents::Boxed(inner) => inner.iter().fold(watermark, |watermark, &child| self.place(child, watermark)),
+            // PlaceSameSizes stacks such jobs: each on top of the one before. Their records are
+            // asked for together before the first is visited.
+            Contents::Boxed(inner) => {
+                self.jobs.prefetch(inner.iter().copied());
+                inner.iter().fold(watermark, |watermark, &child| self.place(child, watermark))
+            }
             Contents::Dummy => watermark,
         }
     }
