@@ -89,6 +89,12 @@ impl Jobs {
         Jobs { records: Vec::with_capacity(inputs), members: Vec::new(), inputs: 0 }
     }
 
+    /// How many jobs there are: ids are `0..len()`, input jobs first, then boxes, each made after
+    /// its contents.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
     pub fn get(&self, id: JobId) -> &Record {
         &self.records[id as usize]
     }

@@ -11,13 +11,46 @@ use super::jobs::{Contents, JobId, Jobs, Time, all_alive_at_once, colour_rows};
 /// buffer), from offset 0. A row's watermark rises to the top of what it holds (MaxAddr): by the
 /// buffers' real sizes (each input job's `largest`), not their rounded heights. Returns the
 /// highest address used.
+///
+/// A job's contents are stacked each on top of the one before, so what a job takes above the
+/// watermark it is placed at (its stack height) does not depend on that watermark: the heights
+/// are summed bottom-up first (a box is made after its contents, so in id order), the top-level
+/// jobs are placed by them, and the offsets are carried down box by box (in reverse id order, a
+/// box before its contents). Each pass visits the records in order, and its scattered accesses
+/// do not wait on each other, where a walk down the boxes waited on a cache miss per job.
+/// (Saturating sums of nonnegative terms are associative, so the offsets are those of the walk.)
 pub fn unbox(jobs: &Jobs, top: &[JobId], loose: &mut [u64]) -> u64 {
-    Unboxing { jobs, loose }.all(top, 0)
+    // Per job: its stack height until its offset is known, then its offset.
+    let mut at = vec![0u64; jobs.len()];
+    for id in 0..jobs.len() as JobId {
+        at[id as usize] = match jobs.contents(id) {
+            Contents::Buffer(_) => jobs.get(id).largest,
+            Contents::Boxed(inner) => inner.iter().fold(0, |height, &child| height.saturating_add(at[child as usize])),
+            Contents::Dummy => 0,
+        };
+    }
+    let highest = Unboxing { jobs, at: &mut at }.all(top, 0);
+    for id in (0..jobs.len() as JobId).rev() {
+        match jobs.contents(id) {
+            Contents::Boxed(inner) => {
+                let mut offset = at[id as usize];
+                for &child in inner {
+                    let height = at[child as usize];
+                    at[child as usize] = offset;
+                    offset = offset.saturating_add(height);
+                }
+            }
+            Contents::Buffer(index) => loose[index] = at[id as usize],
+            Contents::Dummy => {}
+        }
+    }
+    highest
 }
 
 struct Unboxing<'a> {
     jobs: &'a Jobs,
-    loose: &'a mut [u64],
+    /// Each job's stack height, replaced by its offset once it is placed.
+    at: &'a mut [u64],
 }
 
 impl Unboxing<'_> {
@@ -98,30 +131,16 @@ impl Unboxing<'_> {
         let mut watermark = watermark;
         for row in bounds.windows(2).map(|w| &by_row[w[0]..w[1]]) {
             // The jobs of a row never overlap in time, so all of them go at the same watermark.
-            jobs.prefetch(row.iter().copied());
             watermark = row.iter().map(|&id| self.place(id, watermark)).max().unwrap_or(watermark);
         }
         watermark
     }
 
-    /// One job at `watermark`: a buffer takes it as its loose offset, a box unboxes its contents from
-    /// it, the dummy job is skipped (§5.7). Returns the top of what was placed.
+    /// One job at `watermark` (the dummy job takes no room, §5.7): its offset, recorded for the
+    /// pass that carries offsets down into boxes. Returns the top of what it holds.
     fn place(&mut self, id: JobId, watermark: u64) -> u64 {
-        match self.jobs.contents(id) {
-            // (An input job's record holds its real size, on the line just read.)
-            Contents::Buffer(index) => {
-                self.loose[index] = watermark;
-                watermark.saturating_add(self.jobs.get(id).largest)
-            }
-            // A box's contents are of one height and alive at one time, kept in the order
-            // PlaceSameSizes stacks such jobs: each on top of the one before. Their records are
-            // asked for together before the first is visited.
-            Contents::Boxed(inner) => {
-                self.jobs.prefetch(inner.iter().copied());
-                inner.iter().fold(watermark, |watermark, &child| self.place(child, watermark))
-            }
-            Contents::Dummy => watermark,
-        }
+        let height = std::mem::replace(&mut self.at[id as usize], watermark);
+        watermark.saturating_add(height)
     }
 
     /// True when two of the jobs are alive at one time.

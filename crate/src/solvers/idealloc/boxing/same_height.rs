@@ -55,26 +55,33 @@ fn step<'a>(
     // Stable three-way partition in place: [ends by t | alive at t | starts after t], each side
     // in the given order (which the pivots of later steps and Lemma 1's ties depend on). The job
     // chosen is alive at t, so both sides are smaller than `items`. The jobs that do not end by t
-    // wait in `scratch` (reused from step to step, not allocated in each).
-    scratch.clear();
-    let mut before = 0;
+    // wait in `scratch` (reused from step to step, not allocated in each). Each job is written to
+    // both places and the count of one advances: no branch on which side a job falls, which the
+    // processor could not predict (the sides interleave at random).
+    if scratch.len() < items.len() {
+        scratch.resize(items.len(), items[0]);
+    }
+    let (mut before, mut rest) = (0, 0);
     for k in 0..items.len() {
         let item = items[k];
-        if item.end <= t {
-            items[before] = item;
-            before += 1;
-        } else {
-            scratch.push(item);
-        }
+        items[before] = item;
+        scratch[rest] = item;
+        let ends = (item.end <= t) as usize;
+        before += ends;
+        rest += 1 - ends;
     }
-    let mut after = before;
-    for &item in scratch.iter().filter(|item| item.start <= t) {
+    // The rest: those alive at t go straight after the first side, those starting after it are
+    // gathered at the front of `scratch` (never ahead of where they are read) and follow.
+    let (mut after, mut later) = (before, 0);
+    for k in 0..rest {
+        let item = scratch[k];
         items[after] = item;
-        after += 1;
+        scratch[later] = item;
+        let live = (item.start <= t) as usize;
+        after += live;
+        later += 1 - live;
     }
-    for (slot, &item) in items[after..].iter_mut().zip(scratch.iter().filter(|item| item.start > t)) {
-        *slot = item;
-    }
+    items[after..].copy_from_slice(&scratch[..later]);
     let (ends_before, rest) = items.split_at_mut(before);
     let (live, starts_after) = rest.split_at_mut(after - before);
     let unresolved = box_in_strips(jobs, live, shape.per_box, shape.box_height, shape.epsilon, made);
