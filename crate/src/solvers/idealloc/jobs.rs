@@ -302,6 +302,34 @@ pub fn mix(seed: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+        /// The colouring gives each item the row that a direct greedy scan gives it (by start,
+        /// ties in the given order, the lowest row free at its start), and no more rows than
+        /// items alive at once.
+        #[test]
+        fn colouring_matches_a_direct_greedy_scan(
+            raw in prop::collection::vec((0u32..60, 1u32..20), 1..120),
+        ) {
+            let lifetimes: Vec<(u32, u32)> = raw.iter().map(|&(s, l)| (s, s + l)).collect();
+            let (row_of, rows) = colour_rows(&lifetimes, |&l| l);
+            let mut order: Vec<usize> = (0..lifetimes.len()).collect();
+            order.sort_by_key(|&i| lifetimes[i].0);
+            let mut expected = vec![usize::MAX; lifetimes.len()];
+            for &i in &order {
+                let (s, e) = lifetimes[i];
+                let taken = |row: usize| {
+                    (0..lifetimes.len()).any(|j| expected[j] == row && lifetimes[j].0 < e && s < lifetimes[j].1)
+                };
+                expected[i] = (0..).find(|&row| !taken(row)).unwrap();
+            }
+            prop_assert_eq!(&row_of, &expected);
+            let most_alive = (0..80u32).map(|t| lifetimes.iter().filter(|l| l.0 <= t && t < l.1).count()).max();
+            prop_assert_eq!(Some(rows), most_alive);
+        }
+    }
 
     #[test]
     fn colouring_uses_as_many_rows_as_the_most_alive_at_once() {

@@ -154,8 +154,111 @@ impl Unboxing<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::boxing::{Schedule, box_in_rounds};
     use super::super::jobs::Made;
     use super::*;
+    use crate::options::Deadline;
+    use proptest::prelude::*;
+
+    /// Unboxing as Fig. 6 states it, a walk down the boxes from each top-level job (the rows
+    /// sorted by stable sorts on keys looked up in the records): the oracle for [`unbox`]'s passes.
+    struct Walk<'a> {
+        jobs: &'a Jobs,
+        loose: Vec<u64>,
+    }
+
+    impl Walk<'_> {
+        fn all(&mut self, ids: &[JobId], watermark: u64) -> u64 {
+            let size = |id: &JobId| self.jobs.get(*id).size;
+            if ids.iter().all(|id| size(id) == size(&ids[0])) {
+                return self.same_sizes(ids, watermark);
+            }
+            let mut lifetimes: Vec<(Time, Time)> =
+                ids.iter().map(|&id| (self.jobs.get(id).start, self.jobs.get(id).end)).collect();
+            lifetimes.sort_unstable();
+            if !lifetimes.windows(2).any(|pair| pair[1].0 < pair[0].1) {
+                return ids.iter().map(|&id| self.place(id, watermark)).max().unwrap_or(watermark);
+            }
+            let mut by_size = ids.to_vec();
+            by_size.sort_by_key(|id| Reverse(size(id)));
+            let mut watermark = watermark;
+            for class in by_size.chunk_by(|a, b| size(a) == size(b)) {
+                watermark = self.same_sizes(class, watermark);
+            }
+            watermark
+        }
+
+        fn same_sizes(&mut self, ids: &[JobId], watermark: u64) -> u64 {
+            let jobs = self.jobs;
+            let lifetime = |id: &JobId| (jobs.get(*id).start, jobs.get(*id).end);
+            if all_alive_at_once(ids, lifetime) {
+                let mut rows = ids.to_vec();
+                rows.sort_by_key(|&id| (Reverse(jobs.get(id).largest), jobs.get(id).start));
+                return rows.into_iter().fold(watermark, |watermark, id| self.place(id, watermark));
+            }
+            let (row_of, rows) = colour_rows(ids, lifetime);
+            let mut largest = vec![0u64; rows];
+            for (&id, &row) in ids.iter().zip(&row_of) {
+                largest[row] = largest[row].max(jobs.get(id).largest);
+            }
+            let mut by_largest: Vec<usize> = (0..rows).collect();
+            by_largest.sort_by_key(|&row| Reverse(largest[row]));
+            let mut watermark = watermark;
+            for row in by_largest {
+                let members = ids.iter().zip(&row_of).filter(|&(_, &r)| r == row);
+                watermark = members.map(|(&id, _)| self.place(id, watermark)).max().unwrap_or(watermark);
+            }
+            watermark
+        }
+
+        fn place(&mut self, id: JobId, watermark: u64) -> u64 {
+            match self.jobs.contents(id) {
+                Contents::Buffer(index) => {
+                    self.loose[index] = watermark;
+                    watermark.saturating_add(self.jobs.get(id).largest)
+                }
+                Contents::Boxed(inner) => {
+                    inner.iter().fold(watermark, |watermark, &child| self.place(child, watermark))
+                }
+                Contents::Dummy => watermark,
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Random buffers boxed in rounds at a random ε (a dummy job spanning them all, or not):
+        /// the passes give every buffer the loose offset, and return the highest address, that
+        /// the walk down the boxes gives, and the placement is valid.
+        #[test]
+        fn the_passes_place_as_the_walk_down_the_boxes(
+            raw in prop::collection::vec((0u32..120, 1u32..30, 0u32..5, 1u64..50), 1..250),
+            epsilon in 0.05f64..4.0,
+            dummy in any::<bool>(),
+            seed in any::<u64>(),
+        ) {
+            let mut jobs = Jobs::default();
+            let mut buffers = Vec::new();
+            for (i, &(start, length, scale, size)) in raw.iter().enumerate() {
+                let size = size << (4 * scale);
+                jobs.add_buffer(i, size, start, start + length);
+                buffers.push((u64::from(start), u64::from(start + length), size));
+            }
+            if dummy {
+                jobs.add_dummy(1 << 20, 0, 150);
+            }
+            let heights: Vec<u64> = jobs.inputs().map(|id| jobs.get(id).size).collect();
+            let schedule = Schedule::plan(&heights, epsilon);
+            let top = box_in_rounds(&mut jobs, &schedule, seed, &Deadline::none()).unwrap();
+            let mut loose = vec![u64::MAX; raw.len()];
+            let highest = unbox(&jobs, &top, &mut loose);
+            let mut walk = Walk { jobs: &jobs, loose: vec![u64::MAX; raw.len()] };
+            let walked = walk.all(&top, 0);
+            prop_assert_eq!(&loose, &walk.loose);
+            prop_assert_eq!(highest, walked);
+            assert_valid(&buffers, &loose);
+        }
+    }
 
     /// No two buffers alive at once share an address.
     fn assert_valid(buffers: &[(u64, u64, u64)], loose: &[u64]) {
