@@ -236,7 +236,7 @@ pub fn colour_rows<T, K: Ord + Copy>(items: &[T], lifetime: impl Fn(&T) -> (K, K
     // every step when unboxing colours the top-level boxes.
     let mut by_start: Vec<(K, usize, K)> =
         items.iter().map(&lifetime).enumerate().map(|(i, (s, e))| (s, i, e)).collect();
-    by_start.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    by_start.sort_unstable_by_key(|&(start, i, _)| (start, i));
     let mut row_of = vec![0usize; items.len()];
     if all_alive_at_once(&by_start, |&(s, _, e)| (s, e)) {
         for (row, &(_, i, _)) in by_start.iter().enumerate() {
