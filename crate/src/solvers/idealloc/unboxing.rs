@@ -20,37 +20,46 @@ use super::jobs::{Contents, JobId, Jobs, Time, all_alive_at_once, colour_rows};
 /// do not wait on each other, where a walk down the boxes waited on a cache miss per job.
 /// (Saturating sums of nonnegative terms are associative, so the offsets are those of the walk.)
 pub fn unbox(jobs: &Jobs, top: &[JobId], loose: &mut [u64]) -> u64 {
-    // Per job: its stack height until its offset is known, then its offset.
-    let mut at = vec![0u64; jobs.len()];
-    for id in 0..jobs.len() as JobId {
-        at[id as usize] = match jobs.contents(id) {
-            Contents::Buffer(_) => jobs.get(id).largest,
-            Contents::Boxed(inner) => inner.iter().fold(0, |height, &child| height.saturating_add(at[child as usize])),
-            Contents::Dummy => 0,
-        };
+    // Per box (ids from `first_box` on): its stack height until its offset is known, then its
+    // offset. An input job's height is its record's real size (0 for the dummy job), and its offset
+    // goes straight to `loose`: no entry for the inputs, half the jobs.
+    let first_box = jobs.inputs().end;
+    let mut at = vec![0u64; jobs.len() - first_box as usize];
+    for id in first_box..jobs.len() as JobId {
+        if let Contents::Boxed(inner) = jobs.contents(id) {
+            let height =
+                inner.iter().fold(0u64, |height, &child| height.saturating_add(stack_height(jobs, &at, child)));
+            at[(id - first_box) as usize] = height;
+        }
     }
-    let highest = Unboxing { jobs, at: &mut at }.all(top, 0);
-    for id in (0..jobs.len() as JobId).rev() {
-        match jobs.contents(id) {
-            Contents::Boxed(inner) => {
-                let mut offset = at[id as usize];
-                for &child in inner {
-                    let height = at[child as usize];
-                    at[child as usize] = offset;
-                    offset = offset.saturating_add(height);
-                }
+    let mut unboxing = Unboxing { jobs, first_box, at: &mut at, loose };
+    let highest = unboxing.all(top, 0);
+    for id in (first_box..jobs.len() as JobId).rev() {
+        if let Contents::Boxed(inner) = jobs.contents(id) {
+            let mut offset = unboxing.at[(id - first_box) as usize];
+            for &child in inner {
+                offset = unboxing.place(child, offset);
             }
-            Contents::Buffer(index) => loose[index] = at[id as usize],
-            Contents::Dummy => {}
         }
     }
     highest
 }
 
+/// A job's stack height: an input job's real size (0 for the dummy job), a box's from `at`.
+fn stack_height(jobs: &Jobs, at: &[u64], id: JobId) -> u64 {
+    match id.checked_sub(jobs.inputs().end) {
+        Some(k) => at[k as usize],
+        None => jobs.get(id).largest,
+    }
+}
+
 struct Unboxing<'a> {
     jobs: &'a Jobs,
-    /// Each job's stack height, replaced by its offset once it is placed.
+    /// The id of the first box.
+    first_box: JobId,
+    /// Each box's stack height, replaced by its offset once it is placed.
     at: &'a mut [u64],
+    loose: &'a mut [u64],
 }
 
 impl Unboxing<'_> {
@@ -136,10 +145,19 @@ impl Unboxing<'_> {
         watermark
     }
 
-    /// One job at `watermark` (the dummy job takes no room, §5.7): its offset, recorded for the
-    /// pass that carries offsets down into boxes. Returns the top of what it holds.
+    /// One job at `watermark`: a buffer takes it as its loose offset, a box records it for the
+    /// pass that carries offsets down into boxes, the dummy job takes no room (§5.7). Returns the
+    /// top of what the job holds.
     fn place(&mut self, id: JobId, watermark: u64) -> u64 {
-        let height = std::mem::replace(&mut self.at[id as usize], watermark);
+        let height = match id.checked_sub(self.first_box) {
+            Some(k) => std::mem::replace(&mut self.at[k as usize], watermark),
+            None => {
+                if let Contents::Buffer(index) = self.jobs.contents(id) {
+                    self.loose[index] = watermark;
+                }
+                self.jobs.get(id).largest
+            }
+        };
         watermark.saturating_add(height)
     }
 
