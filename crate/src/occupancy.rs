@@ -391,6 +391,33 @@ impl<A: Address> RoutedSets<A> {
         lowest_fit_in(reads, |id| self.sets[id as usize].view(&self.pool), size, alignment, floor)
     }
 
+    /// Asks for the cache lines of the sets `ids` ahead of a query or an insert that uses them
+    /// (a hint: nothing is read). A set's intervals beyond its inline one live in the pool, on a
+    /// line that only a second hint, once the set itself has arrived, can ask for: see
+    /// [`RoutedSets::prefetch_spilled`].
+    #[inline]
+    pub fn prefetch(&self, ids: &[u32]) {
+        for &id in ids {
+            if let Some(set) = self.sets.get(id as usize) {
+                prefetch(set);
+            }
+        }
+    }
+
+    /// Asks for the first pool line of each of the sets `ids` that keep their intervals in the
+    /// pool (reading the sets: best once [`RoutedSets::prefetch`] brought them in).
+    #[inline]
+    pub fn prefetch_spilled(&self, ids: &[u32]) {
+        for &id in ids {
+            if let Some(set) = self.sets.get(id as usize)
+                && set.class != 0
+                && let Some(first) = self.pool.intervals.get(set.block())
+            {
+                prefetch(first);
+            }
+        }
+    }
+
     /// True when some address in `[low, high)` is taken in one of a route's reads.
     pub fn is_taken(&self, reads: &[u32], low: u64, high: u64) -> bool {
         reads.iter().any(|&id| self.sets[id as usize].view(&self.pool).blocking(low, high).is_some())
@@ -966,7 +993,7 @@ fn lowest_fit_in<'a, A: Address>(
 
 /// Asks for the cache line holding `value` ahead of its use (a hint: it reads nothing).
 #[inline(always)]
-fn prefetch<T>(value: &T) {
+pub(crate) fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: SSE is part of x86_64, and a prefetch neither reads nor faults, whatever the address.
     unsafe {

@@ -8,12 +8,15 @@
 //! overlapping pair twice, §5.7).
 
 use crate::model::Problem;
-use crate::occupancy::{Address, Occupancy, RoutedSets, Routes};
+use crate::occupancy::{Address, Occupancy, RoutedSets, Routes, prefetch};
 use crate::options::{Deadline, Halt};
 use crate::solvers::greedy::schedule::local_order;
 
 /// How many buffers first fit gathers the data of at a time.
 const GATHER: usize = 256;
+
+/// How many buffers ahead of its placement first fit asks for a buffer's sets.
+const AHEAD: usize = 4;
 
 /// What one squeeze ended with.
 #[derive(Debug, PartialEq, Eq)]
@@ -208,11 +211,31 @@ impl<'a> Arena<'a> {
                 return Err(stop);
             }
             chunk.clear();
+            // (The routes' ids and the offsets' places are asked for here, to be read and
+            // written a chunk later.)
             chunk.extend(indices.iter().filter(|&&i| !self.fits[i].pinned).map(|&i| {
                 let (reads, writes) = self.routes.route(i);
+                reads.first().into_iter().chain(writes.first()).for_each(prefetch);
+                prefetch(&offsets[i]);
                 (i, self.fits[i], reads, writes)
             }));
-            for &(i, fit, reads, writes) in &chunk {
+            for (k, &(i, fit, reads, writes)) in chunk.iter().enumerate() {
+                // The sets of the buffers a few places on (and their reader counts) are asked for
+                // now, their pool blocks a little later (the sets must have arrived to say where
+                // those are), so that their misses overlap this buffer's search instead of
+                // waiting each in turn.
+                if let Some(&(_, _, reads, writes)) = chunk.get(k + AHEAD) {
+                    sets.prefetch(reads);
+                    sets.prefetch(writes);
+                    for &set in reads.iter().chain(writes) {
+                        if let Some(count) = readers.get(set as usize) {
+                            prefetch(count);
+                        }
+                    }
+                }
+                if let Some(&(_, _, reads, _)) = chunk.get(k + AHEAD / 2) {
+                    sets.prefetch_spilled(reads);
+                }
                 let overflow = || Halt::Overflow { buffer: buffers[i].id.clone(), offset: u64::MAX, size: fit.size };
                 let offset =
                     sets.lowest_fit_from(reads, fit.size, fit.alignment, self.start_address).ok_or_else(overflow)?;

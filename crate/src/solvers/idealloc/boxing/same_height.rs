@@ -38,8 +38,16 @@ pub fn box_one_height(
     deadline: &Deadline,
     made: &mut Made,
 ) -> Result<(), Halt> {
+    if items.len() <= PREFETCH_SIDE {
+        jobs.prefetch(items.iter().map(|item| item.id));
+    }
     split(jobs, items, shape, seed, 0, deadline, made)
 }
+
+/// Sides of at most this many jobs have their records asked for at once (32 bytes each: the
+/// level-2 cache holds them): boxing reads a record per job in time order, which scatters the reads
+/// across the arena, and sides this small are boxed before their records leave the cache.
+const PREFETCH_SIDE: usize = 4096;
 
 /// One critical point: boxes the jobs alive at it into `made` and returns the two sides, the jobs
 /// that end by it and those that start after it, with their seeds. `items` must not be empty.
@@ -55,28 +63,45 @@ fn step<'a>(
     // Stable three-way partition in place: [ends by t | alive at t | starts after t], each side
     // in the given order (which the pivots of later steps and Lemma 1's ties depend on). The job
     // chosen is alive at t, so both sides are smaller than `items`. The jobs that do not end by t
-    // wait in `scratch` (reused from step to step, not allocated in each).
-    scratch.clear();
-    let mut before = 0;
+    // wait in `scratch` (reused from step to step, not allocated in each). Each job is written to
+    // both places and the count of one advances: no branch on which side a job falls, which the
+    // processor could not predict (the sides interleave at random).
+    if scratch.len() < items.len() {
+        scratch.resize(items.len(), items[0]);
+    }
+    let (mut before, mut rest) = (0, 0);
     for k in 0..items.len() {
         let item = items[k];
-        if item.end <= t {
-            items[before] = item;
-            before += 1;
-        } else {
-            scratch.push(item);
-        }
+        items[before] = item;
+        scratch[rest] = item;
+        let ends = (item.end <= t) as usize;
+        before += ends;
+        rest += 1 - ends;
     }
-    let mut after = before;
-    for &item in scratch.iter().filter(|item| item.start <= t) {
+    // The rest: those alive at t go straight after the first side, those starting after it are
+    // gathered at the front of `scratch` (never ahead of where they are read) and follow.
+    let (mut after, mut later) = (before, 0);
+    for k in 0..rest {
+        let item = scratch[k];
         items[after] = item;
-        after += 1;
+        scratch[later] = item;
+        let live = (item.start <= t) as usize;
+        after += live;
+        later += 1 - live;
     }
-    for (slot, &item) in items[after..].iter_mut().zip(scratch.iter().filter(|item| item.start > t)) {
-        *slot = item;
-    }
+    items[after..].copy_from_slice(&scratch[..later]);
+    let whole = items.len();
     let (ends_before, rest) = items.split_at_mut(before);
     let (live, starts_after) = rest.split_at_mut(after - before);
+    // A side small enough for the caches has its records asked for once: each of its jobs is
+    // boxed (its record read) by one of the steps below, which partition it first.
+    if whole > PREFETCH_SIDE {
+        for side in [&*ends_before, &*starts_after] {
+            if side.len() <= PREFETCH_SIDE {
+                jobs.prefetch(side.iter().map(|item| item.id));
+            }
+        }
+    }
     let unresolved = box_in_strips(jobs, live, shape.per_box, shape.box_height, shape.epsilon, made);
     box_by_rows(jobs, &mut live[..unresolved], shape.per_box, shape.box_height, made);
     [(ends_before, mix(seed ^ 1)), (starts_after, mix(seed ^ 2))]

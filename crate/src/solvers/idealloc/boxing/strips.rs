@@ -29,6 +29,11 @@ pub fn box_in_strips(
     if count <= first_strip.saturating_mul(2) {
         return count;
     }
+    // The boxes read every job's record (its largest buffer): asked for now, the records arrive
+    // while the jobs are sorted (a few thousand at most, which the caches hold).
+    if count <= PREFETCH_MAX {
+        jobs.prefetch(live.iter().map(|item| item.id));
+    }
     // Both orders over positions in `live`; ties keep the given order, as do the strip sorts (by
     // position), so that the boxing depends on the seed alone. `taken` marks jobs already in a strip.
     let mut by_start: Vec<u32> = (0..count as u32).collect();
@@ -50,6 +55,9 @@ pub fn box_in_strips(
             break;
         }
         strip_jobs.sort_unstable_by_key(|&k| (Reverse(live[k as usize].end), k));
+        if count > PREFETCH_MAX {
+            jobs.prefetch(strip_jobs.iter().map(|&k| live[k as usize].id));
+        }
         for group in strip_jobs.chunks(per_box) {
             made.add_box(jobs, box_height, group.iter().map(|&k| live[k as usize].id));
         }
@@ -59,6 +67,9 @@ pub fn box_in_strips(
             break;
         }
         strip_jobs.sort_unstable_by_key(|&k| (live[k as usize].start, k));
+        if count > PREFETCH_MAX {
+            jobs.prefetch(strip_jobs.iter().map(|&k| live[k as usize].id));
+        }
         for group in strip_jobs.chunks(per_box) {
             made.add_box(jobs, box_height, group.iter().map(|&k| live[k as usize].id));
         }
@@ -75,11 +86,25 @@ pub fn box_in_strips(
 /// the given order).
 pub fn box_by_rows(jobs: &Jobs, items: &mut [Item], per_box: usize, box_height: u64, made: &mut Made) {
     debug_assert!(all_alive_at_once(items, |item| (item.start, item.end)), "jobs of one critical point");
+    // (As in [`box_in_strips`]: the records arrive while the jobs are sorted.)
+    if items.len() <= PREFETCH_MAX {
+        jobs.prefetch(items.iter().map(|item| item.id));
+    }
     items.sort_by_key(|item| item.start);
-    for group in items.chunks(per_box.max(1)) {
+    let per_box = per_box.max(1);
+    for (k, group) in items.chunks(per_box).enumerate() {
+        if items.len() > PREFETCH_MAX
+            && let Some(next) = items.chunks(per_box).nth(k + 1)
+        {
+            jobs.prefetch(next.iter().map(|item| item.id));
+        }
         made.add_box(jobs, box_height, group.iter().map(|item| item.id));
     }
 }
+
+/// Up to this many jobs have their records asked for all at once (32 bytes each: well within the
+/// caches); more, a strip or a box at a time.
+const PREFETCH_MAX: usize = 4096;
 
 /// Appends to `strip` the next `want` positions of `order` (from `*next` on, of `len`) not yet in a
 /// strip, marked as taken.
