@@ -99,6 +99,11 @@ impl Jobs {
         &self.records[id as usize]
     }
 
+    /// How many jobs' records may be asked for at once ([`Jobs::prefetch`]): 32 bytes each, they
+    /// stay in the level-2 cache until read. Boxing asks for a group this small whole, a larger
+    /// one a strip or a box at a time.
+    pub const PREFETCH_AT_ONCE: usize = 4096;
+
     /// Asks for the records of `ids` ahead of their use (a hint: nothing is read). Boxing and
     /// unboxing visit jobs in time order or box by box, which scatters their records across the
     /// arena: asked for together, their cache misses overlap instead of waiting each in turn.

@@ -38,16 +38,13 @@ pub fn box_one_height(
     deadline: &Deadline,
     made: &mut Made,
 ) -> Result<(), Halt> {
-    if items.len() <= PREFETCH_SIDE {
+    // Boxing reads a record per job in time order, which scatters the reads across the arena; a
+    // group small enough is boxed before its records, asked for at once, leave the cache.
+    if items.len() <= Jobs::PREFETCH_AT_ONCE {
         jobs.prefetch(items.iter().map(|item| item.id));
     }
     split(jobs, items, shape, seed, 0, deadline, made)
 }
-
-/// Sides of at most this many jobs have their records asked for at once (32 bytes each: the
-/// level-2 cache holds them): boxing reads a record per job in time order, which scatters the reads
-/// across the arena, and sides this small are boxed before their records leave the cache.
-const PREFETCH_SIDE: usize = 4096;
 
 /// One critical point: boxes the jobs alive at it into `made` and returns the two sides, the jobs
 /// that end by it and those that start after it, with their seeds. `items` must not be empty.
@@ -95,9 +92,9 @@ fn step<'a>(
     let (live, starts_after) = rest.split_at_mut(after - before);
     // A side small enough for the caches has its records asked for once: each of its jobs is
     // boxed (its record read) by one of the steps below, which partition it first.
-    if whole > PREFETCH_SIDE {
+    if whole > Jobs::PREFETCH_AT_ONCE {
         for side in [&*ends_before, &*starts_after] {
-            if side.len() <= PREFETCH_SIDE {
+            if side.len() <= Jobs::PREFETCH_AT_ONCE {
                 jobs.prefetch(side.iter().map(|item| item.id));
             }
         }

@@ -31,7 +31,7 @@ pub fn box_in_strips(
     }
     // The boxes read every job's record (its largest buffer): asked for now, the records arrive
     // while the jobs are sorted (a few thousand at most, which the caches hold).
-    if count <= PREFETCH_MAX {
+    if count <= Jobs::PREFETCH_AT_ONCE {
         jobs.prefetch(live.iter().map(|item| item.id));
     }
     // Both orders over positions in `live`; ties keep the given order, as do the strip sorts (by
@@ -55,7 +55,7 @@ pub fn box_in_strips(
             break;
         }
         strip_jobs.sort_unstable_by_key(|&k| (Reverse(live[k as usize].end), k));
-        if count > PREFETCH_MAX {
+        if count > Jobs::PREFETCH_AT_ONCE {
             jobs.prefetch(strip_jobs.iter().map(|&k| live[k as usize].id));
         }
         for group in strip_jobs.chunks(per_box) {
@@ -67,7 +67,7 @@ pub fn box_in_strips(
             break;
         }
         strip_jobs.sort_unstable_by_key(|&k| (live[k as usize].start, k));
-        if count > PREFETCH_MAX {
+        if count > Jobs::PREFETCH_AT_ONCE {
             jobs.prefetch(strip_jobs.iter().map(|&k| live[k as usize].id));
         }
         for group in strip_jobs.chunks(per_box) {
@@ -87,13 +87,13 @@ pub fn box_in_strips(
 pub fn box_by_rows(jobs: &Jobs, items: &mut [Item], per_box: usize, box_height: u64, made: &mut Made) {
     debug_assert!(all_alive_at_once(items, |item| (item.start, item.end)), "jobs of one critical point");
     // (As in [`box_in_strips`]: the records arrive while the jobs are sorted.)
-    if items.len() <= PREFETCH_MAX {
+    if items.len() <= Jobs::PREFETCH_AT_ONCE {
         jobs.prefetch(items.iter().map(|item| item.id));
     }
     items.sort_by_key(|item| item.start);
     let per_box = per_box.max(1);
     for (k, group) in items.chunks(per_box).enumerate() {
-        if items.len() > PREFETCH_MAX
+        if items.len() > Jobs::PREFETCH_AT_ONCE
             && let Some(next) = items.chunks(per_box).nth(k + 1)
         {
             jobs.prefetch(next.iter().map(|item| item.id));
@@ -101,10 +101,6 @@ pub fn box_by_rows(jobs: &Jobs, items: &mut [Item], per_box: usize, box_height: 
         made.add_box(jobs, box_height, group.iter().map(|item| item.id));
     }
 }
-
-/// Up to this many jobs have their records asked for all at once (32 bytes each: well within the
-/// caches); more, a strip or a box at a time.
-const PREFETCH_MAX: usize = 4096;
 
 /// Appends to `strip` the next `want` positions of `order` (from `*next` on, of `len`) not yet in a
 /// strip, marked as taken.
