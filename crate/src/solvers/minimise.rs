@@ -157,9 +157,7 @@ impl Minimised {
 /// top is a multiple of this unit. So a plan fits a capacity exactly when one fits the multiple of
 /// the unit at or below it.
 fn unit(problem: &Problem) -> u64 {
-    fn gcd(a: u64, b: u64) -> u64 {
-        if b == 0 { a } else { gcd(b, a % b) }
-    }
+    use num_integer::gcd;
     let unit = problem.buffers().iter().fold(0, |unit, buffer| {
         let aligned = if buffer.alignment > 1 { gcd(unit, buffer.alignment) } else { unit };
         gcd(gcd(aligned, buffer.size), buffer.pinned.unwrap_or(0))

@@ -27,6 +27,7 @@
 //! are common; `scripts/bounds/subset_probe.py` settled a window of D at L in 0.9 s with them
 //! stacked, where the search of the unreduced window was unknown after 10 s.
 
+use crate::alignment::lcm;
 use crate::model::{Buffer, Problem};
 
 /// The most buffer visits the scans may make, per buffer: each round visits the buffers starting
@@ -132,15 +133,6 @@ impl Spanning {
         placed.extend(order.iter().map(|&k| self.kept[k]));
         (whole, placed)
     }
-}
-
-/// The least common multiple of `a` and `b`, if it fits `u64`.
-fn lcm(a: u64, b: u64) -> Option<u64> {
-    let (mut x, mut y) = (a, b);
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    (a / x).checked_mul(b)
 }
 
 #[cfg(test)]

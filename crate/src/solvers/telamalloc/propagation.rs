@@ -11,6 +11,7 @@
 use super::layout::{Interval, Layout};
 use super::timeline::Timeline;
 use crate::alignment::align_up;
+use num_integer::gcd;
 
 /// `offset` of a buffer not placed yet.
 pub const UNPLACED: u64 = u64::MAX;
@@ -459,10 +460,6 @@ impl GapFill {
         let w = self.bits.iter().rposition(|&word| word != 0).unwrap_or(0); // bit 0 is always set
         (w as u64) * 64 + (63 - self.bits[w].leading_zeros() as u64)
     }
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 #[cfg(test)]

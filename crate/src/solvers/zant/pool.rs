@@ -7,7 +7,7 @@ use std::collections::BinaryHeap;
 
 use super::free::{FreeObjects, Reuse};
 use super::overflow;
-use crate::alignment::align_up;
+use crate::alignment::{align_up, lcm};
 use crate::metrics;
 use crate::model::Buffer;
 use crate::options::{Deadline, Halt};
@@ -137,18 +137,6 @@ pub fn peak_sizes(buffers: &[Buffer], walk: &[usize]) -> Vec<u64> {
     walk.iter().filter(|&&i| buffers[i].start <= peak && peak < buffers[i].end).map(|&i| buffers[i].size).collect()
 }
 
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
-/// The least common multiple of two alignments (both >= 1); `None` past u64.
-fn lcm(a: u64, b: u64) -> Option<u64> {
-    (a / gcd(a, b)).checked_mul(b)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,12 +176,5 @@ mod tests {
         assert_eq!(lookahead_size(&bs, &walk, 0, 2), 8);
         assert_eq!(lookahead_size(&bs, &walk, 0, 3), 70);
         assert_eq!(lookahead_size(&bs, &walk, 5, 8), 70);
-    }
-
-    #[test]
-    fn shared_objects_align_to_every_buffer_they_hold() {
-        assert_eq!(lcm(4, 6), Some(12));
-        assert_eq!(lcm(1, 16), Some(16));
-        assert_eq!(lcm(u64::MAX, u64::MAX - 1), None);
     }
 }
