@@ -2,9 +2,14 @@
 """An LP relaxation of "does this instance pack within C units?" (issue 20). Run by hand, never
 in CI (it needs `pip install --user highspy numpy`):
 
-    python3 scripts/bounds/lp_bound.py INSTANCE.csv [--capacity UNITS] [--search]
-        [--check-plan PLAN.csv] [--min-load UNITS] [--certify] [--solver simplex|ipm]
+    python3 scripts/bounds/lp_bound.py INSTANCE.csv [--capacity UNITS] [--search] [--certify]
+        [--chained] [--solver simplex|ipm] [--no-crossover] [--ipm-tolerance 1e-6]
+        [--check-plan PLAN.csv] [--min-load UNITS] [--cutting]
     python3 scripts/bounds/lp_bound.py --random 200 --memplan target/release/memplan
+    python3 scripts/bounds/lp_bound.py --self-test
+
+On D and J (scripts/bounds/README.md) use `--chained --solver ipm --no-crossover`: HiGHS's dual
+simplex does not finish on them.
 
 What it proves. Units: u = the gcd of the sizes, w_i = size_i / u. A plan can be pushed down
 (every buffer to the lowest offset its neighbours below allow) without raising its peak, and
@@ -37,7 +42,12 @@ K units (dropping rows keeps a relaxation, so an infeasible answer is still a pr
 the optimum of memplan's exact MiniMalloc (`--memplan BINARY`), and counts the instances where
 the optimum exceeds L and where the LP bound does. `--self-test` checks the rows against a naive
 cell-by-cell oracle on random integral placements (valid plans meet every row, overlapping ones
-break one).
+break one), the chained form against the plain one, and the certificate check both ways.
+`--cutting` adds the cliques' rows a few at a time, as the solver's point breaks them (an
+infeasible subset is a proof too); on D its first round (the 5 cliques at L) broke all 86 others.
+
+A feasible answer is checked here, not taken from HiGHS: every row and bound at the solver's
+point, within `--tolerance` (1e-6). It says only that this relaxation cannot refute C.
 """
 
 import argparse
@@ -182,7 +192,8 @@ class Relaxation:
         self.b = np.concatenate(his) if his else np.zeros(0, dtype=np.int64)
         # Lower bounds: equal to hi on the chained rows, none (-inf) elsewhere.
         self.has_lo = np.concatenate(
-            [np.full(len(h), lo is not None) for h, lo in zip(his, los)]) if his else np.zeros(0, bool)
+            [np.full(len(h), lo is not None) for h, lo in zip(his, los)]
+        ) if his else np.zeros(0, bool)
         self.lo = np.concatenate(
             [h if lo is None else lo for h, lo in zip(his, los)]) if his else np.zeros(0, np.int64)
         order = np.argsort(row, kind="stable")
@@ -233,7 +244,8 @@ class Relaxation:
                 y[self.ny + j * C : self.ny + (j + 1) * C] = z
         return y
 
-    def solve(self, solver="simplex", threads=1, time_limit=None, verbose=False, crossover=True):
+    def solve(self, solver="simplex", threads=1, time_limit=None, verbose=False, crossover=True,
+              ipm_tolerance=None):
         """(status string, highs) of the feasibility LP (zero objective)."""
         import highspy
 
@@ -241,6 +253,8 @@ class Relaxation:
         h.setOptionValue("output_flag", verbose)
         if not crossover:
             h.setOptionValue("run_crossover", "off")
+        if ipm_tolerance:
+            h.setOptionValue("ipm_optimality_tolerance", ipm_tolerance)
         h.setOptionValue("solver", solver)
         h.setOptionValue("threads", threads)
         if time_limit:
@@ -322,8 +336,10 @@ def cutting(widths, cliques, capacity, args):
         ex = full.excess(y)
         per_clique = ex[: full.clique_rows].reshape(len(cliques), capacity).max(axis=1)
         info["max_excess_all_rows"] = float(ex.max())
-        info["max_excess_monotone"] = float(ex[full.clique_rows:].max()) if full.nrows > full.clique_rows else 0.0
-        broken = [j for j in np.argsort(-per_clique) if per_clique[j] > args.tolerance and j not in active]
+        monotone = ex[full.clique_rows:]
+        info["max_excess_monotone"] = float(monotone.max()) if len(monotone) else 0.0
+        broken = [j for j in np.argsort(-per_clique)
+                  if per_clique[j] > args.tolerance and j not in active]
         info["cliques_broken"] = len(broken)
         print(json.dumps(info), flush=True)
         if not broken:
@@ -344,7 +360,8 @@ def lp_feasible(widths, cliques, capacity, args, certify=False):
     rel = Relaxation(widths, cliques, capacity, chained=getattr(args, "chained", False))
     t_build = time.time() - t0
     status, h = rel.solve(args.solver, args.threads, args.lp_time_limit, args.verbose,
-                          crossover=not getattr(args, "no_crossover", False))
+                          crossover=not getattr(args, "no_crossover", False),
+                          ipm_tolerance=getattr(args, "ipm_tolerance", None))
     info = {
         "capacity": capacity,
         "rows": rel.nrows,
@@ -357,11 +374,17 @@ def lp_feasible(widths, cliques, capacity, args, certify=False):
     }
     # "Empty": no variables, and no empty row had a negative rhs (checked when building).
     feasible = status in ("Optimal", "Empty")
-    if feasible and h is not None:
+    if h is not None and status not in ("Infeasible", "Empty") and h.getSolution().value_valid:
+        # Checked here rather than taken from the solver's status: an interior point that HiGHS
+        # calls imprecise ("Unknown") is still a feasible point if it meets every row and bound.
         v = np.asarray(h.getSolution().col_value)
         ex = rel.excess(v)
         info["max_row_excess"] = float(ex.max()) if len(ex) else 0.0
         info["max_bound_excess"] = float(max((-v).max(), (v - 1).max())) if len(v) else 0.0
+        met = max(info["max_row_excess"], info["max_bound_excess"]) <= args.tolerance
+        if status != "Optimal" and met:
+            info["status"] = f"{status}; point meets every row within {args.tolerance:g}"
+        feasible = met
     if status.startswith("infeasible (trivially)"):
         info["certified"] = True
         return False, info
@@ -451,7 +474,9 @@ def first_fit(buffers):
         taken = sorted(
             (offs[j], offs[j] + buffers[j][3])
             for j in range(len(buffers))
-            if offs[j] is not None and buffers[i][1] < buffers[j][2] and buffers[j][1] < buffers[i][2]
+            if offs[j] is not None
+            and buffers[i][1] < buffers[j][2]
+            and buffers[j][1] < buffers[i][2]
         )
         o = 0
         for lo, hi in taken:
@@ -492,7 +517,8 @@ def run_random(args):
             sys.exit(f"LP bound {lp} above the optimum {opt}: the relaxation is wrong: {buffers}")
         rows.append((len(buffers), L, lp, opt))
         if args.verbose_search or lp > L:
-            print(f"n={len(buffers)} L={L} LP={lp} OPT={opt} {buffers if lp > L else ''}", flush=True)
+            shown = buffers if lp > L else ""
+            print(f"n={len(buffers)} L={L} LP={lp} OPT={opt} {shown}", flush=True)
     print(json.dumps({
         "instances_generated": total,
         "opt_above_L": gap,
@@ -599,9 +625,11 @@ def main():
     p.add_argument("--add-cliques", type=int, default=8)
     p.add_argument("--tolerance", type=float, default=1e-6)
     p.add_argument("--chained", action="store_true",
-                   help="write each clique's rows from the previous clique's (same LP, fewer nonzeros)")
+                   help="each clique's rows from the previous clique's (same LP, fewer nonzeros)")
+    p.add_argument("--ipm-tolerance", type=float,
+                   help="IPM optimality tolerance (HiGHS's default 1e-8 can stall at the end on D)")
     p.add_argument("--no-crossover", action="store_true",
-                   help="IPM: stop at the interior point (a feasible answer is then checked row by row)")
+                   help="IPM: stop at the interior point (a feasible one is checked row by row)")
     args = p.parse_args()
 
     if args.self_test:
@@ -651,7 +679,8 @@ def main():
 
     C = args.capacity or L
     feasible, info = lp_feasible(widths, kept, C, args, certify=args.certify)
-    info["answer"] = "feasible" if feasible else ("unknown" if info.get("undecided") else "infeasible")
+    undecided = info.get("undecided")
+    info["answer"] = "feasible" if feasible else ("unknown" if undecided else "infeasible")
     print(json.dumps(info))
 
 
