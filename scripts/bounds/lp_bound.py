@@ -63,15 +63,8 @@ import time
 
 import numpy as np
 
-
-def read_instance(path):
-    """Rows (id, lower, upper, size) of a memplan CSV with `id,lower,upper,size` columns."""
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    missing = {"id", "lower", "upper", "size"} - set(rows[0] if rows else {})
-    if missing:
-        sys.exit(f"{path}: missing columns {sorted(missing)}")
-    return [(r["id"], int(r["lower"]), int(r["upper"]), int(r["size"])) for r in rows]
+# The reader of the instances the subset probes read (the script beside this one).
+from subset_probe import read_instance
 
 
 def read_offsets(path):
