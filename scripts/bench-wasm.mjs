@@ -2,7 +2,8 @@
 // CLI on one thread (--threads 1) on the same instances and solvers: the median of each side's own
 // `elapsed_ms` over repeated runs, and their ratio.
 // Usage: node scripts/bench-wasm.mjs [repeats] [solvers] FILES...   (after scripts/build-wasm.sh and
-// cargo build --release). MEMPLAN_CAPACITY=1048576 solves at that capacity (both sides).
+// cargo build --release). MEMPLAN_CAPACITY=1048576 solves at that capacity (both sides);
+// MEMPLAN_CLI names another native binary (the test suite's smoke run uses the debug one).
 //
 // The two sides take turns, one native run then one wasm run, repeat after repeat: this machine's
 // speed drifts over seconds (a shared, 2-core VM), and running all native repeats before all wasm
@@ -22,6 +23,7 @@ const pkg = await import(`${pkgDir}/index.js`);
 await pkg.default({ module_or_path: readFileSync(`${pkgDir}/index_bg.wasm`) });
 
 const capacity = process.env.MEMPLAN_CAPACITY;
+const cli = process.env.MEMPLAN_CLI ?? `${root}target/release/memplan`;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** One native solve; the CLI prints one JSON line (and exits 1 when no plan fits the capacity). */
@@ -30,7 +32,7 @@ function runNative(file, solver) {
     ...(capacity ? ['--capacity', capacity] : [])];
   let out;
   try {
-    out = execFileSync(`${root}target/release/memplan`, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    out = execFileSync(cli, args, { stdio: ['ignore', 'pipe', 'ignore'] });
   } catch (error) {
     out = error.stdout; // over capacity: the JSON line is still printed
   }
@@ -40,9 +42,11 @@ function runNative(file, solver) {
 
 function runWasm(instance, solver) {
   const job = pkg.Job.start(instance, { solver, seed: '0', ...(capacity ? { capacity } : {}) });
-  const { result } = job.poll();
+  // The single-threaded build solves inside `start`, so the first poll is done.
+  const status = job.poll();
   job.free();
-  return { ms: result.elapsed_ms, makespan: String(result.makespan) };
+  if (status.state !== 'done') throw new Error(`wasm job for ${solver} is still ${status.state}`);
+  return { ms: status.summary.elapsed_ms, makespan: String(status.summary.makespan) };
 }
 
 console.log('| instance | solver | wasm ms | native ms | wasm / native | same makespan |');

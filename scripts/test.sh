@@ -70,6 +70,13 @@ stage "docs element: build (dist-embed)" npm run --silent build:embed
 cli=target/debug/memplan
 [ -x "$cli" ] || stage "CLI build (the browser tests compare with it)" cargo build --quiet || browser=no
 
+# Scripts that measure are code: each runs once on a tiny input, so that a change of the API they
+# call breaks a test, not the next person who measures.
+if [ "$browser" = yes ]; then
+  stage "measuring scripts: bench-wasm.mjs smoke run" env MEMPLAN_CLI="$cli" \
+    node scripts/bench-wasm.mjs 1 slff,auto public/examples/handmade/small.csv
+fi
+
 if [ "$browser" = yes ]; then
   echo "== browser tests"
   setsid npx vite preview --strictPort >/dev/null 2>&1 &
