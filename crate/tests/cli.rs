@@ -225,6 +225,20 @@ fn bench_prints_a_row_per_instance_and_solver() {
     assert_eq!(csv.lines().count(), 2);
 }
 
+/// One unreadable file among several: it is named, the others are benched, and the exit status
+/// says something was left out.
+#[test]
+fn bench_reports_a_bad_file_and_benches_the_others() {
+    let good = example("minimalloc/challenging/A.1048576.csv");
+    let bad = scratch("bench-bad.csv", "id,lower,upper,size\na,0,1,x\n");
+    let output = memplan(&["bench", &bad, &good, "--solvers", "slff"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(table.lines().filter(|l| l.starts_with("| A.")).count(), 1, "{table}");
+    assert!(stderr(&output).contains("bench-bad.csv"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("1 of 2 files could not be read"), "{}", stderr(&output));
+}
+
 #[test]
 fn bench_sets_the_peers_best_figure_beside_each_row() {
     let a = example("minimalloc/challenging/A.1048576.csv");
@@ -276,6 +290,7 @@ fn generate_writes_a_trace_that_reads_back() {
     let out = scratch("trace.csv", "");
     let output = memplan(&["generate", "--buffers", "300", "--seed", "9", "--out", &out]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stderr(&output).contains(&format!("300 buffers written to {out}")), "{}", stderr(&output));
     let stats = json_line(&memplan(&["stats", &out]));
     assert_eq!(stats["buffers"], 300);
     let again = memplan(&["generate", "--buffers", "300", "--seed", "9"]);

@@ -183,15 +183,36 @@ pub fn bench(
     if let Some(unknown) = options.params.names().find(|name| !declared.contains(name)) {
         return Err(Failure::bad_input(format!("none of the solvers has a parameter {unknown}")));
     }
+    // A file that cannot be read is reported and left out; the others are benched, and the exit
+    // status says that something was left out (a table that silently lacks rows misleads).
     let mut instances = Vec::new();
+    let mut unread = Vec::new();
     for file in files {
-        let document = load(file, input, Offsets::Pinned)?;
-        let name = std::path::Path::new(file).file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned());
-        instances.push((name, document.problem));
+        match load(file, input, Offsets::Pinned) {
+            Ok(document) => {
+                let name =
+                    std::path::Path::new(file).file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+                instances.push((name, document.problem));
+            }
+            Err(failure) => {
+                eprintln!("memplan: {}", failure.message);
+                unread.push(file.as_str());
+            }
+        }
     }
     let mut rows = bench::run_all_metered(&instances, solvers, &options, repeat, Some(&crate::HEAP));
     bench::attach_peers(&mut rows, &figures);
-    print!("{}", if csv { bench::csv(&rows) } else { bench::markdown(&rows) });
+    if !instances.is_empty() {
+        print!("{}", if csv { bench::csv(&rows) } else { bench::markdown(&rows) });
+    }
+    if !unread.is_empty() {
+        return Err(Failure::bad_input(format!(
+            "{} of {} files could not be read and were not benched: {}",
+            unread.len(),
+            files.len(),
+            unread.join(", ")
+        )));
+    }
     if rows.iter().any(|r| r.makespan.is_some() && !r.valid) {
         return Err(Failure::infeasible("some plans were invalid (see the table)"));
     }
@@ -231,10 +252,14 @@ pub fn generate(
         None => Format::Csv,
     };
     let problem = shape.generate(buffers, seed);
+    let count = problem.len();
     let document = format::Document::new(problem, format);
     let text = format::write(&document, &[], format);
     match out {
-        Some(path) => std::fs::write(path, text).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?,
+        Some(path) => {
+            std::fs::write(path, text).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+            eprintln!("memplan: {count} buffers written to {path}");
+        }
         None => print!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
