@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes memplan's readers with cargo-fuzz (libFuzzer) on the pinned nightly: the CSV and JSON
 # readers, format sniffing (`format::read`), the size parser, the TFLite importer (`tflite`:
-# models imported, planned, written back with an offline plan and read again) and the XLA importer
+# models imported, planned, written back with an offline plan and read again), the ExecuTorch
+# importer (`pte`: programs imported, written back with another plan and read again) and the XLA importer
 # (`xla`: dumps imported, XLA's offsets validated, the xla preset run). Each target checks that nothing
 # panics and that what reads writes back to the same problem (crate/fuzz/src/lib.rs).
 #   scripts/fuzz.sh                  every target for 60 s
@@ -16,7 +17,7 @@ source scripts/versions.sh
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(csv json read size tflite xla)
+[ ${#targets[@]} -gt 0 ] || targets=(csv json read size tflite pte xla)
 
 if ! rustup run "$NIGHTLY" rustc --version >/dev/null 2>&1; then
   echo "== fuzz: installing $NIGHTLY"

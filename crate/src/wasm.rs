@@ -286,7 +286,7 @@ pub struct Model {
 }
 
 /// Imports a model file of any kind memplan reads, told by its content (`name` is the file's
-/// name): TFLite or XLA (see [`crate::import::ModelKind`]). Throws a [`Refusal`] saying why not.
+/// name): TFLite, ExecuTorch or XLA (see [`crate::import::ModelKind`]). Throws a [`Refusal`] saying why not.
 #[wasm_bindgen(js_name = importModel)]
 pub fn import_model(bytes: &[u8], name: &str) -> Result<Model, JsValue> {
     let model = crate::import::import_model(bytes, name).map_err(|e| {

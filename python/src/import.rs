@@ -1,8 +1,8 @@
-//! `import_tflite` and `import_xla`: the core's importers on a model file, as `memplan import`
+//! `import_tflite`, `import_pte` and `import_xla`: the core's importers on a model file, as `memplan import`
 //! runs them, with the compiler's own plan beside the instance.
 
 use memplan::format::{Document, Format};
-use memplan::import::{tflite, xla};
+use memplan::import::{pte, tflite, xla};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
@@ -99,6 +99,39 @@ pub fn import_tflite(
         problem: Py::new(py, problem)?,
         compiler_plan,
         compiler: "LiteRT's arena planner (the tflite preset)".into(),
+        summary: summary.to_string(),
+    })
+}
+
+/// Imports an ExecuTorch program (``.pte``): the instance of planned memory ``memory_id`` (1,
+/// ExecuTorch's arena, by default) of its first method, one buffer per storage (id = the value
+/// index of its first tensor; a view shares its base's), times = instructions, with ExecuTorch's
+/// own offsets (``compiler_plan``). Sizes and offsets are aligned to ``alignment`` (ExecuTorch's
+/// planner: 16).
+///
+/// Raises ``memplan.ModelError`` (a ``ValueError``) saying what is wrong with the file.
+#[pyfunction]
+#[pyo3(signature = (path, memory_id = 1, alignment = 16))]
+pub fn import_pte(py: Python<'_>, path: std::path::PathBuf, memory_id: u32, alignment: u64) -> PyResult<ImportedModel> {
+    let name = path.to_string_lossy().into_owned();
+    let bytes = read(py, &path)?;
+    let refuse = |error: pte::ImportError| {
+        let kind = match error {
+            pte::ImportError::Malformed(_) => "malformed",
+            pte::ImportError::Unsupported(_) => "unsupported",
+            pte::ImportError::Request(_) => "request",
+        };
+        model_error(py, &name, kind, error)
+    };
+    let options = pte::ImportOptions { memory_id, alignment };
+    let instance = py.detach(|| pte::import(&bytes, &options)).map_err(refuse)?;
+    let summary = serde_json::to_value(instance.summary()).map_err(|e| model_error(py, &name, "malformed", e))?;
+    let compiler_plan = Some(instance.compiler_plan.clone());
+    let problem = Problem::new(Document::new(instance.problem, Format::Csv));
+    Ok(ImportedModel {
+        problem: Py::new(py, problem)?,
+        compiler_plan,
+        compiler: "ExecuTorch's memory planner (the program's own offsets)".into(),
         summary: summary.to_string(),
     })
 }

@@ -35,6 +35,7 @@ fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve::solvers, m)?)?;
     m.add_function(wrap_pyfunction!(result::_restore_result, m)?)?;
     m.add_function(wrap_pyfunction!(import::import_tflite, m)?)?;
+    m.add_function(wrap_pyfunction!(import::import_pte, m)?)?;
     m.add_function(wrap_pyfunction!(import::import_xla, m)?)?;
     Ok(())
 }

@@ -28,6 +28,20 @@ def test_tflite_instance_and_litert_plan():
     assert (better.offsets % 64 == 0).all()
 
 
+def test_pte_instance_and_executorch_plan():
+    model = memplan.import_pte(FIXTURES / "executorch" / "mlp_with_view.pte")
+    problem = model.problem
+    assert model.summary["tensors"] == len(problem) + 1  # a view shares its base's buffer
+    compiler = memplan.validate(problem, model.compiler_plan)
+    assert compiler.valid, compiler.violations
+    assert compiler.makespan == model.summary["compiler_arena"]
+    better = checked(problem, memplan.solve(problem, warm=model.compiler_plan))
+    assert better.makespan <= compiler.makespan
+    assert (better.offsets % 16 == 0).all()
+    with pytest.raises(memplan.ModelError, match="no planned memory 2"):
+        memplan.import_pte(FIXTURES / "executorch" / "mlp_with_view.pte", memory_id=2)
+
+
 def test_tflite_micro_has_no_compiler_plan():
     model = memplan.import_tflite(TFLITE, runtime="micro")
     assert model.compiler_plan is None

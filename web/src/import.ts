@@ -27,12 +27,14 @@ export interface ModelHost {
   showTab(): void;
 }
 
-/** A model file: told by its content (a TFLite FlatBuffer says `TFL3` at bytes 4..8) or its name
- * (`.tflite`, or `.pb` for an XLA dump, which carries no identifier). */
+/** A model file: told by its content (a TFLite FlatBuffer says `TFL3` at bytes 4..8, an
+ * ExecuTorch program `ET12`) or its name (`.tflite`, `.pte`, or `.pb` for an XLA dump, which
+ * carries no identifier). */
 export async function isModelFile(file: File): Promise<boolean> {
-  if (/\.(tflite|pb)$/i.test(file.name)) return true;
+  if (/\.(tflite|pte|pb)$/i.test(file.name)) return true;
   const head = new Uint8Array(await file.slice(0, 8).arrayBuffer());
-  return head.length === 8 && String.fromCharCode(...head.slice(4, 8)) === 'TFL3';
+  const id = head.length === 8 ? String.fromCharCode(...head.slice(4, 8)) : '';
+  return id === 'TFL3' || id === 'ET12';
 }
 
 export class ModelPanel {

@@ -77,6 +77,26 @@ pub fn import_tflite(data: &[u8]) {
     }
 }
 
+/// Imports `data` as an ExecuTorch program: no panic; what imports is a valid problem, and a
+/// program written back with a plan (every buffer stacked, so a plan that differs from the
+/// program's own) imports to the same instance with that plan as its offsets.
+pub fn import_pte(data: &[u8]) {
+    use memplan::import::pte::{self, ImportOptions};
+    let options = ImportOptions::default();
+    let Ok(instance) = pte::import(data, &options) else { return };
+    let mut top = 0u64;
+    let mut stacked = Vec::with_capacity(instance.problem.len());
+    for buffer in instance.problem.buffers() {
+        stacked.push(top);
+        let Some(next) = top.checked_add(buffer.size) else { return };
+        top = next;
+    }
+    let Ok(written) = pte::with_plan(data, &instance, &stacked) else { return };
+    let again = pte::import(&written, &options).expect("a program written back imports");
+    assert_eq!(again.problem.buffers(), instance.problem.buffers(), "writing the plan changed the instance");
+    assert_eq!(again.compiler_plan, stacked, "the offsets read back differ");
+}
+
 /// The XLA importer on arbitrary bytes: no panic; every trace listed; what imports is a valid
 /// problem whose `xla` preset plan is valid, and the traces' summaries agree with the instance.
 pub fn import_xla(data: &[u8]) {

@@ -5,6 +5,8 @@
 //! [`import_model`] is the one entry for a model of any kind: it tells the kind from the bytes
 //! ([`ModelKind::detect`]) and returns the instance with the compiler's own plan.
 
+pub mod flatbuffer;
+pub mod pte;
 pub mod tflite;
 pub mod xla;
 
@@ -17,9 +19,11 @@ pub enum ImportError {
     Tflite(#[from] tflite::ImportError),
     #[error(transparent)]
     Xla(#[from] xla::ImportError),
+    #[error(transparent)]
+    Pte(#[from] pte::ImportError),
     /// Neither the content nor the name says what the file is.
     #[error(
-        "{0}: not a model memplan reads (a TFLite .tflite file or an XLA .hlo.pb dump; an instance is a .csv or .json)"
+        "{0}: not a model memplan reads (a TFLite .tflite file, an ExecuTorch .pte program or an XLA .hlo.pb dump; an instance is a .csv or .json)"
     )]
     NotAModel(String),
 }
@@ -35,15 +39,21 @@ pub enum ModelKind {
     Tflite,
     /// An XLA `HloProto` dump with its buffer assignment (`*.hlo.pb`).
     Xla,
+    /// An ExecuTorch program (`.pte`), a FlatBuffer with the identifier `ET12`.
+    Pte,
 }
 
 impl ModelKind {
     /// The kind of model the bytes hold, from their content (a TFLite FlatBuffer carries the file
-    /// identifier `TFL3` at bytes 4..8), else from the file name's extension (a protobuf carries
-    /// no identifier: `.pb` is an XLA dump); `None` when neither tells.
+    /// identifier `TFL3` at bytes 4..8, an ExecuTorch program `ET12`), else from the file name's
+    /// extension (a protobuf carries no identifier: `.pb` is an XLA dump); `None` when neither tells.
     pub fn detect(bytes: &[u8], name: &str) -> Option<ModelKind> {
         let name = name.to_ascii_lowercase();
-        if bytes.get(4..8) == Some(b"TFL3".as_slice()) || name.ends_with(".tflite") {
+        if bytes.get(4..8) == Some(b"TFL3".as_slice()) {
+            Some(ModelKind::Tflite)
+        } else if bytes.get(4..8) == Some(b"ET12".as_slice()) || name.ends_with(".pte") {
+            Some(ModelKind::Pte)
+        } else if name.ends_with(".tflite") {
             Some(ModelKind::Tflite)
         } else if name.ends_with(".pb") {
             Some(ModelKind::Xla)
@@ -109,6 +119,17 @@ pub fn import_model(bytes: &[u8], name: &str) -> Result<ImportedModel, ImportErr
                 operators: instance.simulation.values.len(),
             };
             Ok(ImportedModel { info, problem: instance.problem, compiler_plan })
+        }
+        Some(ModelKind::Pte) => {
+            let instance = pte::import(bytes, &pte::ImportOptions::default())?;
+            let info = ModelInfo {
+                kind: ModelKind::Pte,
+                name: name.to_string(),
+                compiler: "ExecuTorch's memory planner (the program's own offsets)".to_string(),
+                buffers: instance.problem.len(),
+                operators: instance.instructions,
+            };
+            Ok(ImportedModel { info, problem: instance.problem, compiler_plan: instance.compiler_plan })
         }
         None => Err(ImportError::NotAModel(name.to_string())),
     }

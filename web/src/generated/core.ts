@@ -308,7 +308,7 @@ moved: number,
  */
 moved_buffers: Array<MovedBuffer>, };
 
-export type ModelKind = "tflite" | "xla";
+export type ModelKind = "tflite" | "xla" | "pte";
 
 export type ModelInfo = { kind: ModelKind, 
 /**

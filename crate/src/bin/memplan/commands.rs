@@ -347,14 +347,118 @@ fn emit_import(
     Ok(ExitCode::SUCCESS)
 }
 
-/// True when `path` is an XLA dump, told as the page tells it ([`memplan::import::ModelKind`]):
-/// everything else goes to the TFLite importer, which says what it expected.
-pub fn is_xla_dump(path: &str) -> Result<bool, Failure> {
+/// The kind of model `path` holds, told as the page tells it ([`memplan::import::ModelKind`]):
+/// anything not told apart goes to the TFLite importer, which says what it expected.
+pub fn model_kind(path: &str) -> Result<memplan::import::ModelKind, Failure> {
     use std::io::Read;
     let mut head = Vec::with_capacity(8);
     let file = std::fs::File::open(path).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
     file.take(8).read_to_end(&mut head).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
-    Ok(memplan::import::ModelKind::detect(&head, path) == Some(memplan::import::ModelKind::Xla))
+    Ok(memplan::import::ModelKind::detect(&head, path).unwrap_or(memplan::import::ModelKind::Tflite))
+}
+
+/// The import flags, before it is known which kind of model they are for.
+pub struct ImportSettings {
+    pub subgraph: usize,
+    pub trace: Option<usize>,
+    pub dynamic_dim: u64,
+    pub alignment: Option<u64>,
+    pub memory_id: Option<u32>,
+    pub runtime: memplan::import::tflite::Runtime,
+}
+
+/// `memplan import MODEL`: the kind told from the file, each flag checked to belong to that kind
+/// (one for another kind is a mistake to say, not to ignore), then that kind's importer.
+pub fn import_any(
+    model: &str,
+    settings: &ImportSettings,
+    files: &ImportFiles,
+    input: &InputArgs,
+) -> Result<ExitCode, Failure> {
+    use memplan::import::{ModelKind, pte, tflite, xla};
+    let kind = model_kind(model)?;
+    let given = [
+        (settings.subgraph != 0, "--subgraph", [ModelKind::Tflite].as_slice()),
+        (settings.dynamic_dim != 1, "--dynamic-dim", &[ModelKind::Tflite]),
+        (settings.runtime != tflite::Runtime::Litert, "--for", &[ModelKind::Tflite]),
+        (settings.trace.is_some(), "--trace", &[ModelKind::Xla]),
+        (settings.memory_id.is_some(), "--memory-id", &[ModelKind::Pte]),
+        (files.write_model.is_some(), "--write-model", &[ModelKind::Tflite, ModelKind::Pte]),
+    ];
+    if let Some((_, flag, kinds)) = given.iter().find(|(given, _, kinds)| *given && !kinds.contains(&kind)) {
+        // (plural, singular) names of each kind.
+        let name = |kind: &ModelKind| match kind {
+            ModelKind::Tflite => ("TFLite models", "a TFLite model"),
+            ModelKind::Xla => ("XLA dumps", "an XLA dump"),
+            ModelKind::Pte => ("ExecuTorch programs", "an ExecuTorch program"),
+        };
+        let owners: Vec<&str> = kinds.iter().map(|kind| name(kind).0).collect();
+        return Err(Failure::bad_input(format!(
+            "{model}: {flag} is for {}; this is {}",
+            owners.join(" and "),
+            name(&kind).1
+        )));
+    }
+    match kind {
+        ModelKind::Tflite => {
+            let options = tflite::ImportOptions {
+                dynamic_dim: settings.dynamic_dim,
+                alignment: settings.alignment.unwrap_or(64),
+                runtime: settings.runtime,
+            };
+            import(model, settings.subgraph, &options, files, input)
+        }
+        ModelKind::Xla => {
+            let options = xla::ImportOptions { alignment: settings.alignment.unwrap_or(64) };
+            import_xla(model, settings.trace, &options, files)
+        }
+        ModelKind::Pte => {
+            let defaults = pte::ImportOptions::default();
+            let options = pte::ImportOptions {
+                memory_id: settings.memory_id.unwrap_or(defaults.memory_id),
+                alignment: settings.alignment.unwrap_or(defaults.alignment),
+            };
+            import_pte(model, &options, files, input)
+        }
+    }
+}
+
+/// `memplan import PROGRAM.pte`: the instance of one planned memory of an ExecuTorch program,
+/// ExecuTorch's own offsets (`--compiler-plan`), and the program rewritten with a plan
+/// (`--write-model` with `--plan`).
+pub fn import_pte(
+    model: &str,
+    options: &memplan::import::pte::ImportOptions,
+    files: &ImportFiles,
+    input: &InputArgs,
+) -> Result<ExitCode, Failure> {
+    use memplan::import::pte;
+    let out_format = match files.out {
+        Some("-") => Some(Format::Csv),
+        Some(path) => Some(format_of("--out", path)?),
+        None => None,
+    };
+    let plan_format = files.compiler_plan.map(|path| format_of("--compiler-plan", path)).transpose()?;
+    let bytes = std::fs::read(model).map_err(|e| Failure::bad_input(format!("{model}: {e}")))?;
+    let instance = pte::import(&bytes, options).map_err(|e| Failure::bad_input(format!("{model}: {e}")))?;
+    let document = format::Document::new(instance.problem.clone(), Format::Csv);
+    let mut summary = serde_json::to_value(instance.summary()).map_err(|e| Failure::infeasible(e.to_string()))?;
+    summary["kind"] = json!("pte");
+    if let (Some(path), Some(format)) = (files.compiler_plan, plan_format) {
+        std::fs::write(path, format::write(&document, &instance.compiler_plan, format))
+            .map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+        eprintln!("memplan: ExecuTorch's plan (the program's own offsets) written to {path}");
+    }
+    if let (Some(path), Some(plan)) = (files.write_model, files.plan) {
+        let read = load(plan, input, Offsets::Plan)?;
+        let offsets = memplan::compare::plan_for(&instance.problem, &read.problem, read.plan.as_deref())
+            .map_err(|e| Failure::bad_input(format!("{plan}: {e}")))?;
+        let written = pte::with_plan(&bytes, &instance, &offsets).map_err(|e| Failure::bad_input(e.to_string()))?;
+        std::fs::write(path, written).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+        summary["written_makespan"] = json!(memplan::metrics::makespan(instance.problem.buffers(), &offsets));
+        eprintln!("memplan: {path} written with the plan of {plan} as its tensors' allocations");
+    }
+    emit_import(&summary.to_string(), &document, files.out, out_format)
 }
 
 /// `memplan import DUMP.hlo.pb`: the instance XLA's heap simulator solved for one trace, and

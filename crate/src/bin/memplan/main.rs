@@ -156,9 +156,11 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: Option<String>,
     },
-    /// Import a TFLite model or an XLA dump, told apart by the file ("TFL3" magic; otherwise a
-    /// `.pb` file is an XLA `HloProto`). TFLite: the instance LiteRT's arena planner solves for one
-    /// subgraph (one buffer per tensor it plans, id = tensor index, name = tensor name).
+    /// Import a TFLite model, an ExecuTorch program or an XLA dump, told apart by the file ("TFL3"
+    /// or "ET12" magic; otherwise a `.pb` file is an XLA `HloProto`). TFLite: the instance LiteRT's
+    /// arena planner solves for one subgraph (one buffer per tensor it plans, id = tensor index,
+    /// name = tensor name). ExecuTorch (`.pte`): one buffer per planned storage of the first
+    /// method (id = its first tensor's value index, name = type and shape), times = instructions.
     /// XLA: the instance XLA's heap simulator solved for one trace (one buffer per group of values
     /// sharing memory, id = logical buffer id, name = defining instruction). Prints one JSON line
     /// of counts. `--compiler-plan` also writes the compiler's own offsets (LiteRT: memplan's
@@ -181,24 +183,29 @@ enum Command {
         #[arg(long, value_name = "N")]
         trace: Option<usize>,
         /// Write the compiler's plan for the instance (`.csv` or `.json`): LiteRT's arena planner
-        /// (the `tflite` preset on the imported instance), or XLA's offsets from its buffer
-        /// assignment.
+        /// (the `tflite` preset on the imported instance), ExecuTorch's offsets from the program,
+        /// or XLA's offsets from its buffer assignment.
         #[arg(long, value_name = "PLAN")]
         compiler_plan: Option<String>,
         /// The size of each dynamic dimension (`-1` in a tensor's `shape_signature`).
         #[arg(long, default_value_t = 1, value_name = "N")]
         dynamic_dim: u64,
-        /// The alignment of every offset (LiteRT's arena and XLA:CPU: 64).
-        #[arg(long, default_value_t = 64)]
-        alignment: u64,
+        /// The alignment of every offset (LiteRT's arena and XLA:CPU: 64; ExecuTorch's planner: 16).
+        #[arg(long)]
+        alignment: Option<u64>,
+        /// ExecuTorch: which planned memory (`mem_id`; 1 is the default arena).
+        #[arg(long, value_name = "ID")]
+        memory_id: Option<u32>,
         /// Whose arena to describe: `litert` (LiteRT, the default) or `micro` (TFLite Micro, which
         /// is the runtime that reads `--write-model`'s offline plan: no in-place sharing, graph
         /// inputs freed after their last reader).
         #[arg(long = "for", value_name = "RUNTIME", default_value = "litert", value_parser = input::parse_runtime)]
         runtime: memplan::import::tflite::Runtime,
-        /// Write the model with `--plan` as TFLite Micro's offline plan (`OfflineMemoryAllocation`
-        /// metadata): each tensor in the arena gets its buffer's offset, every other tensor -1.
-        #[arg(long, value_name = "OUT.tflite", requires = "plan")]
+        /// Write the model with `--plan`: a TFLite model gets it as TFLite Micro's offline plan
+        /// (`OfflineMemoryAllocation` metadata: each tensor in the arena gets its buffer's offset,
+        /// every other tensor -1); an ExecuTorch program gets it as its tensors' allocations, with
+        /// the arena's size set to the plan's makespan.
+        #[arg(long, value_name = "OUT", requires = "plan")]
         write_model: Option<String>,
         /// A plan for this instance (e.g. `memplan solve INSTANCE --out PLAN.csv`), ids = tensor
         /// indices; checked against the instance before it is written.
@@ -237,6 +244,7 @@ fn main() -> ExitCode {
             compiler_plan,
             dynamic_dim,
             alignment,
+            memory_id,
             runtime,
             write_model,
             plan,
@@ -248,33 +256,8 @@ fn main() -> ExitCode {
                 write_model: write_model.as_deref(),
                 plan: plan.as_deref(),
             };
-            match commands::is_xla_dump(&model) {
-                Ok(true) => {
-                    let tflite_only = [
-                        (subgraph != 0, "--subgraph"),
-                        (dynamic_dim != 1, "--dynamic-dim"),
-                        (runtime != memplan::import::tflite::Runtime::Litert, "--for"),
-                        (write_model.is_some(), "--write-model"),
-                    ];
-                    match tflite_only.iter().find(|(given, _)| *given) {
-                        Some((_, flag)) => Err(Failure::bad_input(format!(
-                            "{model}: {flag} is for TFLite models; this is an XLA dump (--trace picks its instance)"
-                        ))),
-                        None => {
-                            let options = memplan::import::xla::ImportOptions { alignment };
-                            commands::import_xla(&model, trace, &options, &files)
-                        }
-                    }
-                }
-                Ok(false) if trace.is_some() => {
-                    Err(Failure::bad_input(format!("{model}: --trace is for XLA dumps; this is a TFLite model")))
-                }
-                Ok(false) => {
-                    let options = memplan::import::tflite::ImportOptions { dynamic_dim, alignment, runtime };
-                    commands::import(&model, subgraph, &options, &files, &input)
-                }
-                Err(failure) => Err(failure),
-            }
+            let settings = commands::ImportSettings { subgraph, trace, dynamic_dim, alignment, memory_id, runtime };
+            commands::import_any(&model, &settings, &files, &input)
         }
     };
     match outcome {

@@ -3,12 +3,11 @@
 //! offsets LiteRT's own planner would choose ([`compiler_plan`], memplan's `tflite` preset); and a
 //! better plan written back as TFLite Micro's offline plan ([`with_offline_plan`]).
 //!
-//! The reader is memplan's own ([`flatbuffer`], [`schema`]): field numbers from the public
+//! The reader is memplan's own ([`crate::import::flatbuffer`], [`schema`]): field numbers from the public
 //! `schema.fbs`, every read bounds-checked, so that a malformed or truncated file is an error that
 //! says what is wrong, never a panic.
 
 pub mod arena;
-pub mod flatbuffer;
 mod names;
 pub mod offline;
 pub mod schema;

@@ -16,8 +16,8 @@
 //! forward, so everything new sits before the original bytes.
 
 use super::ImportError;
-use super::flatbuffer::{self, Table};
 use super::schema::Model;
+use crate::import::flatbuffer::{self, Table};
 
 pub const METADATA_NAME: &str = "OfflineMemoryAllocation";
 pub const FORMAT_VERSION: i32 = 1;

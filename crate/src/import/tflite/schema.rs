@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use super::flatbuffer::{self, Read, Table};
+use crate::import::flatbuffer::{self, Read, Table};
 
 /// `Model`: 0 version, 1 operator_codes, 2 subgraphs, 4 buffers, 6 metadata.
 mod model {

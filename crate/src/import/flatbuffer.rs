@@ -1,5 +1,5 @@
 //! A bounds-checked reader of the FlatBuffers binary layout: tables found through their vtables,
-//! vectors, strings and little-endian scalars, which is all the TFLite schema needs. Every read
+//! vectors, strings and little-endian scalars, which is all the TFLite and ExecuTorch schemas need. Every read
 //! checks its bytes against the file first, so that a truncated or hostile file gives a message
 //! (with the byte position) instead of a panic; sizes are checked before anything is allocated.
 //!
@@ -78,7 +78,8 @@ pub fn root<'a>(bytes: &'a [u8], budget: &'a Budget) -> Read<Table<'a>> {
     Table::at(bytes, budget, follow(bytes, 0)?)
 }
 
-/// The 4-byte file identifier after the root offset (`TFL3` for TFLite), when the file has 8 bytes.
+/// The 4-byte file identifier after the root offset (`TFL3` for TFLite, `ET12` for an ExecuTorch
+/// program), when the file has 8 bytes.
 pub fn identifier(bytes: &[u8]) -> Option<&[u8]> {
     bytes.get(4..8)
 }
@@ -200,6 +201,11 @@ impl<'a> Table<'a> {
         Ok(self.vector(id, 4)?.map(|v| v.i32s()).unwrap_or_default())
     }
 
+    /// A vector of `i64`, empty when absent.
+    pub fn i64s(&self, id: usize) -> Read<Vec<i64>> {
+        Ok(self.vector(id, 8)?.map(|v| v.i64s()).unwrap_or_default())
+    }
+
     /// A vector of tables, empty when absent.
     pub fn tables(&self, id: usize) -> Read<Vec<Table<'a>>> {
         match self.vector(id, 4)? {
@@ -251,6 +257,13 @@ impl<'a> Vector<'a> {
 
     pub fn i32s(&self) -> Vec<i32> {
         self.data().chunks_exact(4).map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect()
+    }
+
+    pub fn i64s(&self) -> Vec<i64> {
+        self.data()
+            .chunks_exact(8)
+            .map(|w| i64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]))
+            .collect()
     }
 
     /// Element `index` of a vector of tables.
