@@ -159,3 +159,20 @@ fn the_model_kind_is_told_by_the_identifier() {
     assert_eq!(model.info.kind, memplan::import::ModelKind::Pte);
     assert_eq!(model.info.buffers, model.problem.len());
 }
+
+/// The `executorch-greedy` preset reproduces ExecuTorch's own plan from the imported instance:
+/// the arena on every fixture, and every offset where the order among equal sizes (which
+/// ExecuTorch takes from a Python set) does not matter, as on the MLP.
+#[test]
+fn the_executorch_greedy_preset_reproduces_executorch_s_plan() {
+    let preset = memplan::run::registry::by_name("executorch-greedy").unwrap();
+    for (name, bytes) in programs() {
+        let instance = pte::import(&bytes, &ImportOptions::default()).unwrap();
+        let outcome = preset.solve(&instance.problem, &Default::default()).unwrap();
+        let plan = outcome.plan.unwrap_or_else(|| panic!("{name}: no plan"));
+        assert_eq!(plan.makespan, instance.arena, "{name}: executorch-greedy's arena");
+        if name == "mlp_with_view.pte" {
+            assert_eq!(plan.offsets, instance.compiler_plan, "{name}");
+        }
+    }
+}

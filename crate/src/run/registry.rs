@@ -6,7 +6,8 @@ use serde::Serialize;
 
 use crate::options::{Parameter, SolveError};
 use crate::solvers::{
-    Capabilities, Solver, greedy, idealloc, lns, minimalloc, peak, portfolio, stacking, telamalloc, tvm, zant,
+    Capabilities, Solver, executorch, greedy, idealloc, lns, minimalloc, peak, portfolio, stacking, telamalloc, tvm,
+    zant,
 };
 
 /// A solver's name and description, for listings.
@@ -27,6 +28,7 @@ pub fn all() -> Vec<Box<dyn Solver>> {
     solvers.extend(greedy::presets());
     solvers.extend(tvm::presets());
     solvers.extend(zant::presets());
+    solvers.push(Box::new(executorch::ExecutorchGreedy));
     solvers.push(Box::new(minimalloc::MiniMalloc::default()));
     solvers.push(Box::new(idealloc::Idealloc));
     solvers.push(Box::new(telamalloc::Telamalloc));

@@ -5,6 +5,7 @@
 //! start plan); the list of solvers by name is [`crate::run::registry`], above the portfolio, so
 //! that no solver depends on it.
 
+pub mod executorch;
 pub mod greedy;
 pub mod idealloc;
 pub mod lns;
