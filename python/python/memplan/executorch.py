@@ -40,12 +40,13 @@ A complete example (``pip install memplan executorch torchvision``)::
     method = Runtime.get().load_program("mobilenet_v2.pte").load_method("forward")
     print(method.execute(list(example))[0].shape)  # the program runs with memplan's offsets
 
-    # Or keep the smaller of ExecuTorch's greedy and memplan, per program:
+    # Or keep the smaller of ExecuTorch's greedy and memplan (an edge program lowers once):
     from executorch.exir.memory_planning import MemoryPlanningAlgorithmSuite, greedy
     suite = MemoryPlanningAlgorithmSuite(algo_list=[greedy, memplan.executorch.member()])
-    edge.to_executorch(
+    program = to_edge(torch.export.export(model, example)).to_executorch(
         ExecutorchBackendConfig(memory_planning_pass=MemoryPlanningPass(memory_planning_algo=suite))
     )
+    print(program.executorch_program.execution_plan[0].non_const_buffer_sizes)  # [0, 9633792]
 
 How ExecuTorch's tensors become a memplan instance (one per memory id):
 
