@@ -4,7 +4,9 @@ neither torch nor executorch), and one real export when executorch is installed.
 
 from __future__ import annotations
 
+import csv
 import itertools
+import json
 import subprocess
 import sys
 import warnings
@@ -14,6 +16,9 @@ import pytest
 
 import memplan
 import memplan.executorch as et
+from conftest import FIXTURES
+
+EXECUTORCH_FIXTURES = FIXTURES / "executorch"
 
 
 class Spec:
@@ -228,6 +233,29 @@ def test_a_failing_member_hands_the_suite_executorch_s_result():
         result = algorithm(16, specs, graph(), None, 0)
     assert calls == [1] and result.bufsizes == [0, 64]
     assert specs[0].mem_offset is None
+
+
+def fixture_figures():
+    lines = (EXECUTORCH_FIXTURES / "figures.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+@pytest.mark.parametrize("figures", fixture_figures(), ids=lambda f: f["model"])
+def test_on_the_tensors_executorch_planned_memplan_reaches_the_recorded_arena(figures):
+    """The captured models' tensors (lifetimes, sizes, ExecuTorch's order) planned again from
+    their CSV: ExecuTorch's plan there is valid, and memplan's arena is the one it gave the real
+    export, never above greedy's."""
+    path = EXECUTORCH_FIXTURES / f"{figures['model']}.greedy.csv"
+    with open(path, newline="") as file:
+        rows = list(csv.DictReader(file))
+    problem = memplan.Problem.from_csv(path)
+    greedy_plan = memplan.validate(problem, problem.offsets)
+    assert greedy_plan.valid and greedy_plan.makespan == figures["executorch_greedy"]
+    specs = [Spec(int(r["lower"]), int(r["upper"]) - 1, int(r["size"])) for r in rows]
+    algorithm, bufsizes = plan(specs, alignment=int(rows[0]["alignment"]))
+    assert bufsizes == [0, figures["memplan"]]
+    assert figures["max_load"] == problem.max_load <= bufsizes[1] <= figures["executorch_greedy"]
+    assert clashes(specs) == []
 
 
 def test_the_module_imports_without_torch_or_executorch():
