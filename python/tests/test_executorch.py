@@ -211,12 +211,18 @@ def fake_greedy(calls):
         ([Spec(0, 1, 64), Spec(3, 2, 64)], {}),  # a lifetime that ends before it starts
         ([Spec(0, 1, 64, mem_id=0)], {}),  # memory 0 holds constants
         ([Spec(0, 1, 64), Spec(0, 1, 64, storage_base=Spec(0, 1, 64))], {}),  # base not planned
-        ([Spec(0, 1, 64)], {"solver": "no-such-solver"}),  # a solver memplan does not have
+        ([Spec(0, 1, 64)], {"solve": "fails"}),  # the solver raises
     ],
 )
-def test_any_failure_falls_back_to_executorch_s_plan_with_a_warning(specs, options):
+def test_any_failure_falls_back_to_executorch_s_plan_with_a_warning(specs, options, monkeypatch):
     calls = []
-    algorithm = et.planner(fallback=fake_greedy(calls), **options)
+    algorithm = et.planner(fallback=fake_greedy(calls))
+    if options:
+
+        def failing_solve(*args, **kwargs):
+            raise memplan.RequestError("the solver gave up")
+
+        monkeypatch.setattr(memplan, "solve", failing_solve)
     with pytest.warns(RuntimeWarning, match="using ExecuTorch's greedy plan"):
         bufsizes = algorithm(16, specs, graph(), None, 0)
     assert calls == [len(specs)]
@@ -225,10 +231,25 @@ def test_any_failure_falls_back_to_executorch_s_plan_with_a_warning(specs, optio
     assert algorithm.reports[-1].fallback
 
 
+@pytest.mark.parametrize(
+    "options, error",
+    [
+        ({"solver": "no-such-solver"}, memplan.UnknownSolverError),
+        ({"effort": "max"}, memplan.RequestError),
+        ({"solver": "minimalloc", "params": {"no-such-parameter": 1}}, memplan.RequestError),
+    ],
+)
+def test_options_memplan_does_not_accept_are_refused_at_once(options, error):
+    with pytest.raises(error):
+        et.planner(**options)
+    with pytest.raises(error):
+        et.member(**options)
+
+
 def test_a_failing_member_hands_the_suite_executorch_s_result():
     calls = []
-    algorithm = et.member(solver="no-such-solver", fallback=fake_greedy(calls))
-    specs = [Spec(0, 1, 64)]
+    algorithm = et.member(fallback=fake_greedy(calls))
+    specs = [Spec(None, None, 64)]  # no lifetime: the instance cannot be built
     with pytest.warns(RuntimeWarning):
         result = algorithm(16, specs, graph(), None, 0)
     assert calls == [1] and result.bufsizes == [0, 64]

@@ -73,7 +73,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-__all__ = ["MemplanPlanner", "PlanReport", "member", "planner"]
+__all__ = ["MemplanPlanner", "PlanReport", "PlanningError", "member", "planner"]
 
 _DEFAULT_MEMORY = 1
 """The memory id ExecuTorch's planners use for a tensor no pass assigned one (id 0 is reserved
@@ -309,6 +309,11 @@ class MemplanPlanner:
                 self.options[name] = value
         self.fallback = fallback if fallback is not None else _executorch_greedy
         self.reports: List[PlanReport] = []
+        # A misspelt option is the caller's mistake, not a planning failure to fall back from:
+        # the core checks the options once, here, on an empty instance.
+        import memplan
+
+        memplan.solve(memplan.Problem.from_arrays([], [], []), **self.options)
 
     def __repr__(self) -> str:
         options = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
@@ -369,8 +374,10 @@ def planner(
     ``MemoryPlanningPass(memory_planning_algo=planner(...))``.
 
     The options are ``memplan.solve``'s (solver name, effort, time limit in seconds, seed,
-    threads, solver parameters). ``fallback`` plans when memplan fails; it takes the algorithm's
-    arguments and returns a ``MemoryAlgoResult``: ExecuTorch's ``greedy`` by default.
+    threads, solver parameters); one it does not accept raises its error here
+    (``memplan.UnknownSolverError``, ``memplan.RequestError``). ``fallback`` plans when memplan
+    fails; it takes the algorithm's arguments and returns a ``MemoryAlgoResult``: ExecuTorch's
+    ``greedy`` by default.
     """
     return MemplanPlanner(
         as_member=False,
