@@ -285,7 +285,7 @@ def test_the_module_imports_without_torch_or_executorch():
     assert out.stdout.strip() == "ok"
 
 
-def test_a_real_export_runs_with_memplan_s_offsets(tmp_path):
+def test_a_real_export_runs_with_memplan_s_offsets(tmp_path, monkeypatch):
     exir = pytest.importorskip("executorch.exir", reason="executorch is not installed (pip install executorch)")
     torch = pytest.importorskip("torch")
     from executorch.exir.memory_planning import MemoryPlanningAlgorithmSuite, greedy
@@ -314,6 +314,19 @@ def test_a_real_export_runs_with_memplan_s_offsets(tmp_path):
     suite_sizes = list(suite.executorch_program.execution_plan[0].non_const_buffer_sizes)
     assert suite_sizes[1] <= greedy_sizes[1] and suite_sizes[1] >= report.max_load
 
+    # When memplan fails, the program is ExecuTorch's greedy plan, written on the specs.
+    fallback = et.planner()
+
+    def failing_solve(*args, **kwargs):
+        raise memplan.RequestError("the solver gave up")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(memplan, "solve", failing_solve)
+        with pytest.warns(RuntimeWarning, match="using ExecuTorch's greedy plan"):
+            rescued = lower(fallback)
+    assert list(rescued.executorch_program.execution_plan[0].non_const_buffer_sizes) == greedy_sizes
+    assert fallback.reports[-1].fallback
+
     path = tmp_path / "mlp.pte"
     path.write_bytes(program.buffer)
     try:
@@ -322,4 +335,8 @@ def test_a_real_export_runs_with_memplan_s_offsets(tmp_path):
         pytest.skip("executorch's runtime bindings are not installed")
     method = Runtime.get().load_program(path).load_method("forward")
     (output,) = method.execute(list(example))
+    assert torch.allclose(output, model(*example), atol=1e-5)
+    rescued_path = tmp_path / "mlp.greedy.pte"
+    rescued_path.write_bytes(rescued.buffer)
+    (output,) = Runtime.get().load_program(rescued_path).load_method("forward").execute(list(example))
     assert torch.allclose(output, model(*example), atol=1e-5)
