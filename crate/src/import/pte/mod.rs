@@ -11,11 +11,14 @@
 //!   to the alignment (ExecuTorch's `MemoryPlanningPass` aligns to 16 by default).
 //! - ExecuTorch lets views share their base's storage (same allocation, no instruction that
 //!   writes them), and the file does not say which values are views. A kernel call lists its
-//!   `out` tensors twice (as the argument and as what it returns) and a move writes its target,
+//!   `out` tensors twice (as the argument and in what it returns: the tensor, or a list of them
+//!   for several outputs) and a move writes its target,
 //!   so a value first used that way is written there and starts a buffer of its own; any other
 //!   planned value first used at an address (read before written: a view, a delegate's output)
-//!   joins the buffer last started at that address, which keeps every alias together (a wrong
-//!   guess only makes a buffer live longer, never a plan unsafe).
+//!   joins the buffer last started at that address (the last with bytes: ExecuTorch puts
+//!   zero-size tensors inside others), which keeps every alias together (a wrong guess only
+//!   makes a buffer live longer, never a plan unsafe).
+//! - Buffers are listed in value order (their first value's), as ExecuTorch lists its tensors.
 //! - A buffer lives from its first value's first use to its values' last use.
 //! - Control flow (`JumpFalseCall`) is refused: instruction order is no longer time order.
 
@@ -156,7 +159,9 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<Instance, ImportE
         output: bool,
     }
     let mut groups: Vec<Group> = Vec::new();
-    let mut at_address: HashMap<u64, usize> = HashMap::new();
+    // The buffer last started at each address, and the last one with bytes: ExecuTorch puts
+    // zero-size tensors inside others' bytes, and a view's base is the one with bytes.
+    let mut at_address: HashMap<u64, (usize, Option<usize>)> = HashMap::new();
     for &v in &planned {
         let program::Value::Tensor(tensor) = &plan.values[v] else { unreachable!("filtered to tensors") };
         let allocation = tensor.allocation.expect("filtered to planned tensors");
@@ -165,7 +170,8 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<Instance, ImportE
         let end =
             if is_output[v] { end_of_graph } else { uses.last[v].map_or(start + 1, |k| k as u64 + 2).max(start + 1) };
         let alias = !is_input[v] && !uses.written_first[v] && uses.first[v].is_some();
-        let joined = if alias { at_address.get(&allocation.offset).copied() } else { None };
+        let joined =
+            if alias { at_address.get(&allocation.offset).map(|&(last, sized)| sized.unwrap_or(last)) } else { None };
         match joined {
             Some(g) => {
                 let group = &mut groups[g];
@@ -176,7 +182,12 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<Instance, ImportE
                 group.output |= is_output[v];
             }
             None => {
-                at_address.insert(allocation.offset, groups.len());
+                let here = groups.len();
+                let entry = at_address.entry(allocation.offset).or_insert((here, None));
+                entry.0 = here;
+                if bytes > 0 {
+                    entry.1 = Some(here);
+                }
                 groups.push(Group {
                     values: vec![v],
                     start,
@@ -190,6 +201,9 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<Instance, ImportE
         }
     }
 
+    // In value order, the order ExecuTorch hands its planner the tensors (equal sizes then keep
+    // its order in `executorch-greedy`).
+    groups.sort_by_key(|group| group.values[0]);
     let mut buffers = Vec::with_capacity(groups.len());
     for group in &groups {
         let first = group.values[0];
@@ -294,13 +308,17 @@ impl Uses {
             };
             match instruction {
                 program::Instruction::Kernel { args, .. } => {
-                    let mut counts: HashMap<usize, usize> = HashMap::new();
+                    // An out tensor is listed as the argument and again in what the kernel
+                    // returns: itself, or (several outputs) a list that holds it.
+                    let mut all = Vec::new();
                     for &arg in args {
-                        *counts.entry(index(arg, k)?).or_default() += 1;
+                        expand(index(arg, k)?, false, &mut all)?;
                     }
-                    for (&v, &count) in &counts {
-                        expand(v, count >= 2, &mut touched)?;
+                    let mut counts: HashMap<usize, usize> = HashMap::new();
+                    for &(v, _) in &all {
+                        *counts.entry(v).or_default() += 1;
                     }
+                    touched.extend(counts.into_iter().map(|(v, count)| (v, count >= 2)));
                 }
                 program::Instruction::Delegate { args } => {
                     for &arg in args {
