@@ -14,7 +14,7 @@ use super::search::{Allowance, Counters, Outcome, Rules, Search};
 use super::sections::{Instance, Layout, MAX_PAIRS};
 use super::spanning::Spanning;
 use crate::metrics;
-use crate::model::Problem;
+use crate::model::{Buffer, Problem};
 use crate::options::{Deadline, Halt};
 use crate::solvers::tiling::{self, Tiling};
 
@@ -107,19 +107,20 @@ pub fn quick_refutation(problem: &Problem, capacity: Option<u64>) -> Option<Stri
     None
 }
 
-/// Two pinned buffers alive together whose address ranges meet.
+/// Two pinned buffers whose live pieces meet: alive at one time in common bytes (a buffer in a
+/// windowed gap occupies only its window then; hulls that overlap prove nothing).
 fn pinned_overlap(problem: &Problem) -> Option<String> {
     let buffers = problem.buffers();
     let mut pinned: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
-    pinned.sort_unstable_by_key(|&i| buffers[i].start);
+    pinned.sort_unstable_by_key(|&i| (buffers[i].start, i));
     let mut alive: Vec<usize> = Vec::new();
     for &i in &pinned {
         let b = &buffers[i];
         alive.retain(|&j| buffers[j].end > b.start);
         let low = b.pinned.unwrap_or(0); // filtered above
         for &j in &alive {
-            let other = low_of(problem, j);
-            if other < low + b.size && low < other + buffers[j].size && b.alive_together(&buffers[j]) {
+            let other = buffers[j].pinned.unwrap_or(0); // filtered above
+            if other < low + b.size && low < other + buffers[j].size && pieces_meet(b, low, &buffers[j], other) {
                 return Some(format!("pinned buffers {} and {} overlap", buffers[j].id, b.id));
             }
         }
@@ -128,8 +129,10 @@ fn pinned_overlap(problem: &Problem) -> Option<String> {
     None
 }
 
-fn low_of(problem: &Problem, i: usize) -> u64 {
-    problem.buffers()[i].pinned.unwrap_or(0)
+/// Whether some live piece of `a` at `offset` meets one of `b` at `other_offset`.
+fn pieces_meet(a: &Buffer, offset: u64, b: &Buffer, other_offset: u64) -> bool {
+    let theirs = b.pieces();
+    a.pieces().iter().any(|p| theirs.iter().any(|q| p.meets(offset, q, other_offset)))
 }
 
 /// How many tiling nodes cost about as much as one node of the canonical search, and are

@@ -214,6 +214,41 @@ impl Solver for MiniMalloc {
     }
 }
 
+/// The start plan, or when the greedy passes refuse the instance (they keep pinned buffers apart
+/// over their whole lifetimes, gaps or not) every unpinned buffer stacked above the pinned ones:
+/// a plan as soon as no two pinned buffers' live pieces meet, which [`quick_refutation`] checked.
+fn start_or_stack(problem: &Problem, options: &SolveOptions) -> Result<Plan, Halt> {
+    match start_plan(problem, options) {
+        Err(Halt::Infeasible(_)) => Ok(stacked_plan(problem)),
+        other => other,
+    }
+}
+
+/// The pinned buffers at their offsets and the others one above the other over all of them, each
+/// at its alignment: no two unpinned buffers share a byte, nor one a pinned buffer's.
+fn stacked_plan(problem: &Problem) -> Plan {
+    let buffers = problem.buffers();
+    let mut top = buffers.iter().filter_map(|b| b.pinned.map(|offset| offset + b.size)).max().unwrap_or(0);
+    let offsets: Vec<u64> = buffers
+        .iter()
+        .map(|b| match b.pinned {
+            Some(offset) => offset,
+            None => {
+                // Within u64: a problem whose stacked buffers pass it could not be planned anyway,
+                // and the validator rejects the plan rather than wrap.
+                let offset = crate::alignment::align_up(top, b.alignment).unwrap_or(u64::MAX - b.size);
+                top = offset.saturating_add(b.size);
+                offset
+            }
+        })
+        .collect();
+    let order = (0..buffers.len())
+        .filter(|&i| buffers[i].pinned.is_some())
+        .chain((0..buffers.len()).filter(|&i| buffers[i].pinned.is_none()))
+        .collect();
+    Plan::new(problem, offsets, order)
+}
+
 impl MiniMalloc {
     /// Feasibility at `capacity`: a plan within it ([`Stopped::Fits`]), a proof that none exists,
     /// or, when the search stops first, the start plan with the reason (a compiler that asked
@@ -264,7 +299,7 @@ impl MiniMalloc {
                 if stopped == Stopped::Cancelled && options.start.is_none() {
                     return Err(Halt::Cancelled);
                 }
-                let plan = start_plan(problem, options)?;
+                let plan = start_or_stack(problem, options)?;
                 stats.insert("start_makespan".into(), plan.makespan.into());
                 Outcome::new(self.name(), problem, Some(capacity), Some(plan), 0, stopped)
             }
@@ -285,7 +320,7 @@ impl MiniMalloc {
         if let Some(reason) = quick_refutation(problem, None) {
             return Err(Halt::Infeasible(reason));
         }
-        let start = start_plan(problem, options)?;
+        let start = start_or_stack(problem, options)?;
         let mut stats = Stats::new();
         stats.insert("start_makespan".into(), start.makespan.into());
         if problem.len() > MAX_MINIMISE_BUFFERS {
