@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::orderings::{self, ORDERINGS};
+use super::piecewise::{self, Piecewise};
 use super::search::{Allowance, Counters, Outcome, Rules, Search};
 use super::sections::{Instance, Layout, MAX_PAIRS};
 use super::spanning::Spanning;
@@ -150,6 +151,8 @@ type OrderingResult = (Outcome, Counters, Option<(Vec<u64>, Vec<usize>)>);
 pub struct Prepared {
     instances: Vec<(String, Instance)>,
     spanning: Option<Spanning>,
+    /// With windowed gaps, the search that honours them ([`piecewise`]) instead of the orderings'.
+    piecewise: Option<piecewise::Model>,
 }
 
 impl Prepared {
@@ -158,6 +161,12 @@ impl Prepared {
     pub fn new(problem: &Problem, settings: &Settings) -> Result<Prepared, Halt> {
         let spanning = if settings.rules.spanning { Spanning::new(problem) } else { None };
         let problem = spanning.as_ref().map_or(problem, |reduced| &reduced.rest);
+        if piecewise::applies(problem) {
+            let model = piecewise::Model::new(problem).ok_or_else(|| {
+                Halt::Unsupported("alignments with too large a common multiple for the exact search of windows".into())
+            })?;
+            return Ok(Prepared { instances: Vec::new(), spanning, piecewise: Some(model) });
+        }
         let layout = Layout::new(problem);
         if layout.overlapping_pairs() > MAX_PAIRS {
             return Err(Halt::Unsupported(format!(
@@ -175,7 +184,7 @@ impl Prepared {
                 (orderings::name(ordering), instance)
             })
             .collect();
-        Ok(Prepared { instances, spanning })
+        Ok(Prepared { instances, spanning, piecewise: None })
     }
 
     /// The buffers the search places: `problem`'s, less the stacked ones.
@@ -239,6 +248,8 @@ pub struct Decider<'p> {
     searches: Vec<Search<'p>>,
     /// At a tight capacity, the tiling search, which goes first in every round.
     tiling: Option<Tiling>,
+    /// With windowed gaps, the one search that runs ([`piecewise`]).
+    piecewise: Option<Piecewise<'p>>,
     /// The cumulative node limit of each ordering in the current round.
     limit: u64,
     /// What has been decided and counted so far (nodes of every call).
@@ -249,6 +260,7 @@ impl<'p> Decider<'p> {
     pub fn new(problem: &'p Problem, prepared: &'p Prepared, capacity: u64, settings: &Settings) -> Self {
         let mut report = Report { stacked: prepared.stacked(), ..Report::undecided() };
         let mut tiling = None;
+        let mut windowed = None;
         let searched = prepared.searched(problem);
         // The searched buffers go on the stack: what is left of the capacity for them. The
         // refutations are the whole problem's (so are their reasons); past them, the stack fits.
@@ -266,13 +278,24 @@ impl<'p> Decider<'p> {
                 Vec::new()
             }
             None => {
-                if settings.rules.tiling {
+                if let Some(model) = &prepared.piecewise {
+                    windowed = Some(Piecewise::new(model, left, settings.rules.canonical));
+                } else if settings.rules.tiling {
                     tiling = Tiling::new(searched, left);
                 }
                 prepared.instances.iter().map(|(_, instance)| Search::new(instance, left, settings.rules)).collect()
             }
         };
-        Decider { problem: searched, prepared, capacity, searches, tiling, limit: settings.first_limit.max(1), report }
+        Decider {
+            problem: searched,
+            prepared,
+            capacity,
+            searches,
+            tiling,
+            piecewise: windowed,
+            limit: settings.first_limit.max(1),
+            report,
+        }
     }
 
     /// The capacity asked about.
@@ -295,6 +318,10 @@ impl<'p> Decider<'p> {
                 break;
             }
             self.report.rounds += 1;
+            if self.piecewise.is_some() {
+                self.advance_piecewise(nodes - spent, &mut spent, deadline);
+                continue;
+            }
             if self.advance_tiling(nodes - spent, &mut spent, deadline) {
                 break;
             }
@@ -371,6 +398,42 @@ impl<'p> Decider<'p> {
 }
 
 impl Decider<'_> {
+    /// The windowed search's turn: it may spend what is `left`. Decides, or stops at the node
+    /// limit or the deadline.
+    fn advance_piecewise(&mut self, left: u64, spent: &mut u64, deadline: &Deadline) {
+        let Some(search) = self.piecewise.as_mut() else { return };
+        let before = search.counters;
+        let never = || false;
+        let node_limit = before.nodes.saturating_add(left);
+        let outcome = search.run(&Allowance { node_limit, deadline, abandon: &never });
+        let used = search.counters.since(&before);
+        self.report.counters.add(&used);
+        *spent = spent.saturating_add(used.nodes);
+        self.report.decision = match outcome {
+            Outcome::Stopped => return,
+            Outcome::Solved => {
+                let (offsets, placement_order) = search.plan(self.problem);
+                let (offsets, placement_order) = self.prepared.lift(offsets, placement_order);
+                Decision::Feasible { offsets, placement_order }
+            }
+            Outcome::Exhausted => {
+                let below = search.refuted_below().saturating_add(self.prepared.height());
+                self.report.refuted_below = below;
+                let range = if below > self.capacity.saturating_add(1) {
+                    format!(" (nor in fewer than {below})")
+                } else {
+                    String::new()
+                };
+                Decision::Infeasible(format!(
+                    "the exact search proved that no placement fits in {} bytes{range} ({} nodes)",
+                    self.capacity, search.counters.nodes
+                ))
+            }
+        };
+        self.report.ordering = Some("windows".into());
+        self.piecewise = None;
+    }
+
     /// The tiling search's turn in a round, if the capacity is tight: as much as the orderings'
     /// round together, in cost (see [`TILING_NODES_PER_NODE`]), within what is `left`. Where it
     /// applies it is the search that decides; the orderings go on only in case it stalls on an

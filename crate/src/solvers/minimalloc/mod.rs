@@ -15,6 +15,7 @@
 
 mod feasibility;
 mod orderings;
+mod piecewise;
 mod search;
 mod sections;
 mod spanning;
@@ -33,9 +34,10 @@ pub use windows::{WindowBound, window_bound};
 
 use super::greedy::start_plan;
 use super::minimise::{self, Deadlines, Probe, Schedule};
-use super::{Capabilities, Solver, stop_reason};
+use super::view::View;
+use super::{Capabilities, Solver, conclude, stop_reason};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stats, Stopped};
-use crate::options::{CancelFlag, Deadline, Halt, Parameter, SolveOptions};
+use crate::options::{CancelFlag, Deadline, Halt, Parameter, SolveError, SolveOptions};
 
 /// Above this many buffers minimisation keeps the start plan: every probe costs time linear in
 /// the buffers per node and the search would not settle such instances anyway.
@@ -171,7 +173,7 @@ impl Solver for MiniMalloc {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::planner().with_capacity().with_minimise().with_warm_start().with_gaps()
+        Capabilities::planner().with_capacity().with_minimise().with_warm_start().with_windows()
     }
 
     fn parameters(&self) -> Vec<Parameter> {
@@ -204,6 +206,9 @@ impl Solver for MiniMalloc {
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
+        if piecewise::applies(problem) && piecewise::lattice(problem).is_none() {
+            return self.run_unwindowed(problem, options);
+        }
         let started = Instant::now();
         let settings = self.settings(options)?;
         let deadline = options.deadline(started);
@@ -250,6 +255,25 @@ fn stacked_plan(problem: &Problem) -> Plan {
 }
 
 impl MiniMalloc {
+    /// Plans `problem` with its windowed gaps alive (plain gaps kept), where alignments would give
+    /// the search of windows too many candidates ([`piecewise::MAX_LATTICE_STEPS`]): a valid plan,
+    /// and nothing proven for the buffers themselves.
+    fn run_unwindowed(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
+        let started = Instant::now();
+        let without = Capabilities { windows: false, ..self.capabilities() };
+        let view = match View::of(problem, options, without).map_err(Halt::Unsupported)? {
+            Some(view) => view,
+            None => return self.run(problem, options),
+        };
+        let result = self.run(&view.problem, &view.options);
+        let outcome =
+            conclude(self.name(), &view.problem, &view.options, result, started).map_err(|error| match error {
+                SolveError::Unsupported(what) => Halt::Unsupported(what),
+                other => Halt::Unsupported(other.to_string()),
+            })?;
+        Ok(view.lift(problem, outcome))
+    }
+
     /// Feasibility at `capacity`: a plan within it ([`Stopped::Fits`]), a proof that none exists,
     /// or, when the search stops first, the start plan with the reason (a compiler that asked
     /// "does it fit?" then learns how far the best known plan is from fitting).
