@@ -212,3 +212,21 @@ fn the_oracle_honours_windows() {
     assert_eq!(exhaustive_optimum(&problem, None), Some(8));
     assert_eq!(exhaustive_optimum(&problem, Some(7)), None);
 }
+
+/// Alignments 1 and 1024 would give the search of windows 1024 candidates per touching piece:
+/// the solver plans the windows as alive instead, validly, and claims no more than holds.
+#[test]
+fn windows_beside_far_apart_alignments_are_planned_as_alive() {
+    let a = Buffer::new("a", 0, 10, 8).with_gaps(vec![Gap::windowed(4, 8, 0, 2)]);
+    let b = Buffer::new("b", 4, 8, 6).with_alignment(1024);
+    let c = Buffer::new("c", 0, 3, 5);
+    let problem = Problem::new(vec![a, b, c], None).unwrap();
+    let optimum = exhaustive_optimum(&problem, None).unwrap();
+    let outcome = MiniMalloc::default().solve(&problem, &SolveOptions::default()).unwrap();
+    let makespan = checked(&problem, &outcome).makespan;
+    assert!(makespan >= optimum && outcome.lower_bound <= optimum, "{outcome:?}");
+    assert!(!outcome.optimal() || makespan == optimum, "{outcome:?}");
+    let options = SolveOptions { capacity: Some(optimum - 1), ..SolveOptions::default() };
+    let outcome = MiniMalloc::default().solve(&problem, &options).unwrap();
+    assert!(outcome.lower_bound <= optimum, "{outcome:?}");
+}

@@ -163,7 +163,10 @@ impl Prepared {
         let problem = spanning.as_ref().map_or(problem, |reduced| &reduced.rest);
         if piecewise::applies(problem) {
             let model = piecewise::Model::new(problem).ok_or_else(|| {
-                Halt::Unsupported("alignments with too large a common multiple for the exact search of windows".into())
+                Halt::Unsupported(
+                    "too many buffers, or alignments with too large a common multiple, for the exact search of windows"
+                        .into(),
+                )
             })?;
             return Ok(Prepared { instances: Vec::new(), spanning, piecewise: Some(model) });
         }

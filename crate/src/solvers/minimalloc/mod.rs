@@ -206,7 +206,7 @@ impl Solver for MiniMalloc {
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
-        if piecewise::applies(problem) && piecewise::lattice(problem).is_none() {
+        if piecewise::applies(problem) && !piecewise::takes(problem) {
             return self.run_unwindowed(problem, options);
         }
         let started = Instant::now();
@@ -255,9 +255,9 @@ fn stacked_plan(problem: &Problem) -> Plan {
 }
 
 impl MiniMalloc {
-    /// Plans `problem` with its windowed gaps alive (plain gaps kept), where alignments would give
-    /// the search of windows too many candidates ([`piecewise::MAX_LATTICE_STEPS`]): a valid plan,
-    /// and nothing proven for the buffers themselves.
+    /// Plans `problem` with its windowed gaps alive (plain gaps kept), where the search of windows
+    /// does not take it ([`piecewise::takes`]: too many buffers, or alignments that would give it
+    /// too many candidates): a valid plan, and nothing proven for the buffers themselves.
     fn run_unwindowed(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
         let started = Instant::now();
         let without = Capabilities { windows: false, ..self.capabilities() };

@@ -37,12 +37,22 @@ use super::search::{Allowance, Counters, Outcome};
 /// would be slow, and the solver plans such instances with their windows alive instead.
 pub const MAX_LATTICE_STEPS: u64 = 256;
 
+/// Searched buffers at most: every node keeps the fits of every unplaced buffer (quadratic memory
+/// down a branch), and the search proves little on larger instances with windows.
+pub const MAX_BUFFERS: usize = 512;
+
 /// How often (in nodes) the deadline is polled.
 const POLL_EVERY: u64 = 256;
 
 /// Whether `problem` needs this search: some buffer has a windowed gap.
 pub fn applies(problem: &Problem) -> bool {
     problem.buffers().iter().any(|b| b.gaps.iter().any(|g| g.window.is_some()))
+}
+
+/// Whether this search takes `problem` (else the solver plans its windows as alive): at most
+/// [`MAX_BUFFERS`] unpinned buffers, and few candidates per touch ([`lattice`]).
+pub fn takes(problem: &Problem) -> bool {
+    problem.buffers().iter().filter(|b| b.pinned.is_none()).count() <= MAX_BUFFERS && lattice(problem).is_some()
 }
 
 /// The least common multiple of the unpinned buffers' alignments, if the search's candidates
@@ -87,8 +97,11 @@ pub struct Model {
 }
 
 impl Model {
-    /// `None` when the alignments make too many candidates ([`lattice`]).
+    /// `None` when the search does not take the problem ([`takes`]).
     pub fn new(problem: &Problem) -> Option<Model> {
+        if !takes(problem) {
+            return None;
+        }
         let lattice = lattice(problem)?;
         let buffers = problem.buffers();
         let mut original: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_none()).collect();
