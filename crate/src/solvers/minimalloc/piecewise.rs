@@ -24,9 +24,16 @@
 //! before that one was placed (else it would have gone first): the search skips a candidate of a
 //! lower rank than the last buffer placed when its offset was a candidate before it. A node where
 //! some unplaced buffer has no candidate that fits is cut: its lowest fit is a candidate (the
-//! offset `a` below it meets a placed piece, or it is below `a`), so it has no fit at all. Neither
-//! rule looks at sections, dominance or symmetry, which assume a buffer's bytes are all alive
-//! together.
+//! offset `a` below it meets a placed piece, or it is below `a`), so it has no fit at all. So is
+//! one where, in some elementary time interval, the unplaced pieces need more bytes than the free
+//! stretches between the placed ones hold, counting only stretches as tall as the smallest of
+//! them. A buffer none of whose neighbours (buffers alive with it at some time) is unplaced is
+//! free: where it goes changes nothing for the others, so it is not branched on, and once every
+//! unplaced buffer is free each goes at its lowest fit. (The sequence above, with the free
+//! buffers left out, is still one the search walks: a buffer that is not free is supported only
+//! by placed buffers or others that are not free, and the argument runs on those.) None of these
+//! rules looks at sections' totals, dominance or symmetry, which assume a buffer's bytes are all
+//! alive together.
 
 use crate::alignment::{align_up, lcm};
 use crate::model::{Buffer, Problem};
@@ -94,6 +101,21 @@ pub struct Model {
     contacts: Vec<Vec<Contact>>,
     fixed: Vec<Vec<Fixed>>,
     lattice: u64,
+    /// Per elementary time interval (between consecutive times where a piece starts or ends),
+    /// the pieces alive in it; and per rank, the intervals where it has a piece.
+    sections: Vec<Vec<Member>>,
+    alive_in: Vec<Vec<u32>>,
+    /// Per rank, the other unpinned buffers alive at some time with it.
+    neighbours: Vec<Vec<u32>>,
+}
+
+/// A piece alive in a section: bytes `[lower, upper)` above the offset of the buffer of rank
+/// `rank`, or, for a pinned buffer (`rank` = `u32::MAX`), the absolute bytes.
+#[derive(Clone, Copy, Debug)]
+struct Member {
+    rank: u32,
+    lower: u64,
+    upper: u64,
 }
 
 impl Model {
@@ -145,7 +167,37 @@ impl Model {
             fixed[rank].sort_unstable_by_key(|f| (f.low, f.high, f.lower, f.upper));
             fixed[rank].dedup();
         }
+        let mut times: Vec<u64> = pieces.iter().flatten().flat_map(|p| [p.start, p.end]).collect();
+        times.sort_unstable();
+        times.dedup();
+        let mut sections = vec![Vec::new(); times.len().saturating_sub(1)];
+        let mut alive_in = vec![Vec::new(); original.len()];
+        for (i, b) in buffers.iter().enumerate() {
+            for p in &pieces[i] {
+                let (first, last) = (times.partition_point(|&t| t < p.start), times.partition_point(|&t| t < p.end));
+                for (s, members) in sections.iter_mut().enumerate().take(last).skip(first) {
+                    members.push(match b.pinned {
+                        Some(offset) => Member { rank: u32::MAX, lower: offset + p.lower, upper: offset + p.upper },
+                        None => {
+                            alive_in[rank_of[i] as usize].push(s as u32);
+                            Member { rank: rank_of[i], lower: p.lower, upper: p.upper }
+                        }
+                    });
+                }
+            }
+        }
+        let neighbours = contacts
+            .iter()
+            .map(|own: &Vec<Contact>| {
+                let mut others: Vec<u32> = own.iter().map(|c| c.other).collect();
+                others.dedup();
+                others
+            })
+            .collect();
         Some(Model {
+            sections,
+            alive_in,
+            neighbours,
             size: original.iter().map(|&i| buffers[i].size).collect(),
             alignment: original.iter().map(|&i| buffers[i].alignment.max(1)).collect(),
             original,
@@ -197,6 +249,9 @@ pub struct Piecewise<'m> {
     pub counters: Counters,
     placed: Vec<bool>,
     offset: Vec<u64>,
+    /// Per rank, how many of its neighbours are unplaced: with none it is free (see
+    /// [`Piecewise::keep`]).
+    open: Vec<u32>,
     /// The ranks placed, in order.
     order: Vec<u32>,
     stack: Vec<Frame>,
@@ -205,6 +260,8 @@ pub struct Piecewise<'m> {
     /// Scratch: one buffer's offsets before they are checked, with whether each was a candidate
     /// before the last placement.
     scratch: Vec<(u64, bool)>,
+    /// Scratch of [`Piecewise::holes_hold`]: the placed pieces of a section, as byte ranges.
+    taken: Vec<(u64, u64)>,
     started: bool,
     finished: Option<Outcome>,
     next_poll: u64,
@@ -223,11 +280,13 @@ impl<'m> Piecewise<'m> {
             counters: Counters::default(),
             placed: vec![false; n],
             offset: vec![0; n],
+            open: model.neighbours.iter().map(|list| list.len() as u32).collect(),
             order: Vec::with_capacity(n),
             stack: Vec::new(),
             candidates: Vec::new(),
             fits: Vec::new(),
             scratch: Vec::new(),
+            taken: Vec::new(),
             started: false,
             finished: None,
             next_poll: POLL_EVERY,
@@ -274,6 +333,7 @@ impl<'m> Piecewise<'m> {
                 return Outcome::Solved;
             }
             match self.expand() {
+                Some(frame) if self.finish_free(&frame) => return Outcome::Solved,
                 Some(frame) => self.stack.push(frame),
                 None => return Outcome::Exhausted,
             }
@@ -309,19 +369,46 @@ impl<'m> Piecewise<'m> {
                 return Outcome::Solved;
             }
             if let Some(child) = self.expand_child(parent) {
+                if self.finish_free(&child) {
+                    return Outcome::Solved;
+                }
                 self.stack.push(child);
             }
         }
         Outcome::Exhausted
     }
 
+    /// When every unplaced buffer is free (none alive with another unplaced one), places each at
+    /// its lowest fit at `frame`'s node: they meet no one else now. Returns whether it did.
+    fn finish_free(&mut self, frame: &Frame) -> bool {
+        if frame.from != frame.to || (0..self.model.len()).any(|r| !self.placed[r] && self.open[r] > 0) {
+            return false;
+        }
+        let mut k = frame.fits_from;
+        while k < frame.fits_to {
+            let Fit { rank, offset } = self.fits[k];
+            self.place(rank, offset);
+            // Its other fits: the lowest one, first, is taken.
+            while k < frame.fits_to && self.fits[k].rank == rank {
+                k += 1;
+            }
+        }
+        true
+    }
+
     fn place(&mut self, rank: u32, offset: u64) {
+        for &other in &self.model.neighbours[rank as usize] {
+            self.open[other as usize] -= 1;
+        }
         self.placed[rank as usize] = true;
         self.offset[rank as usize] = offset;
         self.order.push(rank);
     }
 
     fn unplace(&mut self, rank: u32) {
+        for &other in &self.model.neighbours[rank as usize] {
+            self.open[other as usize] += 1;
+        }
         self.placed[rank as usize] = false;
         self.order.pop();
     }
@@ -349,6 +436,7 @@ impl<'m> Piecewise<'m> {
             }
         }
         self.scratch = offsets;
+        let alive = alive && (0..model.sections.len()).all(|s| self.holes_hold(s));
         self.close(from, fits_from, alive)
     }
 
@@ -409,7 +497,48 @@ impl<'m> Piecewise<'m> {
             }
         }
         self.scratch = offsets;
+        // Only where the last buffer is alive did the holes or the unplaced pieces change.
+        let alive = alive && model.alive_in[w].iter().all(|&s| self.holes_hold(s as usize));
         self.close(from, fits_from, alive)
+    }
+
+    /// Whether the unplaced pieces of section `s` can still fit in its free bytes: they are alive
+    /// together there, so each takes a free stretch (hole) of its own among the placed pieces
+    /// under the capacity, and a hole smaller than the smallest of them holds none.
+    fn holes_hold(&mut self, s: usize) -> bool {
+        let mut taken = std::mem::take(&mut self.taken);
+        taken.clear();
+        let (mut needed, mut smallest) = (0u64, u64::MAX);
+        for m in &self.model.sections[s] {
+            if m.rank == u32::MAX {
+                taken.push((m.lower, m.upper));
+            } else if self.placed[m.rank as usize] {
+                let base = self.offset[m.rank as usize];
+                taken.push((base + m.lower, base + m.upper));
+            } else {
+                needed += m.upper - m.lower;
+                smallest = smallest.min(m.upper - m.lower);
+            }
+        }
+        let mut holds = true;
+        if needed > 0 {
+            taken.sort_unstable();
+            let (mut usable, mut free_from) = (0u64, 0u64);
+            for &(low, high) in taken.iter().chain(std::iter::once(&(self.capacity, self.capacity))) {
+                let hole = low.min(self.capacity).saturating_sub(free_from);
+                if hole >= smallest {
+                    usable += hole;
+                }
+                free_from = free_from.max(high);
+            }
+            holds = needed <= usable;
+            if !holds {
+                // A larger capacity widens the hole at the top: it may pass from one byte up.
+                self.threshold = self.threshold.min(self.capacity.saturating_add(1));
+            }
+        }
+        self.taken = taken;
+        holds
     }
 
     /// Ends a node's expansion: sorts its candidates, or undoes them when it is cut.
@@ -457,6 +586,10 @@ impl<'m> Piecewise<'m> {
             }
             fits = true;
             self.fits.push(Fit { rank, offset });
+            // A free buffer is placed last, at its lowest fit (see [`Piecewise::finish_free`]).
+            if self.open[rank as usize] == 0 && self.ordered {
+                continue;
+            }
             if self.ordered && earlier && last.is_some_and(|w| rank < w) {
                 self.counters.pruned_canonical += 1;
                 continue;
