@@ -152,15 +152,18 @@ impl Minimised {
 }
 
 /// The step between capacities worth probing: the greatest common divisor of the sizes, pinned
-/// offsets and alignments. A plan can always be lowered, buffer by buffer from the bottom, until
-/// each buffer sits on a top below it, on 0 or on the alignment above either; then every offset and
-/// top is a multiple of this unit. So a plan fits a capacity exactly when one fits the multiple of
-/// the unit at or below it.
+/// offsets, alignments and gap windows' bounds. Every offset of a plan rounded down to a multiple
+/// of it is a plan: two pieces apart stay apart (their bounds relative to the offsets are
+/// multiples), aligned and pinned offsets are multiples already, and no top rises. Then every top
+/// is a multiple too, so a plan fits a capacity exactly when one fits the multiple of the unit at
+/// or below it.
 fn unit(problem: &Problem) -> u64 {
     use num_integer::gcd;
     let unit = problem.buffers().iter().fold(0, |unit, buffer| {
         let aligned = if buffer.alignment > 1 { gcd(unit, buffer.alignment) } else { unit };
-        gcd(gcd(aligned, buffer.size), buffer.pinned.unwrap_or(0))
+        let windows = buffer.gaps.iter().filter_map(|g| g.window);
+        let windowed = windows.fold(aligned, |unit, w| gcd(gcd(unit, w.lower), w.upper));
+        gcd(gcd(windowed, buffer.size), buffer.pinned.unwrap_or(0))
     });
     unit.max(1)
 }

@@ -10,11 +10,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::orderings::{self, ORDERINGS};
+use super::piecewise::{self, Piecewise};
 use super::search::{Allowance, Counters, Outcome, Rules, Search};
 use super::sections::{Instance, Layout, MAX_PAIRS};
 use super::spanning::Spanning;
 use crate::metrics;
-use crate::model::Problem;
+use crate::model::{Buffer, Problem};
 use crate::options::{Deadline, Halt};
 use crate::solvers::tiling::{self, Tiling};
 
@@ -107,19 +108,20 @@ pub fn quick_refutation(problem: &Problem, capacity: Option<u64>) -> Option<Stri
     None
 }
 
-/// Two pinned buffers alive together whose address ranges meet.
+/// Two pinned buffers whose live pieces meet: alive at one time in common bytes (a buffer in a
+/// windowed gap occupies only its window then; hulls that overlap prove nothing).
 fn pinned_overlap(problem: &Problem) -> Option<String> {
     let buffers = problem.buffers();
     let mut pinned: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
-    pinned.sort_unstable_by_key(|&i| buffers[i].start);
+    pinned.sort_unstable_by_key(|&i| (buffers[i].start, i));
     let mut alive: Vec<usize> = Vec::new();
     for &i in &pinned {
         let b = &buffers[i];
         alive.retain(|&j| buffers[j].end > b.start);
         let low = b.pinned.unwrap_or(0); // filtered above
         for &j in &alive {
-            let other = low_of(problem, j);
-            if other < low + b.size && low < other + buffers[j].size && b.alive_together(&buffers[j]) {
+            let other = buffers[j].pinned.unwrap_or(0); // filtered above
+            if other < low + b.size && low < other + buffers[j].size && pieces_meet(b, low, &buffers[j], other) {
                 return Some(format!("pinned buffers {} and {} overlap", buffers[j].id, b.id));
             }
         }
@@ -128,8 +130,10 @@ fn pinned_overlap(problem: &Problem) -> Option<String> {
     None
 }
 
-fn low_of(problem: &Problem, i: usize) -> u64 {
-    problem.buffers()[i].pinned.unwrap_or(0)
+/// Whether some live piece of `a` at `offset` meets one of `b` at `other_offset`.
+fn pieces_meet(a: &Buffer, offset: u64, b: &Buffer, other_offset: u64) -> bool {
+    let theirs = b.pieces();
+    a.pieces().iter().any(|p| theirs.iter().any(|q| p.meets(offset, q, other_offset)))
 }
 
 /// How many tiling nodes cost about as much as one node of the canonical search, and are
@@ -147,6 +151,8 @@ type OrderingResult = (Outcome, Counters, Option<(Vec<u64>, Vec<usize>)>);
 pub struct Prepared {
     instances: Vec<(String, Instance)>,
     spanning: Option<Spanning>,
+    /// With windowed gaps, the search that honours them ([`piecewise`]) instead of the orderings'.
+    piecewise: Option<piecewise::Model>,
 }
 
 impl Prepared {
@@ -155,6 +161,15 @@ impl Prepared {
     pub fn new(problem: &Problem, settings: &Settings) -> Result<Prepared, Halt> {
         let spanning = if settings.rules.spanning { Spanning::new(problem) } else { None };
         let problem = spanning.as_ref().map_or(problem, |reduced| &reduced.rest);
+        if piecewise::applies(problem) {
+            let model = piecewise::Model::new(problem).ok_or_else(|| {
+                Halt::Unsupported(
+                    "too many buffers, or alignments with too large a common multiple, for the exact search of windows"
+                        .into(),
+                )
+            })?;
+            return Ok(Prepared { instances: Vec::new(), spanning, piecewise: Some(model) });
+        }
         let layout = Layout::new(problem);
         if layout.overlapping_pairs() > MAX_PAIRS {
             return Err(Halt::Unsupported(format!(
@@ -172,7 +187,7 @@ impl Prepared {
                 (orderings::name(ordering), instance)
             })
             .collect();
-        Ok(Prepared { instances, spanning })
+        Ok(Prepared { instances, spanning, piecewise: None })
     }
 
     /// The buffers the search places: `problem`'s, less the stacked ones.
@@ -236,6 +251,8 @@ pub struct Decider<'p> {
     searches: Vec<Search<'p>>,
     /// At a tight capacity, the tiling search, which goes first in every round.
     tiling: Option<Tiling>,
+    /// With windowed gaps, the one search that runs ([`piecewise`]).
+    piecewise: Option<Piecewise<'p>>,
     /// The cumulative node limit of each ordering in the current round.
     limit: u64,
     /// What has been decided and counted so far (nodes of every call).
@@ -246,6 +263,7 @@ impl<'p> Decider<'p> {
     pub fn new(problem: &'p Problem, prepared: &'p Prepared, capacity: u64, settings: &Settings) -> Self {
         let mut report = Report { stacked: prepared.stacked(), ..Report::undecided() };
         let mut tiling = None;
+        let mut windowed = None;
         let searched = prepared.searched(problem);
         // The searched buffers go on the stack: what is left of the capacity for them. The
         // refutations are the whole problem's (so are their reasons); past them, the stack fits.
@@ -263,13 +281,24 @@ impl<'p> Decider<'p> {
                 Vec::new()
             }
             None => {
-                if settings.rules.tiling {
+                if let Some(model) = &prepared.piecewise {
+                    windowed = Some(Piecewise::new(model, left, settings.rules.canonical));
+                } else if settings.rules.tiling {
                     tiling = Tiling::new(searched, left);
                 }
                 prepared.instances.iter().map(|(_, instance)| Search::new(instance, left, settings.rules)).collect()
             }
         };
-        Decider { problem: searched, prepared, capacity, searches, tiling, limit: settings.first_limit.max(1), report }
+        Decider {
+            problem: searched,
+            prepared,
+            capacity,
+            searches,
+            tiling,
+            piecewise: windowed,
+            limit: settings.first_limit.max(1),
+            report,
+        }
     }
 
     /// The capacity asked about.
@@ -292,6 +321,10 @@ impl<'p> Decider<'p> {
                 break;
             }
             self.report.rounds += 1;
+            if self.piecewise.is_some() {
+                self.advance_piecewise(nodes - spent, &mut spent, deadline);
+                continue;
+            }
             if self.advance_tiling(nodes - spent, &mut spent, deadline) {
                 break;
             }
@@ -368,6 +401,42 @@ impl<'p> Decider<'p> {
 }
 
 impl Decider<'_> {
+    /// The windowed search's turn: it may spend what is `left`. Decides, or stops at the node
+    /// limit or the deadline.
+    fn advance_piecewise(&mut self, left: u64, spent: &mut u64, deadline: &Deadline) {
+        let Some(search) = self.piecewise.as_mut() else { return };
+        let before = search.counters;
+        let never = || false;
+        let node_limit = before.nodes.saturating_add(left);
+        let outcome = search.run(&Allowance { node_limit, deadline, abandon: &never });
+        let used = search.counters.since(&before);
+        self.report.counters.add(&used);
+        *spent = spent.saturating_add(used.nodes);
+        self.report.decision = match outcome {
+            Outcome::Stopped => return,
+            Outcome::Solved => {
+                let (offsets, placement_order) = search.plan(self.problem);
+                let (offsets, placement_order) = self.prepared.lift(offsets, placement_order);
+                Decision::Feasible { offsets, placement_order }
+            }
+            Outcome::Exhausted => {
+                let below = search.refuted_below().saturating_add(self.prepared.height());
+                self.report.refuted_below = below;
+                let range = if below > self.capacity.saturating_add(1) {
+                    format!(" (nor in fewer than {below})")
+                } else {
+                    String::new()
+                };
+                Decision::Infeasible(format!(
+                    "the exact search proved that no placement fits in {} bytes{range} ({} nodes)",
+                    self.capacity, search.counters.nodes
+                ))
+            }
+        };
+        self.report.ordering = Some("windows".into());
+        self.piecewise = None;
+    }
+
     /// The tiling search's turn in a round, if the capacity is tight: as much as the orderings'
     /// round together, in cost (see [`TILING_NODES_PER_NODE`]), within what is `left`. Where it
     /// applies it is the search that decides; the orderings go on only in case it stalls on an

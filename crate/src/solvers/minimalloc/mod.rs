@@ -15,6 +15,7 @@
 
 mod feasibility;
 mod orderings;
+mod piecewise;
 mod search;
 mod sections;
 mod spanning;
@@ -33,9 +34,10 @@ pub use windows::{WindowBound, window_bound};
 
 use super::greedy::start_plan;
 use super::minimise::{self, Deadlines, Probe, Schedule};
-use super::{Capabilities, Solver, stop_reason};
+use super::view::View;
+use super::{Capabilities, Solver, conclude, stop_reason};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stats, Stopped};
-use crate::options::{CancelFlag, Deadline, Halt, Parameter, SolveOptions};
+use crate::options::{CancelFlag, Deadline, Halt, Parameter, SolveError, SolveOptions};
 
 /// Above this many buffers minimisation keeps the start plan: every probe costs time linear in
 /// the buffers per node and the search would not settle such instances anyway.
@@ -171,7 +173,7 @@ impl Solver for MiniMalloc {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::planner().with_capacity().with_minimise().with_warm_start().with_gaps()
+        Capabilities::planner().with_capacity().with_minimise().with_warm_start().with_windows()
     }
 
     fn parameters(&self) -> Vec<Parameter> {
@@ -204,6 +206,9 @@ impl Solver for MiniMalloc {
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
+        if piecewise::applies(problem) && !piecewise::takes(problem) {
+            return self.run_unwindowed(problem, options);
+        }
         let started = Instant::now();
         let settings = self.settings(options)?;
         let deadline = options.deadline(started);
@@ -214,7 +219,61 @@ impl Solver for MiniMalloc {
     }
 }
 
+/// The start plan, or when the greedy passes refuse the instance (they keep pinned buffers apart
+/// over their whole lifetimes, gaps or not) every unpinned buffer stacked above the pinned ones:
+/// a plan as soon as no two pinned buffers' live pieces meet, which [`quick_refutation`] checked.
+fn start_or_stack(problem: &Problem, options: &SolveOptions) -> Result<Plan, Halt> {
+    match start_plan(problem, options) {
+        Err(Halt::Infeasible(_)) => Ok(stacked_plan(problem)),
+        other => other,
+    }
+}
+
+/// The pinned buffers at their offsets and the others one above the other over all of them, each
+/// at its alignment: no two unpinned buffers share a byte, nor one a pinned buffer's.
+fn stacked_plan(problem: &Problem) -> Plan {
+    let buffers = problem.buffers();
+    let mut top = buffers.iter().filter_map(|b| b.pinned.map(|offset| offset + b.size)).max().unwrap_or(0);
+    let offsets: Vec<u64> = buffers
+        .iter()
+        .map(|b| match b.pinned {
+            Some(offset) => offset,
+            None => {
+                // Within u64: a problem whose stacked buffers pass it could not be planned anyway,
+                // and the validator rejects the plan rather than wrap.
+                let offset = crate::alignment::align_up(top, b.alignment).unwrap_or(u64::MAX - b.size);
+                top = offset.saturating_add(b.size);
+                offset
+            }
+        })
+        .collect();
+    let order = (0..buffers.len())
+        .filter(|&i| buffers[i].pinned.is_some())
+        .chain((0..buffers.len()).filter(|&i| buffers[i].pinned.is_none()))
+        .collect();
+    Plan::new(problem, offsets, order)
+}
+
 impl MiniMalloc {
+    /// Plans `problem` with its windowed gaps alive (plain gaps kept), where the search of windows
+    /// does not take it ([`piecewise::takes`]: too many buffers, or alignments that would give it
+    /// too many candidates): a valid plan, and nothing proven for the buffers themselves.
+    fn run_unwindowed(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
+        let started = Instant::now();
+        let without = Capabilities { windows: false, ..self.capabilities() };
+        let view = match View::of(problem, options, without).map_err(Halt::Unsupported)? {
+            Some(view) => view,
+            None => return self.run(problem, options),
+        };
+        let result = self.run(&view.problem, &view.options);
+        let outcome =
+            conclude(self.name(), &view.problem, &view.options, result, started).map_err(|error| match error {
+                SolveError::Unsupported(what) => Halt::Unsupported(what),
+                other => Halt::Unsupported(other.to_string()),
+            })?;
+        Ok(view.lift(problem, outcome))
+    }
+
     /// Feasibility at `capacity`: a plan within it ([`Stopped::Fits`]), a proof that none exists,
     /// or, when the search stops first, the start plan with the reason (a compiler that asked
     /// "does it fit?" then learns how far the best known plan is from fitting).
@@ -264,7 +323,7 @@ impl MiniMalloc {
                 if stopped == Stopped::Cancelled && options.start.is_none() {
                     return Err(Halt::Cancelled);
                 }
-                let plan = start_plan(problem, options)?;
+                let plan = start_or_stack(problem, options)?;
                 stats.insert("start_makespan".into(), plan.makespan.into());
                 Outcome::new(self.name(), problem, Some(capacity), Some(plan), 0, stopped)
             }
@@ -285,7 +344,7 @@ impl MiniMalloc {
         if let Some(reason) = quick_refutation(problem, None) {
             return Err(Halt::Infeasible(reason));
         }
-        let start = start_plan(problem, options)?;
+        let start = start_or_stack(problem, options)?;
         let mut stats = Stats::new();
         stats.insert("start_makespan".into(), start.makespan.into());
         if problem.len() > MAX_MINIMISE_BUFFERS {

@@ -18,8 +18,12 @@
 //! multiple of every alignment in the instance (their least common multiple), so those sums keep
 //! every buffer aligned and each stacked buffer sits at such a sum. Pinned buffers cannot move:
 //! instances with any are not reduced. Buffers with gaps are not stacked (in a gap they meet no
-//! one), but may be among the rest: a gap is inside the lifetime, so they are alive with a
-//! spanning buffer at their start, at their whole size.
+//! one), but may be among the rest when some live piece of theirs has their whole size: every
+//! piece lies inside the span, so at that piece's times all their bytes keep out of the stacked
+//! buffers' strips and they sit inside one band. A buffer never alive (gaps over its whole
+//! lifetime) meets no one: it goes at 0, apart from the bands (above the stack it would be forced
+//! higher than it needs). A buffer alive only in windows could straddle a strip with the bytes
+//! outside its windows, so an instance with one is not reduced.
 //!
 //! Why it helps: the search does not know the stack goes at the bottom and branches on where each
 //! spanning buffer goes among the others. On the windows of [`super::windows`] (lifetimes cut to a
@@ -28,7 +32,7 @@
 //! stacked, where the search of the unreduced window was unknown after 10 s.
 
 use crate::alignment::lcm;
-use crate::model::{Buffer, Problem};
+use crate::model::{Buffer, Piece, Problem};
 
 /// The most buffer visits the scans may make, per buffer: each round visits the buffers starting
 /// at the first start, and a nest of many buffers sharing their start could take a round per
@@ -47,6 +51,8 @@ pub struct Spanning {
     pub stack: Vec<(usize, u64)>,
     /// The stack's height: the rest is planned on top of it.
     pub height: u64,
+    /// The buffers never alive (no live piece), at offset 0.
+    pub free: Vec<usize>,
 }
 
 impl Spanning {
@@ -60,11 +66,26 @@ impl Spanning {
         let unit = buffers.iter().try_fold(1u64, |unit, b| lcm(unit, b.alignment.max(1)))?;
         let stackable = |b: &Buffer| !b.has_gaps() && b.size.is_multiple_of(unit);
         let n = buffers.len();
-        let mut by_start: Vec<usize> = (0..n).collect();
+        let pieces: Vec<Vec<Piece>> = buffers.iter().map(Buffer::pieces).collect();
+        // A buffer never alive meets no one: it goes at 0, out of the reduction (lifted above the
+        // stack it would be forced higher than it needs).
+        let free: Vec<usize> = (0..n).filter(|&i| pieces[i].is_empty()).collect();
+        // A buffer alive only in windows may straddle a stacked buffer's bytes with the rest of
+        // its bytes, and the bands would not hold it: no reduction then.
+        if (0..n)
+            .any(|i| !pieces[i].is_empty() && !pieces[i].iter().any(|p| p.lower == 0 && p.upper == buffers[i].size))
+        {
+            return None;
+        }
+        let mut by_start: Vec<usize> = (0..n).filter(|&i| !pieces[i].is_empty()).collect();
         by_start.sort_unstable_by_key(|&i| (buffers[i].start, i));
-        let mut by_end: Vec<usize> = (0..n).collect();
+        let mut by_end: Vec<usize> = by_start.clone();
         by_end.sort_unstable_by_key(|&i| (std::cmp::Reverse(buffers[i].end), i));
         let mut stacked = vec![false; n];
+        for &i in &free {
+            stacked[i] = true;
+        }
+        let n = by_start.len();
         let mut stack = Vec::new();
         let (mut first, mut last) = (0, 0);
         let mut visits = 0usize;
@@ -98,7 +119,7 @@ impl Spanning {
         if stack.is_empty() {
             return None;
         }
-        let kept: Vec<usize> = (0..n).filter(|&i| !stacked[i]).collect();
+        let kept: Vec<usize> = (0..buffers.len()).filter(|&i| !stacked[i]).collect();
         let mut height = 0u64;
         let stack: Vec<(usize, u64)> = stack
             .into_iter()
@@ -110,7 +131,7 @@ impl Spanning {
             })
             .collect();
         let rest = Problem::new(kept.iter().map(|&i| buffers[i].clone()).collect(), None).ok()?;
-        Some(Spanning { rest, kept, stack, height })
+        Some(Spanning { rest, kept, stack, height, free })
     }
 
     /// The capacity the rest must fit for the whole to fit `capacity` (`None`: not even the stack
@@ -122,14 +143,14 @@ impl Spanning {
     /// The whole's offsets and placement order from the rest's: the stack first, at its offsets,
     /// then the rest lifted by the stack's height.
     pub fn lift(&self, offsets: &[u64], order: &[usize]) -> (Vec<u64>, Vec<usize>) {
-        let mut whole = vec![0; self.kept.len() + self.stack.len()];
+        let mut whole = vec![0; self.kept.len() + self.stack.len() + self.free.len()];
         for &(i, offset) in &self.stack {
             whole[i] = offset;
         }
         for (k, &i) in self.kept.iter().enumerate() {
             whole[i] = offsets[k] + self.height;
         }
-        let mut placed: Vec<usize> = self.stack.iter().map(|&(i, _)| i).collect();
+        let mut placed: Vec<usize> = self.free.iter().copied().chain(self.stack.iter().map(|&(i, _)| i)).collect();
         placed.extend(order.iter().map(|&k| self.kept[k]));
         (whole, placed)
     }
