@@ -235,6 +235,58 @@ fn check_claims_nothing_of_an_invalid_plan() {
     assert_eq!(report["makespan"], 9);
 }
 
+/// A file that is not text says where it stops being UTF-8 (it said only "stream did not contain
+/// valid UTF-8"), and a model file says to import it.
+#[test]
+fn a_file_that_is_not_text_says_where_or_what_it_is() {
+    let dir = std::env::temp_dir().join(format!("memplan-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let latin1 = write("latin1.csv", b"id,lower,upper,size\nb\xe9,0,4,16\n");
+    let output = memplan(&["solve", &latin1]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("line 2, column 2") && stderr(&output).contains("UTF-8"), "{}", stderr(&output));
+    let tflite = write("model.tflite", b"\x1c\x00\x00\x00TFL3\x00\x00\xff\xfe\x00");
+    let hlo = write("module.hlo.pb", b"\x0a\x05\xff\xfe\x00");
+    for (model, kind) in [(tflite, "TFLite"), (hlo, "HloProto")] {
+        let output = memplan(&["solve", &model]);
+        assert_eq!(output.status.code(), Some(2));
+        assert!(stderr(&output).contains(kind) && stderr(&output).contains("memplan import"), "{}", stderr(&output));
+    }
+}
+
+/// Many unknown columns give one note (a million gave a million lines on standard error).
+#[test]
+fn unknown_columns_get_one_note() {
+    let extra: Vec<String> = (0..1000).map(|k| format!("extra{k}")).collect();
+    let header = format!("id,lower,upper,size,{}\n", extra.join(","));
+    let row = format!("a,0,4,16,{}\n", vec!["1"; 1000].join(","));
+    let file = scratch("wide.csv", &(header + &row));
+    let output = memplan(&["stats", &file]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let notes: Vec<&str> = std::str::from_utf8(&output.stderr).unwrap().lines().collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("1000 unknown columns, 'extra0' (column 5)") && notes[0].contains("and 995 more"),
+        "{}",
+        notes[0]
+    );
+}
+
+/// Lines ended by a carriage return alone read as lines (they read as one header line, "missing
+/// column 'size'").
+#[test]
+fn carriage_return_line_endings_are_read() {
+    let file = scratch("mac.csv", "id,lower,upper,size\ra,0,4,16\rb,2,6,8\r");
+    let output = memplan(&["stats", &file]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(json_line(&output)["buffers"], 2);
+}
+
 /// The validator's sentence for a false bound names the bound and the max load in that order.
 #[test]
 fn a_false_bound_is_described_in_order() {
