@@ -40,12 +40,30 @@ pub enum Violation {
         buffer: usize,
         offset: u64,
     },
-    /// A solution states a measure that the plan does not have.
+    /// A solution states something of its plan that is not true: `claimed` is the number it
+    /// states, `actual` the one it is held to (see [`Claim`] for which is which).
     WrongClaim {
-        what: &'static str,
+        what: Claim,
         claimed: u64,
         actual: u64,
     },
+}
+
+/// What a solution claimed falsely, with the two numbers a [`Violation::WrongClaim`] carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Claim {
+    /// A makespan (claimed) that the plan does not have (actual).
+    Makespan,
+    /// A lower bound (claimed) below the max load (actual), which every plan reaches.
+    BoundBelowMaxLoad,
+    /// A lower bound (claimed) above the makespan of its own plan (actual).
+    BoundAboveMakespan,
+    /// An optimal plan, at its lower bound (claimed), whose makespan is higher (actual).
+    OptimalAboveBound,
+    /// That nothing fits the capacity (claimed), beside a plan whose makespan fits it (actual).
+    NothingFits,
+    /// A plan (optimal, or within the capacity) where there is none; its bound is `claimed`.
+    MissingPlan,
 }
 
 impl Violation {
@@ -77,9 +95,27 @@ impl Violation {
             Violation::Overflow { buffer, offset } => {
                 format!("buffer {} at offset {offset}: offset + size overflows u64", name(buffer))
             }
-            Violation::WrongClaim { what, claimed, actual } => {
-                format!("the solution claims {what} {claimed} but the plan has {actual}")
-            }
+            Violation::WrongClaim { what, claimed, actual } => match what {
+                Claim::Makespan => format!("the solution claims a makespan of {claimed} but its plan's is {actual}"),
+                Claim::BoundBelowMaxLoad => {
+                    format!("the solution claims a lower bound of {claimed}, below the max load {actual}")
+                }
+                Claim::BoundAboveMakespan => {
+                    format!("the solution claims a lower bound of {claimed}, above its plan's makespan {actual}")
+                }
+                Claim::OptimalAboveBound => format!(
+                    "the solution claims its plan is optimal, but its makespan {actual} is above its lower bound \
+                     {claimed}"
+                ),
+                Claim::NothingFits => format!(
+                    "the solution claims that nothing fits the capacity {claimed}, but its plan's makespan is {actual}"
+                ),
+                Claim::MissingPlan => {
+                    format!(
+                        "the solution claims a plan (optimal or within the capacity) but has none (lower bound {claimed})"
+                    )
+                }
+            },
         }
     }
 }
@@ -258,7 +294,7 @@ pub fn validate_outcome(problem: &Problem, outcome: &Outcome) -> Report {
         let mut report = Report { violations: Vec::new(), makespan: 0 };
         if outcome.stopped.is_optimal() || outcome.stopped == Stopped::Fits {
             report.violations.push(Violation::WrongClaim {
-                what: "a plan (optimal or within the capacity) but has none, makespan",
+                what: Claim::MissingPlan,
                 claimed: outcome.lower_bound,
                 actual: 0,
             });
@@ -274,22 +310,22 @@ pub fn validate_outcome(problem: &Problem, outcome: &Outcome) -> Report {
     let max_load = swept_load.unwrap_or_else(|| metrics::max_load_wide(problem.buffers()));
     let mut claim = |what, claimed, actual| report.violations.push(Violation::WrongClaim { what, claimed, actual });
     if plan.makespan != report.makespan {
-        claim("makespan", plan.makespan, report.makespan);
+        claim(Claim::Makespan, plan.makespan, report.makespan);
     }
     if (outcome.lower_bound as u128) < max_load {
-        claim("a lower bound below the max load", outcome.lower_bound, max_load as u64);
+        claim(Claim::BoundBelowMaxLoad, outcome.lower_bound, max_load as u64);
     }
     if outcome.lower_bound > report.makespan {
-        claim("a lower bound above its makespan", outcome.lower_bound, report.makespan);
+        claim(Claim::BoundAboveMakespan, outcome.lower_bound, report.makespan);
     }
     if outcome.stopped.is_optimal() && report.makespan > outcome.lower_bound {
-        claim("an optimal makespan at lower bound", outcome.lower_bound, report.makespan);
+        claim(Claim::OptimalAboveBound, outcome.lower_bound, report.makespan);
     }
     if let Some(capacity) = outcome.capacity
         && outcome.stopped == Stopped::Infeasible
         && report.makespan <= capacity
     {
-        claim("that nothing fits the capacity", capacity, report.makespan);
+        claim(Claim::NothingFits, capacity, report.makespan);
     }
     report
 }

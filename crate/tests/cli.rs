@@ -193,6 +193,109 @@ fn check_reports_overlaps_with_exit_1() {
     assert_eq!(memplan(&["check", &unplanned]).status.code(), Some(2));
 }
 
+/// An invalid plan proves nothing: `check` called one "optimal" at a lower bound below the max
+/// load (its own makespan), "feasible", and with a capacity "proven infeasible" by that bound.
+#[test]
+fn check_claims_nothing_of_an_invalid_plan() {
+    let plan = scratch("invalid-claims.csv", "id,lower,upper,size,offset\na,0,2,4,0\nb,1,3,4,2\n");
+    for capacity in [None, Some("3"), Some("100")] {
+        let mut args = vec!["check", plan.as_str()];
+        args.extend(capacity.iter().flat_map(|c| ["--capacity", c]));
+        let output = memplan(&args);
+        assert_eq!(output.status.code(), Some(1), "{capacity:?}: {}", stderr(&output));
+        let report = json_line(&output);
+        assert_eq!(report["stopped"], "given", "{report}");
+        assert_eq!(
+            (&report["optimal"], &report["feasible"], &report["valid"]),
+            (&false.into(), &false.into(), &false.into())
+        );
+        // The instance's own bound (the max load), never the invalid plan's makespan.
+        assert_eq!((&report["lower_bound"], &report["max_load"]), (&8.into(), &8.into()), "{report}");
+        assert_eq!(report["makespan"], serde_json::Value::Null, "{report}");
+        assert!(report["verdict"].as_str().unwrap().contains("invalid"), "{report}");
+        assert!(report["detail"].as_str().unwrap().contains("invalid"), "{report}");
+        let violations = report["violations"].as_array().unwrap();
+        assert!(violations.iter().all(|v| !v.as_str().unwrap().contains("claims")), "{report}");
+        assert!(!stderr(&output).contains("infeasible (proven)"), "{}", stderr(&output));
+    }
+    // A valid plan at the bound is optimal, still `given`; one above it is not.
+    let at_bound = scratch("valid-at-bound.csv", "id,lower,upper,size,offset\na,0,2,4,0\nb,1,3,4,4\n");
+    let report = json_line(&memplan(&["check", &at_bound]));
+    assert_eq!(
+        (&report["stopped"], &report["optimal"], &report["valid"]),
+        (&"given".into(), &true.into(), &true.into())
+    );
+    assert!(report["verdict"].as_str().unwrap().contains("optimal"), "{report}");
+    let above = scratch("valid-above.csv", "id,lower,upper,size,offset\na,0,2,4,0\nb,1,3,4,5\n");
+    let report = json_line(&memplan(&["check", &above]));
+    assert_eq!(
+        (&report["stopped"], &report["optimal"], &report["lower_bound"]),
+        (&"given".into(), &false.into(), &8.into())
+    );
+    assert_eq!(report["makespan"], 9);
+}
+
+/// A file that is not text says where it stops being UTF-8 (it said only "stream did not contain
+/// valid UTF-8"), and a model file says to import it.
+#[test]
+fn a_file_that_is_not_text_says_where_or_what_it_is() {
+    let dir = std::env::temp_dir().join(format!("memplan-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let latin1 = write("latin1.csv", b"id,lower,upper,size\nb\xe9,0,4,16\n");
+    let output = memplan(&["solve", &latin1]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("line 2, column 2") && stderr(&output).contains("UTF-8"), "{}", stderr(&output));
+    let tflite = write("model.tflite", b"\x1c\x00\x00\x00TFL3\x00\x00\xff\xfe\x00");
+    let hlo = write("module.hlo.pb", b"\x0a\x05\xff\xfe\x00");
+    for (model, kind) in [(tflite, "TFLite"), (hlo, "HloProto")] {
+        let output = memplan(&["solve", &model]);
+        assert_eq!(output.status.code(), Some(2));
+        assert!(stderr(&output).contains(kind) && stderr(&output).contains("memplan import"), "{}", stderr(&output));
+    }
+}
+
+/// Many unknown columns give one note (a million gave a million lines on standard error).
+#[test]
+fn unknown_columns_get_one_note() {
+    let extra: Vec<String> = (0..1000).map(|k| format!("extra{k}")).collect();
+    let header = format!("id,lower,upper,size,{}\n", extra.join(","));
+    let row = format!("a,0,4,16,{}\n", vec!["1"; 1000].join(","));
+    let file = scratch("wide.csv", &(header + &row));
+    let output = memplan(&["stats", &file]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let notes: Vec<&str> = std::str::from_utf8(&output.stderr).unwrap().lines().collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("1000 unknown columns, 'extra0' (column 5)") && notes[0].contains("and 995 more"),
+        "{}",
+        notes[0]
+    );
+}
+
+/// Lines ended by a carriage return alone read as lines (they read as one header line, "missing
+/// column 'size'").
+#[test]
+fn carriage_return_line_endings_are_read() {
+    let file = scratch("mac.csv", "id,lower,upper,size\ra,0,4,16\rb,2,6,8\r");
+    let output = memplan(&["stats", &file]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(json_line(&output)["buffers"], 2);
+}
+
+/// The validator's sentence for a false bound names the bound and the max load in that order.
+#[test]
+fn a_false_bound_is_described_in_order() {
+    use memplan::validate::{Claim, Violation};
+    let problem = memplan::Problem::new(vec![memplan::Buffer::new("a", 0, 2, 8)], None).unwrap();
+    let sentence = Violation::WrongClaim { what: Claim::BoundBelowMaxLoad, claimed: 6, actual: 8 }.describe(&problem);
+    assert_eq!(sentence, "the solution claims a lower bound of 6, below the max load 8");
+}
+
 #[test]
 fn stats_counts_conflicts_and_max_load() {
     let output = memplan(&["stats", &example("minimalloc/examples/input.12.csv")]);

@@ -2,7 +2,7 @@
 //! obvious way in u128 so that nothing it computes can wrap. Offsets are random (mostly invalid)
 //! or a valid greedy plan shifted here and there; values reach u64::MAX.
 
-use memplan::validate::{self, Violation};
+use memplan::validate::{self, Claim, Violation};
 use memplan::{Buffer, Gap, Problem, SolveOptions};
 use proptest::prelude::*;
 
@@ -256,7 +256,7 @@ proptest! {
         let mut outcome = memplan::Outcome::new("test", &problem, None, Some(plan), 0, memplan::Stopped::Completed);
         let below_load = |outcome: &memplan::Outcome| {
             validate::validate_outcome(&problem, outcome).violations.into_iter().find_map(|v| match v {
-                Violation::WrongClaim { what: "a lower bound below the max load", actual, .. } => Some(actual),
+                Violation::WrongClaim { what: Claim::BoundBelowMaxLoad, actual, .. } => Some(actual),
                 _ => None,
             })
         };

@@ -214,8 +214,10 @@ pub fn solve_many(
 
 /// Checks a plan of ``problem`` (``offsets``, one per buffer: a NumPy array or a sequence) with
 /// memplan's independent validator, as ``memplan check`` does: returns a ``SolveResult`` with
-/// ``stopped`` = ``Stopped.GIVEN`` (or ``LOWER_BOUND`` when the plan meets the bound), ``valid``
-/// and ``violations`` (overlaps, misaligned or moved buffers, a capacity it passes).
+/// ``stopped`` = ``Stopped.GIVEN``, ``valid`` and ``violations`` (overlaps, misaligned or moved
+/// buffers, a capacity it passes). ``optimal`` when the plan is valid and meets the instance's
+/// lower bound; an invalid plan proves nothing (no ``offsets`` or ``makespan``, not ``feasible``,
+/// ``lower_bound`` the instance's own).
 #[pyfunction]
 #[pyo3(signature = (problem, offsets, capacity = None))]
 pub fn validate(

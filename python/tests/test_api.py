@@ -97,6 +97,25 @@ def test_validate_finds_overlaps_and_accepts_a_solved_plan():
     assert not wrong_length.valid
 
 
+def test_an_invalid_plan_proves_nothing():
+    # b overlaps a at time 1: the plan's makespan 6 is below the max load 8, and it once read as
+    # optimal at a bound of 6 (with a capacity of 3, as proven infeasible).
+    problem = memplan.Problem.from_arrays([0, 1], [2, 3], [4, 4])
+    for capacity in (None, 3, 100):
+        bad = memplan.validate(problem, [0, 2], capacity=capacity)
+        assert not bad.valid and bad.violations
+        assert bad.stopped == memplan.Stopped.GIVEN
+        assert not bad.optimal and not bad.feasible
+        assert bad.lower_bound == bad.max_load == 8
+        assert bad.makespan is None and bad.offsets is None
+        assert "invalid" in bad.verdict and "invalid" in bad.detail
+        assert not any("claims" in v for v in bad.violations)
+    at_bound = memplan.validate(problem, [0, 4])
+    assert at_bound.valid and at_bound.optimal and at_bound.stopped == memplan.Stopped.GIVEN
+    above = memplan.validate(problem, [0, 5])
+    assert above.valid and not above.optimal and above.makespan == 9 and above.lower_bound == 8
+
+
 def test_pinned_offsets_are_kept_by_the_planner():
     problem = memplan.Problem.from_arrays([0, 0, 2], [4, 4, 6], [16, 16, 8], offsets=[32, 0, 16])
     assert list(problem.offsets) == [32, 0, 16]

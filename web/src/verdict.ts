@@ -26,6 +26,13 @@ const MARKS: Record<Tone, string> = { proven: '✓', heuristic: '≈', interrupt
 
 export const toneOf = (stopped: Stopped): Tone => TONES[stopped];
 
+/** A result's tone: its reason's, except for a plan that came with the input, whose checks say
+ * what it is (optimal when valid at the bound; wrong, and proving nothing, when invalid). */
+export function summaryTone(summary: Summary): Tone {
+  if (summary.stopped !== 'given') return toneOf(summary.stopped);
+  return !summary.valid ? 'infeasible' : summary.optimal ? 'proven' : 'heuristic';
+}
+
 /** The order the compare table sorts reasons in: proofs first, infeasible last. */
 export const toneRank = (stopped: Stopped): number => ['proven', 'heuristic', 'interrupted', 'infeasible'].indexOf(TONES[stopped]);
 
@@ -36,11 +43,11 @@ export function drawable(result: SolveResult | null): boolean {
 
 /** The verdict as a mark and the core's words, e.g. "✓ optimal, proven by search". */
 export function verdictText(summary: Summary): string {
-  return `${MARKS[toneOf(summary.stopped)]} ${summary.verdict}`;
+  return `${MARKS[summaryTone(summary)]} ${summary.verdict}`;
 }
 
 /** The verdict as HTML for a badge: mark, words and, as its tooltip, the core's detail. */
 export function verdictBadge(summary: Summary): string {
   const title = summary.detail ? ` title="${esc(summary.detail)}"` : '';
-  return `<span class="verdict ${toneOf(summary.stopped)}" data-stopped="${summary.stopped}"${title}>${esc(verdictText(summary))}</span>`;
+  return `<span class="verdict ${summaryTone(summary)}" data-stopped="${summary.stopped}"${title}>${esc(verdictText(summary))}</span>`;
 }

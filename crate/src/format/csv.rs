@@ -216,20 +216,15 @@ fn read_header(
     // By meaning, so that `lower` and `start`, or `upper` and `end`, count as the same column:
     // the first column seen with each meaning, as (column number, header, role).
     let mut first_with_meaning: HashMap<Role, (usize, &str, Role)> = HashMap::new();
+    // The unknown columns, as (column number, cell): one note names them all.
+    let mut unknown: Vec<(usize, &Cell)> = Vec::new();
     for (index, cell) in header.cells.iter().enumerate() {
         let number = index + 1;
         let name = cell.text.trim();
         // An unknown column is read past, as MiniMalloc's reader does, with a note naming the
         // known ones (it may be a misspelling).
         let Some(role) = Role::from_header(name) else {
-            notes.push(Note {
-                line: Some(cell.line),
-                column: Some(cell.column),
-                message: format!(
-                    "unknown column '{name}' (column {number}) ignored, and not written back; the known columns \
-                     are {ACCEPTED_COLUMNS}"
-                ),
-            });
+            unknown.push((number, cell));
             columns.push(Column { header: name.to_string(), role: Role::Ignored });
             continue;
         };
@@ -257,6 +252,9 @@ fn read_header(
             ));
         }
         columns.push(Column { header: name.to_string(), role });
+    }
+    if let Some(note) = unknown_columns_note(&unknown) {
+        notes.push(note);
     }
     let layout = CsvLayout { columns, time_shift: 0 };
     let find = |role: Role| layout.position(role);
@@ -297,6 +295,30 @@ fn read_header(
         gaps: find(Role::Gaps),
     };
     Ok((layout, indices))
+}
+
+/// How many unknown columns one note names; a file with many (a wide export) gets their count.
+const UNKNOWN_NAMED: usize = 5;
+
+/// One note for every unknown column (`(column number, header cell)`), at the first of them: the
+/// first few named, the rest counted.
+fn unknown_columns_note(unknown: &[(usize, &Cell)]) -> Option<Note> {
+    let &(_, first) = unknown.first()?;
+    let named: Vec<String> = unknown
+        .iter()
+        .take(UNKNOWN_NAMED)
+        .map(|(number, cell)| format!("'{}' (column {number})", cell.text.trim()))
+        .collect();
+    let what = match unknown.len() {
+        1 => format!("unknown column {}", named[0]),
+        n if n <= UNKNOWN_NAMED => format!("{n} unknown columns {}", named.join(", ")),
+        n => format!("{n} unknown columns, {} and {} more,", named.join(", "), n - UNKNOWN_NAMED),
+    };
+    Some(Note {
+        line: Some(first.line),
+        column: Some(first.column),
+        message: format!("{what} ignored, and not written back; the known columns are {ACCEPTED_COLUMNS}"),
+    })
 }
 
 /// Reads the cells of one row, recording every bad cell with its position.

@@ -5,7 +5,7 @@ mod csv;
 mod json;
 mod reading;
 
-use crate::model::{InputErrors, Problem, Semantics};
+use crate::model::{InputError, InputErrors, Problem, Semantics};
 
 pub use csv::CsvLayout;
 
@@ -92,6 +92,41 @@ impl Document {
     pub fn new(problem: Problem, format: Format) -> Document {
         Document { problem, plan: None, format, csv_layout: None, notes: Vec::new() }
     }
+}
+
+/// The text of an input file's `bytes` (`path` names it, for its extension), or why it is no
+/// buffer list: a model file, which `memplan import` reads (TFLite by its flatbuffer identifier
+/// `TFL3` at bytes 4..8, an XLA `HloProto` by its `.pb` extension), or bytes that are not UTF-8,
+/// at the line and column of the first of them.
+pub fn text_of<'b>(bytes: &'b [u8], path: Option<&str>) -> Result<&'b str, InputErrors> {
+    const IMPORT: &str =
+        "import it first with `memplan import` (in Python, memplan.import_tflite or memplan.import_xla)";
+    if bytes.get(4..8) == Some(b"TFL3") {
+        return Err(InputErrors::single(InputError::new(format!(
+            "this is a TFLite model (its identifier TFL3 at bytes 4..8), not a buffer list: {IMPORT}"
+        ))));
+    }
+    std::str::from_utf8(bytes).map_err(|error| {
+        let valid = &bytes[..error.valid_up_to()];
+        if path.is_some_and(|p| p.to_ascii_lowercase().ends_with(".pb")) {
+            return InputErrors::single(InputError::new(format!(
+                "this looks like an XLA HloProto (a binary .pb file), not a buffer list: {IMPORT}"
+            )));
+        }
+        // (`valid` is UTF-8 up to `valid_up_to`.)
+        let before = std::str::from_utf8(valid).unwrap_or_default();
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().unwrap_or_default().chars().count() + 1;
+        InputErrors::single(InputError::at(
+            line,
+            column,
+            format!(
+                "byte 0x{:02x} (byte {} of the file) is not UTF-8: a buffer list is text",
+                bytes[valid.len()],
+                valid.len() + 1
+            ),
+        ))
+    })
 }
 
 /// Parses text in the given or sniffed format, converting lifetimes to `[start, end)` and checking

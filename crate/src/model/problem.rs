@@ -80,7 +80,10 @@ impl Problem {
         let max_load = super::load::max_load_wide(&buffers);
         let max_load = u64::try_from(max_load).map_err(|_| InputErrors::single(max_load_error(&buffers, max_load)))?;
         let pinned_top = buffers.iter().filter_map(|b| b.pinned.map(|offset| offset + b.size)).max().unwrap_or(0);
-        let lower_bound = max_load.max(pinned_top).max(alignment_bound(&buffers));
+        // Every buffer counts in the makespan, one that is never alive (gaps over its whole
+        // lifetime) too, where the load does not see it.
+        let largest = buffers.iter().map(|b| b.size).max().unwrap_or(0);
+        let lower_bound = max_load.max(pinned_top).max(largest).max(alignment_bound(&buffers));
         let lower_bound = super::stacking::stacking_bound(&buffers, lower_bound);
         Ok(Problem { buffers, capacity, semantics: Semantics::HalfOpen, max_load, lower_bound, memo: Memo::default() })
     }
@@ -120,7 +123,7 @@ impl Problem {
     }
 
     /// A lower bound on the makespan of every valid plan that the instance gives without search:
-    /// L, the top of each pinned buffer, the alignment bound ([`alignment_bound`]) and the stacking
+    /// L, the largest buffer, the top of each pinned buffer, the alignment bound ([`alignment_bound`]) and the stacking
     /// bound ([`super::stacking`]: the least top of the buffers alive at one time, each at a
     /// multiple of its alignment).
     pub fn lower_bound(&self) -> u64 {

@@ -89,7 +89,9 @@ pub enum Stopped {
     Infeasible,
     /// A heuristic ran its course: one or more greedy passes, no search, so no proof either way.
     Completed,
-    /// The plan came with the input (its offsets) and was checked, not searched for.
+    /// The plan came with the input (its offsets) and was checked, not searched for. It proves
+    /// nothing beyond itself: an invalid one is no plan at all, and a valid one is optimal exactly
+    /// when it meets the instance's own bound ([`Outcome::optimal`] says which).
     Given,
     /// The work budget (nodes, steps, iterations) ran out before a proof.
     Budget,
@@ -134,7 +136,8 @@ impl Stopped {
             (Stopped::Infeasible, _) => "proven infeasible: nothing fits the capacity",
             (Stopped::Completed, true) => "best plan of the heuristics (not proven optimal)",
             (Stopped::Completed, false) => "the heuristics found no plan",
-            (Stopped::Given, _) => "the input's own plan, checked (not proven optimal)",
+            (Stopped::Given, true) => "the input's own plan, checked (not proven optimal)",
+            (Stopped::Given, false) => "the input's own plan is invalid: it proves nothing",
             (Stopped::Budget, true) => "best found; the work budget ran out before a proof",
             (Stopped::Budget, false) => "no plan found before the work budget ran out",
             (Stopped::TimeLimit, true) => "best found; the time limit was reached before a proof",
@@ -258,9 +261,14 @@ impl Outcome {
         }
     }
 
-    /// The plan's makespan is proven to be the lowest possible.
+    /// The plan's makespan is proven to be the lowest possible: by the reason, or for a plan that
+    /// came with the input, by meeting the bound (the instance's own, as [`Outcome::given`] sets it).
     pub fn optimal(&self) -> bool {
-        self.plan.is_some() && self.stopped.is_optimal()
+        match &self.plan {
+            None => false,
+            Some(plan) if self.stopped == Stopped::Given => plan.makespan <= self.lower_bound,
+            Some(_) => self.stopped.is_optimal(),
+        }
     }
 
     /// makespan − L, the memory lost to fragmentation (`None` without a plan).
@@ -270,6 +278,45 @@ impl Outcome {
 
     /// The reason in words (see [`Stopped::describe`]).
     pub fn verdict(&self) -> &'static str {
+        if self.stopped == Stopped::Given && self.optimal() {
+            return "the input's own plan, checked: optimal (it meets the lower bound)";
+        }
         self.stopped.describe(self.plan.is_some())
+    }
+
+    /// The outcome of a plan that came with the input, which the validator accepted (`valid`,
+    /// the capacity aside) or not. The reason stays [`Stopped::Given`] and the bound is the
+    /// instance's own: a plan found by no search proves nothing beyond itself. An invalid plan is
+    /// no plan (no makespan, not feasible, not optimal), whatever its offsets would measure.
+    pub fn given(problem: &Problem, capacity: Option<u64>, plan: Plan, valid: bool) -> Self {
+        let own = problem.lower_bound();
+        let mut notes = Vec::new();
+        if !valid {
+            notes.push("the plan is invalid (see the violations)".to_string());
+        } else if plan.makespan <= own {
+            notes.push(format!("the plan meets the instance's lower bound {own}, so no plan is lower"));
+        } else {
+            notes.push(format!("the plan is {} bytes above the instance's lower bound {own}", plan.makespan - own));
+        }
+        if let Some(capacity) = capacity {
+            if valid && plan.makespan > capacity {
+                notes.push(format!("its makespan {} passes the capacity {capacity}", plan.makespan));
+            }
+            if own > capacity {
+                notes.push(format!("no plan fits: at least {own} bytes are needed, more than the capacity {capacity}"));
+            }
+        }
+        Outcome {
+            solver: "input plan".to_string(),
+            winner: None,
+            plan: valid.then_some(plan),
+            lower_bound: own,
+            capacity,
+            stopped: Stopped::Given,
+            detail: Some(notes.join("; ")),
+            stats: Stats::new(),
+            elapsed: Duration::ZERO,
+            seed: 0,
+        }
     }
 }

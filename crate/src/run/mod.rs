@@ -136,27 +136,17 @@ fn keep_warm(problem: &Problem, mut outcome: Outcome, warm: &crate::Plan) -> Out
     outcome
 }
 
-/// A plan that came with the input (an offset for every buffer), checked like a solver's: its
-/// outcome says what the plan is (optimal when it meets the bound, else what a heuristic's plan
-/// would be), within the capacity (`capacity`, else the instance's) or not, and what the
-/// validator found wrong with it, a capacity it passes included.
+/// A plan that came with the input (an offset for every buffer), checked by the validator against
+/// `capacity` (else the instance's): the violations it found, and an outcome that claims nothing
+/// the plan does not prove ([`Outcome::given`]: an invalid plan proves nothing at all).
 pub fn given(problem: &Problem, offsets: Vec<u64>, capacity: Option<u64>) -> Run {
     let capacity = capacity.or(problem.capacity());
+    let report = validate::validate(problem, &offsets, capacity);
+    // Passing the capacity is the one fault that leaves a plan (a plan of a larger memory).
+    let valid = report.violations.iter().all(|v| matches!(v, validate::Violation::ExceedsCapacity { .. }));
     let plan = crate::Plan::new(problem, offsets, Vec::new());
-    let outcome = Outcome::new("input plan", problem, capacity, Some(plan), 0, crate::Stopped::Given);
-    let report = validate::validate_outcome(problem, &outcome);
-    let mut violations: Vec<String> = report.violations.iter().map(|v| v.describe(problem)).collect();
-    if let Some(capacity) = capacity {
-        // The outcome claims nothing about the capacity, so the validator did not hold it to it.
-        let over = validate::validate(problem, outcome.offsets(), Some(capacity));
-        violations.extend(
-            over.violations
-                .iter()
-                .filter(|v| matches!(v, validate::Violation::ExceedsCapacity { .. }))
-                .map(|v| v.describe(problem)),
-        );
-    }
-    Run { outcome, violations, warm_start: None }
+    let outcome = Outcome::given(problem, capacity, plan, valid);
+    Run { outcome, violations: report.violations.iter().map(|v| v.describe(problem)).collect(), warm_start: None }
 }
 
 /// The start plan for a search solver: the portfolio's quick phase (no search of its own), at

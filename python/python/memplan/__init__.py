@@ -82,7 +82,8 @@ class Stopped(str, enum.Enum):
     COMPLETED = "completed"
     """The heuristics ran their course: the best plan they found, no proof either way."""
     GIVEN = "given"
-    """The plan came with the input (``memplan.validate``) and was checked, not searched for."""
+    """The plan came with the input (``memplan.validate``) and was checked, not searched for:
+    ``optimal`` says whether a valid one meets the instance's bound; an invalid one proves nothing."""
     BUDGET = "budget"
     """The work budget ran out before a proof; a higher effort or a time limit may do better."""
     TIME_LIMIT = "time_limit"

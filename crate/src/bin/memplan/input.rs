@@ -38,17 +38,19 @@ pub fn parse_format(text: &str) -> Result<Format, String> {
 
 /// Reads a file (or standard input for `-`) and parses it; errors name the file and line.
 pub fn load(path: &str, args: &InputArgs, offsets: Offsets) -> Result<Document, Failure> {
-    let text = if path == "-" {
-        let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).map_err(|e| Failure::bad_input(format!("standard input: {e}")))?;
-        text
+    let bytes = if path == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin().read_to_end(&mut bytes).map_err(|e| Failure::bad_input(format!("standard input: {e}")))?;
+        bytes
     } else {
-        std::fs::read_to_string(path).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?
+        std::fs::read(path).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?
     };
+    let named = (path != "-").then_some(path);
+    let text = format::text_of(&bytes, named).map_err(|errors| Failure::bad_input(errors.in_file(path).to_string()))?;
     let options =
         ReadOptions { format: args.format.or_else(|| Format::from_path(path)), semantics: args.semantics, offsets };
     let document =
-        format::read(&text, &options).map_err(|errors| Failure::bad_input(errors.in_file(path).to_string()))?;
+        format::read(text, &options).map_err(|errors| Failure::bad_input(errors.in_file(path).to_string()))?;
     // What the reader did that is no error (an ignored column, shifted times) goes to standard
     // error, where the CLI says everything that is not its result.
     for note in &document.notes {

@@ -30,7 +30,10 @@ pub(super) struct Record {
 /// quote, or text after a closing quote); such a record is left out, never guessed at.
 pub(super) fn split(text: &str) -> (Vec<Record>, Vec<InputError>) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text); // a byte-order mark is not part of the header
-    let mut lines = text.split_inclusive('\n').enumerate().map(|(i, line)| Line::new(i + 1, line));
+    // Lines end with `\n` (or `\r\n`); a text with carriage returns and no line feed (old Mac
+    // files, some exports) ends them with `\r`.
+    let breaks = if !text.contains('\n') && text.contains('\r') { '\r' } else { '\n' };
+    let mut lines = text.split_inclusive(breaks).enumerate().map(|(i, line)| Line::new(i + 1, line));
     let (mut records, mut errors) = (Vec::new(), Vec::new());
     while let Some(line) = lines.next() {
         let content = line.text.trim();
@@ -50,13 +53,17 @@ pub(super) fn split(text: &str) -> (Vec<Record>, Vec<InputError>) {
 struct Line<'t> {
     number: usize,
     text: &'t str,
-    /// `"\n"`, `"\r\n"`, or `""` on a last line without a break.
+    /// `"\n"`, `"\r\n"`, `"\r"` (in a text without line feeds), or `""` on a last line without a
+    /// break.
     ending: &'t str,
 }
 
 impl<'t> Line<'t> {
     fn new(number: usize, with_ending: &'t str) -> Self {
-        let text = with_ending.strip_suffix('\n').map_or(with_ending, |t| t.strip_suffix('\r').unwrap_or(t));
+        let text = match with_ending.strip_suffix('\n') {
+            Some(text) => text.strip_suffix('\r').unwrap_or(text),
+            None => with_ending.strip_suffix('\r').unwrap_or(with_ending),
+        };
         Line { number, text, ending: &with_ending[text.len()..] }
     }
 }
@@ -193,6 +200,19 @@ mod tests {
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(texts(&records[0]), ["two\r\nlines\r\n", "1"]);
         assert_eq!(texts(&records[1]), ["b", "2"]);
+    }
+
+    /// A text whose lines end with a carriage return alone was one line (a header with a cell per
+    /// column, glued to the rows): each `\r` ends a line there, and a quoted one stays in its cell.
+    #[test]
+    fn carriage_returns_alone_end_lines() {
+        let (records, errors) = split("id,lower\r\"a\rb\",1\r\rc,2");
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(
+            records.iter().map(texts).collect::<Vec<_>>(),
+            [vec!["id", "lower"], vec!["a\rb", "1"], vec!["c", "2"]]
+        );
+        assert_eq!(records.iter().map(|r| r.line).collect::<Vec<_>>(), [1, 2, 5]);
     }
 
     #[test]

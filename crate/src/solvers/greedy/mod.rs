@@ -15,6 +15,7 @@ use web_time::Instant;
 pub use fit::Fit;
 pub use order::Order;
 
+use super::view::PinnedPieces;
 use super::{Capabilities, Solver, finish, stop_reason};
 use crate::model::{Buffer, Outcome, Plan, Problem, Stats, Stopped};
 use crate::occupancy::{Address, Occupancy, Query};
@@ -265,6 +266,15 @@ fn place_under(
     deadline: &Deadline,
     ceiling: &Ceiling,
 ) -> Result<Option<Placement>, Halt> {
+    // The pass places buffers by their lifetimes: a pinned buffer with gaps goes in as its pieces,
+    // so that pins whose hulls meet but whose pieces do not are placed, not called a clash.
+    if let Some(pieces) = PinnedPieces::of(problem) {
+        let placed = place_under(&pieces.problem, &pieces.order(order), fit, deadline, ceiling)?;
+        return Ok(placed.map(|placement| {
+            let (offsets, order) = pieces.lift(problem, &placement.offsets, &placement.order);
+            Placement { offsets, order }
+        }));
+    }
     if problem.lower_bound() <= Occupancy::<u32>::LIMIT {
         match place_with::<u32>(problem, order, fit, deadline, ceiling)? {
             Finish::TooWide => {}
