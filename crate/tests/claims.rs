@@ -82,10 +82,8 @@ fn the_oracle_follows_the_definition_on_small_cases() {
     assert_eq!(assert_oracle_consistent(&p), Some(7));
     // A window in the middle of the buffer: while b is alive, a holds only its bytes [2, 4), so
     // b fits below them when a sits at 2 (b at 0), and the best top is 8 where the hulls need 10.
-    let p = problem(vec![
-        Buffer::new("a", 0, 4, 6).with_gaps(vec![Gap::windowed(0, 2, 2, 4)]),
-        Buffer::new("b", 0, 2, 4),
-    ]);
+    let p =
+        problem(vec![Buffer::new("a", 0, 4, 6).with_gaps(vec![Gap::windowed(0, 2, 2, 4)]), Buffer::new("b", 0, 2, 4)]);
     assert_eq!(assert_oracle_consistent(&p), Some(8));
     // Two pinned buffers that meet: no plan.
     let p = problem(vec![Buffer::new("a", 0, 4, 4).pinned_at(0), Buffer::new("b", 2, 6, 4).pinned_at(2)]);

@@ -245,7 +245,8 @@ pub fn holds(buffer: &Buffer, offset: u64, time: u64, address: u64) -> bool {
 pub fn naive_conflict(a: &Buffer, a_offset: u64, b: &Buffer, b_offset: u64) -> bool {
     let (first, last) = (a.start.max(b.start), a.end.min(b.end));
     let (low, high) = (a_offset.max(b_offset), (a_offset + a.size).min(b_offset + b.size));
-    (first..last).any(|time| (low..high).any(|address| holds(a, a_offset, time, address) && holds(b, b_offset, time, address)))
+    (first..last)
+        .any(|time| (low..high).any(|address| holds(a, a_offset, time, address) && holds(b, b_offset, time, address)))
 }
 
 /// What is wrong with `offsets` as a plan of `problem` within `capacity`, by the definition
@@ -305,6 +306,17 @@ pub fn feasible_within(problem: &Problem, capacity: u64) -> bool {
 /// group's placement does not constrain another's), and an unpinned buffer that can meet no other
 /// sits at 0, its lowest top.
 pub fn exhaustive_plan(problem: &Problem, capacity: Option<u64>) -> Option<Vec<u64>> {
+    exhaustive_search(problem, capacity, u64::MAX).expect("an unbounded search always ends")
+}
+
+/// The optimum of [`exhaustive_optimum`], or `Err(())` when the search needs more than `nodes`
+/// placements to be sure (for instances of unknown difficulty).
+pub fn exhaustive_optimum_within(problem: &Problem, nodes: u64) -> Result<Option<u64>, ()> {
+    Ok(exhaustive_search(problem, None, nodes)?.map(|offsets| naive_makespan(problem, &offsets)))
+}
+
+/// [`exhaustive_plan`], giving up (`Err(())`) after `nodes` placements.
+fn exhaustive_search(problem: &Problem, capacity: Option<u64>, nodes: u64) -> Result<Option<Vec<u64>>, ()> {
     let b = problem.buffers();
     let n = b.len();
     assert!(n <= 24, "the exhaustive oracle is for small instances");
@@ -313,21 +325,27 @@ pub fn exhaustive_plan(problem: &Problem, capacity: Option<u64>) -> Option<Vec<u
     assert!(upper <= 4096, "the exhaustive oracle is for small sizes (bound {upper})");
     let limit = capacity.map_or(upper, |c| c.min(upper));
     if b.iter().any(|x| x.pinned.is_some_and(|p| p + x.size > limit)) {
-        return None;
+        return Ok(None);
     }
     let table = ClashTable::new(b, limit);
     let mut offsets = vec![0u64; n];
+    let mut nodes_left = nodes;
     for group in table.groups() {
         let order = table.placement_order(b, group);
-        let mut search = Search { buffers: b, table: &table, order, minimise: capacity.is_none(), best: None };
+        let minimise = capacity.is_none();
+        let mut search = Search { buffers: b, table: &table, order, minimise, best: None, nodes_left };
         let mut current = vec![0u64; n];
         search.walk(0, &mut current, 0, limit);
-        let (_, found) = search.best?;
+        if search.nodes_left == 0 {
+            return Err(());
+        }
+        nodes_left = search.nodes_left;
+        let Some((_, found)) = search.best else { return Ok(None) };
         for &i in &search.order {
             offsets[i] = found[i];
         }
     }
-    Some(offsets)
+    Ok(Some(offsets))
 }
 
 /// For every pair of buffers and every difference `d` of their offsets within ±`limit`, whether
@@ -419,12 +437,18 @@ struct Search<'a> {
     minimise: bool,
     /// The best plan so far: its makespan over the group and the offsets.
     best: Option<(u64, Vec<u64>)>,
+    /// Placements the search may still try; at 0 it stops, unsure.
+    nodes_left: u64,
 }
 
 impl Search<'_> {
     /// Places `order[k..]` on top of `order[..k]` (at `offsets`, highest top `top`), every top
     /// within `limit`. Returns true to stop (a plan found when not minimising).
     fn walk(&mut self, k: usize, offsets: &mut Vec<u64>, top: u64, limit: u64) -> bool {
+        if self.nodes_left == 0 {
+            return true;
+        }
+        self.nodes_left -= 1;
         if k == self.order.len() {
             self.best = Some((top, offsets.clone()));
             return !self.minimise;
@@ -456,7 +480,6 @@ impl Search<'_> {
             offset += buffer.alignment;
         }
     }
-
 }
 
 /// Tiny instances with every input feature, for the exhaustive oracle: up to `max_buffers`
@@ -580,20 +603,33 @@ pub fn to_csv(problem: &Problem) -> String {
             })
             .collect();
         let pinned = b.pinned.map(|p| p.to_string()).unwrap_or_default();
-        csv.push_str(&format!("{},{},{},{},{},{},{}\n", b.id, b.start, b.end, b.size, b.alignment, pinned, gaps.join(" ")));
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{}\n",
+            b.id,
+            b.start,
+            b.end,
+            b.size,
+            b.alignment,
+            pinned,
+            gaps.join(" ")
+        ));
     }
     csv
 }
 
-/// One run whose outcome states something false: the solver (or `auto` through the run, with its
-/// effort), the capacity it was given and every false claim ([`false_claims`]).
-pub struct FalseClaim {
+/// One run checked against the truth: the solver (or `auto` through the run, with its effort),
+/// the capacity it was given, what it claimed and every claim that is false ([`false_claims`]).
+#[derive(Clone, Debug)]
+pub struct Checked {
     pub solver: String,
     pub capacity: Option<u64>,
+    pub stopped: Stopped,
+    /// Its lower bound passed the instance's own (a bound the solver proved itself).
+    pub proved_bound: bool,
     pub wrong: Vec<String>,
 }
 
-impl std::fmt::Display for FalseClaim {
+impl std::fmt::Display for Checked {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} at capacity {:?}: {}", self.solver, self.capacity, self.wrong.join("; "))
     }
@@ -602,22 +638,22 @@ impl std::fmt::Display for FalseClaim {
 /// Runs every solver ([`every_planner`], skipping those that decline the instance) and `auto`
 /// through [`memplan::run::solve`] at low and normal effort, without a capacity, at the optimum
 /// and one below it (only without one when no plan exists), each with `options` otherwise, and
-/// returns every run with a false claim given the true `optimum`.
-pub fn false_claims_of_every_solver(
-    problem: &Problem,
-    optimum: Option<u64>,
-    options: &memplan::SolveOptions,
-) -> Vec<FalseClaim> {
+/// checks every outcome against the true `optimum`.
+pub fn check_every_solver(problem: &Problem, optimum: Option<u64>, options: &memplan::SolveOptions) -> Vec<Checked> {
     let mut capacities = vec![None];
     if let Some(optimum) = optimum {
         capacities.push(Some(optimum));
         capacities.extend(optimum.checked_sub(1).map(Some));
     }
-    let mut found = Vec::new();
-    let mut note = |solver: &str, capacity: Option<u64>, wrong: Vec<String>| {
-        if !wrong.is_empty() {
-            found.push(FalseClaim { solver: solver.to_string(), capacity, wrong });
-        }
+    let mut checked = Vec::new();
+    let mut check = |solver: &str, capacity: Option<u64>, result: Result<Outcome, memplan::SolveError>| {
+        let (stopped, proved_bound, wrong) = match result {
+            Ok(outcome) => {
+                (outcome.stopped, outcome.lower_bound > problem.lower_bound(), false_claims(problem, &outcome, optimum))
+            }
+            Err(e) => (Stopped::Completed, false, vec![format!("refused: {e}")]),
+        };
+        checked.push(Checked { solver: solver.to_string(), capacity, stopped, proved_bound, wrong });
     };
     for capacity in capacities {
         let options = memplan::SolveOptions { capacity, ..options.clone() };
@@ -626,18 +662,24 @@ pub fn false_claims_of_every_solver(
                 continue;
             }
             match solver.solve(problem, &options) {
-                Ok(outcome) => note(solver.name(), capacity, false_claims(problem, &outcome, optimum)),
                 Err(memplan::SolveError::Unsupported(_)) => {}
-                Err(e) => note(solver.name(), capacity, vec![format!("refused: {e}")]),
+                result => check(solver.name(), capacity, result),
             }
         }
         for effort in [memplan::Effort::Low, memplan::Effort::Normal] {
             let name = format!("auto (run, effort {})", effort.name());
-            match memplan::run::solve(problem, "auto", &memplan::SolveOptions { effort, ..options.clone() }) {
-                Ok(run) => note(&name, capacity, false_claims(problem, &run.outcome, optimum)),
-                Err(e) => note(&name, capacity, vec![format!("refused: {e}")]),
-            }
+            let result = memplan::run::solve(problem, "auto", &memplan::SolveOptions { effort, ..options.clone() });
+            check(&name, capacity, result.map(|run| run.outcome));
         }
     }
-    found
+    checked
+}
+
+/// The runs of [`check_every_solver`] with a false claim.
+pub fn false_claims_of_every_solver(
+    problem: &Problem,
+    optimum: Option<u64>,
+    options: &memplan::SolveOptions,
+) -> Vec<Checked> {
+    check_every_solver(problem, optimum, options).into_iter().filter(|c| !c.wrong.is_empty()).collect()
 }
