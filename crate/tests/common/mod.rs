@@ -416,11 +416,10 @@ impl ClashTable {
             let mut k = 0;
             while k < members.len() {
                 let i = members[k];
-                for j in 0..n {
-                    if !seen[j] && self.ever_meet(i, j) {
-                        seen[j] = true;
-                        members.push(j);
-                    }
+                let joining: Vec<usize> = (0..n).filter(|&j| !seen[j] && self.ever_meet(i, j)).collect();
+                for j in joining {
+                    seen[j] = true;
+                    members.push(j);
                 }
                 k += 1;
             }
