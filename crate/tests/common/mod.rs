@@ -5,7 +5,7 @@
 use memplan::solvers::Solver;
 use memplan::solvers::greedy::{Fit, Greedy, Order, Run};
 use memplan::solvers::minimalloc::{MiniMalloc, Rules, Settings};
-use memplan::{Buffer, Gap, Outcome, Plan, Problem, validate};
+use memplan::{Buffer, Gap, Outcome, Plan, Problem, Stopped, validate};
 use proptest::prelude::*;
 
 /// A random instance: up to `max_buffers` buffers with small times, some aligned, some pinned
@@ -219,4 +219,466 @@ pub fn rule_sets() -> Vec<(&'static str, Rules)> {
         ("windows", Rules { windows: false, ..all }),
         ("spanning", Rules { spanning: false, ..all }),
     ]
+}
+
+// The exhaustive oracle: every input feature (plain and windowed gaps, buffers never alive, pins,
+// alignment, zero sizes) decided from the definition, byte by byte and time unit by time unit, and
+// every aligned offset tried. It shares nothing with memplan's solvers, its validator or
+// `Buffer::pieces`, so that a claim it refutes is wrong whatever those say.
+
+/// Whether `buffer`, placed at `offset`, holds byte `address` at time `time`, from the definition:
+/// inside its lifetime and its bytes, and either outside every gap or, in a windowed gap, inside
+/// the window's bytes.
+pub fn holds(buffer: &Buffer, offset: u64, time: u64, address: u64) -> bool {
+    if time < buffer.start || time >= buffer.end || address < offset || address - offset >= buffer.size {
+        return false;
+    }
+    let byte = address - offset;
+    match buffer.gaps.iter().find(|gap| gap.start <= time && time < gap.end) {
+        None => true,
+        Some(gap) => gap.window.is_some_and(|window| window.lower <= byte && byte < window.upper),
+    }
+}
+
+/// Whether two placed buffers hold one byte at one time, by trying every time unit both lifetimes
+/// share and every byte both address ranges share.
+pub fn naive_conflict(a: &Buffer, a_offset: u64, b: &Buffer, b_offset: u64) -> bool {
+    let (first, last) = (a.start.max(b.start), a.end.min(b.end));
+    let (low, high) = (a_offset.max(b_offset), (a_offset + a.size).min(b_offset + b.size));
+    (first..last)
+        .any(|time| (low..high).any(|address| holds(a, a_offset, time, address) && holds(b, b_offset, time, address)))
+}
+
+/// What is wrong with `offsets` as a plan of `problem` within `capacity`, by the definition
+/// (empty when nothing is): a misaligned or moved offset, a top past the capacity, two buffers
+/// that hold one byte at one time. Independent of memplan's validator, which is checked against it.
+pub fn naive_plan_errors(problem: &Problem, offsets: &[u64], capacity: Option<u64>) -> Vec<String> {
+    let b = problem.buffers();
+    if offsets.len() != b.len() {
+        return vec![format!("{} offsets for {} buffers", offsets.len(), b.len())];
+    }
+    let mut errors = Vec::new();
+    for (i, (buffer, &offset)) in b.iter().zip(offsets).enumerate() {
+        if offset % buffer.alignment != 0 {
+            errors.push(format!("{} at {offset} is not aligned to {}", buffer.id, buffer.alignment));
+        }
+        if buffer.pinned.is_some_and(|pinned| pinned != offset) {
+            errors.push(format!("{} is pinned at {:?} but placed at {offset}", buffer.id, buffer.pinned));
+        }
+        if capacity.is_some_and(|capacity| offset + buffer.size > capacity) {
+            errors.push(format!("{} ends at {}, past the capacity {capacity:?}", buffer.id, offset + buffer.size));
+        }
+        for j in 0..i {
+            if naive_conflict(&b[j], offsets[j], buffer, offset) {
+                errors.push(format!("{} at {} meets {} at {offset}", b[j].id, offsets[j], buffer.id));
+            }
+        }
+    }
+    errors
+}
+
+/// The makespan of `offsets`, from its definition: the highest offset + size (0 without buffers).
+pub fn naive_makespan(problem: &Problem, offsets: &[u64]) -> u64 {
+    problem.buffers().iter().zip(offsets).map(|(b, &o)| o + b.size).max().unwrap_or(0)
+}
+
+/// The exact optimum by exhaustive search: `None` when the pinned buffers meet (no plan exists).
+pub fn exhaustive_optimum(problem: &Problem) -> Option<u64> {
+    exhaustive_plan(problem, None).map(|offsets| naive_makespan(problem, &offsets))
+}
+
+/// Whether some plan has every buffer's top (offset + size) within `capacity`.
+pub fn feasible_within(problem: &Problem, capacity: u64) -> bool {
+    exhaustive_plan(problem, Some(capacity)).is_some()
+}
+
+/// A plan found by trying every aligned offset of every buffer: with `capacity`, the first plan
+/// within it; without, one of least makespan. `None` when there is none. For a handful of small
+/// buffers only (the search is exponential).
+///
+/// Why the search is complete: stacking the unpinned buffers one above another over the highest
+/// pinned top gives a plan whenever the pins allow one, with a makespan at most `upper` (that top
+/// plus every unpinned size and alignment − 1), so an optimal plan has every top within `upper`;
+/// offsets are tried from 0 up to there. The search prunes only on a conflict and, minimising, on
+/// a top no lower than the best plan's makespan so far. Two shortcuts keep it small, both exact:
+/// buffers split into groups that can never meet at any offsets (no time and byte in common
+/// whatever the offsets) are searched group by group (the makespan is the highest group's, a
+/// group's placement does not constrain another's), and an unpinned buffer that can meet no other
+/// sits at 0, its lowest top.
+pub fn exhaustive_plan(problem: &Problem, capacity: Option<u64>) -> Option<Vec<u64>> {
+    exhaustive_search(problem, capacity, u64::MAX).expect("an unbounded search always ends")
+}
+
+/// The optimum of [`exhaustive_optimum`], or `Err(())` when the search needs more than `nodes`
+/// placements to be sure (for instances of unknown difficulty).
+pub fn exhaustive_optimum_within(problem: &Problem, nodes: u64) -> Result<Option<u64>, ()> {
+    Ok(exhaustive_search(problem, None, nodes)?.map(|offsets| naive_makespan(problem, &offsets)))
+}
+
+/// [`exhaustive_plan`], giving up (`Err(())`) after `nodes` placements.
+fn exhaustive_search(problem: &Problem, capacity: Option<u64>, nodes: u64) -> Result<Option<Vec<u64>>, ()> {
+    let b = problem.buffers();
+    let n = b.len();
+    assert!(n <= 24, "the exhaustive oracle is for small instances");
+    let pinned_top = b.iter().filter_map(|x| x.pinned.map(|p| p + x.size)).max().unwrap_or(0);
+    let upper = pinned_top + b.iter().filter(|x| x.pinned.is_none()).map(|x| x.size + x.alignment - 1).sum::<u64>();
+    assert!(upper <= 4096, "the exhaustive oracle is for small sizes (bound {upper})");
+    let limit = capacity.map_or(upper, |c| c.min(upper));
+    if b.iter().any(|x| x.pinned.is_some_and(|p| p + x.size > limit)) {
+        return Ok(None);
+    }
+    let table = ClashTable::new(b, limit);
+    let mut offsets = vec![0u64; n];
+    let mut nodes_left = nodes;
+    for group in table.groups() {
+        let order = table.placement_order(b, group);
+        let minimise = capacity.is_none();
+        let mut search = Search { buffers: b, table: &table, order, minimise, best: None, nodes_left };
+        let mut current = vec![0u64; n];
+        search.walk(0, &mut current, 0, limit);
+        if search.nodes_left == 0 {
+            return Err(());
+        }
+        nodes_left = search.nodes_left;
+        let Some((_, found)) = search.best else { return Ok(None) };
+        for &i in &search.order {
+            offsets[i] = found[i];
+        }
+    }
+    Ok(Some(offsets))
+}
+
+/// For every pair of buffers and every difference `d` of their offsets within ±`limit`, whether
+/// they meet: by translation, whether they meet depends on the difference alone.
+struct ClashTable {
+    n: usize,
+    limit: u64,
+    clash: Vec<bool>,
+}
+
+impl ClashTable {
+    fn new(b: &[Buffer], limit: u64) -> ClashTable {
+        let n = b.len();
+        let width = 2 * limit as usize + 1;
+        let mut clash = vec![false; n * n * width];
+        for i in 0..n {
+            for j in 0..i {
+                for d in 0..width {
+                    // Buffer i at `limit`, buffer j at `d`: their offsets differ by d − limit.
+                    let meets = naive_conflict(&b[i], limit, &b[j], d as u64);
+                    clash[(i * n + j) * width + d] = meets;
+                    clash[(j * n + i) * width + (width - 1 - d)] = meets;
+                }
+            }
+        }
+        ClashTable { n, limit, clash }
+    }
+
+    /// Whether buffer `i` at `i_offset` and buffer `j` at `j_offset` meet (both within `limit`).
+    fn meets(&self, i: usize, i_offset: u64, j: usize, j_offset: u64) -> bool {
+        let width = 2 * self.limit as usize + 1;
+        let d = (j_offset + self.limit - i_offset) as usize;
+        self.clash[(i * self.n + j) * width + d]
+    }
+
+    fn ever_meet(&self, i: usize, j: usize) -> bool {
+        let width = 2 * self.limit as usize + 1;
+        self.clash[(i * self.n + j) * width..(i * self.n + j + 1) * width].iter().any(|&m| m)
+    }
+
+    /// The order in which the search places `group`: pinned buffers first, then repeatedly the
+    /// largest buffer that can meet one already placed (the largest of all when none can), so
+    /// that conflicts prune early.
+    fn placement_order(&self, buffers: &[Buffer], mut rest: Vec<usize>) -> Vec<usize> {
+        let mut order: Vec<usize> = Vec::with_capacity(rest.len());
+        rest.sort_by_key(|&i| (buffers[i].pinned.is_none(), std::cmp::Reverse(buffers[i].size), i));
+        while !rest.is_empty() {
+            let next = rest
+                .iter()
+                .position(|&i| buffers[i].pinned.is_some() || order.iter().any(|&j| self.ever_meet(i, j)))
+                .unwrap_or(0);
+            order.push(rest.remove(next));
+        }
+        order
+    }
+
+    /// The buffers in groups that can never meet one another across groups.
+    fn groups(&self) -> Vec<Vec<usize>> {
+        let n = self.n;
+        let mut seen = vec![false; n];
+        let mut groups = Vec::new();
+        for root in 0..n {
+            if seen[root] {
+                continue;
+            }
+            let mut members = vec![root];
+            seen[root] = true;
+            let mut k = 0;
+            while k < members.len() {
+                let i = members[k];
+                let joining: Vec<usize> = (0..n).filter(|&j| !seen[j] && self.ever_meet(i, j)).collect();
+                for j in joining {
+                    seen[j] = true;
+                    members.push(j);
+                }
+                k += 1;
+            }
+            groups.push(members);
+        }
+        groups
+    }
+}
+
+struct Search<'a> {
+    buffers: &'a [Buffer],
+    table: &'a ClashTable,
+    order: Vec<usize>,
+    minimise: bool,
+    /// The best plan so far: its makespan over the group and the offsets.
+    best: Option<(u64, Vec<u64>)>,
+    /// Placements the search may still try; at 0 it stops, unsure.
+    nodes_left: u64,
+}
+
+impl Search<'_> {
+    /// Places `order[k..]` on top of `order[..k]` (at `offsets`, highest top `top`), every top
+    /// within `limit`. Returns true to stop (a plan found when not minimising).
+    fn walk(&mut self, k: usize, offsets: &mut Vec<u64>, top: u64, limit: u64) -> bool {
+        if self.nodes_left == 0 {
+            return true;
+        }
+        self.nodes_left -= 1;
+        if k == self.order.len() {
+            self.best = Some((top, offsets.clone()));
+            return !self.minimise;
+        }
+        let i = self.order[k];
+        let buffer = &self.buffers[i];
+        // The highest top allowed now: the limit, or below the best plan's makespan.
+        let ceiling = |best: &Option<(u64, Vec<u64>)>| match best {
+            Some((makespan, _)) => makespan.checked_sub(1),
+            None => Some(limit),
+        };
+        let alone = (0..self.buffers.len()).all(|j| j == i || !self.table.ever_meet(i, j));
+        let mut offset = buffer.pinned.unwrap_or(0);
+        loop {
+            let Some(ceiling) = ceiling(&self.best) else { return false };
+            if offset + buffer.size > ceiling {
+                return false;
+            }
+            let free = self.order[..k].iter().all(|&j| !self.table.meets(j, offsets[j], i, offset));
+            if free {
+                offsets[i] = offset;
+                if self.walk(k + 1, offsets, top.max(offset + buffer.size), limit) {
+                    return true;
+                }
+            }
+            if buffer.pinned.is_some() || alone {
+                return false;
+            }
+            offset += buffer.alignment;
+        }
+    }
+}
+
+/// Tiny instances with every input feature, for the exhaustive oracle: up to `max_buffers`
+/// buffers, sizes up to 8 (some 0), times below 12, alignments from {1, 2, 4, 8}; about 30 % of
+/// the buffers get plain gaps, 20 % windowed ones, 10 % are never alive (gaps over their whole
+/// lifetime), and about a quarter are pinned. Pins come from a random valid plan (each buffer, in
+/// turn, at the first aligned offset from a random one that meets none placed before), so the
+/// pins of a plan always allow one; a few (1 in 20) are pinned anywhere, which may allow none.
+pub fn oracle_instances(max_buffers: usize) -> impl Strategy<Value = Problem> {
+    let buffer = (
+        (0u64..6, 1u64..=5, 0u8..10, 1u64..=8, prop::sample::select(vec![1u64, 1, 1, 2, 4, 8])),
+        (0u8..10, prop::collection::vec(0u64..6, 2..=4), 0u64..8, 0u64..8),
+        (0u8..20, 0u64..24),
+    );
+    prop::collection::vec(buffer, 1..=max_buffers).prop_map(|specs| {
+        let mut buffers: Vec<Buffer> = Vec::new();
+        let mut plan: Vec<u64> = Vec::new();
+        for (i, ((start, length, zero_roll, size, alignment), (gap_roll, cuts, low, span), (pin_roll, at))) in
+            specs.into_iter().enumerate()
+        {
+            let end = start + length;
+            let size = if zero_roll == 0 { 0 } else { size };
+            let mut points: Vec<u64> = cuts.iter().map(|c| start + c % (length + 1)).collect();
+            points.sort_unstable();
+            points.dedup();
+            let gaps = match gap_roll {
+                // Plain gaps between cut points.
+                0..=2 => points.chunks_exact(2).map(|pair| Gap::new(pair[0], pair[1])).collect(),
+                // Windowed gaps (plain when there are no bytes to window).
+                3..=4 => points
+                    .chunks_exact(2)
+                    .map(|pair| {
+                        if size == 0 {
+                            return Gap::new(pair[0], pair[1]);
+                        }
+                        let lower = low % size;
+                        Gap::windowed(pair[0], pair[1], lower, lower + 1 + span % (size - lower))
+                    })
+                    .collect(),
+                // Never alive: gaps over the whole lifetime, cut in two at an inner point sometimes.
+                5 => match points.iter().find(|&&p| start < p && p < end) {
+                    Some(&cut) if low % 2 == 0 => vec![Gap::new(start, cut), Gap::new(cut, end)],
+                    _ => vec![Gap::new(start, end)],
+                },
+                _ => Vec::new(),
+            };
+            let mut buffer = Buffer::new(format!("b{i}"), start, end, size).with_alignment(alignment).with_gaps(gaps);
+            let mut offset = at.div_ceil(alignment) * alignment;
+            while buffers.iter().zip(&plan).any(|(other, &o)| naive_conflict(other, o, &buffer, offset)) {
+                offset += alignment;
+            }
+            match pin_roll {
+                0..=4 => buffer.pinned = Some(offset),
+                5 => buffer.pinned = Some(at.div_ceil(alignment) * alignment),
+                _ => {}
+            }
+            plan.push(offset);
+            buffers.push(buffer);
+        }
+        Problem::new(buffers, None).expect("generated buffers are valid")
+    })
+}
+
+/// Everything `outcome` states that is false, given the instance's true optimum (`None` when no
+/// plan exists at all): what the validator finds, what the definition finds wrong with the plan,
+/// a plan below the optimum (the oracle itself would be wrong), an optimality claim off the
+/// optimum, a lower bound above it, a proof of infeasibility at a capacity the optimum fits in, or
+/// a plan said to fit a capacity it passes. Empty when every claim holds.
+pub fn false_claims(problem: &Problem, outcome: &Outcome, optimum: Option<u64>) -> Vec<String> {
+    let mut wrong = Vec::new();
+    let report = validate::validate_outcome(problem, outcome);
+    if !report.is_valid() {
+        wrong.push(format!("the validator refuses it: {}", report.describe(problem).replace('\n', "; ")));
+    }
+    let capacity = outcome.capacity;
+    if let Some(plan) = &outcome.plan {
+        let fits = outcome.stopped == Stopped::Fits;
+        let errors = naive_plan_errors(problem, &plan.offsets, capacity.filter(|_| fits));
+        if !errors.is_empty() {
+            wrong.push(format!("invalid plan: {}", errors.join("; ")));
+        }
+        let makespan = naive_makespan(problem, &plan.offsets);
+        if plan.makespan != makespan {
+            wrong.push(format!("states makespan {} for a plan of {makespan}", plan.makespan));
+        }
+        match optimum {
+            None if errors.is_empty() => wrong.push(format!("a valid plan of {makespan} where the oracle has none")),
+            Some(optimum) if errors.is_empty() && makespan < optimum => {
+                wrong.push(format!("a valid plan of {makespan} below the oracle's optimum {optimum}"))
+            }
+            Some(optimum) if outcome.stopped.is_optimal() && makespan != optimum => {
+                wrong.push(format!("{:?} at {makespan}, but the optimum is {optimum}", outcome.stopped))
+            }
+            _ => {}
+        }
+    } else if outcome.stopped.is_optimal() || outcome.stopped == Stopped::Fits {
+        wrong.push(format!("{:?} without a plan", outcome.stopped));
+    }
+    if let Some(optimum) = optimum {
+        if outcome.lower_bound > optimum {
+            wrong.push(format!("lower bound {} above the optimum {optimum}", outcome.lower_bound));
+        }
+        if outcome.stopped == Stopped::Infeasible && capacity.is_none_or(|capacity| optimum <= capacity) {
+            wrong.push(format!("infeasible at capacity {capacity:?}, but the optimum {optimum} fits"));
+        }
+    }
+    wrong
+}
+
+/// The instance in memplan's CSV (`id,lower,upper,size,alignment,offset,gaps`), pinned offsets in
+/// the `offset` column: to paste into `memplan solve` when a test fails.
+pub fn to_csv(problem: &Problem) -> String {
+    let mut csv = String::from("id,lower,upper,size,alignment,offset,gaps\n");
+    for b in problem.buffers() {
+        let gaps: Vec<String> = b
+            .gaps
+            .iter()
+            .map(|g| match g.window {
+                None => format!("{}-{}", g.start, g.end),
+                Some(w) => format!("{}-{}@{}:{}", g.start, g.end, w.lower, w.upper),
+            })
+            .collect();
+        let pinned = b.pinned.map(|p| p.to_string()).unwrap_or_default();
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{}\n",
+            b.id,
+            b.start,
+            b.end,
+            b.size,
+            b.alignment,
+            pinned,
+            gaps.join(" ")
+        ));
+    }
+    csv
+}
+
+/// One run checked against the truth: the solver (or `auto` through the run, with its effort),
+/// the capacity it was given, what it claimed and every claim that is false ([`false_claims`]).
+#[derive(Clone, Debug)]
+pub struct Checked {
+    pub solver: String,
+    pub capacity: Option<u64>,
+    pub stopped: Stopped,
+    /// Its lower bound passed the instance's own (a bound the solver proved itself).
+    pub proved_bound: bool,
+    pub wrong: Vec<String>,
+}
+
+impl std::fmt::Display for Checked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at capacity {:?}: {}", self.solver, self.capacity, self.wrong.join("; "))
+    }
+}
+
+/// Runs every solver ([`every_planner`], skipping those that decline the instance) and `auto`
+/// through [`memplan::run::solve`] at low and normal effort, without a capacity, at the optimum
+/// and one below it (only without one when no plan exists), each with `options` otherwise, and
+/// checks every outcome against the true `optimum`.
+pub fn check_every_solver(problem: &Problem, optimum: Option<u64>, options: &memplan::SolveOptions) -> Vec<Checked> {
+    let mut capacities = vec![None];
+    if let Some(optimum) = optimum {
+        capacities.push(Some(optimum));
+        capacities.extend(optimum.checked_sub(1).map(Some));
+    }
+    let mut checked = Vec::new();
+    let mut check = |solver: &str, capacity: Option<u64>, result: Result<Outcome, memplan::SolveError>| {
+        let (stopped, proved_bound, wrong) = match result {
+            Ok(outcome) => {
+                (outcome.stopped, outcome.lower_bound > problem.lower_bound(), false_claims(problem, &outcome, optimum))
+            }
+            Err(e) => (Stopped::Completed, false, vec![format!("refused: {e}")]),
+        };
+        checked.push(Checked { solver: solver.to_string(), capacity, stopped, proved_bound, wrong });
+    };
+    for capacity in capacities {
+        let options = memplan::SolveOptions { capacity, ..options.clone() };
+        for solver in every_planner() {
+            if declines(solver.as_ref(), problem) {
+                continue;
+            }
+            match solver.solve(problem, &options) {
+                Err(memplan::SolveError::Unsupported(_)) => {}
+                result => check(solver.name(), capacity, result),
+            }
+        }
+        for effort in [memplan::Effort::Low, memplan::Effort::Normal] {
+            let name = format!("auto (run, effort {})", effort.name());
+            let result = memplan::run::solve(problem, "auto", &memplan::SolveOptions { effort, ..options.clone() });
+            check(&name, capacity, result.map(|run| run.outcome));
+        }
+    }
+    checked
+}
+
+/// The runs of [`check_every_solver`] with a false claim.
+pub fn false_claims_of_every_solver(
+    problem: &Problem,
+    optimum: Option<u64>,
+    options: &memplan::SolveOptions,
+) -> Vec<Checked> {
+    check_every_solver(problem, optimum, options).into_iter().filter(|c| !c.wrong.is_empty()).collect()
 }
