@@ -77,16 +77,18 @@ export class ModelPanel {
       this.saving.textContent = `${info.name}: memplan's run ended without a valid plan; nothing to compare`;
       return;
     }
-    const diff = await this.host.diff(compiler.offsets, best.offsets);
+    // memplan's plan only where it saves bytes: a plan at the same peak would move buffers for
+    // nothing, so then the compiler's own plan is memplan's answer and nothing moves.
+    const kept = BigInt(best.summary.makespan ?? 0) >= BigInt(compiler.summary.makespan ?? 0);
+    const ours = kept ? compiler : best;
+    const diff = await this.host.diff(compiler.offsets, ours.offsets);
     if (serial !== this.serial) return;
     const moved = Uint32Array.from(diff.moved_buffers.map((m) => m.index));
-    this.diffView.show(
-      instance,
-      { title: `${info.compiler}: ${bytes(diff.peak_a)}`, result: compiler },
-      { title: `memplan (auto${best.summary.winner ? ` → ${best.summary.winner}` : ''}): ${bytes(diff.peak_b)}`, result: best },
-      moved,
-    );
-    this.shown = { info, best, instance };
+    const oursTitle = kept
+      ? `memplan: the compiler's plan kept (nothing lower): ${bytes(diff.peak_b)}`
+      : `memplan (auto${best.summary.winner ? ` → ${best.summary.winner}` : ''}): ${bytes(diff.peak_b)}`;
+    this.diffView.show(instance, { title: `${info.compiler}: ${bytes(diff.peak_a)}`, result: compiler }, { title: oursTitle, result: ours }, moved);
+    this.shown = { info, best: ours, instance };
     this.render(info, diff);
     this.showLegend();
   }
@@ -96,7 +98,9 @@ export class ModelPanel {
     const words = saved > 0n
       ? `memplan saves <b>${grouped(saved)} bytes</b> (${bytes(saved)}, ${percent(diff.saved_pct)}) on ${esc(info.compiler)}`
       : saved === 0n
-        ? `memplan's plan needs as much as ${esc(info.compiler)}: nothing to save`
+        ? BigInt(diff.peak_a) <= BigInt(diff.max_load)
+          ? `${esc(info.compiler)} is already optimal (at the max load L): memplan keeps it and moves nothing`
+          : `memplan finds no plan lower than ${esc(info.compiler)}'s: it keeps it and moves nothing`
         : `memplan's plan needs ${grouped(-saved)} bytes more than ${esc(info.compiler)}`;
     this.saving.innerHTML = `<b>${esc(info.name)}</b>: ${words} · peaks ${grouped(diff.peak_a)} → ${grouped(diff.peak_b)} (max load ${grouped(diff.max_load)})`;
     this.saving.dataset.saved = String(diff.saved_bytes);
