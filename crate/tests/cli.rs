@@ -62,7 +62,8 @@ fn auto_names_its_winner() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let line = json_line(&output);
     assert_eq!(line["solver"], "auto");
-    assert!(line["winner"].as_str().is_some_and(|w| w.starts_with("greedy-")), "{line}");
+    // Low effort searches too: the exact search proves C's bound from the greedy start.
+    assert!(line["winner"].as_str().is_some_and(|w| w.starts_with("greedy-") || w == "minimalloc"), "{line}");
 }
 
 #[test]

@@ -47,3 +47,28 @@ fn a_warm_plan_that_breaks_a_rule_is_refused_naming_it() {
     let options = SolveOptions { start: Some(short), ..SolveOptions::default() };
     assert!(matches!(run::solve(&problem, "auto", &options), Err(SolveError::InvalidStart(_))));
 }
+
+/// A search solver's time covers its whole run, the start plan it searches from included, and
+/// its statistics say how it splits: `warm_start_ms` (the start plan) and `search_ms` (the search).
+/// With a capacity the search runs first and needs no start plan when it settles the question.
+#[test]
+fn a_search_solvers_time_includes_its_start_plan() {
+    let problem = trace(TraceSpec::new(60, 3));
+    let ms = |outcome: &memplan::Outcome, key: &str| match outcome.stats.get(key) {
+        Some(memplan::model::StatValue::Ratio(value)) => *value,
+        other => panic!("{key}: {other:?}"),
+    };
+    for solver in ["minimalloc", "telamalloc", "lns"] {
+        for capacity in [None, Some(problem.max_load() * 2)] {
+            let options = SolveOptions { capacity, ..SolveOptions::default() };
+            let outcome = run::solve(&problem, solver, &options).unwrap().outcome;
+            let (warm, search) = (ms(&outcome, "warm_start_ms"), ms(&outcome, "search_ms"));
+            let elapsed = outcome.elapsed.as_secs_f64() * 1000.0;
+            // Each part is rounded to the microsecond.
+            assert!(warm + search <= elapsed + 0.002, "{solver} {capacity:?}: {warm} + {search} > {elapsed}");
+            if capacity.is_some() && outcome.feasible() {
+                assert_eq!(warm, 0.0, "{solver}: a plan within the capacity needs no start plan");
+            }
+        }
+    }
+}

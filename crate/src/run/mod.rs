@@ -11,11 +11,14 @@ pub mod registry;
 mod summary;
 
 use std::sync::Arc;
+use std::time::Duration;
+
+use web_time::Instant;
 
 pub use summary::Summary;
 
-use crate::model::{Outcome, Problem};
-use crate::options::{Effort, Params, SolveError, SolveOptions};
+use crate::model::{Outcome, Plan, Problem, StatValue};
+use crate::options::{SolveError, SolveOptions};
 use crate::solvers::{self, portfolio};
 use crate::validate;
 
@@ -42,10 +45,6 @@ impl Run {
         Summary::new(problem, self)
     }
 }
-
-/// Above this many buffers the warm start of a search solver comes from the portfolio's low
-/// effort (every order, first fit) instead of its normal one, which takes seconds there.
-const WARM_START_NORMAL_MAX: usize = 10_000;
 
 /// Runs the named solver on `problem` and validates what it returns. `Err` only when the request
 /// cannot be served (an unknown solver, a parameter it does not declare, a value it cannot use).
@@ -84,18 +83,11 @@ pub fn solve(problem: &Problem, solver: &str, options: &SolveOptions) -> Result<
         None => None,
     };
     let work = |options: &SolveOptions| -> Result<Outcome, SolveError> {
-        let mut options = options.clone();
         if solver.capabilities().warm_start {
-            // The lower of the caller's start and the quick greedy plan: a compiler's plan can be
-            // worse than the greedy one, and the search should not start higher than it must.
-            let quick = warm_start(problem, &options)?;
-            options.start = match (options.start.take(), quick) {
-                (Some(given), Some(quick)) if quick.makespan < given.makespan => Some(quick),
-                (Some(given), _) => Some(given),
-                (None, quick) => quick,
-            };
+            search_with_warm_start(problem, solver.as_ref(), options)
+        } else {
+            solver.solve(problem, options)
         }
-        solver.solve(problem, &options)
     };
     #[cfg(not(target_arch = "wasm32"))]
     let outcome = match options.threads {
@@ -149,15 +141,79 @@ pub fn given(problem: &Problem, offsets: Vec<u64>, capacity: Option<u64>) -> Run
     Run { outcome, violations: report.violations.iter().map(|v| v.describe(problem)).collect(), warm_start: None }
 }
 
-/// The start plan for a search solver: the portfolio's quick phase (no search of its own), at
-/// normal effort, or low on large inputs. A cancel before it ends leaves none (the solver then
-/// stops too).
+/// A search solver's run with the portfolio's quick phase as its warm start, timed as a whole:
+/// `elapsed` covers both, and the statistics split it (`warm_start_ms`, and `search_ms` for the
+/// solver's own part).
+///
+/// With a capacity the search runs first, from the caller's start or its own few greedy passes:
+/// a search that fits the capacity or proves it cannot be met needs no better start (that is the
+/// common case, and the quick phase would cost several times the search). Only when it stops
+/// without an answer does the quick phase run, and its plan replaces the solver's when lower: the
+/// caller then learns the best known plan, and that it fits when it does. Without a capacity the
+/// start plan is the top of the range the search probes, so the quick phase runs first.
+fn search_with_warm_start(
+    problem: &Problem,
+    solver: &dyn crate::Solver,
+    options: &SolveOptions,
+) -> Result<Outcome, SolveError> {
+    let started = Instant::now();
+    let mut warm_start_time = Duration::ZERO;
+    let mut outcome = if options.capacity.is_some() {
+        let mut outcome = solver.solve(problem, options)?;
+        // Settled: a plan within the capacity, or a proof that none exists.
+        let open = !(outcome.feasible() || outcome.stopped == crate::Stopped::Infeasible);
+        if open && outcome.stopped != crate::Stopped::Cancelled {
+            let quick_started = Instant::now();
+            let quick =
+                warm_start(problem, &SolveOptions { time_limit: remaining(options, started), ..options.clone() })?;
+            warm_start_time = quick_started.elapsed();
+            if let Some(quick) = quick.filter(|q| outcome.makespan().is_none_or(|m| q.makespan < m)) {
+                outcome.plan = Some(Plan::clone(&quick));
+                outcome.settle(problem);
+                if outcome.feasible() {
+                    outcome.stopped = outcome.stopped.stronger(crate::Stopped::Fits);
+                }
+                outcome.stats.insert("start".into(), StatValue::Text("the quick phase's plan".into()));
+            }
+        }
+        outcome
+    } else {
+        let mut options = options.clone();
+        // The lower of the caller's start and the quick plan: a compiler's plan can be worse than
+        // the greedy one, and the search should not start higher than it must.
+        let quick = warm_start(problem, &options)?;
+        warm_start_time = started.elapsed();
+        options.start = match (options.start.take(), quick) {
+            (Some(given), Some(quick)) if quick.makespan < given.makespan => Some(quick),
+            (Some(given), _) => Some(given),
+            (None, quick) => quick,
+        };
+        // What the quick phase left of the caller's time limit, not the whole of it again.
+        options.time_limit = remaining(&options, started);
+        solver.solve(problem, &options)?
+    };
+    let search_time = outcome.elapsed;
+    outcome.elapsed = started.elapsed();
+    outcome.stats.insert("warm_start_ms".into(), StatValue::Ratio(milliseconds(warm_start_time)));
+    outcome.stats.insert("search_ms".into(), StatValue::Ratio(milliseconds(search_time)));
+    Ok(outcome)
+}
+
+/// What is left of the options' time limit since `started` (`None` without one).
+fn remaining(options: &SolveOptions, started: Instant) -> Option<Duration> {
+    options.time_limit.map(|limit| limit.saturating_sub(started.elapsed()))
+}
+
+/// Milliseconds to the microsecond, for statistics.
+fn milliseconds(time: Duration) -> f64 {
+    (time.as_secs_f64() * 1e6).round() / 1000.0
+}
+
+/// The start plan for a search solver ([`portfolio::start_plan`]: the best greedy order, no
+/// search). A cancel before it ends leaves none (the solver then stops too).
 fn warm_start(problem: &Problem, options: &SolveOptions) -> Result<Option<Arc<crate::Plan>>, SolveError> {
-    let effort = if problem.len() > WARM_START_NORMAL_MAX { Effort::Low } else { Effort::Normal };
-    let quick_options =
-        SolveOptions { capacity: None, effort, params: Params::new(), progress: None, ..options.clone() };
-    match portfolio::quick_plan(problem, &quick_options) {
-        Ok(outcome) => Ok(outcome.plan.map(Arc::new)),
+    match portfolio::start_plan(problem, options) {
+        Ok(plan) => Ok(plan.map(Arc::new)),
         Err(crate::Halt::Unsupported(what)) => Err(SolveError::Unsupported(what)),
         Err(_) => Ok(None),
     }

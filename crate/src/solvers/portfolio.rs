@@ -1,20 +1,25 @@
-//! `auto`: a portfolio that races planners on all cores and keeps the lowest makespan.
+//! `auto`: a portfolio that races planners on all cores and keeps the lowest makespan. Its
+//! promise: at each effort it is never worse than any of its members run alone at that effort.
+//! Each member runs as it runs alone (the same start, budget and seed), or a run that covers it,
+//! wherever that is cheap; where it is not, the member joins only where it can win (see the
+//! constants below, with the figures behind them).
 //!
 //! It works in two phases:
-//! 1. The quick members, in parallel (rayon): every greedy order × fit the effort asks for, Zant's
-//!    planners, random restarts, and idealloc for inputs large enough to need it. Ties go to the
+//! 1. The quick members, in parallel (rayon): every greedy order × fit the effort asks for, the
+//!    greedy presets' own passes, Zant's planners, TVM's passes, random restarts, idealloc, TVM's
+//!    hill climb and the stacking search where the input's size calls for them. Ties go to the
 //!    member listed first. The list runs from cheap to costly, so that rule mostly picks the faster
 //!    one, and unlike "whichever finished first" it keeps the result the same for a given seed
 //!    whatever the number of threads or the machine's load. A member whose plan meets the lower
 //!    bound stops the members listed after it (none of them could win), so a large trace that a
 //!    greedy order packs perfectly does not wait for idealloc's iterations.
-//! 2. At normal and high effort, on inputs of at most [`SEARCH_MAX`] buffers, the search solvers
-//!    race from the best plan of phase 1 (their warm start): MiniMalloc's exact search and
-//!    TelaMalloc's heuristic search run side by side; the first to settle the question stops the
-//!    other. Without a capacity they lower the makespan and prove bounds; with a capacity the quick
-//!    plan does not meet, they try to meet it. The better plan wins (ties: MiniMalloc's), and the
-//!    bound is the best either proved. Normal effort gives them a budget that keeps a typical
-//!    instance of a few hundred buffers under a second on two cores; high effort a larger one.
+//! 2. At every effort, on inputs of at most [`SEARCH_MAX`] buffers, the search solvers race from
+//!    the start plan each has alone ([`start_plan`]): MiniMalloc's exact search and TelaMalloc's
+//!    heuristic search run side by side; the first to settle the question stops the other; on
+//!    small inputs the large-neighbourhood search follows when neither settled it. Without a
+//!    capacity they lower the makespan and prove bounds; with a capacity the quick plan does not
+//!    meet, they try to meet it. The better plan wins (ties: MiniMalloc's), and the bound is the
+//!    best either proved. Each works to its own budget for the effort.
 //!
 //! Without a time limit every member works to a budget counted in work, not time (iterations,
 //! nodes, steps), so a seed gives the same plan on any machine. With a time limit, phase 2 uses
@@ -25,7 +30,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use rayon::prelude::*;
 use web_time::Instant;
 
-use super::greedy::{Ceiling, Fit, Greedy, Order, Run};
+use super::greedy::{self, Ceiling, Fit, Greedy, Order, Run};
 use super::{Capabilities, Solver, idealloc, lns, minimalloc, peak, stacking, telamalloc, tvm, zant};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stopped};
 use crate::options::{CancelFlag, Effort, Halt, Params, Progress, SolveError, SolveOptions};
@@ -40,34 +45,34 @@ const IDEALLOC_MIN_NORMAL: usize = 5_000;
 /// Above this, idealloc's iterations cost more than they return on the traces measured; it joins
 /// only when a time limit bounds it.
 const IDEALLOC_MAX: usize = 200_000;
-/// TVM's hill climb joins at normal and high effort up to this many buffers: its passes replay
-/// the greedy over the conflict graph, which grows with the square of the buffers alive together.
+/// TVM's hill climb joins up to this many buffers: its passes replay the greedy over the
+/// conflict graph, which grows with the square of the buffers alive together.
 const CLIMB_MAX: usize = SEARCH_MAX;
-/// The hill climb's work at normal effort, in conflict-list entries visited: about 0.5 s on one
-/// core of this machine. On ResNet-50 (idealloc's suite, 1,042 buffers) it is what takes `auto`
-/// from 0.305 % over the max load (the greedy members' best) to 0.111 %; TVM's full 500 attempts
-/// reach 0.064 %, and high effort gives the climb ten times this.
-const CLIMB_WORK: u64 = 30_000_000;
+/// The hill climb joins every effort up to this many buffers, where its 500 attempts are cheap...
+const SMALL_MAX: usize = 64;
+/// ...and at normal and high effort from this many, where the exact search no longer settles
+/// the instance and the climb's plan can be the best (ResNet-50, 1,042 buffers: 0.064 % above the
+/// max load, the greedy members 0.305 %). Between the two, on MiniMalloc's challenging instances
+/// (154 to 454 buffers), its plans end 17 to 35 % above the max load where the exact search's end
+/// within 5 %, and its 500 attempts cost up to half a second.
+const CLIMB_MIN: usize = 512;
+/// The large-neighbourhood search joins phase 2 up to this many buffers (past [`SEARCH_MAX`] it is
+/// phase 2): from the greedy start it ends 12 to 20 % above the exact search's plan on the
+/// challenging instances, but on small ones with windows, alignment and pins it often finds the
+/// lowest plan.
+const LNS_SMALL_MAX: usize = 128;
+/// At high effort a second, longer climb joins (conflict-list entries visited, and attempts): on
+/// ResNet-50 the climb's plan keeps falling past TVM's 500 attempts.
+const HIGH_CLIMB: (u64, u64) = (300_000_000, 10_000);
+/// idealloc at its own defaults (as it runs alone) joins every effort up to this many buffers,
+/// where its iterations are cheap.
+const IDEALLOC_SMALL_MAX: usize = 256;
 /// The search solvers of phase 2 run on inputs up to this size (MiniMalloc's own limit for
 /// minimisation; TelaMalloc's layout grows with buffers × time segments).
 pub const SEARCH_MAX: usize = 4_096;
 /// The stacking search joins `auto` up to this many buffers: each order it tries costs about
 /// buffers × neighbours, and larger instances are the greedy members' and the searches' ground.
 const STACKING_MAX: usize = 64;
-/// MiniMalloc's budget in phase 2 at normal effort when no time limit is given, in units of its
-/// [`minimalloc::node_cost`]: about 1.2 s of search on one core of the machine it was set on,
-/// whatever the instance's size (D gets 267,000 nodes, J 117,000, a trace of 3,000 buffers
-/// 9,000)...
-const NORMAL_WORK: u64 = 2_000_000_000;
-/// ...and no more than this many nodes per buffer: enough for every challenging instance that
-/// settles (E, 215 buffers, needs 186,000 nodes of the first probe's quarter of the budget), while
-/// a small instance whose optimum the search cannot prove (30 buffers: 120,000 nodes) ends in about
-/// 0.1 s.
-const NORMAL_NODES_PER_BUFFER: u64 = 4_000;
-/// At high effort MiniMalloc gets four times normal's nodes, and never fewer than its node budget
-/// before budgets were counted in work.
-const HIGH_NODE_BUDGET: u64 = 1_000_000;
-
 /// One planner of the portfolio with the seed and parameters it runs with.
 pub struct Member {
     pub solver: Box<dyn Solver>,
@@ -125,13 +130,29 @@ pub fn members(problem: &Problem, effort: Effort, seed: u64, timed: bool) -> Vec
             members.extend(idealloc.take());
         }
     }
-    if effort >= Effort::Normal {
-        for preset in zant::presets() {
+    // Each greedy preset's own passes that the effort's grid leaves out (TFLite's and XLA's best
+    // fit at low effort, the skyline's top fit below high): no preset alone beats `auto`.
+    for run in greedy::preset_planners().iter().flat_map(|preset| preset.runs().to_vec()) {
+        let covered = fits.contains(&run.fit) && run.order != Order::Random;
+        let listed = members.iter().any(|m| m.solver.name() == run.name());
+        if !covered && !listed {
+            members.push(Member::greedy(run.order, run.fit, seed));
+        }
+    }
+    // Zant's planners and TVM's greedy passes: one pass each, at every effort.
+    for preset in zant::presets() {
+        members.push(Member::new(preset, seed));
+    }
+    if buffers <= CLIMB_MAX {
+        for preset in tvm::presets().into_iter().filter(|p| p.name() != tvm::HillClimb.name()) {
             members.push(Member::new(preset, seed));
         }
     }
-    if effort >= Effort::Normal && buffers <= CLIMB_MAX {
-        members.push(climb_member(effort, seed));
+    if buffers <= SMALL_MAX || (effort >= Effort::Normal && (CLIMB_MIN..=CLIMB_MAX).contains(&buffers)) {
+        members.extend(climb_members(effort, seed));
+    }
+    if effort < Effort::High && buffers <= IDEALLOC_SMALL_MAX && idealloc.is_none() {
+        members.push(Member { slow: true, ..Member::new(Box::new(idealloc::Idealloc), seed) });
     }
     if effort == Effort::High {
         for restart in 0..RANDOM_RESTARTS {
@@ -144,44 +165,62 @@ pub fn members(problem: &Problem, effort: Effort, seed: u64, timed: bool) -> Vec
     members
 }
 
-/// TVM's hill climb (its seeded swaps of the greedy order near the peak) with a work budget as
-/// well as a number of attempts, so that its cost follows the instance's conflicts on large inputs
-/// and stays small on tiny ones. Its seed is the user's, so seed 0 is TVM's own sequence.
-fn climb_member(effort: Effort, seed: u64) -> Member {
-    let mut member = Member::new(Box::new(tvm::HillClimb), seed);
-    let (work, attempts) = if effort == Effort::High { (CLIMB_WORK * 10, 10_000) } else { (CLIMB_WORK, 1_000) };
-    member.params.set("budget", work.to_string());
-    member.params.set("attempts", attempts.to_string());
-    member.slow = true;
-    member
+/// TVM's hill climb (its seeded swaps of the greedy order near the peak) exactly as it runs alone
+/// (TVM's 500 attempts): the climb keeps the last plan it accepted, not the lowest, so a longer or
+/// shorter climb can end above it, and only the same run is sure to match it. Its seed is the
+/// user's, so seed 0 is TVM's own sequence. At high effort a longer climb joins it.
+fn climb_members(effort: Effort, seed: u64) -> Vec<Member> {
+    let alone = Member { slow: true, ..Member::new(Box::new(tvm::HillClimb), seed) };
+    let mut members = vec![alone];
+    if effort == Effort::High {
+        let (work, attempts) = HIGH_CLIMB;
+        let mut longer = Member { slow: true, ..Member::new(Box::new(tvm::HillClimb), seed) };
+        longer.params.set("budget", work.to_string());
+        longer.params.set("attempts", attempts.to_string());
+        members.push(longer);
+    }
+    members
 }
 
 /// `peak` (the stretch around the heaviest moment solved exactly, the rest greedily) joins at
-/// normal and high effort past [`SEARCH_MAX`] buffers, where MiniMalloc cannot take the whole
-/// input, on inputs it takes (no alignment, pinned buffers or gaps). On pangu_2.6B it meets the max
-/// load (the greedy members: 0.758 % above it), which stops the members listed after it.
+/// normal and high effort from [`CLIMB_MIN`] buffers, where the exact search no longer settles the
+/// whole input, on inputs it takes (no alignment, pinned buffers or gaps). On pangu_2.6B it meets
+/// the max load (the greedy members: 0.758 % above it), which stops the members listed after it;
+/// on ResNet-50 too (the hill climb: 0.064 % above). Up to [`SEARCH_MAX`] buffers, where the
+/// searches of phase 2 take the whole input, it gets [`PEAK_STRETCH_NODES`] a stretch: enough
+/// to meet the bound where a stretch settles quickly, and at most a few tenths of a second where
+/// none does (its own default spent 8 to 15 s on challenging D and J for plans 0.3 to 0.7 % lower
+/// than the exact search's).
 fn peak_member(problem: &Problem, effort: Effort, seed: u64) -> Option<Member> {
     let fits = effort >= Effort::Normal
-        && problem.len() > SEARCH_MAX
+        && problem.len() >= CLIMB_MIN
         && !problem.has_alignment()
         && !problem.has_pinned()
         && !problem.has_gaps();
-    fits.then(|| Member { slow: true, ..Member::new(Box::new(peak::Peak), seed) })
+    fits.then(|| {
+        let mut member = Member { slow: true, ..Member::new(Box::new(peak::Peak), seed) };
+        if problem.len() <= SEARCH_MAX {
+            member.params.set("budget", PEAK_STRETCH_NODES.to_string());
+        }
+        member
+    })
 }
 
-/// The stacking search joins on small instances with alignment and no pinned buffers (it cannot
-/// honour pins), at every effort: there its plans meet the stacking bound where the greedy
-/// members' do not (issue 20). Listed last, it wins only with a strictly lower plan.
+/// See [`peak_member`].
+const PEAK_STRETCH_NODES: u64 = 20_000;
+
+/// The stacking search joins on small instances, at every effort: with alignment its plans meet
+/// the stacking bound where the greedy members' do not, and with pinned buffers too it can find
+/// the optimum the other searches miss (145 on a 24-buffer instance with two pins where they stop
+/// at 153). Listed last, it wins only with a strictly lower plan.
 fn stacking_member(problem: &Problem, effort: Effort, seed: u64) -> Option<Member> {
-    let fits = problem.len() <= STACKING_MAX && problem.has_alignment() && !problem.has_pinned();
+    let fits = problem.len() <= STACKING_MAX;
     fits.then(|| {
         let mut member = Member::new(Box::new(stacking::Stacking), seed);
-        let orders = match effort {
-            Effort::Low => 2_000,
-            Effort::Normal => 20_000,
-            Effort::High => 100_000,
-        };
-        member.params.set("orders", orders.to_string());
+        // Below high effort, its own default (as it runs alone); more orders at high.
+        if effort == Effort::High {
+            member.params.set("orders", "100000");
+        }
         member
     })
 }
@@ -205,9 +244,10 @@ impl Solver for Auto {
     }
 
     fn description(&self) -> String {
-        "portfolio: races greedy planners, Zant, idealloc, TVM's hill climb and (past 4,096 buffers) peak on all cores (more at \
-         higher --effort), then, up to 4,096 buffers, MiniMalloc and TelaMalloc search from the best plan, and above that the \
-         large-neighbourhood search (not at --effort low); keeps the lowest makespan"
+        "portfolio: races greedy planners, Zant, TVM's passes and hill climb, idealloc, stacking and (past 4,096 buffers) peak \
+         on all cores (more at higher --effort), then, up to 4,096 buffers, MiniMalloc and TelaMalloc (and lns on small \
+         inputs) search from the start they have alone, and above that the large-neighbourhood search; keeps the lowest \
+         makespan, never above a member's alone"
             .into()
     }
 
@@ -236,7 +276,7 @@ impl Solver for Auto {
         outcome.stats.insert("finished".into(), quick.finished.into());
         // Where the time went: the quick phase, and the rest (the search) by difference.
         outcome.stats.insert("quick_phase_ms".into(), StatValue::Ratio(round_ms(started.elapsed())));
-        if outcome.plan.is_some() && options.effort >= Effort::Normal {
+        if outcome.plan.is_some() {
             outcome = if problem.len() <= SEARCH_MAX {
                 search_phase(problem, options, outcome, started)
             } else {
@@ -267,6 +307,37 @@ pub fn quick_plan(problem: &Problem, options: &SolveOptions) -> Result<Outcome, 
     let started = Instant::now();
     let members = members(problem, options.effort, options.seed, options.time_limit.is_some());
     Ok(quick_phase(problem, options, &members, started)?.best)
+}
+
+/// The plan a search solver starts from when the caller gives none (the run passes it in, and
+/// phase 2 starts its searchers from it): the best of the greedy orders with first fit, a few
+/// milliseconds on the challenging instances, where the whole quick phase (the hill climb, Zant,
+/// best fit) costs several times the exact search it would start. `None` after a cancel.
+pub fn start_plan(problem: &Problem, options: &SolveOptions) -> Result<Option<Plan>, Halt> {
+    let members: Vec<Member> = Order::ALL
+        .into_iter()
+        .filter(|&order| order != Order::Random)
+        .map(|order| Member::greedy(order, Fit::First, options.seed))
+        .collect();
+    let options = SolveOptions { capacity: None, params: Params::new(), progress: None, ..options.clone() };
+    Ok(quick_phase(problem, &options, &members, Instant::now())?.best.plan)
+}
+
+/// The start of a phase-2 searcher, as [`crate::run::solve`] gives it when the searcher runs
+/// alone: the lower of the caller's start and [`start_plan`]. Starting from the same plan, with
+/// the same budget and seed, each searcher finds here what it finds alone, so `auto` is never
+/// worse than it (a start from the quick phase's best plan would be lower, but a search from a
+/// lower start can end higher).
+fn searcher_start(problem: &Problem, options: &SolveOptions, quick: &Outcome) -> Option<Arc<Plan>> {
+    let own = start_plan(problem, options).ok().flatten();
+    let given = options.start.as_deref().cloned();
+    let start = match (given, own) {
+        (Some(given), Some(own)) if own.makespan < given.makespan => own,
+        (Some(given), _) => given,
+        (None, Some(own)) => own,
+        (None, None) => quick.plan.clone()?,
+    };
+    Some(Arc::new(start))
 }
 
 /// Phase 1: every member in parallel; the lowest makespan, ties to the first listed.
@@ -351,8 +422,17 @@ fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member], st
             && !options.cancel.is_cancelled()
             && members[position].ceiling.as_ref().is_some_and(|ceiling| ceiling.get() < u64::MAX)
     };
+    // The first refusal, for when every member refused.
+    let mut refused: Option<SolveError> = None;
     for (position, result) in scheduled {
-        let outcome = result.map_err(Halt::from)?;
+        // A member that cannot honour the instance (pinned buffers, say) is left out of the race.
+        let outcome = match result {
+            Ok(outcome) => outcome,
+            Err(error) => {
+                refused.get_or_insert(error);
+                continue;
+            }
+        };
         if outcome.plan.is_some() {
             finished += 1;
             if best.as_ref().is_none_or(|b| outcome.makespan() < b.makespan()) {
@@ -369,7 +449,11 @@ fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member], st
     }
     let capacity = super::capacity(problem, options);
     let Some(member) = best else {
-        let first = first_planless.ok_or_else(|| Halt::Unsupported("the portfolio has no members".into()))?;
+        let first = match (first_planless, refused) {
+            (Some(first), _) => first,
+            (None, Some(error)) => return Err(Halt::from(error)),
+            (None, None) => return Err(Halt::Unsupported("the portfolio has no members".into())),
+        };
         let mut outcome = Outcome::new("auto", problem, capacity, None, first.lower_bound, first.stopped);
         outcome.detail = first.detail;
         return Ok(Quick { best: outcome, finished });
@@ -394,12 +478,29 @@ fn search_phase(problem: &Problem, options: &SolveOptions, quick: Outcome, start
     if settled || options.deadline(started).expired().is_some() {
         return quick;
     }
-    let start = Arc::new(quick.plan.clone().unwrap_or_default());
-    let results = if options.time_limit.is_some() && rayon::current_num_threads() == 1 {
+    let Some(start) = searcher_start(problem, options, &quick) else { return quick };
+    let mut results = if options.time_limit.is_some() && rayon::current_num_threads() == 1 {
         take_turns(problem, options, &start, capacity, started)
     } else {
         race(problem, options, &start, capacity, started)
     };
+    // The large-neighbourhood search, from the same start, when the exact and heuristic searches
+    // left the question open: on small instances with windows, alignment and pins it often finds
+    // lower plans than either.
+    let open = problem.len() <= LNS_SMALL_MAX && !results.iter().any(|(_, found)| conclusive(found));
+    if open && options.deadline(started).expired().is_none() {
+        let lns_options = SolveOptions {
+            params: Params::new(),
+            start: Some(start.clone()),
+            time_limit: options.deadline(started).remaining(),
+            capacity,
+            progress: None,
+            ..options.clone()
+        };
+        if let Ok(found) = lns::Lns.solve(problem, &lns_options) {
+            results.push(("lns", found));
+        }
+    }
     let mut best = quick;
     let mut proven = best.lower_bound;
     let mut searched = Vec::new();
@@ -487,32 +588,16 @@ fn conclusive(outcome: &Outcome) -> bool {
     outcome.optimal() || outcome.stopped == Stopped::Infeasible || (outcome.capacity.is_some() && outcome.feasible())
 }
 
-/// One run of a phase-2 searcher from `start`, with the search budget of the effort when no time
-/// limit is given.
+/// One run of a phase-2 searcher from `start`, with its default budget for the effort (none with
+/// a time limit).
 fn search(name: &str, problem: &Problem, options: &SolveOptions, start: &Arc<Plan>) -> Option<Outcome> {
-    let timed = options.time_limit.is_some();
-    let mut params = Params::new();
-    if name == "minimalloc" && !timed {
-        params.set("budget", node_budget(problem, options.effort).to_string());
-    }
-    let searcher_options = SolveOptions { params, start: Some(start.clone()), progress: None, ..options.clone() };
+    let searcher_options =
+        SolveOptions { params: Params::new(), start: Some(start.clone()), progress: None, ..options.clone() };
     let result = match name {
         "minimalloc" => minimalloc::MiniMalloc::default().solve(problem, &searcher_options),
         _ => telamalloc::Telamalloc.solve(problem, &searcher_options),
     };
     result.ok()
-}
-
-/// MiniMalloc's node budget in phase 2 without a time limit: at normal effort the work budget in
-/// nodes of this instance, at most [`NORMAL_NODES_PER_BUFFER`] per buffer; at high effort four times that, and at least
-/// [`HIGH_NODE_BUDGET`].
-fn node_budget(problem: &Problem, effort: Effort) -> u64 {
-    let cap = NORMAL_NODES_PER_BUFFER.saturating_mul(problem.len() as u64);
-    let normal = (NORMAL_WORK / minimalloc::node_cost(problem)).min(cap);
-    match effort {
-        Effort::High => normal.saturating_mul(4).max(HIGH_NODE_BUDGET),
-        _ => normal,
-    }
 }
 
 /// Both searchers at once (`rayon::join`): a conclusive result stops the other, whose partial

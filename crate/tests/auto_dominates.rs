@@ -1,0 +1,60 @@
+//! `auto` is never worse than any of its members run alone at the same effort. It runs each
+//! search from the start the search has alone, with the same budget and seed, and the cheap
+//! members as they run alone (on small instances every member is cheap), so on every instance
+//! here its makespan is at most each solver's. Small instances of every kind: generated traces,
+//! mixed alignments, and the small hard ones with alignment and pins or windowed gaps.
+
+use memplan::format::{self, ReadOptions};
+use memplan::generate::{TraceSpec, aligned, trace};
+use memplan::run::{self, registry};
+use memplan::{Effort, Problem, SolveError, SolveOptions};
+
+fn fixture(name: &str) -> Problem {
+    let path = format!("{}/tests/fixtures/budgets/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    format::read(&text, &ReadOptions::default()).unwrap_or_else(|e| panic!("{path}: {e}")).problem
+}
+
+/// The corpus, by name. Each run gets a fresh copy of the instance: a problem remembers what an
+/// earlier solve computed (the window bound), which would let a later run spend its budget
+/// elsewhere.
+fn corpus() -> Vec<(String, Box<dyn Fn() -> Problem>)> {
+    let mut instances: Vec<(String, Box<dyn Fn() -> Problem>)> = Vec::new();
+    for (buffers, seed) in [(12, 1), (20, 2), (30, 3), (40, 4), (60, 5)] {
+        instances.push((format!("trace {buffers}/{seed}"), Box::new(move || trace(TraceSpec::new(buffers, seed)))));
+    }
+    for (buffers, seed) in [(10, 1), (16, 2), (24, 3)] {
+        instances.push((format!("aligned {buffers}/{seed}"), Box::new(move || aligned(buffers, seed))));
+    }
+    for name in ["aligned_pinned_24.csv", "windowed_20.csv", "windowed_4.csv"] {
+        instances.push((name.to_string(), Box::new(move || fixture(name))));
+    }
+    instances
+}
+
+#[test]
+fn auto_at_low_effort_is_never_above_any_member_alone() {
+    let options = SolveOptions { effort: Effort::Low, seed: 3, threads: Some(2), ..SolveOptions::default() };
+    for (name, instance) in corpus() {
+        let problem = instance();
+        let auto = run::solve(&problem, "auto", &options).unwrap();
+        assert!(auto.is_valid(), "{name}: {:?}", auto.violations);
+        let best = auto.outcome.makespan().unwrap_or_else(|| panic!("{name}: auto has no plan"));
+        for solver in registry::all().into_iter().filter(|s| s.name() != "auto") {
+            let alone = match run::solve(&instance(), solver.name(), &options) {
+                Ok(alone) => alone,
+                // A solver that cannot honour the instance (pinned buffers) is no rival on it.
+                Err(SolveError::Unsupported(_)) => continue,
+                Err(other) => panic!("{name}, {}: {other}", solver.name()),
+            };
+            if let Some(makespan) = alone.outcome.makespan() {
+                assert!(
+                    best <= makespan,
+                    "{name}: auto {best} (winner {:?}) above {} alone, {makespan}",
+                    auto.outcome.winner,
+                    solver.name()
+                );
+            }
+        }
+    }
+}

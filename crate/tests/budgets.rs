@@ -1,0 +1,118 @@
+//! Every solver's default run ends by itself: without a time limit, each works to a budget counted
+//! in work (nodes, steps, iterations) for its effort and says `budget` when the budget, not a
+//! proof, ended it. The instances are small ones on which the exact search cannot prove the
+//! optimum quickly (alignment and two pinned buffers; windowed gaps), where a solver without a
+//! budget would search for minutes.
+//!
+//! No time is measured: a watchdog cancels a run that is still going after a very long while,
+//! and the test then fails on the `cancelled` reason instead of hanging. (A time limit would not
+//! do as the safety net: with one, the searches drop their budgets and let the clock decide.)
+
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use memplan::format::{self, ReadOptions};
+use memplan::run::{self, registry};
+use memplan::{CancelFlag, Problem, SolveError, SolveOptions, Stopped};
+
+/// Far longer than any budget takes in a test build; only a run without a budget reaches it.
+const WATCHDOG: Duration = Duration::from_secs(600);
+
+fn fixture(name: &str) -> Problem {
+    let path = format!("{}/tests/fixtures/budgets/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    format::read(&text, &ReadOptions::default()).unwrap_or_else(|e| panic!("{path}: {e}")).problem
+}
+
+/// Runs `solver` at its defaults (normal effort, no time limit), cancelled by a watchdog if it is
+/// still running after [`WATCHDOG`].
+fn run_with_watchdog(problem: &Problem, solver: &str) -> Result<run::Run, SolveError> {
+    let cancel = CancelFlag::new();
+    let (done, finished) = mpsc::channel::<()>();
+    let watchdog = {
+        let cancel = cancel.clone();
+        thread::spawn(move || {
+            if finished.recv_timeout(WATCHDOG).is_err() {
+                cancel.cancel();
+            }
+        })
+    };
+    let options = SolveOptions { cancel, threads: Some(1), ..SolveOptions::default() };
+    let result = run::solve(problem, solver, &options);
+    // The watchdog may have gone already (it cancelled); a closed channel is no error then.
+    let _ = done.send(());
+    watchdog.join().expect("the watchdog does not panic");
+    result
+}
+
+fn every_solver_ends_by_itself_on(name: &str) {
+    let problem = fixture(name);
+    for solver in registry::all() {
+        let solver_name = solver.name();
+        let run = match run_with_watchdog(&problem, solver_name) {
+            Ok(run) => run,
+            // A solver that cannot honour the instance (pinned buffers, windows) says so at once.
+            Err(SolveError::Unsupported(_)) => continue,
+            Err(other) => panic!("{name}, {solver_name}: {other}"),
+        };
+        let outcome = &run.outcome;
+        assert!(run.is_valid(), "{name}, {solver_name}: {:?}", run.violations);
+        assert!(
+            !matches!(outcome.stopped, Stopped::Cancelled | Stopped::TimeLimit),
+            "{name}, {solver_name}: still running after {WATCHDOG:?} (stopped: {:?}): no budget ended it",
+            outcome.stopped
+        );
+        assert!(outcome.plan.is_some(), "{name}, {solver_name}: no plan ({:?})", outcome.stopped);
+        // A run that claims no proof says why it stopped: its budget ran out or it ran its course.
+        if !outcome.optimal() {
+            assert!(
+                matches!(outcome.stopped, Stopped::Budget | Stopped::Completed),
+                "{name}, {solver_name}: unproven plan stopped for {:?}",
+                outcome.stopped
+            );
+        }
+    }
+}
+
+#[test]
+fn every_solver_ends_by_itself_on_small_aligned_pinned_instance() {
+    every_solver_ends_by_itself_on("aligned_pinned_24.csv");
+}
+
+#[test]
+fn every_solver_ends_by_itself_on_small_windowed_instance() {
+    every_solver_ends_by_itself_on("windowed_20.csv");
+}
+
+/// The exact search's budget grows with the effort, and its default is what an explicit
+/// `--param budget` of the same size gives: the same nodes, the same answer, `budget` as reason.
+#[test]
+fn the_exact_search_stops_on_its_effort_budget() {
+    let problem = fixture("aligned_pinned_24.csv");
+    let mut nodes = Vec::new();
+    for effort in [memplan::Effort::Low, memplan::Effort::Normal] {
+        let options = SolveOptions { effort, threads: Some(1), ..SolveOptions::default() };
+        let run = run::solve(&problem, "minimalloc", &options).unwrap();
+        assert_eq!(run.outcome.stopped, Stopped::Budget, "{effort:?}");
+        let budget = memplan::solvers::minimalloc::default_budget(&problem, effort);
+        let spent = match run.outcome.stats.get("nodes") {
+            Some(memplan::model::StatValue::Count(n)) => *n,
+            other => panic!("nodes: {other:?}"),
+        };
+        // A search checks its share of the budget between nodes: it may pass it by a few.
+        let slack = budget / 100 + problem.len() as u64;
+        assert!(spent >= budget && spent <= budget + slack, "{effort:?}: {spent} nodes, budget {budget}");
+        let explicit = SolveOptions {
+            effort,
+            threads: Some(1),
+            params: memplan::Params::new().with("budget", budget.to_string()),
+            ..SolveOptions::default()
+        };
+        let again = run::solve(&problem, "minimalloc", &explicit).unwrap();
+        assert_eq!(again.outcome.makespan(), run.outcome.makespan(), "{effort:?}");
+        assert_eq!(again.outcome.lower_bound, run.outcome.lower_bound, "{effort:?}");
+        nodes.push(spent);
+    }
+    assert!(nodes[0] < nodes[1], "low effort spends fewer nodes than normal: {nodes:?}");
+}
