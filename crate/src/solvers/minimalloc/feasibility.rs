@@ -282,7 +282,7 @@ impl<'p> Decider<'p> {
             }
             None => {
                 if let Some(model) = &prepared.piecewise {
-                    windowed = Some(Piecewise::new(model, left, settings.rules.canonical));
+                    windowed = Some(Piecewise::new(model, left, settings.rules.canonical, settings.rules.memo));
                 } else if settings.rules.tiling {
                     tiling = Tiling::new(searched, left);
                 }

@@ -35,10 +35,14 @@
 //! rules looks at sections' totals, dominance or symmetry, which assume a buffer's bytes are all
 //! alive together.
 
+use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
+
 use crate::alignment::{align_up, lcm};
 use crate::model::{Buffer, Problem};
 
 use super::search::{Allowance, Counters, Outcome};
+use super::transpositions::{self, KeyHasher};
 
 /// Candidates per touching piece at most (`L` over a buffer's alignment): past it the search
 /// would be slow, and the solver plans such instances with their windows alive instead.
@@ -47,6 +51,9 @@ pub const MAX_LATTICE_STEPS: u64 = 256;
 /// Searched buffers at most: every node keeps the fits of every unplaced buffer (quadratic memory
 /// down a branch), and the search proves little on larger instances with windows.
 pub const MAX_BUFFERS: usize = 512;
+
+/// Refuted nodes remembered at most (16 bytes each), then forgotten all at once.
+const MEMO_LIMIT: usize = 1 << 20;
 
 /// How often (in nodes) the deadline is polled.
 const POLL_EVERY: u64 = 256;
@@ -231,6 +238,8 @@ struct Frame {
     trying: Option<u32>,
     fits_from: usize,
     fits_to: usize,
+    /// The node's state (see [`Piecewise::key`]), remembered when it is refuted.
+    key: u128,
 }
 
 /// An offset where an unplaced buffer fits at a node.
@@ -262,6 +271,11 @@ pub struct Piecewise<'m> {
     scratch: Vec<(u64, bool)>,
     /// Scratch of [`Piecewise::holes_hold`]: the placed pieces of a section, as byte ranges.
     taken: Vec<(u64, u64)>,
+    /// XOR of [`transpositions::key`] over the placed buffers and their offsets.
+    placed_hash: u128,
+    /// Refuted nodes, by state: with `memo` off, none.
+    memo: bool,
+    refuted: HashSet<u128, BuildHasherDefault<KeyHasher>>,
     started: bool,
     finished: Option<Outcome>,
     next_poll: u64,
@@ -271,7 +285,7 @@ pub struct Piecewise<'m> {
 }
 
 impl<'m> Piecewise<'m> {
-    pub fn new(model: &'m Model, capacity: u64, ordered: bool) -> Self {
+    pub fn new(model: &'m Model, capacity: u64, ordered: bool, memo: bool) -> Self {
         let n = model.len();
         Piecewise {
             model,
@@ -287,6 +301,9 @@ impl<'m> Piecewise<'m> {
             fits: Vec::new(),
             scratch: Vec::new(),
             taken: Vec::new(),
+            placed_hash: 0,
+            memo,
+            refuted: HashSet::default(),
             started: false,
             finished: None,
             next_poll: POLL_EVERY,
@@ -344,8 +361,10 @@ impl<'m> Piecewise<'m> {
                 continue;
             }
             if frame.next == frame.to {
+                let key = frame.key;
                 self.candidates.truncate(frame.from);
                 self.fits.truncate(frame.fits_from);
+                self.remember(key);
                 self.stack.pop();
                 self.counters.backtracks += 1;
                 continue;
@@ -367,6 +386,10 @@ impl<'m> Piecewise<'m> {
             self.counters.nodes += 1;
             if self.order.len() == self.model.len() {
                 return Outcome::Solved;
+            }
+            if self.memo && self.refuted.contains(&self.key()) {
+                self.counters.pruned_memo += 1;
+                continue;
             }
             if let Some(child) = self.expand_child(parent) {
                 if self.finish_free(&child) {
@@ -396,7 +419,26 @@ impl<'m> Piecewise<'m> {
         true
     }
 
+    /// What the search below the node reached depends on: the placed buffers with their offsets
+    /// (which give every unplaced buffer's fits) and the last one placed (which the ordering rule
+    /// reads).
+    fn key(&self) -> u128 {
+        let last = self.order.last().map_or(u32::MAX, |&rank| rank);
+        self.placed_hash ^ transpositions::key(last, u64::MAX)
+    }
+
+    /// Remembers a refuted node.
+    fn remember(&mut self, key: u128) {
+        if self.memo {
+            if self.refuted.len() >= MEMO_LIMIT {
+                self.refuted.clear();
+            }
+            self.refuted.insert(key);
+        }
+    }
+
     fn place(&mut self, rank: u32, offset: u64) {
+        self.placed_hash ^= transpositions::key(rank, offset);
         for &other in &self.model.neighbours[rank as usize] {
             self.open[other as usize] -= 1;
         }
@@ -406,6 +448,7 @@ impl<'m> Piecewise<'m> {
     }
 
     fn unplace(&mut self, rank: u32) {
+        self.placed_hash ^= transpositions::key(rank, self.offset[rank as usize]);
         for &other in &self.model.neighbours[rank as usize] {
             self.open[other as usize] += 1;
         }
@@ -547,11 +590,14 @@ impl<'m> Piecewise<'m> {
             self.candidates.truncate(from);
             self.fits.truncate(fits_from);
             self.counters.pruned_inference += 1;
+            let key = self.key();
+            self.remember(key);
             return None;
         }
         let to = self.candidates.len();
         self.candidates[from..to].sort_unstable_by_key(|c| (c.offset, c.rank));
-        Some(Frame { from, to, next: from, trying: None, fits_from, fits_to: self.fits.len() })
+        let key = self.key();
+        Some(Frame { from, to, next: from, trying: None, fits_from, fits_to: self.fits.len(), key })
     }
 
     /// Pushes the offsets at or above `t` (where a piece of buffer `r` rests on another) within

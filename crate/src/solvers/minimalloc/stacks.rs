@@ -19,8 +19,10 @@ use std::hash::BuildHasherDefault;
 use super::transpositions::{self, KeyHasher};
 use crate::model::stacking::{self, MAX_STACKED, Programme, stack_in_order};
 
-/// The most buffers one programme stacks: `2^12` subsets.
-pub const MAX_ITEMS: usize = 12;
+/// The most buffers one programme stacks: `2^8` subsets. The programme runs inside the nodes and
+/// costs `2^k · k`; past the 8 buffers of largest alignment (then size) of a section, the others
+/// add little to the least top, while each one more doubles what every call costs.
+pub const MAX_ITEMS: usize = 8;
 const _: () = assert!(MAX_ITEMS <= MAX_STACKED, "the programme refuses more than MAX_STACKED items");
 
 /// Answers remembered at most, then forgotten all at once.
