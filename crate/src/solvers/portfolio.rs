@@ -182,9 +182,10 @@ fn climb_members(effort: Effort, seed: u64) -> Vec<Member> {
     members
 }
 
-/// `peak` (the stretch around the heaviest moment solved exactly, the rest greedily) joins at
-/// normal and high effort from [`CLIMB_MIN`] buffers, where the exact search no longer settles the
-/// whole input, on inputs it takes (no alignment, pinned buffers or gaps). On pangu_2.6B it meets
+/// `peak` (the stretch around the heaviest moment solved exactly, the rest greedily) joins from
+/// [`CLIMB_MIN`] buffers, where the exact search no longer settles the whole input (at low effort
+/// only up to [`SEARCH_MAX`], where its budget is small), on inputs it takes (no alignment, pinned
+/// buffers or gaps). On pangu_2.6B it meets
 /// the max load (the greedy members: 0.758 % above it), which stops the members listed after it;
 /// on ResNet-50 too (the hill climb: 0.064 % above). Up to [`SEARCH_MAX`] buffers, where the
 /// searches of phase 2 take the whole input, it gets [`PEAK_STRETCH_NODES`] a stretch: enough
@@ -192,7 +193,7 @@ fn climb_members(effort: Effort, seed: u64) -> Vec<Member> {
 /// none does (its own default spent 8 to 15 s on challenging D and J for plans 0.3 to 0.7 % lower
 /// than the exact search's).
 fn peak_member(problem: &Problem, effort: Effort, seed: u64) -> Option<Member> {
-    let fits = effort >= Effort::Normal
+    let fits = (effort >= Effort::Normal || problem.len() <= SEARCH_MAX)
         && problem.len() >= CLIMB_MIN
         && !problem.has_alignment()
         && !problem.has_pinned()
