@@ -273,6 +273,20 @@ pub struct ImportFiles<'a> {
     pub plan: Option<&'a str>,
 }
 
+impl ImportFiles<'_> {
+    /// The formats of the instance (`--out`; `-` is CSV) and of the compiler's plan, from their
+    /// names: checked before anything is read, so that a bad name fails at once.
+    fn formats(&self) -> Result<(Option<Format>, Option<Format>), Failure> {
+        let out = match self.out {
+            Some("-") => Some(Format::Csv),
+            Some(path) => Some(format_of("--out", path)?),
+            None => None,
+        };
+        let plan = self.compiler_plan.map(|path| format_of("--compiler-plan", path)).transpose()?;
+        Ok((out, plan))
+    }
+}
+
 fn format_of(flag: &str, path: &str) -> Result<Format, Failure> {
     Format::from_path(path).ok_or_else(|| Failure::bad_input(format!("{flag} {path}: use a .csv or .json file name")))
 }
@@ -285,12 +299,7 @@ pub fn import(
     input: &InputArgs,
 ) -> Result<ExitCode, Failure> {
     use memplan::import::tflite;
-    let out_format = match files.out {
-        Some("-") => Some(Format::Csv),
-        Some(path) => Some(format_of("--out", path)?),
-        None => None,
-    };
-    let plan_format = files.compiler_plan.map(|path| format_of("--compiler-plan", path)).transpose()?;
+    let (out_format, plan_format) = files.formats()?;
     if plan_format.is_some() && options.runtime != tflite::Runtime::Litert {
         return Err(Failure::bad_input(
             "--compiler-plan is LiteRT's arena planner (the tflite preset), for the LiteRT instance: leave out --for micro",
@@ -433,12 +442,7 @@ pub fn import_pte(
     input: &InputArgs,
 ) -> Result<ExitCode, Failure> {
     use memplan::import::pte;
-    let out_format = match files.out {
-        Some("-") => Some(Format::Csv),
-        Some(path) => Some(format_of("--out", path)?),
-        None => None,
-    };
-    let plan_format = files.compiler_plan.map(|path| format_of("--compiler-plan", path)).transpose()?;
+    let (out_format, plan_format) = files.formats()?;
     let bytes = std::fs::read(model).map_err(|e| Failure::bad_input(format!("{model}: {e}")))?;
     let instance = pte::import(&bytes, options).map_err(|e| Failure::bad_input(format!("{model}: {e}")))?;
     let document = format::Document::new(instance.problem.clone(), Format::Csv);
@@ -470,12 +474,7 @@ pub fn import_xla(
     files: &ImportFiles,
 ) -> Result<ExitCode, Failure> {
     use memplan::import::xla;
-    let out_format = match files.out {
-        Some("-") => Some(Format::Csv),
-        Some(path) => Some(format_of("--out", path)?),
-        None => None,
-    };
-    let plan_format = files.compiler_plan.map(|path| format_of("--compiler-plan", path)).transpose()?;
+    let (out_format, plan_format) = files.formats()?;
     let bytes = std::fs::read(dump).map_err(|e| Failure::bad_input(format!("{dump}: {e}")))?;
     let traces = xla::traces(&bytes).map_err(|e| Failure::bad_input(format!("{dump}: {e}")))?;
     let instance = xla::import(&bytes, trace, options).map_err(|e| Failure::bad_input(format!("{dump}: {e}")))?;
