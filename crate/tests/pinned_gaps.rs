@@ -44,6 +44,25 @@ fn pins_whose_hulls_meet_are_planned_not_refuted() {
     }
 }
 
+/// Pins whose live pieces do meet have no plan: a planner that says so is right, and none
+/// returns one.
+#[test]
+fn pins_whose_pieces_meet_have_no_plan() {
+    let x = Buffer::new("x", 0, 10, 8).pinned_at(0).with_gaps(vec![Gap::new(2, 4)]);
+    let y = Buffer::new("y", 5, 12, 8).pinned_at(4);
+    let problem = Problem::new(vec![x, y], None).unwrap();
+    for solver in every_planner() {
+        if declines(solver.as_ref(), &problem) {
+            continue;
+        }
+        let outcome = solver.solve(&problem, &options_for(solver.as_ref(), None)).unwrap();
+        assert!(outcome.plan.is_none(), "{}: {:?}", solver.name(), outcome.offsets());
+    }
+    let outcome = memplan::run::solve(&problem, "slff", &SolveOptions::default()).unwrap().outcome;
+    assert_eq!(outcome.stopped, Stopped::Infeasible);
+    assert!(outcome.detail.as_deref().is_some_and(|d| d.contains("x (live piece 2)")), "{:?}", outcome.detail);
+}
+
 /// With an unpinned buffer besides the pins, the planners that plan hulls put it clear of the
 /// pins' pieces (here in the hole the two pins leave at [7, 9) above 100).
 #[test]

@@ -48,3 +48,19 @@ pub fn request_error(py: Python<'_>, message: impl Into<String>) -> PyErr {
 pub fn model_error(py: Python<'_>, path: &str, kind: &str, message: impl std::fmt::Display) -> PyErr {
     raise(py, "ModelError", (format!("{path}: {message}"), kind.to_string(), path.to_string()))
 }
+
+/// A file that could not be read, as the `OSError` Python itself raises for it (`OSError(errno,
+/// strerror, filename)` picks the subclass, e.g. `FileNotFoundError`): its text names the reason
+/// and the path. An error without an OS code is an `OSError` with the path and the reason.
+pub fn io_error(path: &std::path::Path, error: &std::io::Error) -> PyErr {
+    let shown = path.display().to_string();
+    match error.raw_os_error() {
+        Some(code) => {
+            // The reason without Rust's " (os error N)" tail, which the errno already gives.
+            let reason = std::io::Error::from_raw_os_error(code).to_string();
+            let reason = reason.split(" (os error").next().unwrap_or(&reason).to_string();
+            pyo3::exceptions::PyOSError::new_err((code, reason, shown))
+        }
+        None => pyo3::exceptions::PyOSError::new_err(format!("{shown}: {error}")),
+    }
+}

@@ -55,10 +55,7 @@ impl ImportedModel {
 }
 
 fn read(py: Python<'_>, path: &std::path::Path) -> PyResult<Vec<u8>> {
-    py.detach(|| std::fs::read(path)).map_err(|e| {
-        let error: PyErr = e.into();
-        error.value(py).setattr("filename", path).map_or_else(|e| e, |()| error)
-    })
+    py.detach(|| std::fs::read(path)).map_err(|e| crate::errors::io_error(path, &e))
 }
 
 /// Imports subgraph ``subgraph`` of a TFLite (LiteRT) model as the instance LiteRT's arena

@@ -9,7 +9,7 @@ use memplan::{Buffer, Semantics};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 
-use crate::errors::{input_error, input_errors, request_error};
+use crate::errors::{input_error, input_errors, io_error, request_error};
 
 /// A memory planning instance: buffers with a size and a lifetime ``[start, end)`` (in the
 /// problem's time unit), optionally an alignment, a pinned offset and a capacity.
@@ -65,12 +65,10 @@ fn read(
 
 fn read_file(py: Python<'_>, path: &str, format: Format, semantics_name: &str) -> PyResult<Problem> {
     let semantics = semantics(py, semantics_name)?;
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        let error: PyErr = e.into();
-        // The OSError subclass for the failure (FileNotFoundError, ...), with the path in it.
-        error.value(py).setattr("filename", path).map_or_else(|e| e, |()| error)
-    })?;
-    read(py, &text, Some(format), semantics, Some(path))
+    let bytes = py.detach(|| std::fs::read(path)).map_err(|e| io_error(std::path::Path::new(path), &e))?;
+    // Not text (not UTF-8, or a model file): an InputError at the place, like any bad input.
+    let text = format::text_of(&bytes, Some(path)).map_err(|errors| input_errors(py, &errors.in_file(path)))?;
+    read(py, text, Some(format), semantics, Some(path))
 }
 
 /// A column of non-negative integers from a NumPy array (any integer dtype) or a sequence of

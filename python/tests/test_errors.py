@@ -64,6 +64,33 @@ def test_missing_files_are_os_errors():
         memplan.import_tflite("/nonexistent/model.tflite")
 
 
+def test_a_missing_file_says_why_and_where():
+    with pytest.raises(FileNotFoundError) as caught:
+        memplan.Problem.from_json("/nonexistent/memplan.json")
+    text = str(caught.value)
+    assert "/nonexistent/memplan.json" in text and "None" not in text and caught.value.errno is not None
+
+
+def test_a_file_that_is_not_text_is_an_input_error_with_a_place(tmp_path):
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(b"id,lower,upper,size\na\xe9,0,4,16\n")
+    with pytest.raises(memplan.InputError) as caught:
+        memplan.Problem.from_csv(path)
+    assert (caught.value.line, caught.value.column) == (2, 2)
+    assert "UTF-8" in str(caught.value) and str(path) in str(caught.value)
+    model = tmp_path / "model.csv"
+    model.write_bytes(b"\x1c\x00\x00\x00TFL3\x00\x00\xff\xfe")
+    with pytest.raises(memplan.InputError, match="memplan.import_tflite"):
+        memplan.Problem.from_csv(model)
+
+
+def test_carriage_returns_alone_end_lines(tmp_path):
+    path = tmp_path / "mac.csv"
+    path.write_bytes(b"id,lower,upper,size\ra,0,4,16\rb,2,6,8\r")
+    problem = memplan.Problem.from_csv(path)
+    assert len(problem) == 2
+
+
 def test_requests_the_core_refuses_are_typed():
     problem = memplan.Problem.from_csv(EXAMPLES / "handmade" / "small.csv")
     with pytest.raises(memplan.UnknownSolverError):

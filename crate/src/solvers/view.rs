@@ -118,6 +118,12 @@ impl View {
             let (offsets, order) = lift_offsets(problem, &self.owner, &plan.offsets, &plan.placement_order);
             outcome.plan = Some(Plan::new(problem, offsets, order));
         }
+        // A capacity the instance itself refutes (a buffer left out of the view is larger, or
+        // pinned above it): the answer is that proof, as the solver given the whole problem
+        // gives it, without the view's plan, which cannot fit.
+        if outcome.capacity.is_some_and(|capacity| problem.lower_bound() > capacity) {
+            outcome.plan = None;
+        }
         if self.tighter {
             outcome.lower_bound = problem.lower_bound();
             match outcome.stopped {
@@ -197,10 +203,10 @@ impl PinnedPieces {
 /// of a window need not start at a multiple of its buffer's alignment, and its place is fixed.)
 fn pieces_pinned(buffer: &Buffer, offset: u64) -> impl Iterator<Item = Buffer> + '_ {
     buffer.pieces().into_iter().enumerate().map(move |(k, piece)| {
-        // The unit separator keeps the id apart from every id an input is likely to hold.
+        // An id that reads well where a clash of pins names it, and that no input is likely to hold.
+        let id = format!("{} (live piece {})", buffer.id, k + 1);
         let mut part =
-            Buffer::new(format!("{}\u{1f}{k}", buffer.id), piece.start, piece.end, piece.upper - piece.lower)
-                .pinned_at(offset + piece.lower); // within offset + size, which Problem::new checked
+            Buffer::new(id, piece.start, piece.end, piece.upper - piece.lower).pinned_at(offset + piece.lower); // within offset + size, which Problem::new checked
         part.line = buffer.line;
         part
     })
