@@ -20,7 +20,7 @@ use web_time::Instant;
 pub use free::Reuse;
 use pool::{Pool, Rules};
 
-use super::{Capabilities, Solver, finish};
+use super::{Capabilities, Solver, finish, stop_reason};
 use crate::model::{Buffer, Outcome, Problem, Stats};
 use crate::options::{Halt, SolveOptions};
 
@@ -161,7 +161,11 @@ impl Solver for Zant {
         }
         let mut placement_order = pinned;
         placement_order.extend_from_slice(&walk);
-        Ok(finish(self.name(), problem, options, offsets, placement_order, stats))
+        let mut outcome = finish(self.name(), problem, options, offsets, placement_order, stats);
+        // A cancel (or time limit) that lands after the pool is built, while its objects are laid
+        // out, still says so: the plan is the one finished, and the run was asked to stop.
+        outcome.stopped = stop_reason(&deadline, outcome.stopped);
+        Ok(outcome)
     }
 }
 
