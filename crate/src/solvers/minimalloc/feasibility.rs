@@ -376,18 +376,8 @@ impl<'p> Decider<'p> {
                     }
                     // The decisive ordering's own count: the others' depend on when they were stopped.
                     (_, _) => {
-                        // The search's capacity is what the stack leaves: its range is lifted back.
-                        let below = self.searches[k].refuted_below().saturating_add(self.prepared.height());
-                        self.report.refuted_below = below;
-                        let range = if below > self.capacity.saturating_add(1) {
-                            format!(" (nor in fewer than {below})")
-                        } else {
-                            String::new()
-                        };
-                        Decision::Infeasible(format!(
-                            "the exact search proved that no placement fits in {} bytes{range} ({} nodes)",
-                            self.capacity, self.searches[k].counters.nodes
-                        ))
+                        let (refuted, nodes) = (self.searches[k].refuted_below(), self.searches[k].counters.nodes);
+                        self.refuted(refuted, nodes)
                     }
                 };
                 // The searches are done with; their memory goes.
@@ -401,6 +391,23 @@ impl<'p> Decider<'p> {
 }
 
 impl Decider<'_> {
+    /// The decision of a search that exhausted its tree: no plan within the capacity, and none
+    /// below `refuted` (the search's own capacity is what the stack leaves, so its range is
+    /// lifted back by the stack's height).
+    fn refuted(&mut self, refuted: u64, nodes: u64) -> Decision {
+        let below = refuted.saturating_add(self.prepared.height());
+        self.report.refuted_below = below;
+        let range = if below > self.capacity.saturating_add(1) {
+            format!(" (nor in fewer than {below})")
+        } else {
+            String::new()
+        };
+        Decision::Infeasible(format!(
+            "the exact search proved that no placement fits in {} bytes{range} ({nodes} nodes)",
+            self.capacity
+        ))
+    }
+
     /// The windowed search's turn: it may spend what is `left`. Decides, or stops at the node
     /// limit or the deadline.
     fn advance_piecewise(&mut self, left: u64, spent: &mut u64, deadline: &Deadline) {
@@ -420,17 +427,8 @@ impl Decider<'_> {
                 Decision::Feasible { offsets, placement_order }
             }
             Outcome::Exhausted => {
-                let below = search.refuted_below().saturating_add(self.prepared.height());
-                self.report.refuted_below = below;
-                let range = if below > self.capacity.saturating_add(1) {
-                    format!(" (nor in fewer than {below})")
-                } else {
-                    String::new()
-                };
-                Decision::Infeasible(format!(
-                    "the exact search proved that no placement fits in {} bytes{range} ({} nodes)",
-                    self.capacity, search.counters.nodes
-                ))
+                let (refuted, nodes) = (search.refuted_below(), search.counters.nodes);
+                self.refuted(refuted, nodes)
             }
         };
         self.report.ordering = Some("windows".into());
