@@ -47,13 +47,16 @@ export function showFigures(shown: Shown) {
   if (!s) {
     for (const id of ['makespan', 'fragmentation', 'elapsed', 'result-solver', 'result-valid']) set(id, '—');
   } else {
-    if (s.makespan === null) set('makespan', 'no plan', '', 'bad');
-    else set('makespan', s.valid ? grouped(s.makespan) : 'invalid', s.valid ? String(s.makespan) : '', s.valid ? '' : 'bad');
+    // An invalid plan (a given one the validator rejects) has no makespan: it is no plan at all.
+    if (!s.valid) set('makespan', 'invalid', '', 'bad');
+    else if (s.makespan === null) set('makespan', 'no plan', '', 'bad');
+    else set('makespan', grouped(s.makespan), String(s.makespan), '');
     set('fragmentation', plan && s.fragmentation !== null ? `${grouped(s.fragmentation)} (${percent(s.fragmentation_pct ?? 0)})` : '—', String(s.fragmentation ?? ''));
     set('elapsed', duration(s.elapsed_ms), String(s.elapsed_ms));
     set('result-solver', `${s.solver}${s.winner !== null ? ` → ${s.winner}` : ''}`);
-    if (s.makespan === null) set('result-valid', '—');
-    else set('result-valid', s.valid ? (s.feasible ? 'valid' : 'valid, over capacity') : 'INVALID', String(s.valid), s.valid && s.feasible ? 'good' : 'bad');
+    if (!s.valid) set('result-valid', 'INVALID', 'false', 'bad');
+    else if (s.makespan === null) set('result-valid', '—');
+    else set('result-valid', s.feasible ? 'valid' : 'valid, over capacity', 'true', s.feasible ? 'good' : 'bad');
   }
   showVerdict(shown);
   const violations = $('violations');
