@@ -955,6 +955,39 @@ await test('a .tflite model dropped on the page opens in the Model tab, coloured
   await tabInAddress('model');
 });
 
+await test('an ExecuTorch .pte dropped on the page opens in the Model tab: saving beside ExecuTorch\'s plan, or its plan kept at L', async (page) => {
+  await open(page);
+  const drop = async (name) => {
+    const program = readFileSync(join(root, 'crate/tests/fixtures/executorch', name));
+    const transfer = await page.evaluateHandle(([b64, file]) => {
+      const binary = atob(b64);
+      const bytes = new Uint8Array(binary.length);
+      for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], file));
+      return dt;
+    }, [program.toString('base64'), name]);
+    await page.dispatchEvent(T('file-drop'), 'dragenter', { dataTransfer: transfer });
+    await page.dispatchEvent(T('file-drop'), 'drop', { dataTransfer: transfer });
+    await page.waitForFunction((file) => {
+      const saving = document.querySelector('[data-testid=model-saving]');
+      return saving?.dataset.saved !== undefined && saving.textContent.includes(file);
+    }, name, { timeout: 120_000 });
+    await idle(page);
+  };
+  // mobilenet_v2: ExecuTorch's greedy needs 9,936,896 bytes, memplan the max load 9,633,792.
+  await drop('mobilenet_v2.pte');
+  assert(await page.isVisible('#model-pane'), 'the Model tab is not shown');
+  assert((await page.getAttribute(T('model-saving'), 'data-saved')) === '303104', `saved ${await page.getAttribute(T('model-saving'), 'data-saved')}`);
+  assert(/ExecuTorch/.test(await page.textContent(T('model-saving'))), 'the compiler is not named');
+  assert((await page.locator('#model-grid canvas').count()) === 2, 'not two plans side by side');
+  // resnet18: ExecuTorch's plan is at the max load already, so it is kept and nothing moves.
+  await drop('resnet18.pte');
+  assert((await page.getAttribute(T('model-saving'), 'data-saved')) === '0', 'resnet18 saved bytes');
+  assert(/already optimal/.test(await page.textContent(T('model-saving'))), `text: ${await page.textContent(T('model-saving'))}`);
+  assert((await page.textContent('#moved-count')).startsWith('0 of'), `moved ${await page.textContent('#moved-count')}`);
+});
+
 // Compare's diff, explicitly: the moved buffers highlighted (the picture changes with the
 // toggle), another pair chosen, and the peak change and moved count for that pair.
 await test('compare diff: moved buffers highlighted, another pair, the peak change and moves of that pair', async (page) => {
