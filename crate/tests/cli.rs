@@ -364,9 +364,14 @@ fn solvers_lists_every_preset() {
     let output = memplan(&["solvers"]);
     assert_eq!(output.status.code(), Some(0));
     let text = String::from_utf8_lossy(&output.stdout);
-    for name in ["auto", "slff", "tflite", "xla", "tvm", "first-fit-start", "zant", "greedy-<order>-<fit>"] {
+    for name in
+        ["auto", "slff", "tflite", "xla", "tvm", "first-fit-start", "zant", "executorch-greedy", "greedy-<order>-<fit>"]
+    {
         assert!(text.lines().any(|l| l.starts_with(name)), "{name} missing from:\n{text}");
     }
+    // A budget without a limit reads "none", not the largest u64.
+    assert!(!text.contains(&u64::MAX.to_string()), "{text}");
+    assert!(text.contains("--param budget=<int> (default none"), "{text}");
 }
 
 #[test]

@@ -230,9 +230,11 @@ pub fn solvers(as_json: bool) -> Result<ExitCode, Failure> {
         println!("{:width$}  {}", info.name, info.description);
         for parameter in &info.parameters {
             let range = parameter.range.map(|range| format!(", {range}")).unwrap_or_default();
+            // A count whose default is the largest u64 has no limit: say so, not 20 digits.
+            let default = if parameter.default == u64::MAX.to_string() { "none" } else { parameter.default.as_str() };
             println!(
-                "{:width$}    --param {}=<{}> (default {}{range}): {}",
-                "", parameter.name, parameter.kind, parameter.default, parameter.description
+                "{:width$}    --param {}=<{}> (default {default}{range}): {}",
+                "", parameter.name, parameter.kind, parameter.description
             );
         }
     }
