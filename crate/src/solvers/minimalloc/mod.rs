@@ -153,16 +153,15 @@ const RULE_PARAMETERS: [(&str, RuleOf, &str); 12] = [
 const WINDOW_SHARE: u64 = 4;
 const WINDOW_NODES: u64 = 200_000;
 
-/// Statistics of the window bound: the windows searched and the nodes spent by this run (none
-/// when an earlier solver of the run computed it, which `window_shared` then says).
+/// Statistics of the window bound: the windows searched and the nodes they count, and how many of
+/// them an earlier solver of the run had searched (`windows_reused`: their nodes count, but took
+/// no time now).
 pub fn window_stats(stats: &mut Stats, found: &WindowBound) {
     stats.insert("window_bound".into(), found.bound.into());
-    let searched = if found.shared { 0 } else { found.searched };
-    stats.insert("windows_searched".into(), StatValue::Count(searched));
-    stats.insert("window_nodes".into(), StatValue::Count(found.nodes_spent()));
-    if found.shared {
-        let earlier = format!("computed earlier for this problem: {} windows, {} nodes", found.searched, found.nodes);
-        stats.insert("window_shared".into(), StatValue::Text(earlier));
+    stats.insert("windows_searched".into(), StatValue::Count(found.searched));
+    stats.insert("window_nodes".into(), StatValue::Count(found.nodes));
+    if found.reused > 0 {
+        stats.insert("windows_reused".into(), StatValue::Count(found.reused));
     }
 }
 
@@ -420,7 +419,7 @@ impl MiniMalloc {
                 if settings.rules.windows && windowed.is_none() {
                     let nodes = (budget / WINDOW_SHARE).min(WINDOW_NODES);
                     let found = window_bound(problem, problem.lower_bound(), start_makespan, settings, nodes, deadline);
-                    total.nodes += found.nodes_spent();
+                    total.nodes += found.nodes;
                     windowed = Some(found);
                 }
                 if let Some(found) = &windowed

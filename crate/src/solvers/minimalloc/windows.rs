@@ -24,12 +24,14 @@
 //! until its search finds a plan (the window is settled) or its node budget ends (its refutations
 //! still count).
 //!
-//! Computed once per problem: the stacking solver computes it when its first orders miss the
-//! instance's bound, and MiniMalloc before its search, both on the problem `auto` (or the warm
-//! start before a search) gives every solver. [`window_bound`] keeps each result in the problem's
-//! memo ([`Problem::memo`]) and answers from it when it was asked at least as much.
+//! Searched once per problem: each window's probes are kept in the problem's memo
+//! ([`Problem::memo`]), keyed by the window and what its probe was asked, so a run's solvers (the
+//! stacking solver in `auto`'s first phase or in the warm start, then MiniMalloc) search each
+//! window once. A window answered from the memo still counts the nodes its search took: the bound
+//! and the nodes a run counts are then the same whichever solver ran before on the same problem,
+//! and so are the answers of budgeted runs.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::feasibility::{Decider, Decision, Prepared, Settings};
 use crate::model::{Buffer, Problem, Semantics};
@@ -56,9 +58,9 @@ pub struct WindowBound {
     /// Windows searched (not skipped), and the nodes their searches took.
     pub searched: u64,
     pub nodes: u64,
-    /// Taken from the problem's memo (see [`window_bound`]): an earlier solver searched the
-    /// windows (`searched` and `nodes` are its), and this run spent nothing on them.
-    pub shared: bool,
+    /// Of the windows searched, those whose probes an earlier solver of the same problem had
+    /// searched: their answers and nodes came from the memo (see [`window_bound`]).
+    pub reused: u64,
 }
 
 impl WindowBound {
@@ -72,56 +74,26 @@ impl WindowBound {
             self.bound
         ))
     }
-
-    /// The nodes this run spent on it (none when it was shared).
-    pub fn nodes_spent(&self) -> u64 {
-        if self.shared { 0 } else { self.nodes }
-    }
 }
 
-/// The window bounds computed for one problem, kept in its memo ([`Problem::memo`]).
+/// The window probes searched for one problem, kept in its memo ([`Problem::memo`]): per
+/// settings of the windows' searches, the answer of each probe by what it was asked.
 #[derive(Default)]
-struct Computed(Vec<Computation>);
+struct Searched(Vec<(Settings, HashMap<ProbeKey, (u64, u64)>)>);
 
-/// What a computation of the window bound is asked: the proven bound to start from, the target
-/// to stop at and the node budget.
-#[derive(Clone, Copy)]
-struct Ask {
-    known: u64,
-    target: u64,
-    budget: u64,
+/// What decides a window probe's answer: the window (its buffers and which pairs conflict, see
+/// [`conflict_key`]), the bound it starts from, the greedy plan's makespan and the probe's node
+/// budget. The search is deterministic, so the same key gives the same refuted bound and nodes.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct ProbeKey {
+    window: Vec<u64>,
+    from: u64,
+    upper: u64,
+    nodes: u64,
 }
 
-/// One computation of the window bound: what it was asked and what it found.
-struct Computation {
-    /// The settings of the windows' searches (their node budget aside, which `ask` has).
-    settings: Settings,
-    ask: Ask,
-    /// Whether the budget held it back: a window searched with less than [`WINDOW_NODES`], or
-    /// windows left unsearched.
-    limited: bool,
-    found: WindowBound,
-}
-
-impl Computation {
-    /// Whether this answers a new computation asked `ask`: the same
-    /// settings and start, and at least the effort asked. Windows are visited in one order
-    /// whatever is asked, and each window's search depends only on the bound so far and its
-    /// share of the budget. So a computation that the budget did not hold back (or that had at
-    /// least as much) and that did not stop at a target short of the one asked now followed the
-    /// path the new one would, as far or further: its bound is the one the new computation
-    /// would prove, or one the same searches proved with more nodes.
-    fn answers(&self, settings: &Settings, ask: Ask) -> bool {
-        let stopped_at_target = self.found.bound >= self.ask.target;
-        self.settings == *settings
-            && self.ask.known == ask.known
-            && (!self.limited || self.ask.budget >= ask.budget)
-            && (self.found.bound >= ask.target || !stopped_at_target)
-    }
-}
-
-/// At most this many computations are kept per problem (a run asks for two or three).
-const MAX_COMPUTED: usize = 8;
+/// At most this many settings are kept per problem (a run uses one or two).
+const MAX_SETTINGS: usize = 4;
 
 /// The settings the windows are searched with: the caller's, without the window bound itself
 /// (a window is not cut again) and without a total budget (each probe gets its nodes).
@@ -134,11 +106,10 @@ fn window_settings(settings: &Settings) -> Settings {
 /// Instances with gaps (whose pieces would need cutting too) or with more than [`MAX_BUFFERS`]
 /// buffers get `known` back.
 ///
-/// Computed once per problem: an earlier result kept in the problem's memo answers when it was
-/// asked at least as much ([`Computation::answers`]; then `shared` is set and no node is spent),
-/// and a new result is kept unless the deadline cut it short (it would depend on timing). So a
-/// run's solvers (the stacking solver in `auto`'s first phase or in the warm start, then
-/// MiniMalloc) search the windows once.
+/// Each window's probes are searched once per problem (see [`Searched`]): a probe asked again
+/// takes its answer and its node count from the memo, so the result is the one a first
+/// computation would give, and `reused` counts the windows answered that way. A probe that the
+/// deadline cut short is not kept (its answer depends on timing).
 pub fn window_bound(
     problem: &Problem,
     known: u64,
@@ -147,35 +118,11 @@ pub fn window_bound(
     budget: u64,
     deadline: &Deadline,
 ) -> WindowBound {
-    let (key, ask) = (window_settings(settings), Ask { known, target, budget });
-    let kept = problem
-        .memo()
-        .with(|computed: &mut Computed| computed.0.iter().find(|c| c.answers(&key, ask)).map(|c| c.found.clone()));
-    if let Some(found) = kept {
-        return WindowBound { shared: true, ..found };
-    }
-    let (found, limited) = compute(problem, ask, &key, deadline);
-    if deadline.expired().is_none() {
-        let computation = Computation { settings: key, ask, limited, found: found.clone() };
-        problem.memo().with(|computed: &mut Computed| {
-            if computed.0.len() >= MAX_COMPUTED {
-                computed.0.remove(0);
-            }
-            computed.0.push(computation);
-        });
-    }
-    found
-}
-
-/// The window bound, searched (not taken from the memo) with the windows' `settings`
-/// ([`window_settings`]), and whether the budget held it back (see [`Computation::limited`]).
-fn compute(problem: &Problem, ask: Ask, settings: &Settings, deadline: &Deadline) -> (WindowBound, bool) {
-    let Ask { known, target, budget } = ask;
+    let settings = window_settings(settings);
     let mut found = WindowBound { bound: known, ..WindowBound::default() };
-    let mut limited = false;
     let buffers = problem.buffers();
     if buffers.len() > MAX_BUFFERS || buffers.len() < 3 || buffers.iter().any(Buffer::has_gaps) {
-        return (found, limited);
+        return found;
     }
     let mut times: Vec<u64> = buffers.iter().flat_map(|b| [b.start, b.end]).collect();
     times.sort_unstable();
@@ -186,8 +133,7 @@ fn compute(problem: &Problem, ask: Ask, settings: &Settings, deadline: &Deadline
         let mut any_small = false;
         for i in 0..sections - width + 1 {
             if found.bound >= target || found.nodes >= budget || deadline.expired().is_some() {
-                limited |= found.nodes >= budget;
-                return (found, limited);
+                return found;
             }
             let (t0, t1) = (times[i], times[i + width]);
             let members: Vec<usize> =
@@ -206,18 +152,34 @@ fn compute(problem: &Problem, ask: Ask, settings: &Settings, deadline: &Deadline
                     piece
                 })
                 .collect();
-            if !seen.insert(conflict_key(&members, &cut)) {
+            let window = conflict_key(&members, &cut);
+            if !seen.insert(window.clone()) {
                 continue;
             }
-            let Ok(window) = Problem::new(cut, None) else { continue };
-            let Ok(greedy) = quick_plan(&window, &CancelFlag::new()) else { continue };
+            let Ok(instance) = Problem::new(cut, None) else { continue };
+            let Ok(greedy) = quick_plan(&instance, &CancelFlag::new()) else { continue };
             if greedy.makespan <= found.bound {
                 continue;
             }
             found.searched += 1;
             let left = (budget - found.nodes).min(WINDOW_NODES);
-            limited |= left < WINDOW_NODES;
-            let (refuted, nodes) = refute_from(&window, found.bound, greedy.makespan, settings, left, deadline);
+            let key = ProbeKey { window, from: found.bound, upper: greedy.makespan, nodes: left };
+            let kept = problem.memo().with(|searched: &mut Searched| {
+                searched.0.iter().find(|(s, _)| *s == settings).and_then(|(_, probes)| probes.get(&key).copied())
+            });
+            let (refuted, nodes) = match kept {
+                Some(answer) => {
+                    found.reused += 1;
+                    answer
+                }
+                None => {
+                    let answer = refute_from(&instance, found.bound, greedy.makespan, &settings, left, deadline);
+                    if deadline.expired().is_none() {
+                        keep(problem, &settings, key, answer);
+                    }
+                    answer
+                }
+            };
             found.nodes += nodes;
             if refuted > found.bound {
                 found.bound = refuted;
@@ -228,7 +190,24 @@ fn compute(problem: &Problem, ask: Ask, settings: &Settings, deadline: &Deadline
             break;
         }
     }
-    (found, limited)
+    found
+}
+
+/// Keeps a probe's answer in the problem's memo.
+fn keep(problem: &Problem, settings: &Settings, key: ProbeKey, answer: (u64, u64)) {
+    problem.memo().with(|searched: &mut Searched| {
+        let at = match searched.0.iter().position(|(s, _)| s == settings) {
+            Some(at) => at,
+            None => {
+                if searched.0.len() >= MAX_SETTINGS {
+                    searched.0.remove(0);
+                }
+                searched.0.push((*settings, HashMap::new()));
+                searched.0.len() - 1
+            }
+        };
+        searched.0[at].1.insert(key, answer);
+    });
 }
 
 /// The buffers of a window and which pairs of them are alive together there: what decides its
