@@ -79,7 +79,10 @@ impl WindowBound {
 /// The window probes searched for one problem, kept in its memo ([`Problem::memo`]): per
 /// settings of the windows' searches, the answer of each probe by what it was asked.
 #[derive(Default)]
-struct Searched(Vec<(Settings, HashMap<ProbeKey, (u64, u64)>)>);
+struct Searched(Vec<(Settings, Probes)>);
+
+/// The answers of window probes: the refuted bound and the nodes spent, by what was asked.
+type Probes = HashMap<ProbeKey, (u64, u64)>;
 
 /// What decides a window probe's answer: the window (its buffers and which pairs conflict, see
 /// [`conflict_key`]), the bound it starts from, the greedy plan's makespan and the probe's node
