@@ -5,6 +5,7 @@
 //! start plan); the list of solvers by name is [`crate::run::registry`], above the portfolio, so
 //! that no solver depends on it.
 
+mod capabilities;
 pub mod executorch;
 pub mod greedy;
 pub mod idealloc;
@@ -20,82 +21,11 @@ pub mod tvm;
 mod view;
 pub mod zant;
 
-use serde::Serialize;
 use web_time::Instant;
 
 use crate::model::{Outcome, Plan, Problem, Stats, Stopped};
 use crate::options::{Deadline, Halt, Parameter, SolveError, SolveOptions};
-
-/// What a solver can honour. A solver that cannot honour a constraint of the problem refuses it
-/// with [`Halt::Unsupported`] rather than dropping it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub struct Capabilities {
-    pub alignment: bool,
-    pub pinned: bool,
-    /// It uses the capacity to steer the search (greedy planners only report whether they fit).
-    pub capacity: bool,
-    /// It proves lower bounds beyond L.
-    pub minimise: bool,
-    /// Its result depends on the seed.
-    pub randomised: bool,
-    /// It searches from a start plan ([`SolveOptions::start`]) and does better with a good one:
-    /// callers that have one (the run, the portfolio) pass it in.
-    pub warm_start: bool,
-    /// It uses buffers' gaps (conflicts only where live pieces meet). A solver without it is given
-    /// the buffers' hulls ([`crate::Problem::hull`]), which gives valid plans, only looser.
-    pub gaps: bool,
-    /// It uses windowed gaps too. A solver with `gaps` but without it is given them as alive
-    /// (plain gaps kept): valid plans, only looser.
-    pub windows: bool,
-}
-
-impl Capabilities {
-    /// What every planner of memplan honours, alignment and pinned buffers, and nothing else: a
-    /// solver states what it does besides, e.g. `Capabilities::planner().with_capacity()`.
-    pub const fn planner() -> Capabilities {
-        Capabilities {
-            alignment: true,
-            pinned: true,
-            capacity: false,
-            minimise: false,
-            randomised: false,
-            warm_start: false,
-            gaps: false,
-            windows: false,
-        }
-    }
-
-    /// It steers by the capacity ([`Capabilities::capacity`]).
-    pub const fn with_capacity(self) -> Capabilities {
-        Capabilities { capacity: true, ..self }
-    }
-
-    /// It proves lower bounds beyond L ([`Capabilities::minimise`]).
-    pub const fn with_minimise(self) -> Capabilities {
-        Capabilities { minimise: true, ..self }
-    }
-
-    /// Its result depends on the seed ([`Capabilities::randomised`]).
-    pub const fn with_randomised(self) -> Capabilities {
-        Capabilities { randomised: true, ..self }
-    }
-
-    /// It searches from a start plan ([`Capabilities::warm_start`]).
-    pub const fn with_warm_start(self) -> Capabilities {
-        Capabilities { warm_start: true, ..self }
-    }
-
-    /// It uses gaps ([`Capabilities::gaps`]).
-    pub const fn with_gaps(self) -> Capabilities {
-        Capabilities { gaps: true, ..self }
-    }
-
-    /// It uses gaps, windowed ones too ([`Capabilities::windows`]).
-    pub const fn with_windows(self) -> Capabilities {
-        Capabilities { gaps: true, windows: true, ..self }
-    }
-}
+pub use capabilities::Capabilities;
 
 pub trait Solver: Send + Sync {
     /// The name used on the command line (`--solver NAME`).

@@ -15,7 +15,7 @@
 
 use std::sync::Arc;
 
-use super::Capabilities;
+use super::capabilities::Capabilities;
 use crate::model::{Buffer, Outcome, Plan, Problem, Stopped};
 use crate::options::SolveOptions;
 use crate::validate;
