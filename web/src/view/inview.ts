@@ -3,7 +3,7 @@
 // background tasks (see `prepare`).
 import type { SolveResult } from '../protocol';
 import type { ColourJob } from './colors';
-import type { PlanData } from './planview';
+import type { PlanData } from './plandata';
 import { accumulateEnvelope } from './rectangles';
 import { BLOCK, markAlive, startIndex, type StartIndex } from './timeblocks';
 

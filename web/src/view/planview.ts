@@ -30,6 +30,7 @@ import { attachInteractions, type Point } from './interaction';
 import { aliveAt, type AliveAt } from './alive';
 import { describeBuffer } from './tooltip';
 import { InView, sameWindow, type WindowKey } from './inview';
+import type { PlanData } from './plandata';
 import { HoverOverlay, type HoverInfo } from './hoveroverlay';
 import { fontAt, readTheme, type Theme } from './theme';
 import { drawLabels, placeLabels, type PlacedLabel } from './labels';
@@ -43,13 +44,7 @@ const BACKGROUND_LIMIT = 30_000;
 
 export type Detail = 'auto' | 'rectangles' | 'load';
 
-export interface PlanData {
-  inst: InstanceData;
-  /** The plan to draw: only one the validator accepted is drawn (see `drawable`). */
-  result: SolveResult | null;
-  /** The capacity to draw (bytes), if any. */
-  capacity: number | null;
-}
+export type { PlanData } from './plandata';
 
 export class PlanView {
   readonly canvas: HTMLCanvasElement;
