@@ -856,7 +856,7 @@ await test('hover list: the buffers alive at the hovered time, largest first, th
   assert(Math.max(...times) < 16, `the alive list took ${Math.max(...times).toFixed(1)} ms`);
 });
 
-// Issue 19: the peak is marked on the time axis; a click centres and zooms there and pins the
+// The peak is marked on the time axis; a click centres and zooms there and pins the
 // list of the buffers alive then (computed here from the instance's own profile).
 await test('the peak: marked on the time axis, a click zooms there and pins the buffers alive then', async (page) => {
   await open(page, '?ex=minimalloc/challenging/C');
@@ -1141,7 +1141,7 @@ await test('large instances: Y_1 (62k buffers) and a 500k-buffer trace load, sol
   assert(draws.length === 5 && draws.every((d) => /^(load|rectangles) \d+ ms$/.test(d)), `frames while zooming: ${draws}`);
 });
 
-// Issue 18: bring your own model. A .tflite file dropped (here: chosen with the file picker, the
+// Bring your own model. A .tflite file dropped (here: chosen with the file picker, the
 // same path) is imported in the worker; the Model tab shows LiteRT's plan and memplan's on the same
 // axes with the bytes saved, which match the CLI's import + solve --warm + diff.
 await test('a TFLite model: the compiler plan and memplan side by side, saving, moved toggle; screenshots', async (page) => {
@@ -1187,7 +1187,7 @@ await test('a TFLite model: the compiler plan and memplan side by side, saving, 
   figures.push(`face_detection_short_range.tflite: LiteRT ${diff.peak_a} bytes, memplan ${diff.peak_b} bytes, saves ${diff.saved_bytes} (${diff.saved_pct} %), ${diff.moved} of ${diff.buffers} buffers moved`);
 });
 
-// Issue 19: views engineers expect. Names on the rectangles, a search over ids and names, keys
+// Views engineers expect. Names on the rectangles, a search over ids and names, keys
 // that pan and zoom, and the overview strip under the plan.
 await test('plan navigation: names on rectangles, search marks and counts, keys pan and zoom, the strip moves the window', async (page) => {
   await open(page);
@@ -1354,7 +1354,7 @@ await test('plan navigation: names on rectangles, search marks and counts, keys 
   await shoot(page, 'plan-nav-y1');
 });
 
-// Issue 19: colour by what a buffer holds, as the importers say.
+// Colour by what a buffer holds, as the importers say.
 await test('a TFLite model opens coloured by category: the legend lists input/output/temporary, the tooltip of a graph input says input; screenshot', async (page) => {
   await open(page, '?ex=tflite/face_detection_short_range');
   await page.waitForFunction(() => document.querySelector('[data-testid=model-saving]')?.dataset.saved !== undefined, null, { timeout: 120_000 });

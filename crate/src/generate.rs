@@ -76,7 +76,7 @@ pub fn full_overlap(buffers: usize, seed: u64) -> Problem {
 /// cache line, a DMA burst, a page.
 pub const ALIGNMENTS: [u64; 5] = [1, 8, 64, 256, 4096];
 
-/// Small instances where alignment decides the optimum (issue 20): `n` buffers over about `n + 10`
+/// Small instances where alignment decides the optimum: `n` buffers over about `n + 10`
 /// time steps with lifetimes of 1 to 12 steps, sizes uniform in 256..10,000 bytes (almost never
 /// multiples of their alignment, so padding matters) and an alignment drawn from [`ALIGNMENTS`].
 /// No capacity: the question is the lowest makespan.

@@ -100,7 +100,7 @@ mod tests {
         assert!(parse_size("16777215.9999999999999999999999999999999999999990TiB").is_err());
     }
 
-    /// Issue 17: `(int × 10^k + frac) × multiplier` was computed in unchecked u128, so a value
+    /// `(int × 10^k + frac) × multiplier` was computed in unchecked u128, so a value
     /// of 2^127 + 5 with a fraction wrapped to 5.
     #[test]
     fn decimals_past_u128_do_not_wrap() {

@@ -1,4 +1,4 @@
-//! Alignment in the exact search (issue 20): on instances whose buffers have large alignments and
+//! Alignment in the exact search: on instances whose buffers have large alignments and
 //! sizes that are not multiples of them, MiniMalloc's optimum agrees with a brute-force oracle on
 //! tiny instances and with the optima CP-SAT recorded for the generated set
 //! (`scripts/oracle/cpsat_optima.py`, run by hand), a refuted capacity never claims a bound above
@@ -167,7 +167,7 @@ fn small_aligned(max_buffers: usize) -> impl Strategy<Value = Problem> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
-    /// The stacking bound inside the nodes and the coarse node keys change no answer on instances shaped like issue 20's: the same optimum with
+    /// The stacking bound inside the nodes and the coarse node keys change no answer on small instances with large alignments: the same optimum with
     /// it on and off, proven both ways, and the capacity just below refuted both ways with a bound
     /// that never passes the optimum.
     #[test]
@@ -345,7 +345,7 @@ fn instance(row: &Recorded) -> Problem {
 }
 
 /// A node budget per instance: enough for the easy ones to be proven, small enough for a debug
-/// build in CI. The search does not settle most of the set within it (see the report of issue 20):
+/// build in CI. The search does not settle most of the set within it (the search's reports on this set say so):
 /// the test checks that what it claims is true, not how far it gets.
 const BUDGET: &str = "5000";
 

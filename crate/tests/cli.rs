@@ -140,7 +140,7 @@ fn a_written_plan_checks_valid_in_both_formats() {
     }
 }
 
-/// Issue 17: the plan of an instance with no buffers was written without its `offset` column,
+/// The plan of an instance with no buffers was written without its `offset` column,
 /// which `check` rejected.
 #[test]
 fn an_empty_instance_solves_to_a_plan_that_checks() {
@@ -171,7 +171,7 @@ fn an_empty_file_is_bad_input_saying_so() {
     }
 }
 
-/// Issue 17: `--capacity 170141183460469231731687303715884105733.0` (2^127 + 5) was read as 5.
+/// `--capacity 170141183460469231731687303715884105733.0` (2^127 + 5) was read as 5.
 #[test]
 fn a_capacity_past_64_bits_is_a_usage_error() {
     let file = example("minimalloc/examples/input.12.csv");
@@ -524,7 +524,7 @@ fn tflite_fixture(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tflite").join(name).to_string_lossy().into_owned()
 }
 
-/// Issue 18: `memplan import` writes the instance and LiteRT's own plan; the plan checks valid
+/// `memplan import` writes the instance and LiteRT's own plan; the plan checks valid
 /// and needs the arena LiteRT allocates (recorded in the fixture's `.litert.json`).
 #[test]
 fn import_writes_the_instance_and_the_compiler_plan() {
@@ -591,7 +591,7 @@ fn xla_fixture(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/xla").join(name).to_string_lossy().into_owned()
 }
 
-/// Issue 18: `memplan import DUMP.hlo.pb` reads an XLA dump: the instance of its heap simulator
+/// `memplan import DUMP.hlo.pb` reads an XLA dump: the instance of its heap simulator
 /// trace and XLA's own offsets, which check valid at XLA's heap size.
 #[test]
 fn import_reads_an_xla_dump_and_its_buffer_assignment() {
@@ -628,7 +628,7 @@ fn import_reads_an_xla_dump_and_its_buffer_assignment() {
     assert!(stderr(&output).contains("not a readable XLA HloProto"), "{}", stderr(&output));
 }
 
-/// Issue 18: `solve --warm` starts from a plan of the same buffers and never answers higher; every
+/// `solve --warm` starts from a plan of the same buffers and never answers higher; every
 /// solver, the greedy ones included (they cannot start from it, so the run keeps the better).
 #[test]
 fn solve_warm_is_never_above_the_warm_plan() {
@@ -667,7 +667,7 @@ fn an_invalid_warm_plan_is_an_error_naming_the_problem() {
     assert!(stderr(&no_offsets).contains("missing column 'offset'"), "{}", stderr(&no_offsets));
 }
 
-/// Issue 18: `memplan diff` on a model's instance, LiteRT's plan and memplan's.
+/// `memplan diff` on a model's instance, LiteRT's plan and memplan's.
 #[test]
 fn diff_reports_the_bytes_saved_and_the_buffers_moved() {
     let model = tflite_fixture("face_detection_short_range.tflite");

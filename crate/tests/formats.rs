@@ -198,7 +198,7 @@ fn ids_with_line_breaks_survive_csv() {
     assert_eq!(document.problem.buffers()[1].line, Some(4));
 }
 
-/// Issue 18: a buffer keeps the name its compiler gave it (a tensor's name) through both formats,
+/// A buffer keeps the name its compiler gave it (a tensor's name) through both formats,
 /// however awkward the name; a blank name is no name.
 #[test]
 fn names_survive_csv_and_json() {
@@ -234,7 +234,7 @@ fn names_survive_csv_and_json() {
     assert_single_error(read_json(wrong), 1, Some(67), "buffers[0]: name: expected a string, found a number");
 }
 
-/// Issue 19: a buffer keeps what it holds (input, output, weight, variable, temporary) through
+/// A buffer keeps what it holds (input, output, weight, variable, temporary) through
 /// both formats, in a column after name; a blank cell or null is no category, unknown text an
 /// error naming the allowed ones.
 #[test]
@@ -746,7 +746,7 @@ fn plan_mode_needs_every_offset() {
 
 // ----- values that would overflow later -----
 
-/// Issue 17: a decimal size past the u128 range wrapped (2^127 + 5 written with `.0` read as 5).
+/// A decimal size past the u128 range wrapped (2^127 + 5 written with `.0` read as 5).
 /// Every way a size is written is checked: JSON strings with fractions and suffixes, JSON
 /// numbers, and CSV cells (plain integers).
 #[test]
@@ -822,7 +822,7 @@ fn values_whose_sums_overflow_are_rejected_with_their_line() {
 // ----- empty instances -----
 
 /// An instance with no buffers is a valid empty problem (max load 0); its plan, written in
-/// either format, always has the `offset` column and reads back as a plan (issue 17).
+/// either format, always has the `offset` column and reads back as a plan.
 #[test]
 fn an_empty_instance_reads_as_an_empty_problem_and_writes_as_a_plan() {
     for (text, format) in [("id,lower,upper,size\n", Format::Csv), ("{\"buffers\": []}", Format::Json)] {

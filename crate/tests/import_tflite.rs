@@ -304,7 +304,7 @@ fn a_model_without_buffers_keeps_its_instance_when_its_plan_is_written() {
     }
 }
 
-/// Issue 19: each planned buffer says what it holds. Graph inputs and outputs are the
+/// Each planned buffer says what it holds. Graph inputs and outputs are the
 /// subgraph's own lists in the file; everything else the arena plans is an intermediate; a loop
 /// body's inputs live outside its arena, so only its outputs and temporaries appear.
 #[test]

@@ -143,7 +143,7 @@ fn values_are_named_after_their_defining_instruction() {
     assert!(names.contains(&"while.1{0}"), "{names:?}");
 }
 
-/// Issue 19: categories come from XLA's allocation flags. XLA:CPU's heap traces pack the temp
+/// Categories come from XLA's allocation flags. XLA:CPU's heap traces pack the temp
 /// allocation only (entry parameters and the result have allocations of their own), so every
 /// buffer of these instances is a temporary; the flags' other cases are unit tests of the
 /// importer.

@@ -279,7 +279,7 @@ fn statistics_count_the_search() {
     assert!(matches!(solution.stats["nodes"], memplan::model::StatValue::Count(n) if n >= 3));
 }
 
-/// Issue 5: H and I of MiniMalloc's challenging suite fit their capacity 1048576 (= L, no byte
+/// H and I of MiniMalloc's challenging suite fit their capacity 1048576 (= L, no byte
 /// to spare) within a small node budget, which is reproducible where a clock is not. They need
 /// each decomposed part searched afresh in the pre-ordering of its own section totals.
 #[test]

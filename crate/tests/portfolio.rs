@@ -1,7 +1,7 @@
 //! `auto` at its default effort on the challenging instances, pinned by outcome, never by time:
 //! every budget it runs to is counted in work (nodes, steps, iterations), so these outcomes are
 //! the same on any machine and thread count. The full table with times is in the report of the
-//! change that set the budgets (issue 17); here are the instances that show each rule.
+//! change that set the budgets; here are the instances that show each rule.
 
 use memplan::format::{self, ReadOptions};
 use memplan::{Problem, SolveOptions, Stopped};
@@ -24,7 +24,7 @@ fn auto(problem: &Problem, options: &SolveOptions) -> memplan::Outcome {
 
 /// Without a capacity, D and J have no plan at L that any solver has found; MiniMalloc's paper
 /// reports 1,038,336 and 1,041,408 bytes. Default `auto` must do at least as well, on one thread
-/// and on two alike. (D reaches 1,034,240 and J 1,036,288; before issue 17 they stopped at
+/// and on two alike. (D reaches 1,034,240 and J 1,036,288; before these budgets they stopped at
 /// 1,061,888 and 1,062,912, MiniMalloc's budget spent on its first probe, at L.)
 #[test]
 fn default_auto_reaches_minimallocs_heights_on_d_and_j() {

@@ -1,4 +1,4 @@
-//! The tiling search (MiniMalloc's first search at a tight capacity, issue 20): on tight
+//! The tiling search (MiniMalloc's first search at a tight capacity): on tight
 //! instances (every section with a live buffer exactly full) it agrees with the canonical search
 //! and with the brute-force oracle, every plan passes the validator, and it stays out of the way
 //! where the capacity is not tight.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An LP relaxation of "does this instance pack within C units?" (issue 20). Run by hand, never
+"""An LP relaxation of "does this instance pack within C units?". Run by hand, never
 in CI (it needs `pip install --user highspy numpy`):
 
     python3 scripts/bounds/lp_bound.py INSTANCE.csv [--capacity UNITS] [--search] [--certify]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Probes subset relaxations of one instance with memplan's exact decider (issue 20): is there a
+"""Probes subset relaxations of one instance with memplan's exact decider: is there a
 subset of the buffers that cannot be packed within a capacity? Run by hand, never in CI:
 
     cargo build --release

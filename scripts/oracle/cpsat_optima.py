@@ -9,7 +9,7 @@ Run by hand, never in CI (OR-Tools is not a dependency of the project):
     /tmp/venv/bin/python scripts/oracle/cpsat_optima.py --memplan target/release/memplan
 
 The set is `memplan generate --shape aligned --buffers N --seed S` for seeds 1..50 with
-N = 20 + S % 11 (20 to 30 buffers), plus the 23-buffer instance of issue 20
+N = 20 + S % 11 (20 to 30 buffers), plus a hand-picked 23-buffer instance
 (crate/tests/fixtures/aligned/issue20.csv). It writes crate/tests/fixtures/aligned/optima.csv:
 instance, buffers, seed, status (OPTIMAL when CP-SAT proved it, else FEASIBLE), the best
 makespan CP-SAT found, its proven lower bound, and the seconds it took.

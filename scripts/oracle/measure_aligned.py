@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Times memplan on the aligned set (issue 20) against the optima CP-SAT recorded
+"""Times memplan on the aligned set against the optima CP-SAT recorded
 (crate/tests/fixtures/aligned/optima.csv): one run per instance and solver, elapsed time as
 memplan reports it, nodes, and whether the run proved the recorded optimum. Run by hand:
 

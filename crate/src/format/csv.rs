@@ -585,7 +585,7 @@ mod tests {
         assert_eq!(write(&rich, None, &[]), "id,lower,upper,size,alignment,hint,offset\n\"a,b\",0,1,8,4,3,8\n");
     }
 
-    /// Issue 17: the plan of an empty instance was written without its `offset` column, which
+    /// The plan of an empty instance was written without its `offset` column, which
     /// reading it as a plan rejects.
     #[test]
     fn an_empty_plan_has_an_offset_column() {

@@ -533,7 +533,7 @@ mod tests {
         assert!(found[3].2.contains("buffers[1]: end (4) must be greater than start (9)"), "{found:?}");
     }
 
-    /// Issue 17: 100,000 buffers on one line took 150 times as long to read as pretty-printed,
+    /// 100,000 buffers on one line took 150 times as long to read as pretty-printed,
     /// because each buffer's position was counted from the start of its line. Counted, not timed:
     /// the locator's work on one line stays within a small multiple of the text's length (counting
     /// from the line's start would scan about 500 times the length here), errors included.

@@ -11,7 +11,7 @@
 //! stacking, and a dynamic programme over the subsets stacked so far finds it exactly (a lower top
 //! of a subset is never worse for what comes after: rounding up and taking a maximum are
 //! monotone). That least top bounds every plan's makespan from below. On random aligned instances
-//! (issue 20: 20 to 30 buffers, alignments up to 4,096, sizes not multiples of them) it is the
+//! (20 to 30 buffers, alignments up to 4,096, sizes not multiples of them) it is the
 //! optimum on most of them, where L and the slot count of [`super::problem::alignment_bound`] fall
 //! short by tens or hundreds of bytes.
 //!

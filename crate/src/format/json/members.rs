@@ -265,7 +265,7 @@ mod tests {
         }
     }
 
-    /// Issue 17: a column was counted from the start of its line, so one-line JSON took time
+    /// A column was counted from the start of its line, so one-line JSON took time
     /// quadratic in its length. The work is counted, not timed: every look-up on a line of 240 kB
     /// costs what it costs on a short line.
     #[test]

@@ -538,7 +538,7 @@ impl<'a> Search<'a> {
     /// buffer depends on its floor only through the lowest multiple of its alignment at or above
     /// it (its lowest fit, its fits above pinned buffers and its height all round the floor up
     /// first), so that is what is hashed: floors a few bytes apart under one aligned slot leave
-    /// the same subtree, and a refutation of one cuts the others (issue 20).
+    /// the same subtree, and a refutation of one cuts the others.
     #[inline]
     fn floor_key(&self, rank: u32, floor: u64) -> u128 {
         transpositions::key(rank, self.seen_floor(rank as usize, floor))

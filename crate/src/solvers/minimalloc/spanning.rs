@@ -1,4 +1,4 @@
-//! The spanning-buffer reduction (issue 20): a buffer alive over the whole time span of an
+//! The spanning-buffer reduction: a buffer alive over the whole time span of an
 //! instance goes at the bottom, stacked with the other such buffers, and the search sees the rest
 //! under the capacity less their total.
 //!

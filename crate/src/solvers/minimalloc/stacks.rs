@@ -1,4 +1,4 @@
-//! The stacking bound inside the search's nodes (issue 20): in a section, the unplaced buffers
+//! The stacking bound inside the search's nodes: in a section, the unplaced buffers
 //! are alive together, so they take disjoint address ranges, each starting at a multiple of its
 //! alignment and no lower than the lowest offset it can still take at the node (its release). The
 //! least top of such a stack is found exactly by the subset programme of

@@ -1,4 +1,4 @@
-//! The window bound (issue 20): the buffers alive in a short stretch of time, their lifetimes cut
+//! The window bound: the buffers alive in a short stretch of time, their lifetimes cut
 //! to it, form a small instance of their own, and its optimum bounds the whole instance's from
 //! below.
 //!

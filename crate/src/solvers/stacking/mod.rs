@@ -1,4 +1,4 @@
-//! `stacking`: plans for small instances with alignment (issue 20) that meet the stacking bound.
+//! `stacking`: plans for small instances with alignment that meet the stacking bound.
 //!
 //! The instance's lower bound knows alignment ([`crate::model::stacking`]): at its tightest time
 //! the buffers alive there cannot end lower than their least stack, and on random aligned

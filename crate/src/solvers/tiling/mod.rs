@@ -10,7 +10,7 @@
 //! `(b − 1, x)` ends exactly at `b`. The search branches on whichever of the two cells has fewer
 //! such buffers. Branching on "who covers this cell" is complete: every plan (there is no other
 //! kind at a tight capacity) covers it with one of them. MiniMalloc's canonical search instead
-//! branches over every buffer at its lowest fit and finds such dead ends late (issue 20).
+//! branches over every buffer at its lowest fit and finds such dead ends late.
 //!
 //! Every node is also checked at every *wall* of the skyline (a section whose left or right
 //! neighbour is higher): its lowest free cell must be covered by a buffer that starts (or ends)
