@@ -71,12 +71,18 @@ def test_a_signal_handler_cancels(hard):
 
 
 def test_ctrl_c_stops_the_solve_and_raises_keyboard_interrupt(hard):
+    # A suite started in the background (`cmd &`) inherits SIGINT as ignored, and Python then
+    # never raises KeyboardInterrupt: install Python's own handler, as an interactive session has.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     sender = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     started = time.monotonic()
     sender.start()
-    with pytest.raises(KeyboardInterrupt):
-        memplan.solve(hard, solver="minimalloc", time_limit=SAFETY)
-    sender.cancel()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            memplan.solve(hard, solver="minimalloc", time_limit=SAFETY)
+    finally:
+        sender.cancel()
+        signal.signal(signal.SIGINT, previous)
     print(f"Ctrl-C returned after {time.monotonic() - started:.2f} s")
 
 
