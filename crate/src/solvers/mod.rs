@@ -48,6 +48,10 @@ pub struct Capabilities {
     /// It uses windowed gaps too. A solver with `gaps` but without it is given them as alive
     /// (plain gaps kept): valid plans, only looser.
     pub windows: bool,
+    /// It is given zero-size buffers, as conflicts of the buffers alive with them: a planner that
+    /// reproduces a compiler whose order or offsets they change (TVM's count them). A solver
+    /// without it never sees them (they occupy nothing) and they are placed at their pin or 0.
+    pub zero_size: bool,
 }
 
 impl Capabilities {
@@ -63,6 +67,7 @@ impl Capabilities {
             warm_start: false,
             gaps: false,
             windows: false,
+            zero_size: false,
         }
     }
 
@@ -95,6 +100,11 @@ impl Capabilities {
     pub const fn with_windows(self) -> Capabilities {
         Capabilities { gaps: true, windows: true, ..self }
     }
+
+    /// It is given zero-size buffers ([`Capabilities::zero_size`]).
+    pub const fn with_zero_size(self) -> Capabilities {
+        Capabilities { zero_size: true, ..self }
+    }
 }
 
 pub trait Solver: Send + Sync {
@@ -115,7 +125,8 @@ pub trait Solver: Send + Sync {
     /// when the request cannot be served (see [`SolveError`]): no plan within the capacity, a time
     /// limit or a cancel are outcomes. Fills in what every outcome shares (capacity, seed, time)
     /// and settles the reason against the bound ([`Outcome::settle`]). A solver that cannot use
-    /// gaps plans the hulls, and zero-size buffers are placed apart ([`view::View`]).
+    /// gaps plans the hulls, and zero-size buffers are placed apart unless it asks for them
+    /// ([`view::View`]).
     fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, SolveError> {
         let started = web_time::Instant::now();
         match view::View::of(problem, options, self.capabilities()).map_err(SolveError::Unsupported)? {
