@@ -692,7 +692,8 @@ fn upper_not_greater_than_lower() {
 }
 
 /// MiniMalloc's files have zero-size buffers: they are read, occupy nothing, and every planner
-/// places them (at 0) without counting them anywhere.
+/// places them (at 0) without counting them anywhere; but the TVM presets, which place them where
+/// TVM does (the greedy ones on top of the buffers alive with them, at no cost to the makespan).
 #[test]
 fn size_zero_is_a_buffer_that_occupies_nothing() {
     let document = format::read("id,lower,upper,size\na,0,4,8\nb,0,4,0\n", &ReadOptions::default()).unwrap();
@@ -701,7 +702,9 @@ fn size_zero_is_a_buffer_that_occupies_nothing() {
     for solver in memplan::run::registry::all() {
         let run = memplan::run::solve(problem, solver.name(), &memplan::SolveOptions::default()).unwrap();
         assert!(run.is_valid(), "{}: {:?}", solver.name(), run.violations);
-        assert_eq!(run.outcome.offsets(), [0, 0], "{}", solver.name());
+        if !solver.capabilities().zero_size {
+            assert_eq!(run.outcome.offsets(), [0, 0], "{}", solver.name());
+        }
         assert_eq!(run.outcome.makespan(), Some(8), "{}", solver.name());
     }
 }

@@ -169,6 +169,28 @@ proptest! {
         prop_assert_eq!(by_conflicts.outcome.offsets(), &naive_tvm_greedy(&problem, true)[..]);
     }
 
+    /// Zero-size buffers, pinned or not, are buffers to TVM's rule: the greedy planners still
+    /// follow it, and every plan stays valid.
+    #[test]
+    fn zero_size_buffers_follow_tvms_rule(problem in instances(40, 1000), empty in prop::collection::vec(0u8..4, 40)) {
+        let buffers = problem.buffers().iter().zip(&empty).map(|(b, &roll)| {
+            let mut b = b.clone();
+            if roll == 0 {
+                b.size = 0;
+            }
+            b
+        });
+        let problem = Problem::new(buffers.collect(), None).unwrap();
+        for name in SOLVERS {
+            let done = run::solve(&problem, name, &SolveOptions::default()).unwrap();
+            prop_assert!(done.is_valid(), "{}: {:?}", name, done.violations);
+        }
+        let by_size = run::solve(&problem, "tvm-greedy-by-size", &SolveOptions::default()).unwrap();
+        prop_assert_eq!(by_size.outcome.offsets(), &naive_tvm_greedy(&problem, false)[..]);
+        let by_conflicts = run::solve(&problem, "tvm-greedy-by-conflicts", &SolveOptions::default()).unwrap();
+        prop_assert_eq!(by_conflicts.outcome.offsets(), &naive_tvm_greedy(&problem, true)[..]);
+    }
+
     /// Every attempt of the hill climb, with or without a capacity: still valid plans.
     #[test]
     fn exhaustive_climbs_stay_valid(problem in instances(24, 64), seed in any::<u64>(), slack in 0u64..64) {
@@ -187,4 +209,92 @@ proptest! {
 fn tvm_is_greedy_by_size() {
     let problem = memplan::generate::trace(memplan::generate::TraceSpec::new(300, 4));
     assert_eq!(solve(&problem, "tvm", false), solve(&problem, "tvm-greedy-by-size", false));
+}
+
+/// The planners as TVM names them (`tir.usmp.algo.<name>`) and as memplan does.
+const USMP: [(&str, &str); 3] = [
+    ("greedy_by_size", "tvm-greedy-by-size"),
+    ("greedy_by_conflicts", "tvm-greedy-by-conflicts"),
+    ("hill_climb", "tvm-hill-climb"),
+];
+
+/// An instance TVM USMP planned (`fixtures/tvm/usmp/`, written by
+/// `scripts/fixtures/tvm/usmp_plans.py` with TVM 0.16's USMP) and TVM's offsets, one list per
+/// planner of [`USMP`]. The models' instances are ExecuTorch's (`fixtures/executorch/`), read
+/// without ExecuTorch's offsets.
+fn usmp_case(name: &str) -> (Problem, Vec<Vec<u64>>) {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+    let input = match name {
+        "uniform" | "mixed" => format!("{dir}/tvm/usmp/{name}.csv"),
+        model => format!("{dir}/executorch/{model}.greedy.csv"),
+    };
+    let text = std::fs::read_to_string(&input).unwrap_or_else(|e| panic!("{input}: {e}"));
+    let read = memplan::format::read(&text, &memplan::format::ReadOptions::default()).unwrap().problem;
+    let unpinned = read.buffers().iter().cloned().map(|mut b| {
+        b.pinned = None;
+        b
+    });
+    let problem = Problem::new(unpinned.collect(), None).unwrap();
+    let plans = format!("{dir}/tvm/usmp/{name}.usmp.csv");
+    let text = std::fs::read_to_string(&plans).unwrap_or_else(|e| panic!("{plans}: {e}"));
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), problem.len(), "{name}: one TVM offset per buffer");
+    let offsets = USMP
+        .iter()
+        .map(|(tvm, _)| {
+            let column = header.iter().position(|h| h == tvm).unwrap();
+            rows.iter()
+                .zip(problem.buffers())
+                .map(|(row, b)| {
+                    assert_eq!(row[0], b.id, "{name}: TVM's rows are the instance's buffers, in order");
+                    row[column].parse().unwrap()
+                })
+                .collect()
+        })
+        .collect();
+    (problem, offsets)
+}
+
+/// With one alignment for all buffers, memplan's presets give TVM USMP's plans offset for offset,
+/// zero-size buffers included: five models ExecuTorch exported (mobilenet_v2 with 104 zero-size
+/// BatchNorm outputs, resnet18 with 40, the convnet with 8) and a generated instance where a fifth
+/// of the buffers are zero-size. Before zero-size buffers took part, mobilenet_v2 by size needed
+/// 16,056,320 bytes against TVM's 11,239,424.
+#[test]
+fn with_one_alignment_the_plans_are_tvms() {
+    for name in ["mobilenet_v2", "resnet18", "convnet", "transformer", "mlp", "uniform"] {
+        let (problem, tvm) = usmp_case(name);
+        for ((_, solver), expected) in USMP.iter().zip(&tvm) {
+            let got = solve(&problem, solver, true);
+            let differ: Vec<&str> = (0..problem.len())
+                .filter(|&i| got[i] != expected[i])
+                .map(|i| problem.buffers()[i].id.as_str())
+                .collect();
+            assert!(
+                differ.is_empty(),
+                "{name}, {solver}: {} buffers placed otherwise than TVM: {differ:?}",
+                differ.len()
+            );
+        }
+    }
+    let (problem, tvm) = usmp_case("mobilenet_v2");
+    assert_eq!(problem.buffers().iter().filter(|b| b.size == 0).count(), 104);
+    assert_eq!(makespan(&problem, &tvm[0]), 11_239_424);
+}
+
+/// With mixed alignments TVM rounds a buffer's offset to the alignment of the buffer below it and
+/// returns misaligned plans (the fixture records TVM's); memplan's presets round to the buffer's
+/// own alignment as well, and stay valid: the one deliberate difference.
+#[test]
+fn with_mixed_alignments_the_plans_stay_aligned() {
+    let (problem, tvm) = usmp_case("mixed");
+    let misaligned =
+        |offsets: &[u64]| problem.buffers().iter().zip(offsets).filter(|(b, o)| *o % b.alignment != 0).count();
+    for ((_, solver), theirs) in USMP.iter().zip(&tvm) {
+        assert!(misaligned(theirs) > 0, "{solver}: the fixture shows TVM misaligning");
+        let ours = solve(&problem, solver, true);
+        assert_eq!(misaligned(&ours), 0, "{solver}");
+    }
 }

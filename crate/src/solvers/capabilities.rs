@@ -28,6 +28,10 @@ pub struct Capabilities {
     /// It uses windowed gaps too. A solver with `gaps` but without it is given them as alive
     /// (plain gaps kept): valid plans, only looser.
     pub windows: bool,
+    /// It is given zero-size buffers, as conflicts of the buffers alive with them: a planner that
+    /// reproduces a compiler whose order or offsets they change (TVM's count them). A solver
+    /// without it never sees them (they occupy nothing) and they are placed at their pin or 0.
+    pub zero_size: bool,
 }
 
 impl Capabilities {
@@ -43,6 +47,7 @@ impl Capabilities {
             warm_start: false,
             gaps: false,
             windows: false,
+            zero_size: false,
         }
     }
 
@@ -74,5 +79,10 @@ impl Capabilities {
     /// It uses gaps, windowed ones too ([`Capabilities::windows`]).
     pub const fn with_windows(self) -> Capabilities {
         Capabilities { gaps: true, windows: true, ..self }
+    }
+
+    /// It is given zero-size buffers ([`Capabilities::zero_size`]).
+    pub const fn with_zero_size(self) -> Capabilities {
+        Capabilities { zero_size: true, ..self }
     }
 }

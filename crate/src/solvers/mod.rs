@@ -45,7 +45,8 @@ pub trait Solver: Send + Sync {
     /// when the request cannot be served (see [`SolveError`]): no plan within the capacity, a time
     /// limit or a cancel are outcomes. Fills in what every outcome shares (capacity, seed, time)
     /// and settles the reason against the bound ([`Outcome::settle`]). A solver that cannot use
-    /// gaps plans the hulls, and zero-size buffers are placed apart ([`view::View`]).
+    /// gaps plans the hulls, and zero-size buffers are placed apart unless it asks for them
+    /// ([`view::View`]).
     fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, SolveError> {
         let started = web_time::Instant::now();
         match view::View::of(problem, options, self.capabilities()).map_err(SolveError::Unsupported)? {

@@ -11,7 +11,9 @@
 //! - buffers that occupy nothing, zero-size or never alive (gaps over the whole lifetime): they
 //!   are left out of the search and placed at their pinned offset, or 0. What is proven without
 //!   them holds with them: they add no conflict, and only their top (a pinned one's offset + size,
-//!   an unpinned one's size at 0) to the makespan, which the instance's own bound includes.
+//!   an unpinned one's size at 0) to the makespan, which the instance's own bound includes. A
+//!   solver that reproduces a compiler which counts zero-size buffers
+//!   ([`Capabilities::zero_size`]) is given them.
 
 use std::sync::Arc;
 
@@ -57,7 +59,8 @@ impl View {
         } else {
             Shape::Whole
         };
-        let occupies_nothing = |b: &Buffer| b.size == 0 || (b.has_gaps() && b.pieces().is_empty());
+        let occupies_nothing =
+            |b: &Buffer| (b.size == 0 && !capabilities.zero_size) || (b.has_gaps() && b.pieces().is_empty());
         let changes = |b: &Buffer| match shape {
             Shape::Whole => false,
             Shape::Hull => b.has_gaps(),

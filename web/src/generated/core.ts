@@ -248,7 +248,13 @@ gaps: boolean,
  * It uses windowed gaps too. A solver with `gaps` but without it is given them as alive
  * (plain gaps kept): valid plans, only looser.
  */
-windows: boolean, };
+windows: boolean, 
+/**
+ * It is given zero-size buffers, as conflicts of the buffers alive with them: a planner that
+ * reproduces a compiler whose order or offsets they change (TVM's count them). A solver
+ * without it never sees them (they occupy nothing) and they are placed at their pin or 0.
+ */
+zero_size: boolean, };
 
 export type SolverInfo = { name: string, description: string, capabilities: Capabilities, parameters: Array<Parameter>, };
 

@@ -13,10 +13,21 @@
 //! TVM plans a conflict graph; memplan's conflicts are lifetimes alive together, over the hull
 //! (gaps are not used: the view plans hulls). Names: TVM breaks its last tie by `name_hint`, and
 //! memplan by the buffer's `id`. One pool: the capacity is TVM's pool size hint. Each planner
-//! honours alignment (each offset is a multiple of the buffer's own) and pinned offsets (placed
-//! first, as conflicts the others go around, never moved); the greedy ones only report whether the
-//! plan fits a capacity (TVM fails where the plan passes it), the hill climb rejects plans above
-//! it, as TVM's does.
+//! honours pinned offsets (placed first, as conflicts the others go around, never moved); the
+//! greedy ones only report whether the plan fits a capacity (TVM fails where the plan passes it),
+//! the hill climb rejects plans above it, as TVM's does.
+//!
+//! Two behaviours of TVM's, checked against TVM USMP itself (`crate/tests/fixtures/tvm/usmp/`):
+//! - zero-size buffers are buffers like the others: they count among a buffer's conflicts (the
+//!   tie-break after size), take their place in the order, and sit on top of their highest placed
+//!   conflict, so that a later buffer alive with one starts no lower than it. Exported models
+//!   have many (BatchNorm's empty outputs), and the plans of the other buffers change with them,
+//!   so these planners ask to be given them ([`Capabilities::zero_size`]);
+//! - alignment, the one deliberate difference: TVM starts a buffer where its highest conflict
+//!   ends, rounded up to that conflict's alignment, not its own, so with mixed alignments its
+//!   plans are misaligned. memplan rounds that offset up to the buffer's own alignment too: with
+//!   one alignment for all buffers (TVM's compilers use one per pool) it changes nothing and the
+//!   plans are TVM's; with mixed ones they are valid, and differ from TVM's.
 
 mod conflicts;
 mod greedy;
@@ -72,11 +83,11 @@ impl Solver for TvmGreedy {
             Priority::Conflicts => "TVM USMP's greedy_by_conflicts: conflicts, then size, then name descending",
         };
         let alias = if self.name == "tvm" { " (alias of tvm-greedy-by-size)" } else { "" };
-        format!("{what}, each on top of its highest placed conflict{alias}")
+        format!("{what}, each on top of its highest placed conflict{alias}; {DIFFERENCE}")
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::planner()
+        Capabilities::planner().with_zero_size()
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
@@ -95,6 +106,11 @@ impl Solver for TvmGreedy {
     }
 }
 
+/// What every preset's description says of zero-size buffers and of its one deliberate difference
+/// from TVM.
+const DIFFERENCE: &str = "zero-size buffers count as conflicts, as in TVM; offsets are also rounded up to each \
+     buffer's own alignment (TVM rounds to the alignment of the buffer below, misaligning mixed alignments)";
+
 /// Places the pinned buffers at their offsets in `conflicts` and `offsets`: their indices, or
 /// `Infeasible` naming two that overlap.
 fn pin(buffers: &[Buffer], conflicts: &mut impl Conflicts, offsets: &mut [u64]) -> Result<Vec<usize>, Halt> {
@@ -106,7 +122,11 @@ fn pin(buffers: &[Buffer], conflicts: &mut impl Conflicts, offsets: &mut [u64]) 
         let b = &buffers[i];
         let at = b.pinned.unwrap_or(0); // filtered above
         alive.retain(|&j| buffers[j].end > b.start);
-        if let Some(&j) = alive.iter().find(|&&j| offsets[j] < at + b.size && at < offsets[j] + buffers[j].size) {
+        // A zero-size buffer shares no byte with any other, wherever it is pinned.
+        let meet = |j: usize| {
+            b.size > 0 && buffers[j].size > 0 && offsets[j] < at + b.size && at < offsets[j] + buffers[j].size
+        };
+        if let Some(&j) = alive.iter().find(|&&j| meet(j)) {
             return Err(Halt::Infeasible(format!("pinned buffers {} and {} overlap", buffers[j].id, b.id)));
         }
         alive.push(i);
@@ -139,13 +159,14 @@ impl Solver for HillClimb {
     }
 
     fn description(&self) -> String {
-        "TVM USMP's hill_climb: greedy by size, then seeded swaps near the peak (glibc rand_r; seed 0 is TVM's), \
-         500 attempts, keeping the last plan accepted"
-            .into()
+        format!(
+            "TVM USMP's hill_climb: greedy by size, then seeded swaps near the peak (glibc rand_r; seed 0 is \
+             TVM's), 500 attempts, keeping the last plan accepted; {DIFFERENCE}"
+        )
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::planner().with_capacity().with_randomised()
+        Capabilities::planner().with_capacity().with_randomised().with_zero_size()
     }
 
     fn parameters(&self) -> Vec<Parameter> {

@@ -138,3 +138,23 @@ fn the_climb_is_a_function_of_its_seed() {
     assert_eq!(run(7), run(7));
     assert_eq!(run(0), run(0));
 }
+
+/// The climb's first plan alone (for instances whose conflicts are too many to list) goes through
+/// the greedy engine, which no other solver hands zero-size buffers: it places them, pinned or
+/// not, in a valid plan.
+#[test]
+fn the_first_plan_alone_places_zero_size_buffers() {
+    let buffers = vec![
+        Buffer::new("a", 0, 4, 100),
+        Buffer::new("z", 1, 3, 0),
+        Buffer::new("b", 2, 6, 50),
+        Buffer::new("p", 0, 6, 0).pinned_at(40),
+        Buffer::new("q", 0, 6, 10).pinned_at(200),
+    ];
+    let problem = crate::model::Problem::new(buffers, None).unwrap();
+    let free = [0, 1, 2];
+    let outcome = first_pass_only(&problem, &SolveOptions::default(), &free, 1).unwrap();
+    let plan = outcome.plan.expect("a plan");
+    assert!(crate::validate::validate(&problem, &plan.offsets, None).is_valid(), "{:?}", plan.offsets);
+    assert_eq!((plan.offsets[3], plan.offsets[4]), (40, 200));
+}
