@@ -177,12 +177,18 @@ async function layoutProblems(page, { apart = [], whole = [], fits = [], lines =
     }
     for (const e of fits.flatMap((s) => [...document.querySelectorAll(s)]).filter(shown)) {
       if (e.scrollWidth > e.clientWidth + 1) problems.push(`${name(e)}'s text is cut: "${e.textContent.trim().slice(0, 60)}" needs ${e.scrollWidth} px, has ${e.clientWidth}`);
+      if (e.scrollHeight > e.clientHeight + 1) problems.push(`${name(e)}'s text is cut: "${e.textContent.trim().slice(0, 60)}" needs ${e.scrollHeight} px high, has ${e.clientHeight}`);
     }
     for (const e of lines.flatMap((s) => [...document.querySelectorAll(s)]).filter(shown)) {
-      const range = document.createRange();
-      range.selectNodeContents(e);
-      const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.bottom)));
-      if (tops.size > 1) problems.push(`${name(e)} wraps onto ${tops.size} lines: "${e.textContent.trim().slice(0, 60)}"`);
+      // The lines its text fills (text only: a checkbox beside it is not a line).
+      const bottoms = [];
+      const walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+      for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+        const range = document.createRange();
+        range.selectNodeContents(t);
+        for (const r of range.getClientRects()) if (r.width > 0 && !bottoms.some((b) => Math.abs(b - r.bottom) < 3)) bottoms.push(r.bottom);
+      }
+      if (bottoms.length > 1) problems.push(`${name(e)} wraps onto ${bottoms.length} lines: "${e.textContent.trim().slice(0, 60)}"`);
     }
     window.scrollTo(0, 0);
     return problems;
@@ -1289,7 +1295,7 @@ await test('compare after a run at 390, 800 and 1280 px: nothing overlaps, nothi
     await idle(page, 120_000);
     await page.waitForFunction(() => document.querySelector('[data-testid=diff-summary]').dataset.moved !== undefined, null, { timeout: 10_000 });
     await page.waitForTimeout(200);
-    const problems = await layoutProblems(page, { apart, whole, fits: ['#compare-table tbody td', '#compare-table tbody .cell', '.planview-title'], lines: ['.planview-title'] });
+    const problems = await layoutProblems(page, { apart, whole, fits: ['#compare-table tbody td', '#compare-table tbody .cell', '.planview-title'], lines: ['.planview-title', '#compare-solvers label'] });
     // The results table is as tall as its rows (at 390 it was 0 px, the panels drawn over them).
     const table = await page.evaluate(() => {
       const t = document.querySelector('[data-testid=compare-table]').getBoundingClientRect();
