@@ -1162,9 +1162,9 @@ await test('highlighting keeps the makespan and L labels; the peak mark covers n
       if (top === undefined) { counts[name] = -1; continue; }
       const [r, g, b] = colour(css);
       // Inside the label's box (its text right-aligned 5 px from the plot's right edge, 12 px
-      // from the canvas's), where its backdrop hides the load curve.
+      // from the canvas's; 12 px high), where its backdrop hides the load curve and the buffers.
       const x1 = canvas.width - 16 * dpr, x0 = x1 - 40 * dpr;
-      const px = ctx.getImageData(Math.round(x0), Math.round(top), Math.round(x1 - x0), Math.round(13 * dpr)).data;
+      const px = ctx.getImageData(Math.round(x0), Math.round(top + dpr), Math.round(x1 - x0), Math.round(10 * dpr)).data;
       let n = 0;
       for (let i = 0; i < px.length; i += 4) if (Math.abs(px[i] - r) + Math.abs(px[i + 1] - g) + Math.abs(px[i + 2] - b) < 60) n++;
       counts[name] = n;
