@@ -34,32 +34,43 @@ THREAD_FLAGS="-C target-feature=+atomics,+bulk-memory \
  -C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size \
  -C link-arg=--export=__tls_align -C link-arg=--export=__tls_base"
 
-if [ "$variants" != st ]; then
-  if [ $compile = yes ]; then
-    echo "== wasm: threaded build ($NIGHTLY)"
-    RUSTFLAGS="$THREAD_FLAGS" cargo "+$NIGHTLY" build $quiet --release -p memplan --lib --no-default-features \
-      --target wasm32-unknown-unknown -Z build-std=panic_abort,std --target-dir target/wasm-threads
-  fi
-  if [ $bindgen = yes ]; then
-    wasm-bindgen --target web --out-name index --out-dir web/src/pkg-threads \
-      target/wasm-threads/wasm32-unknown-unknown/release/memplan.wasm
-    if ! grep -q 'shared:true\|shared: true' web/src/pkg-threads/index.js; then
-      echo "the threaded build has no shared memory: check THREAD_FLAGS" >&2
-      exit 1
-    fi
-  fi
+compile_threads() {
+  echo "== wasm: threaded build ($NIGHTLY)"
+  RUSTFLAGS="$THREAD_FLAGS" cargo "+$NIGHTLY" build $quiet --release -p memplan --lib --no-default-features \
+    --target wasm32-unknown-unknown -Z build-std=panic_abort,std --target-dir target/wasm-threads
+}
+compile_st() {
+  echo "== wasm: single-threaded build (stable)"
+  RUSTFLAGS="" cargo +stable build $quiet --release -p memplan --lib --no-default-features \
+    --target wasm32-unknown-unknown --target-dir target/wasm-st
+}
+
+if [ $compile = yes ]; then
+  case $variants in
+    threads) compile_threads ;;
+    st) compile_st ;;
+    all)
+      # Side by side: each ends on a long phase that keeps one core busy (LTO with one codegen
+      # unit), which the other fills. Their target directories are apart, so nothing is shared.
+      compile_st &
+      st_pid=$!
+      compile_threads || { wait "$st_pid" || true; exit 1; }
+      wait "$st_pid"
+      ;;
+  esac
 fi
 
-if [ "$variants" != threads ]; then
-  if [ $compile = yes ]; then
-    echo "== wasm: single-threaded build (stable)"
-    RUSTFLAGS="" cargo +stable build $quiet --release -p memplan --lib --no-default-features \
-      --target wasm32-unknown-unknown --target-dir target/wasm-st
+if [ $bindgen = yes ] && [ "$variants" != st ]; then
+  wasm-bindgen --target web --out-name index --out-dir web/src/pkg-threads \
+    target/wasm-threads/wasm32-unknown-unknown/release/memplan.wasm
+  if ! grep -q 'shared:true\|shared: true' web/src/pkg-threads/index.js; then
+    echo "the threaded build has no shared memory: check THREAD_FLAGS" >&2
+    exit 1
   fi
-  if [ $bindgen = yes ]; then
-    wasm-bindgen --target web --out-name index --out-dir web/src/pkg-st \
-      target/wasm-st/wasm32-unknown-unknown/release/memplan.wasm
-  fi
+fi
+if [ $bindgen = yes ] && [ "$variants" != threads ]; then
+  wasm-bindgen --target web --out-name index --out-dir web/src/pkg-st \
+    target/wasm-st/wasm32-unknown-unknown/release/memplan.wasm
 fi
 if [ $bindgen = yes ]; then
   echo "== wasm: $([ "$variants" = all ] && echo "both builds" || echo "the $variants build") ready$([ "$variants" = st ] || echo " (threaded build uses shared memory)")"

@@ -52,6 +52,13 @@ describe('share links', () => {
     expect(decode(`?${query}`).model).toEqual(model);
     expect(new URLSearchParams(encode({ example: 'x', model, controls: { params: {} } }).query).has('mp')).toBe(false);
     expect(decode(`?${query.replace(/mp=[^&]*/, 'mp=bad')}`).model).toBeUndefined();
+    // A plan too large for a link is left out, and said to be; the instance stays.
+    let seed = 7;
+    const offsets = Array.from({ length: 4000 }, () => String((seed = (seed * 1103515245 + 12345) % 2 ** 31)));
+    const large = encode({ text, model: { ...model, offsets }, controls: { params: {} } });
+    expect(large).toMatchObject({ omitted: false, modelOmitted: true });
+    expect(decode(`?${large.query}`).text).toBe(text);
+    expect(decode(`?${large.query}`).model).toBeUndefined();
     const forged = compressText(JSON.stringify({ ...model, offsets: ['-1'] }));
     expect(decode(`?src=${compressText(text)}&mp=${forged}`).model).toBeUndefined();
   });

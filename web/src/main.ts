@@ -153,15 +153,18 @@ document.addEventListener('change', () => {
 });
 
 $('share-button').addEventListener('click', async () => {
-  const { url, omitted } = address.link();
+  const { url, omitted, modelOmitted } = address.link();
+  const left = omitted
+    ? ' — the instance is too large for a link, only the settings are in it'
+    : modelOmitted ? ' — it carries the instance only: the compiler\'s plan is too large for a link' : '';
   const field = $<HTMLInputElement>('share-link');
   field.value = url;
   field.select();
   try {
     await navigator.clipboard.writeText(url);
-    setStatus(omitted ? 'link copied — the instance is too large for a link, only the settings are in it' : 'link copied');
+    setStatus(`link copied${left}`);
   } catch {
-    setStatus(omitted ? 'link ready — the instance is too large for a link, only the settings are in it' : 'link ready (copy it from the field)');
+    setStatus(left ? `link ready${left}` : 'link ready (copy it from the field)');
   }
 });
 

@@ -71,10 +71,12 @@ export function decompressText(encoded: string): string {
   return strFromU8(inflateSync(fromBase64Url(encoded)));
 }
 
-/** The query string for a state, and whether the instance had to be left out. */
-export function encode(state: PageState): { query: string; omitted: boolean } {
+/** The query string for a state, and what had to be left out: the instance (`omitted`), or only
+ * an imported model's compiler plan beside it (`modelOmitted`: the link opens the instance alone). */
+export function encode(state: PageState): { query: string; omitted: boolean; modelOmitted: boolean } {
   const q = new URLSearchParams();
   let omitted = false;
+  let modelOmitted = false;
   if (state.example) q.set('ex', state.example);
   else if (state.url) q.set('url', state.url);
   else if (state.gen) q.set('gen', `${state.gen.buffers}:${state.gen.seed}`);
@@ -83,7 +85,7 @@ export function encode(state: PageState): { query: string; omitted: boolean } {
     if (packed.length <= MAX_INLINE) q.set('src', packed);
     else omitted = true;
     const model = state.model && !omitted ? compressText(JSON.stringify(state.model)) : '';
-    if (model.length > MAX_INLINE) omitted = true;
+    if (model.length > MAX_INLINE) modelOmitted = true;
     else if (model) q.set('mp', model);
   }
   if (state.format) q.set('fmt', state.format);
@@ -102,7 +104,7 @@ export function encode(state: PageState): { query: string; omitted: boolean } {
   if (state.theme) q.set('theme', state.theme);
   if (state.autoplay) q.set('autoplay', '');
   if (state.embed) q.set('embed', '');
-  return { query: q.toString().replace(/(embed|autoplay)=(&|$)/g, '$1$2'), omitted };
+  return { query: q.toString().replace(/(embed|autoplay)=(&|$)/g, '$1$2'), omitted, modelOmitted };
 }
 
 export function decode(search: string): PageState {

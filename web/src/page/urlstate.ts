@@ -97,11 +97,11 @@ export class AddressSync {
 
   /** The share link: the whole address, and whether the instance had to be left out (it also
    * becomes the address). */
-  link(): { url: string; omitted: boolean } {
+  link(): { url: string; omitted: boolean; modelOmitted: boolean } {
     clearTimeout(this.pending);
     this.pending = 0;
-    const { query, omitted } = encode(this.state());
+    const { query, omitted, modelOmitted } = encode(this.state());
     history.replaceState(null, '', `?${query}`);
-    return { url: `${location.origin}${location.pathname}?${query}`, omitted };
+    return { url: `${location.origin}${location.pathname}?${query}`, omitted, modelOmitted };
   }
 }
