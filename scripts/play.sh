@@ -61,6 +61,13 @@ stop_jobs() {
   for pid in "${job_pids[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
 }
 trap stop_jobs EXIT
+# What a job's log says it does now: cargo's last "Compiling ..." (or like) line; a warning's
+# note printed meanwhile is not news.
+last_step() {
+  local line
+  line=$(grep -E '^ *(Compiling|Installing|Installed|Updating|Locking|Downloading|Downloaded|Finished|Replacing|error)' "$1" | tail -n 1 | sed 's/^ *//' | cut -c1-90)
+  echo "${line:-starting}"
+}
 wait_jobs() {
   local began=$SECONDS next=$((SECONDS + 20)) running failed=0 i
   while :; do
@@ -72,7 +79,7 @@ wait_jobs() {
     if [ $SECONDS -ge $next ]; then
       next=$((SECONDS + 20))
       for i in "${running[@]}"; do
-        echo "   ... $((SECONDS - began)) s: ${job_names[$i]}: $(grep -v '^\s*$' "${job_logs[$i]}" | tail -n 1 | sed 's/^ *//' | cut -c1-90)"
+        echo "   ... $((SECONDS - began)) s: ${job_names[$i]}: $(last_step "${job_logs[$i]}")"
       done
     fi
     sleep 1
