@@ -3,10 +3,15 @@
 # variants and the page, and serves it with the cross-origin isolation headers (threads need them)
 # on http://127.0.0.1:5173 with an example loaded (or the next free port above it; `--port N` or
 # PORT=N asks for N, and fails when N is taken). Ctrl-C stops it.
-# Each step says what it does and how long it takes the first time; a step whose output is newer
-# than all its inputs is skipped, so a second start takes seconds.
+# Each step says what it does and how long it takes the first time, and a long one says every 20 s
+# what it is building; a step whose output is newer than all its inputs is skipped, so a second
+# start takes seconds. On a fresh machine the slow parts run side by side (each mostly keeps one
+# core busy at its end): the threaded and the single-threaded wasm compile while wasm-bindgen-cli
+# installs; their logs are in target/play/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/versions.sh
+bindgen_ready() { wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN\$"; }
 
 port=${PORT:-}
 while [ $# -gt 0 ]; do
@@ -34,16 +39,78 @@ stale() {
   [ -n "$(find "$@" -newer "$output" -type f -print -quit 2>/dev/null)" ]
 }
 
+# Background jobs: a name, its pid and its log; `wait_jobs` waits for all of them, saying every
+# 20 s which are still running and the last thing each logged (cargo's "Compiling ..." line).
+job_names=()
+job_pids=()
+job_logs=()
+mkdir -p target/play
+start_job() {
+  local name=$1
+  shift
+  local log="target/play/${name// /-}.log"
+  # In a session of its own, so that stopping play.sh stops the whole job (cargo included).
+  setsid "$@" >"$log" 2>&1 &
+  job_names+=("$name")
+  job_pids+=($!)
+  job_logs+=("$log")
+  echo "   started: $name (log: $log)"
+}
+stop_jobs() {
+  local pid
+  for pid in "${job_pids[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
+}
+trap stop_jobs EXIT
+# What a job's log says it does now: cargo's last "Compiling ..." (or like) line; a warning's
+# note printed meanwhile is not news.
+last_step() {
+  local line
+  line=$(grep -E '^ *(Compiling|Installing|Installed|Updating|Locking|Downloading|Downloaded|Finished|Replacing|error)' "$1" | tail -n 1 | sed 's/^ *//' | cut -c1-90)
+  echo "${line:-starting}"
+}
+wait_jobs() {
+  local began=$SECONDS next=$((SECONDS + 20)) running failed=0 i
+  while :; do
+    running=()
+    for i in "${!job_pids[@]}"; do
+      kill -0 "${job_pids[$i]}" 2>/dev/null && running+=("$i")
+    done
+    [ ${#running[@]} -eq 0 ] && break
+    if [ $SECONDS -ge $next ]; then
+      next=$((SECONDS + 20))
+      for i in "${running[@]}"; do
+        echo "   ... $((SECONDS - began)) s: ${job_names[$i]}: $(last_step "${job_logs[$i]}")"
+      done
+    fi
+    sleep 1
+  done
+  for i in "${!job_pids[@]}"; do
+    if ! wait "${job_pids[$i]}"; then
+      echo "play.sh: ${job_names[$i]} failed; the end of ${job_logs[$i]}:" >&2
+      tail -n 25 "${job_logs[$i]}" >&2
+      failed=1
+    fi
+  done
+  job_names=()
+  job_pids=()
+  job_logs=()
+  return $failed
+}
+
 t=$SECONDS
-step 1 "set-up: Rust targets, wasm-bindgen-cli, npm packages (first time up to 10 minutes: wasm-bindgen-cli compiles from source)"
-bash scripts/setup.sh
+step 1 "set-up: Rust targets, the pinned nightly, npm packages"
+bash scripts/setup.sh --no-bindgen
 done_in "$t"
 
 t=$SECONDS
 wasm_inputs=(crate/src crate/Cargo.toml Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/versions.sh)
 if stale web/src/pkg-st/index_bg.wasm "${wasm_inputs[@]}" || stale web/src/pkg-threads/index_bg.wasm "${wasm_inputs[@]}"; then
-  step 2 "the core compiled to wasm, threaded and single-threaded (first time about 5 minutes, then under a minute)"
-  bash scripts/build-wasm.sh
+  step 2 "the core compiled to wasm, threaded and single-threaded$(bindgen_ready || echo ", while wasm-bindgen-cli $WASM_BINDGEN compiles from source") (first time several minutes, then under a minute)"
+  bindgen_ready || start_job "wasm-bindgen-cli" bash scripts/setup.sh --bindgen-only
+  start_job "threaded wasm" bash scripts/build-wasm.sh threads --compile-only --progress
+  start_job "single-threaded wasm" bash scripts/build-wasm.sh st --compile-only --progress
+  wait_jobs
+  bash scripts/build-wasm.sh all --bindgen-only
   done_in "$t"
 else
   step 2 "the core compiled to wasm: up to date, skipped"

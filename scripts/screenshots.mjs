@@ -1,6 +1,7 @@
 // The playground's screens as a newcomer meets them, for review: the first screen, a hover list,
 // the peak clicked (zoomed there, its alive list pinned), compare with its diff, an imported model
-// (coloured by category), at desktop (1280x800) and phone (390x844) size, and the
+// (coloured by category), an example loaded but not run, at desktop (1280x800), laptop (800x800)
+// and phone (390x844) size, and the
 // docs embed at 640x360 (light and dark). Needs the built page (npm run build); writes PNGs into
 // tests/output/screens/ (ignored by git) and prints their paths.
 //   node scripts/screenshots.mjs            (npm run screens)
@@ -55,12 +56,17 @@ const model = async (page) => {
   await page.waitForFunction(() => document.querySelector('[data-testid=model-saving]')?.dataset.saved !== undefined, null, { timeout: 120_000 });
 };
 
-for (const [suffix, width, height] of [['1280x800', 1280, 800], ['390x844', 390, 844]]) {
+for (const [suffix, width, height] of [['1280x800', 1280, 800], ['800x800', 800, 800], ['390x844', 390, 844]]) {
   await shot(`first-screen-${suffix}`, { width, height });
   await shot(`hover-list-${suffix}`, { width, height, act: hover });
   await shot(`peak-pinned-${suffix}`, { width, height, act: peak });
-  await shot(`compare-diff-${suffix}`, { width, height, act: compareWithDiff });
-  await shot(`model-${suffix}`, { width, height, query: '?ex=tflite/face_detection_short_range' });
+  await shot(`compare-${suffix}`, { width, height, act: compareWithDiff });
+  await shot(`compare-diff-${suffix}`, { width, height, act: async (page) => {
+    await compareWithDiff(page);
+    await page.locator('[data-testid=compare-diff]').scrollIntoViewIfNeeded();
+  } });
+  await shot(`model-${suffix}`, { width, height, query: '?ex=tflite/face_detection_short_range', act: model });
+  await shot(`example-not-run-${suffix}`, { width, height, query: '?ex=minimalloc/challenging/A' });
 }
 await shot('embed-640x360', { width: 640, height: 360, server: plain, query: '?embed&ex=minimalloc/challenging/C&solver=auto&run=1' });
 await shot('embed-640x360-dark', { width: 640, height: 360, server: plain, query: '?embed&ex=handmade/small&solver=auto&run=1&theme=dark' });

@@ -131,6 +131,70 @@ const index = JSON.parse(readFileSync(join(examplesDir, 'index.json'), 'utf8')).
 const small = join(examplesDir, 'handmade/small.csv');
 const smallText = readFileSync(small, 'utf8');
 
+/** What is wrong with the layout at the page's size, as sentences (none: nothing). Checked on
+ * the boxes the browser laid out, not on pixels:
+ * - `apart`: selectors of boxes that must not overlap one another (page coordinates, so that a
+ *   box drawn over another after a scroll counts; one that holds another is its container);
+ * - `whole`: selectors of elements that must be seen whole: none is cut by a box around it that
+ *   clips (an inner scroll box smaller than it, or a cell cut by its table) once scrolled to;
+ * - `fits`: selectors of elements whose text must fit their box (no ellipsis, no cut word);
+ * - `lines`: selectors of elements whose text must stay on one line;
+ * and the page never scrolls sideways. */
+async function layoutProblems(page, { apart = [], whole = [], fits = [], lines = [] }) {
+  return page.evaluate(({ apart, whole, fits, lines }) => {
+    const problems = [];
+    const W = innerWidth, H = innerHeight;
+    const name = (e) => e.dataset.testid ?? e.dataset.solver ?? (e.id || `${e.tagName.toLowerCase()}.${e.className}`);
+    const shown = (e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden'; };
+    if (document.documentElement.scrollWidth > W) problems.push(`the page is ${document.documentElement.scrollWidth} px wide at ${W}`);
+    // Overlaps, in page coordinates.
+    const boxes = apart.flatMap((s) => [...document.querySelectorAll(s)]).filter(shown).map((e) => {
+      const r = e.getBoundingClientRect();
+      return { e, x0: r.left + scrollX, x1: r.right + scrollX, y0: r.top + scrollY, y1: r.bottom + scrollY };
+    });
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i], b = boxes[j];
+        if (a.e.contains(b.e) || b.e.contains(a.e)) continue;
+        const w = Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0), h = Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+        if (w > 1 && h > 1) problems.push(`${name(a.e)} overlaps ${name(b.e)} (${Math.round(w)}×${Math.round(h)} px)`);
+      }
+    }
+    // Seen whole: scrolled into view, the element is inside every clipping box around it and
+    // inside the window.
+    for (const e of whole.flatMap((s) => [...document.querySelectorAll(s)]).filter(shown)) {
+      e.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+      const r = e.getBoundingClientRect();
+      let x0 = 0, y0 = 0, x1 = W, y1 = H;
+      for (let p = e.parentElement; p && p !== document.body && p !== document.documentElement; p = p.parentElement) {
+        const style = getComputedStyle(p);
+        if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
+        const c = p.getBoundingClientRect();
+        x0 = Math.max(x0, c.left); y0 = Math.max(y0, c.top); x1 = Math.min(x1, c.right); y1 = Math.min(y1, c.bottom);
+      }
+      const seen = Math.max(0, Math.min(r.bottom, y1) - Math.max(r.top, y0)), across = Math.max(0, Math.min(r.right, x1) - Math.max(r.left, x0));
+      if (seen < r.height - 1 || across < r.width - 1) problems.push(`${name(e)} is cut: ${Math.round(across)}×${Math.round(seen)} of ${Math.round(r.width)}×${Math.round(r.height)} px seen`);
+    }
+    for (const e of fits.flatMap((s) => [...document.querySelectorAll(s)]).filter(shown)) {
+      if (e.scrollWidth > e.clientWidth + 1) problems.push(`${name(e)}'s text is cut: "${e.textContent.trim().slice(0, 60)}" needs ${e.scrollWidth} px, has ${e.clientWidth}`);
+      if (e.scrollHeight > e.clientHeight + 1) problems.push(`${name(e)}'s text is cut: "${e.textContent.trim().slice(0, 60)}" needs ${e.scrollHeight} px high, has ${e.clientHeight}`);
+    }
+    for (const e of lines.flatMap((s) => [...document.querySelectorAll(s)]).filter(shown)) {
+      // The lines its text fills (text only: a checkbox beside it is not a line).
+      const bottoms = [];
+      const walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+      for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+        const range = document.createRange();
+        range.selectNodeContents(t);
+        for (const r of range.getClientRects()) if (r.width > 0 && !bottoms.some((b) => Math.abs(b - r.bottom) < 3)) bottoms.push(r.bottom);
+      }
+      if (bottoms.length > 1) problems.push(`${name(e)} wraps onto ${bottoms.length} lines: "${e.textContent.trim().slice(0, 60)}"`);
+    }
+    window.scrollTo(0, 0);
+    return problems;
+  }, { apart, whole, fits, lines });
+}
+
 // ---- tests ----------------------------------------------------------------------------------------
 await test('cross-origin isolated, threaded build with more than one thread', async (page) => {
   await open(page);
@@ -988,6 +1052,192 @@ await test('an ExecuTorch .pte dropped on the page opens in the Model tab: savin
   assert((await page.textContent('#moved-count')).startsWith('0 of'), `moved ${await page.textContent('#moved-count')}`);
 });
 
+// A link taken after a model import opens the same comparison: the instance alone would open an
+// empty Model tab (the compiler's plan is not in it), so the link carries that plan too.
+await test('a share link made after importing a model opens the Model tab with the compiler\'s plan', async (page) => {
+  await open(page);
+  await page.setInputFiles('#file-input', join(examplesDir, 'tflite/face_detection_short_range.tflite'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=model-saving]')?.dataset.saved !== undefined, null, { timeout: 120_000 });
+  await idle(page);
+  const before = { saved: await page.getAttribute(T('model-saving'), 'data-saved'), moved: await page.textContent('#moved-count'), titles: await page.$$eval('#model-grid .planview-title', (els) => els.map((e) => e.textContent)) };
+  await page.click('#share-button');
+  const link = await page.inputValue(T('share-link'));
+  const other = await context.newPage();
+  try {
+    await open(other, link.slice(link.indexOf('?')));
+    await other.waitForFunction(() => document.querySelector('[data-testid=model-saving]')?.dataset.saved !== undefined, null, { timeout: 120_000 });
+    await idle(other);
+    assert(await other.isVisible('#model-pane'), 'the link does not open the Model tab');
+    const after = { saved: await other.getAttribute(T('model-saving'), 'data-saved'), moved: await other.textContent('#moved-count'), titles: await other.$$eval('#model-grid .planview-title', (els) => els.map((e) => e.textContent)) };
+    assert(JSON.stringify(after) === JSON.stringify(before), `the link opens ${JSON.stringify(after)}, the page showed ${JSON.stringify(before)}`);
+    assert((await other.locator('#model-grid canvas').count()) === 2, 'not both plans');
+  } finally {
+    await other.close();
+  }
+});
+
+// What loads without a run (a gallery example, a generated trace, a link taken before a run)
+// says how to plan it where the plan will be, as the first screen shows one there.
+await test('an instance loaded without a run shows a Run prompt in the empty plot (example, generate, a link before a run)', async (page) => {
+  const prompt = async (where) => {
+    await idle(page);
+    assert(await page.isVisible(T('run-prompt')), `${where}: no Run prompt in the empty plot`);
+    const text = await page.textContent(T('run-prompt'));
+    assert(/Run/.test(text) && /buffers? loaded/.test(text), `${where}: prompt "${text}"`);
+  };
+  await open(page);
+  assert(!(await page.isVisible(T('run-prompt'))), 'the first screen (solved) shows a Run prompt');
+  await page.selectOption(T('example-select'), 'minimalloc/challenging/A');
+  await prompt('a gallery example');
+  await page.click(T('run-prompt-button'));
+  await idle(page, 120_000);
+  assert(await page.getAttribute(T('makespan'), 'data-value'), 'the prompt\'s Run did not solve');
+  assert(!(await page.isVisible(T('run-prompt'))), 'the prompt stays after a run');
+  await page.fill('#gen-buffers', '500');
+  await page.click('#gen-button');
+  await prompt('a generated trace');
+  await page.click('#tab-compare');
+  assert(await page.isVisible(T('compare-prompt')), 'compare before a run has no prompt');
+  await page.click('#tab-plan');
+  await open(page, '?ex=handmade/small');
+  await prompt('a link taken before a run');
+});
+
+// Every select of the left column shows its whole choice (an example's name was cut to
+// "MiniMalloc challenging C (203 buff").
+await test('the left column\'s selects show their whole text, for every example and solver', async (page) => {
+  await open(page);
+  const cut = await page.evaluate(async () => {
+    const ctx = document.createElement('canvas').getContext('2d');
+    const problems = [];
+    const check = (select) => {
+      const style = getComputedStyle(select);
+      ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+      const text = select.selectedOptions[0]?.textContent ?? '';
+      // The arrow takes about 20 px beside the padding.
+      const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+      if (ctx.measureText(text).width > room) problems.push(`${select.id}: "${text}" needs ${Math.ceil(ctx.measureText(text).width)} px, has ${Math.floor(room)}`);
+    };
+    for (const select of document.querySelectorAll('.side select')) {
+      if (select.offsetParent === null) continue;
+      const keep = select.value;
+      for (const option of select.options) {
+        if (option.disabled || option.value === '') continue;
+        select.value = option.value;
+        check(select);
+      }
+      select.value = keep;
+    }
+    return problems;
+  });
+  assert(cut.length === 0, cut.join('; '));
+});
+
+// The lines a plan is measured against stay readable when the moved buffers are highlighted (a
+// veil over the rest faded the makespan and L labels to near invisibility); the peak's mark on the
+// time axis covers no tick label; the load curve has a key in the legend.
+await test('highlighting keeps the makespan and L labels; the peak mark covers no tick label; the load curve is in the legend', async (page) => {
+  await open(page, '?ex=minimalloc/challenging/C&cmp=first-fit-start,tflite,auto&tab=compare');
+  await page.click(T('compare-run'));
+  await idle(page, 120_000);
+  await page.waitForFunction(() => document.querySelector('[data-testid=diff-summary]').dataset.moved !== undefined, null, { timeout: 10_000 });
+  await page.locator('#diff-grid').scrollIntoViewIfNeeded();
+  // Pixels of the marker's colour in its label's box, right-aligned at the plot's right edge.
+  const ink = () => page.evaluate(() => {
+    const canvas = document.querySelector('[data-testid=diff-canvas-b]');
+    const view = window.__memplan.compare.diff.view.views[1];
+    const dpr = canvas.width / canvas.clientWidth;
+    const ctx = canvas.getContext('2d');
+    const colour = (name) => {
+      const probe = document.createElement('i');
+      probe.style.color = `var(${name})`;
+      document.body.append(probe);
+      const rgb = getComputedStyle(probe).color.match(/\d+/g).map(Number);
+      probe.remove();
+      return rgb;
+    };
+    const counts = {};
+    for (const [name, css] of [['makespan', '--makespan'], ['max-load', '--max-load']]) {
+      const top = view.markerLabels.get(name);
+      if (top === undefined) { counts[name] = -1; continue; }
+      const [r, g, b] = colour(css);
+      // Inside the label's box (its text right-aligned 5 px from the plot's right edge, 12 px
+      // from the canvas's; 12 px high), where its backdrop hides the load curve and the buffers.
+      const x1 = canvas.width - 16 * dpr, x0 = x1 - 40 * dpr;
+      const px = ctx.getImageData(Math.round(x0), Math.round(top + dpr), Math.round(x1 - x0), Math.round(10 * dpr)).data;
+      let n = 0;
+      for (let i = 0; i < px.length; i += 4) if (Math.abs(px[i] - r) + Math.abs(px[i + 1] - g) + Math.abs(px[i + 2] - b) < 60) n++;
+      counts[name] = n;
+    }
+    return counts;
+  });
+  await page.uncheck(T('diff-moved'));
+  await page.waitForTimeout(300);
+  const plain = await ink();
+  await page.check(T('diff-moved'));
+  await page.waitForTimeout(300);
+  const marked = await ink();
+  for (const name of ['makespan', 'max-load']) {
+    assert(plain[name] > 20 && marked[name] >= 0.8 * plain[name], `${name} label: ${plain[name]} px of its colour plain, ${marked[name]} with the moved buffers highlighted`);
+  }
+  // The peak's mark: no tick label ink under it (the tick marks end 3 px under the plot). On
+  // challenging A at 800 px, the mark sat on the "500k" label.
+  await page.setViewportSize({ width: 800, height: 800 });
+  await open(page, '?ex=minimalloc/challenging/A&run=1');
+  await page.waitForFunction(() => window.__memplan.view.settled, null, { timeout: 60_000 });
+  await page.waitForTimeout(200);
+  const under = await page.evaluate(() => {
+    const canvas = document.querySelector('[data-testid=plan-canvas]');
+    const mark = document.querySelector('[data-testid=plan-canvas-peak]').getBoundingClientRect();
+    const c = canvas.getBoundingClientRect();
+    const dpr = canvas.width / c.width;
+    const x0 = Math.round((mark.left - c.left) * dpr), y0 = Math.round((mark.top - c.top + 5) * dpr);
+    const w = Math.round(mark.width * dpr), h = Math.round((mark.bottom - mark.top - 5) * dpr);
+    const ctx = canvas.getContext('2d');
+    const px = ctx.getImageData(x0, y0, w, h).data;
+    const [r, g, b] = ctx.getImageData(1, 1, 1, 1).data; // the margin's background
+    let ink = 0;
+    for (let i = 0; i < px.length; i += 4) if (Math.abs(px[i] - r) + Math.abs(px[i + 1] - g) + Math.abs(px[i + 2] - b) > 90) ink++;
+    return { ink, shown: mark.width > 0 };
+  });
+  assert(under.shown && under.ink === 0, `the peak mark covers ${under.ink} px of tick label`);
+  const key = await page.$eval('#legend [data-key=load] i', (e) => getComputedStyle(e).borderTopColor).catch(() => null);
+  const load = await page.evaluate(() => { const p = document.createElement('i'); p.style.color = 'var(--load)'; document.body.append(p); const c = getComputedStyle(p).color; p.remove(); return c; });
+  assert(key === load, `the legend's load key is ${key}, the load curve ${load}`);
+});
+
+// The Model tab at a phone's, a laptop's and a desktop's width: the two plans fill the room the
+// pane has (at 1280x800 about 300 px stayed empty under them), their titles on one line, nothing
+// over anything else.
+await test('the Model tab at 390, 800 and 1280 px: the plans fill the pane, titles on one line, nothing overlaps', async (page) => {
+  const found = [];
+  for (const [width, height] of [[390, 844], [800, 800], [1280, 800]]) {
+    await page.setViewportSize({ width, height });
+    await open(page, '?ex=tflite/face_detection_short_range');
+    await page.waitForFunction(() => document.querySelector('[data-testid=model-saving]')?.dataset.saved !== undefined, null, { timeout: 120_000 });
+    await idle(page);
+    await page.waitForTimeout(200);
+    const problems = await layoutProblems(page, {
+      apart: ['.tabs', '#model-saving', '#model-pane > .toolbar', '#model-grid .planview', '#input-panel', '#controls-panel'],
+      whole: ['#model-grid .planview canvas'],
+      fits: ['#model-grid .planview-title'],
+      lines: ['#model-grid .planview-title', '#model-saving b'],
+    });
+    if (width > 760) {
+      // The pane's room under the plans: the grid reaches the pane's bottom (less its padding).
+      const room = await page.evaluate(() => {
+        const pane = document.querySelector('#model-pane').getBoundingClientRect();
+        const views = [...document.querySelectorAll('#model-grid .planview')].map((v) => v.getBoundingClientRect().bottom);
+        return Math.round(pane.bottom - Math.max(...views));
+      });
+      if (room > 24) problems.push(`${room} px empty under the plans`);
+    }
+    await page.screenshot({ path: join(screenshots, `model-tab-${width}.png`), fullPage: true });
+    if (problems.length) found.push(`${width}x${height}: ${problems.join('; ')}`);
+  }
+  assert(found.length === 0, found.join(' | '));
+});
+
 // Compare's diff, explicitly: the moved buffers highlighted (the picture changes with the
 // toggle), another pair chosen, and the peak change and moved count for that pair.
 await test('compare diff: moved buffers highlighted, another pair, the peak change and moves of that pair', async (page) => {
@@ -1024,6 +1274,39 @@ await test('compare diff: moved buffers highlighted, another pair, the peak chan
   assert(pair.shown === pair.moved && pair.moved > 0, `moved ${pair.shown}, counted ${pair.moved}`);
   const grouped = (v) => BigInt(v).toLocaleString('en-US');
   assert(pair.text.includes(`peak ${grouped(pair.peakA)} → ${grouped(pair.peakB)}`), `summary: ${pair.text}`);
+});
+
+// Compare after a run, as a newcomer opens it at a phone's, a small laptop's and a desktop's
+// width: every part apart from the others, the table and every plan seen whole (each panel with
+// its time axis, not inside a small inner scroll box), the page never wider than the window.
+await test('compare after a run at 390, 800 and 1280 px: nothing overlaps, nothing is cut, no sideways scroll', async (page) => {
+  const apart = ['.tabs', '#compare-pane .compare-controls', '#compare-table thead tr', '#compare-table tbody tr', '#compare-grid .planview',
+    '#compare-diff > .toolbar', '#diff-summary', '#diff-grid .planview', '#input-panel', '#controls-panel'];
+  const whole = ['#compare-table tbody td', '#compare-table tbody .cell', '#compare-grid .planview canvas', '#diff-grid .planview canvas', '#compare-solvers label', '#compare-run'];
+  const found = [];
+  for (const [width, height] of [[390, 844], [800, 800], [1280, 800]]) {
+    await page.setViewportSize({ width, height });
+    await open(page);
+    await page.click('#tab-compare');
+    const checked = await page.evaluate(() => window.__memplan.compare.checked);
+    assert(['auto', 'tflite', 'first-fit-start'].every((s) => checked.includes(s)), `compare's selection at ${width}: ${checked}`);
+    assert((await page.inputValue(T('capacity-input'))).replace(/\D/g, '') !== '' , 'no capacity on the first screen');
+    await page.click(T('compare-run'));
+    await idle(page, 120_000);
+    await page.waitForFunction(() => document.querySelector('[data-testid=diff-summary]').dataset.moved !== undefined, null, { timeout: 10_000 });
+    await page.waitForTimeout(200);
+    const problems = await layoutProblems(page, { apart, whole, fits: ['#compare-table tbody td', '#compare-table tbody .cell', '.planview-title'], lines: ['.planview-title', '#compare-solvers label'] });
+    // The results table is as tall as its rows (at 390 it was 0 px, the panels drawn over them).
+    const table = await page.evaluate(() => {
+      const t = document.querySelector('[data-testid=compare-table]').getBoundingClientRect();
+      const rows = [...document.querySelectorAll('[data-testid=compare-table] tbody tr')].map((r) => r.getBoundingClientRect());
+      return { height: t.height, inside: rows.every((r) => r.top >= t.top - 1 && r.bottom <= t.bottom + 1), rows: rows.length };
+    });
+    if (!table.inside || table.height < 20 * table.rows) problems.push(`the results table is ${table.height} px tall for ${table.rows} rows${table.inside ? '' : ', its rows outside it'}`);
+    await page.screenshot({ path: join(screenshots, `compare-after-run-${width}.png`), fullPage: true });
+    if (problems.length) found.push(`${width}x${height}: ${problems.join('; ')}`);
+  }
+  assert(found.length === 0, found.join(' | '));
 });
 
 await test('axes: binary address ticks, time ticks that never repeat a label, marker labels apart; PNG has a title strip', async (page) => {

@@ -45,6 +45,24 @@ describe('share links', () => {
     expect(decode('?src=not-deflate!!').text).toBeUndefined();
   });
 
+  it('carry a model\'s compiler plan only beside its instance, and read a damaged one as none', () => {
+    const model = { kind: 'xla' as const, name: 'm.hlo.pb', compiler: 'XLA', operators: 9, offsets: ['0', '18446744073709551615'] };
+    const text = 'id,lower,upper,size\na,0,4,16\nb,1,3,8\n';
+    const { query } = encode({ text, model, controls: { params: {} } });
+    expect(decode(`?${query}`).model).toEqual(model);
+    expect(new URLSearchParams(encode({ example: 'x', model, controls: { params: {} } }).query).has('mp')).toBe(false);
+    expect(decode(`?${query.replace(/mp=[^&]*/, 'mp=bad')}`).model).toBeUndefined();
+    // A plan too large for a link is left out, and said to be; the instance stays.
+    let seed = 7;
+    const offsets = Array.from({ length: 4000 }, () => String((seed = (seed * 1103515245 + 12345) % 2 ** 31)));
+    const large = encode({ text, model: { ...model, offsets }, controls: { params: {} } });
+    expect(large).toMatchObject({ omitted: false, modelOmitted: true });
+    expect(decode(`?${large.query}`).text).toBe(text);
+    expect(decode(`?${large.query}`).model).toBeUndefined();
+    const forged = compressText(JSON.stringify({ ...model, offsets: ['-1'] }));
+    expect(decode(`?src=${compressText(text)}&mp=${forged}`).model).toBeUndefined();
+  });
+
   it('ignore a theme it does not know', () => {
     expect(decode('?theme=sepia').theme).toBeUndefined();
   });

@@ -5,7 +5,7 @@ import type { LoadRequest } from '../../web/src/input';
 
 const controls = { solver: 'auto', params: {}, capacity: '1MiB', timeLimit: '', seed: '0', effort: 'normal', threads: 8 };
 const parts = (over: Partial<PageParts> = {}): PageParts => ({
-  loaded: null, format: '', semantics: 'half-open', controls, maxThreads: 8, compare: ['tflite', 'auto'],
+  loaded: null, model: null, format: '', semantics: 'half-open', controls, maxThreads: 8, compare: ['tflite', 'auto'],
   tab: 'plan', ran: false, minimised: false, opened: { embed: false, theme: undefined, autoplay: false }, ...over,
 });
 const text = 'id,lower,upper,size\na,0,4,16\n';
@@ -18,6 +18,16 @@ describe('the page state a link keeps', () => {
     expect(pageState(parts({ loaded: example }))).toMatchObject({ example: 'minimalloc/challenging/C', text: undefined });
     expect(pageState(parts({ loaded: gen }))).toMatchObject({ gen: { buffers: 10, seed: '1' }, text: undefined });
     expect(pageState(parts({ loaded: pasted })).text).toBe(text);
+  });
+
+  it('carries an imported model\'s compiler plan with its instance, but not with a named one', () => {
+    const model = { kind: 'tflite' as const, name: 'm.tflite', compiler: 'LiteRT', operators: 3, offsets: ['0', '16'] };
+    const imported = { source: { kind: 'text', text, name: 'm.tflite' }, text } as unknown as LoadRequest;
+    const state = pageState(parts({ loaded: imported, model, tab: 'model', ran: true }));
+    expect(state).toMatchObject({ text, model, tab: 'model' });
+    expect(decode(`?${addressQuery(state, '')}`)).toMatchObject({ text, model, tab: 'model' });
+    const gallery = { ...imported, example: { id: 'tflite/m', kind: 'model' } } as unknown as LoadRequest;
+    expect(pageState(parts({ loaded: gallery, model })).model).toBeUndefined();
   });
 
   it('leaves out the machine\'s thread count, and says minimise only of a run', () => {

@@ -199,13 +199,16 @@ export class ComparePanel {
       th.classList.toggle('asc', th.dataset.key === key && this.ascending);
     });
     const body = this.table.tBodies[0];
+    // Each cell's value sits in a span labelled by its column (data-label), so that a narrow pane
+    // shows a run as a card of labelled figures (style.css) and a wide one as a table row.
+    const cell = (label: string, html: string, attrs = '') => `<td data-label="${label}"${attrs}><span class="cell">${html}</span></td>`;
     body.innerHTML = sorted
       .map((row) => {
         const s = row.result?.summary;
         const cls = row === best ? ' class="best"' : '';
         if (!s) {
           const note = row.error ?? (row.progress ? `● ${row.progress}` : 'waiting…');
-          return `<tr data-solver="${esc(row.solver)}"${cls}><td>${esc(row.solver)}</td><td colspan="6" class="${row.error ? 'bad' : 'running'}">${esc(note)}</td></tr>`;
+          return `<tr data-solver="${esc(row.solver)}"${cls}>${cell('solver', esc(row.solver))}${cell('status', esc(note), ` colspan="6" class="${row.error ? 'bad' : 'running'}"`)}</tr>`;
         }
         const name = s.solver === row.solver ? row.solver : `${row.solver} (${s.solver})`;
         const winner = s.winner !== null ? ` → ${s.winner}` : '';
@@ -213,13 +216,13 @@ export class ComparePanel {
         const makespan = s.makespan === null ? '<span class="bad">no plan</span>' : plan ? `${grouped(s.makespan)} <small>(${bytes(s.makespan)})</small>` : '—';
         const valid = s.makespan === null ? '—' : s.valid ? (s.feasible ? 'yes' : 'yes, over capacity') : `INVALID: ${esc(s.violations[0] ?? '')}`;
         return `<tr data-solver="${esc(row.solver)}" data-stopped="${s.stopped}"${cls}>
-          <td>${esc(name + winner)}</td>
-          <td class="num" data-value="${s.makespan ?? ''}">${makespan}</td>
-          <td class="why">${verdictBadge(s)}</td>
-          <td class="num">${plan && s.fragmentation !== null ? grouped(s.fragmentation) : '—'}</td>
-          <td class="num">${plan && s.fragmentation_pct !== null ? percent(s.fragmentation_pct) : '—'}</td>
-          <td class="num">${duration(s.elapsed_ms)}</td>
-          <td class="${s.valid ? '' : 'bad'}">${valid}</td>
+          ${cell('solver', esc(name + winner))}
+          ${cell('makespan', makespan, ` class="num" data-value="${s.makespan ?? ''}"`)}
+          ${cell('why it stopped', verdictBadge(s), ' class="why"')}
+          ${cell('fragmentation', plan && s.fragmentation !== null ? grouped(s.fragmentation) : '—', ' class="num"')}
+          ${cell('frag %', plan && s.fragmentation_pct !== null ? percent(s.fragmentation_pct) : '—', ' class="num"')}
+          ${cell('time', duration(s.elapsed_ms), ' class="num"')}
+          ${cell('valid', valid, ` class="valid${s.valid ? '' : ' bad'}"`)}
         </tr>`;
       })
       .join('');
@@ -245,6 +248,8 @@ export class ComparePanel {
     this.grid.innerHTML = '';
     this.views = [];
     const inst = this.inst;
+    // Nothing compared yet on this instance: say how, where the plans will be.
+    $('compare-prompt').hidden = !inst || this.rows.length > 0;
     if (!inst) return;
     const capacity = this.capacity();
     const shared = this.sharedAxis.checked;

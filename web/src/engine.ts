@@ -160,6 +160,14 @@ export class Engine {
     return reply.result;
   }
 
+  /** `offsets` as a plan of the loaded instance, checked by the core's validator (a compiler's
+   * plan that a share link carried). */
+  async checkPlan(offsets: BigUint64Array): Promise<SolveResult> {
+    const reply = await this.request({ type: 'checkPlan', id: 0, offsets: offsets.slice() });
+    if (reply.type !== 'result') throw new EngineError('failed', 'unexpected reply');
+    return reply.result;
+  }
+
   async conflicts(index: number): Promise<Uint32Array> {
     const reply = await this.request({ type: 'conflicts', id: 0, index });
     return reply.type === 'conflicts' ? reply.indices : new Uint32Array();

@@ -4,7 +4,8 @@
 // memplan's side by side on the same axes, the bytes saved, the buffers that moved, and exports of
 // memplan's plan keyed by the compiler's ids (tensor indices).
 import type { ModelInfo, PlanDiff } from './generated/core';
-import type { ImportedModel, ModelSource, SolveResult } from './protocol';
+import type { ImportedModel, InstanceData, ModelSource, SolveResult } from './protocol';
+import type { SharedModel } from './share';
 import { bytes, esc, grouped, percent } from './format';
 import { drawable } from './verdict';
 import { DiffView } from './view/diff';
@@ -22,9 +23,13 @@ export interface ModelHost {
    * run ended without one. */
   solve(): Promise<SolveResult | null>;
   diff(a: BigUint64Array, b: BigUint64Array): Promise<PlanDiff>;
+  /** Offsets as a plan of the loaded instance, checked by the core (a link's compiler plan). */
+  checkPlan(offsets: BigUint64Array): Promise<SolveResult>;
   exportPlan(offsets: BigUint64Array, format: 'csv' | 'json'): Promise<string>;
   download(name: string, blob: Blob): void;
   showTab(): void;
+  /** Both plans are shown (a link can now carry the compiler's). */
+  shown(): void;
 }
 
 /** A model file: told by its content (a TFLite FlatBuffer says `TFL3` at bytes 4..8, an
@@ -41,7 +46,7 @@ export class ModelPanel {
   private diffView = new DiffView($('model-grid'));
   private toggle = $<HTMLInputElement>('moved-toggle');
   private saving = $('model-saving');
-  private shown: { info: ModelInfo; best: SolveResult; instance: ImportedModel['instance'] } | null = null;
+  private shown: { info: ModelInfo; best: SolveResult; compiler: SolveResult; instance: InstanceData } | null = null;
   private colorBy: ColorBy = 'size';
   /** The newest import; an older one that returns later is dropped. */
   private serial = 0;
@@ -69,6 +74,37 @@ export class ModelPanel {
       if (serial === this.serial) this.saving.textContent = 'not imported (the status bar says why)';
       return;
     }
+    await this.compare(serial, model);
+  }
+
+  /** Opens the Model tab on a model a share link carried: its instance is the page's (loaded from
+   * the link), its compiler's plan came with it. */
+  async reopen(model: SharedModel, instance: InstanceData) {
+    const serial = ++this.serial;
+    this.reset();
+    this.host.showTab();
+    if (model.offsets.length !== instance.n) {
+      this.saving.textContent = `${model.name}: the link's plan has ${model.offsets.length} offsets for ${instance.n} buffers; not shown`;
+      return;
+    }
+    this.saving.textContent = `${model.name}: checking ${model.compiler}'s plan from the link…`;
+    const compiler = await this.host.checkPlan(BigUint64Array.from(model.offsets, (o) => BigInt(o)));
+    if (serial !== this.serial) return;
+    const info: ModelInfo = { kind: model.kind, name: model.name, compiler: model.compiler, buffers: instance.n, operators: model.operators };
+    await this.compare(serial, { instance, info, compiler });
+  }
+
+  /** What a link needs to open this model again: its compiler's plan (the instance travels as the
+   * page's input), or null when the Model tab shows none of `inst`. */
+  linkState(inst: InstanceData | null): SharedModel | null {
+    const shown = this.shown;
+    if (!shown || shown.instance !== inst) return null;
+    const { kind, name, compiler, operators } = shown.info;
+    return { kind, name, compiler, operators, offsets: Array.from(shown.compiler.offsets, String) };
+  }
+
+  /** Solves the model's instance (memplan's best) and shows it beside the compiler's plan. */
+  private async compare(serial: number, model: ImportedModel) {
     const { instance, info, compiler } = model;
     this.saving.textContent = `${info.name}: ${grouped(info.buffers)} buffers from ${grouped(info.operators)} operators; solving with auto…`;
     const best = await this.host.solve();
@@ -84,13 +120,17 @@ export class ModelPanel {
     const diff = await this.host.diff(compiler.offsets, ours.offsets);
     if (serial !== this.serial) return;
     const moved = Uint32Array.from(diff.moved_buffers.map((m) => m.index));
+    // Titles short enough for one line on a phone: the compiler without its parenthesis (the
+    // saving line above names it whole), memplan's winning solver.
+    const compilerName = info.compiler.replace(/\s*\(.*\)$/, '');
     const oursTitle = kept
-      ? `memplan: the compiler's plan kept (nothing lower): ${bytes(diff.peak_b)}`
-      : `memplan (auto${best.summary.winner ? ` → ${best.summary.winner}` : ''}): ${bytes(diff.peak_b)}`;
-    this.diffView.show(instance, { title: `${info.compiler}: ${bytes(diff.peak_a)}`, result: compiler }, { title: oursTitle, result: ours }, moved);
-    this.shown = { info, best: ours, instance };
+      ? `memplan: the same plan (kept), ${bytes(diff.peak_b)}`
+      : `memplan (${best.summary.winner ?? 'auto'}): ${bytes(diff.peak_b)}`;
+    this.diffView.show(instance, { title: `${compilerName}: ${bytes(diff.peak_a)}`, result: compiler }, { title: oursTitle, result: ours }, moved);
+    this.shown = { info, best: ours, compiler, instance };
     this.render(info, diff);
     this.showLegend();
+    this.host.shown();
   }
 
   private render(info: ModelInfo, diff: PlanDiff) {

@@ -24,8 +24,14 @@ export interface Example {
 /** An example as the gallery lists it: its name and what its memory is (the max load L, and the
  * buffers when the name does not say), not its file's size. */
 export function galleryLabel(e: Example): string {
-  const buffers = /buffers/.test(e.name) ? '' : ` · ${grouped(e.buffers)} buffers`;
-  return `${e.name}${buffers} · L ${bytes(e.max_load)}`;
+  return `${e.name} · L ${bytes(e.max_load)}`;
+}
+
+/** What the gallery's label leaves out (for its tooltip); the summary shows it all once loaded.
+ * The label is short enough for the select's width: cut, it read "MiniMalloc challenging C (203 buff". */
+function galleryTitle(e: Example): string {
+  const what = e.kind === 'model' ? 'a model: its compiler\'s plan beside memplan\'s, in the Model tab; ' : '';
+  return `${e.group}: ${what}${grouped(e.buffers)} buffers, max load L ${bytes(e.max_load)}`;
 }
 
 /** Files up to this size are read here and shown in the editor; larger ones go to the worker as they are. */
@@ -68,7 +74,13 @@ export class InputPanel {
   onModel: (source: ModelSource) => void = () => {};
 
   constructor(semantics: string[], private onLoad: (request: LoadRequest) => void) {
-    this.semanticsSelect.innerHTML = semantics.map((s) => `<option value="${s}">${s === 'half-open' ? '[start, end) half-open' : s === 'inclusive' ? '[start, end] inclusive' : '(start, end) exclusive'}</option>`).join('');
+    // Short enough for the select's half of the panel; the title says which times are alive.
+    const spans: Record<string, [string, string]> = {
+      'half-open': ['half-open [a, b)', 'alive from start up to, not at, end'],
+      inclusive: ['inclusive [a, b]', 'alive from start up to and at end'],
+      exclusive: ['exclusive (a, b)', 'alive strictly between start and end'],
+    };
+    this.semanticsSelect.innerHTML = semantics.map((s) => `<option value="${s}" title="${spans[s]?.[1] ?? s}">${spans[s]?.[0] ?? s}</option>`).join('');
     // Typing loads after a pause; Run does not wait for it (see `flush`).
     this.editor.addEventListener('input', () => {
       // Text typed or pasted is read by its content again (a JSON file loaded before must not make
@@ -107,7 +119,11 @@ export class InputPanel {
     for (const [group, list] of groups) {
       const g = document.createElement('optgroup');
       g.label = group;
-      for (const e of list) g.append(new Option(galleryLabel(e), e.id));
+      for (const e of list) {
+        const option = new Option(galleryLabel(e), e.id);
+        option.title = galleryTitle(e);
+        g.append(option);
+      }
       this.exampleSelect.append(g);
     }
     return this.examples;

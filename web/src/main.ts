@@ -73,6 +73,8 @@ const models = new ModelPanel({
   exportPlan: (offsets, format) => engine.exportPlan(offsets, format),
   download,
   showTab: () => tabs.show('model'),
+  checkPlan: (offsets) => engine.checkPlan(offsets),
+  shown: () => address.syncLater(),
 });
 input.onModel = (source) => void models.open(source);
 const colours = new ColourControl([view, compare, models], () => shown.inst);
@@ -80,6 +82,7 @@ const colours = new ColourControl([view, compare, models], () => shown.inst);
 const address = new AddressSync(() =>
   pageState({
     loaded: shown.loaded,
+    model: models.linkState(shown.inst),
     format: input.format,
     semantics: input.semantics,
     controls: controls.state(),
@@ -102,6 +105,7 @@ const session = new Session(shown, engine, input, controls, {
   },
   resultChanged: (fit, sync) => {
     plan.showResult();
+    plan.showPrompt(controls.solver);
     if (fit) plan.fit(false);
     if (sync) address.syncLater();
   },
@@ -116,6 +120,7 @@ function updateButtons() {
   const canRun = shown.inst !== null || input.pendingEdit;
   controls.setBusy(shown.solving, canRun);
   compare.runButton.disabled = shown.solving || !canRun;
+  plan.showPrompt(controls.solver);
 }
 
 function showEngine() {
@@ -142,22 +147,29 @@ tabs.onShow = (tab) => {
   if (tab === 'model') models.draw();
   address.sync();
 };
-document.addEventListener('change', () => address.sync());
+document.addEventListener('change', () => {
+  address.sync();
+  plan.showPrompt(controls.solver); // it names the solver chosen
+});
 
 $('share-button').addEventListener('click', async () => {
-  const { url, omitted } = address.link();
+  const { url, omitted, modelOmitted } = address.link();
+  const left = omitted
+    ? ' — the instance is too large for a link, only the settings are in it'
+    : modelOmitted ? ' — it carries the instance only: the compiler\'s plan is too large for a link' : '';
   const field = $<HTMLInputElement>('share-link');
   field.value = url;
   field.select();
   try {
     await navigator.clipboard.writeText(url);
-    setStatus(omitted ? 'link copied — the instance is too large for a link, only the settings are in it' : 'link copied');
+    setStatus(`link copied${left}`);
   } catch {
-    setStatus(omitted ? 'link ready — the instance is too large for a link, only the settings are in it' : 'link ready (copy it from the field)');
+    setStatus(left ? `link ready${left}` : 'link ready (copy it from the field)');
   }
 });
 
 controls.onRun = () => void (tabs.open === 'compare' ? compare.run() : session.run());
+$('run-prompt-button').addEventListener('click', () => void session.run());
 $('minimise-button').addEventListener('click', () => void session.run(shown.result?.summary.solver ?? controls.solver, true));
 controls.onCancel = () => void session.cancel();
 controls.onCapacity = () => plan.capacityChanged();
@@ -218,7 +230,13 @@ async function start() {
     }
   }
   if (ok && initial.controls.capacity !== undefined) controls.setCapacity(initial.controls.capacity);
-  if (ok && initial.run) {
+  if (ok && initial.model) {
+    // A link made after a model import: its instance and the compiler's plan, compared again
+    // (memplan's plan is solved by the Model tab itself).
+    const inst = await session.settle();
+    if (inst) await models.reopen(initial.model, inst);
+  } else if (ok && initial.run && example?.kind !== 'model') {
+    // (A gallery model is imported and solved by the Model tab itself.)
     await session.settle();
     if (initial.controls.capacity !== undefined) controls.setCapacity(initial.controls.capacity);
     if (shown.inst) await (initial.tab === 'compare' ? compare.run() : session.run(controls.solver, initial.minimise));

@@ -104,7 +104,9 @@ export type Request =
   /** What plan `b` changes from plan `a` on the loaded instance. */
   | { type: 'diff'; id: number; a: BigUint64Array; b: BigUint64Array }
   /** Checks the offsets written in the input (when every buffer has one) as a plan. */
-  | { type: 'check'; id: number; capacity: string | null };
+  | { type: 'check'; id: number; capacity: string | null }
+  /** Checks `offsets` (a plan of the loaded instance, e.g. a compiler's) as a plan. */
+  | { type: 'checkPlan'; id: number; offsets: BigUint64Array };
 
 export type Reply =
   | { type: 'ready'; id: number; build: 'threads' | 'single'; threads: number; isolated: boolean; catalogue: Catalogue }

@@ -1,8 +1,11 @@
 // Share links: the page state in the URL's query. A small instance travels compressed (deflate,
 // base64url) in `src`; a gallery example by its id (`ex`); a generated trace by size and seed
-// (`gen`). A pasted instance too large for a link is left out, and the page says so.
+// (`gen`). A pasted instance too large for a link is left out, and the page says so. After a
+// model import, the compiler's plan travels with its instance (`mp`): the instance alone would open
+// an empty Model tab.
 import { deflateSync, inflateSync, strFromU8, strToU8 } from 'fflate';
 import type { ControlState } from './controls';
+import type { ModelKind } from './generated/core';
 
 /** Longest compressed instance put in a link (characters); browsers and servers take far more. */
 export const MAX_INLINE = 12_000;
@@ -10,12 +13,25 @@ export const MAX_INLINE = 12_000;
 /** The page's tabs: the plan, compare, and an imported model's two plans. */
 export type Tab = 'plan' | 'compare' | 'model';
 
+/** An imported model in a link: what the Model tab compares memplan's plan with, which its
+ * instance alone does not carry. */
+export interface SharedModel {
+  kind: ModelKind;
+  name: string;
+  compiler: string;
+  operators: number;
+  /** The compiler's offsets, one per buffer, as decimals (exact past 2^53). */
+  offsets: string[];
+}
+
 export interface PageState {
   example?: string;
   /** An instance (or model) at an address, fetched by the page: for embeds in documentation. */
   url?: string;
   text?: string;
   gen?: { buffers: number; seed: string };
+  /** The model the instance (`text`) was imported from, with its compiler's plan. */
+  model?: SharedModel;
   format?: string;
   semantics?: string;
   controls: Partial<ControlState>;
@@ -55,10 +71,12 @@ export function decompressText(encoded: string): string {
   return strFromU8(inflateSync(fromBase64Url(encoded)));
 }
 
-/** The query string for a state, and whether the instance had to be left out. */
-export function encode(state: PageState): { query: string; omitted: boolean } {
+/** The query string for a state, and what had to be left out: the instance (`omitted`), or only
+ * an imported model's compiler plan beside it (`modelOmitted`: the link opens the instance alone). */
+export function encode(state: PageState): { query: string; omitted: boolean; modelOmitted: boolean } {
   const q = new URLSearchParams();
   let omitted = false;
+  let modelOmitted = false;
   if (state.example) q.set('ex', state.example);
   else if (state.url) q.set('url', state.url);
   else if (state.gen) q.set('gen', `${state.gen.buffers}:${state.gen.seed}`);
@@ -66,6 +84,9 @@ export function encode(state: PageState): { query: string; omitted: boolean } {
     const packed = compressText(state.text);
     if (packed.length <= MAX_INLINE) q.set('src', packed);
     else omitted = true;
+    const model = state.model && !omitted ? compressText(JSON.stringify(state.model)) : '';
+    if (model.length > MAX_INLINE) modelOmitted = true;
+    else if (model) q.set('mp', model);
   }
   if (state.format) q.set('fmt', state.format);
   if (state.semantics && state.semantics !== 'half-open') q.set('sem', state.semantics);
@@ -83,7 +104,7 @@ export function encode(state: PageState): { query: string; omitted: boolean } {
   if (state.theme) q.set('theme', state.theme);
   if (state.autoplay) q.set('autoplay', '');
   if (state.embed) q.set('embed', '');
-  return { query: q.toString().replace(/(embed|autoplay)=(&|$)/g, '$1$2'), omitted };
+  return { query: q.toString().replace(/(embed|autoplay)=(&|$)/g, '$1$2'), omitted, modelOmitted };
 }
 
 export function decode(search: string): PageState {
@@ -108,6 +129,8 @@ export function decode(search: string): PageState {
       state.text = undefined;
     }
   }
+  const mp = q.get('mp');
+  if (mp && state.text !== undefined) state.model = sharedModel(mp);
   state.format = q.get('fmt') ?? undefined;
   state.semantics = q.get('sem') ?? undefined;
   const c = state.controls;
@@ -129,4 +152,18 @@ export function decode(search: string): PageState {
   if (theme === 'light' || theme === 'dark') state.theme = theme;
   state.autoplay = q.has('autoplay');
   return state;
+}
+
+/** The model a link's `mp` holds, or undefined when it cannot be read (the instance still opens). */
+function sharedModel(encoded: string): SharedModel | undefined {
+  try {
+    const m = JSON.parse(decompressText(encoded)) as Partial<SharedModel>;
+    const text = (v: unknown) => typeof v === 'string';
+    if (text(m.kind) && text(m.name) && text(m.compiler) && typeof m.operators === 'number' && Array.isArray(m.offsets) && m.offsets.every((o) => text(o) && /^\d+$/.test(o))) {
+      return { kind: m.kind!, name: m.name!, compiler: m.compiler!, operators: m.operators, offsets: m.offsets };
+    }
+  } catch {
+    /* a damaged link: no model */
+  }
+  return undefined;
 }

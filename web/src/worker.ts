@@ -253,6 +253,9 @@ async function handle(request: Request) {
       return;
     case 'check':
       return check(request.id, request.capacity);
+    case 'checkPlan':
+      if (!instance) return post({ type: 'failed', id: request.id, message: 'no instance loaded' });
+      return postResult(request.id, instance.checkPlan(request.offsets) as Summary, request.offsets, new Uint32Array(), performance.now());
     case 'size':
       post({ type: 'size', id: request.id, value: wasm!.parseSize(request.text) });
       return;

@@ -4,6 +4,7 @@ import type { Engine } from '../engine';
 import type { Controls } from '../controls';
 import { axisTop } from '../axis';
 import { drawable } from '../verdict';
+import { grouped } from '../format';
 import { PlanView } from '../view/planview';
 import { Viewport } from '../view/viewport';
 import { Replay } from '../view/replay';
@@ -66,6 +67,15 @@ export class PlanPanel {
     showFigures(this.shown);
     this.view.setData(inst ? { inst, result: drawable(result) ? result : null, capacity: this.capacity() } : null);
     this.replay.reset();
+  }
+
+  /** The empty plot's prompt: an instance loaded, no plan, no run going on and none that ended
+   * without one (its verdict says why): how to plan it, with `solver`. */
+  showPrompt(solver: string) {
+    const { inst, result, solving, noSummary } = this.shown;
+    const prompt = $('run-prompt');
+    prompt.hidden = !inst || result !== null || solving || noSummary !== null;
+    if (inst && !prompt.hidden) $('run-prompt-text').textContent = `Not planned yet: ${grouped(inst.n)} buffer${inst.n === 1 ? '' : 's'} loaded. Plan them with ${solver}:`;
   }
 
   /** The capacity changed: drawn again, the addresses fitted to it. */

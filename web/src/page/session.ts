@@ -104,7 +104,10 @@ export class Session {
       this.input.exampleSelect.value = source.kind === 'url' ? this.input.exampleSelect.value : '';
       this.input.setFormat('csv');
       this.input.semanticsSelect.value = 'half-open';
-      this.showLoaded(model.instance, { source: { kind: 'text', text, name: model.instance.name }, text }, serial, began, null);
+      // A gallery model is named by its example (a link imports it again), a dropped file by its
+      // instance's text.
+      const example = source.kind === 'url' ? this.input.examples.find((e) => e.id === this.input.exampleSelect.value && e.kind === 'model') : undefined;
+      this.showLoaded(model.instance, { source: { kind: 'text', text, name: model.instance.name }, text, example }, serial, began, null);
       return model;
     } catch (error) {
       if (serial !== this.loadSerial) return null;

@@ -2,7 +2,7 @@
 // as a share link's query (share.ts encodes it), kept in step as the page changes so that reloading
 // or copying the address gives the same state; Share link also copies it. Pure functions for the
 // state and the query (unit-tested), and the small class that writes the address.
-import { encode, type PageState, type Tab } from '../share';
+import { encode, type PageState, type SharedModel, type Tab } from '../share';
 import type { ControlState } from '../controls';
 import type { LoadRequest } from '../input';
 
@@ -13,6 +13,8 @@ export const SYNC_TEXT_MAX = 100_000;
 export interface PageParts {
   /** The load the shown instance came from (null: none). */
   loaded: LoadRequest | null;
+  /** The model the Model tab shows for this instance, with its compiler's plan (null: none). */
+  model: SharedModel | null;
   format: string;
   semantics: string;
   controls: ControlState;
@@ -31,11 +33,15 @@ export interface PageParts {
 /** The link's state of the page: an example, a url or a generated trace by name, else the text. */
 export function pageState(p: PageParts): PageState {
   const l = p.loaded;
+  const named = l?.example || l?.gen || l?.url;
   return {
     example: l?.example?.id,
     url: l?.url,
     gen: l?.gen,
-    text: l?.example || l?.gen || l?.url ? undefined : l?.text,
+    text: named ? undefined : l?.text,
+    // A gallery model is named and imported again; a dropped one travels as its instance, with
+    // the compiler's plan beside it.
+    model: named || l?.text === undefined ? undefined : p.model ?? undefined,
     format: p.format || undefined,
     semantics: p.semantics,
     controls: { ...p.controls, threads: p.controls.threads === p.maxThreads ? undefined : p.controls.threads },
@@ -91,11 +97,11 @@ export class AddressSync {
 
   /** The share link: the whole address, and whether the instance had to be left out (it also
    * becomes the address). */
-  link(): { url: string; omitted: boolean } {
+  link(): { url: string; omitted: boolean; modelOmitted: boolean } {
     clearTimeout(this.pending);
     this.pending = 0;
-    const { query, omitted } = encode(this.state());
+    const { query, omitted, modelOmitted } = encode(this.state());
     history.replaceState(null, '', `?${query}`);
-    return { url: `${location.origin}${location.pathname}?${query}`, omitted };
+    return { url: `${location.origin}${location.pathname}?${query}`, omitted, modelOmitted };
   }
 }

@@ -19,8 +19,10 @@ export function axisTicks(frame: Frame, range: Range): AxisTicks {
 export const TIME_TITLE = 'time (step)';
 export const ADDRESS_TITLE = 'address';
 
-/** Tick labels under and left of the plot, and each axis's title. */
-export function drawAxes(ctx: CanvasRenderingContext2D, frame: Frame, scales: Scales, ticks: AxisTicks, theme: Theme) {
+/** Tick labels under and left of the plot, and each axis's title. `keepClear` (canvas x, device
+ * pixels, from-to) is a stretch under the plot where something else sits (the peak's mark): a
+ * time label that would reach into it is left out, its tick kept. */
+export function drawAxes(ctx: CanvasRenderingContext2D, frame: Frame, scales: Scales, ticks: AxisTicks, theme: Theme, keepClear: [number, number] | null = null) {
   const { dpr, left, top, pw, ph } = frame;
   ctx.save();
   ctx.fillStyle = theme.muted;
@@ -37,6 +39,10 @@ export function drawAxes(ctx: CanvasRenderingContext2D, frame: Frame, scales: Sc
     ctx.moveTo(x, bottom);
     ctx.lineTo(x, bottom + 3 * dpr);
     ctx.stroke();
+    if (keepClear) {
+      const half = ctx.measureText(tick.label).width / 2;
+      if (x + half > keepClear[0] && x - half < keepClear[1]) continue;
+    }
     ctx.fillText(tick.label, x, bottom + 5 * dpr);
   }
   ctx.textAlign = 'right';

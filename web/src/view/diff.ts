@@ -5,6 +5,7 @@ import type { InstanceData, SolveResult } from '../protocol';
 import { PlanView } from './planview';
 import { Viewport } from './viewport';
 import type { ColorBy } from './colors';
+import { axisTop } from '../axis';
 
 export class DiffView {
   readonly viewport = new Viewport();
@@ -17,7 +18,9 @@ export class DiffView {
   show(inst: InstanceData, a: { title: string; result: SolveResult }, b: { title: string; result: SolveResult }, moved: Uint32Array) {
     this.clear();
     const top = Math.max(Number(a.result.summary.makespan ?? 0), Number(b.result.summary.makespan ?? 0), Number(inst.summary.max_load));
-    this.viewport.setFull({ x0: Number(inst.summary.first_start), x1: Number(inst.summary.last_end), y0: 0, y1: top * 1.04 || 1 });
+    // Room above the higher peak for its label (4 % was a few pixels: the label sat on the edge);
+    // the plots are about 250 px high.
+    this.viewport.setFull({ x0: Number(inst.summary.first_start), x1: Number(inst.summary.last_end), y0: 0, y1: axisTop(top, 250) });
     for (const [side, plan] of [['a', a], ['b', b]] as const) {
       const view = new PlanView(this.host, this.viewport, { title: plan.title, testid: `diff-canvas-${side}` });
       view.setColorBy(this.colorBy);

@@ -49,6 +49,14 @@ export class PeakMarker {
     host.append(b);
   }
 
+  /** Its width (CSS pixels), measured once shown (its text never changes); a guess before. */
+  get width(): number {
+    if (!this.measured && !this.button.hidden && this.button.isConnected) this.measured = this.button.offsetWidth;
+    return this.measured || 48;
+  }
+
+  private measured = 0;
+
   /** Puts the mark's tip at `x` (CSS pixels from the host's left edge) on the line `y` (the
    * plot's bottom edge), or hides it (x null); `title` says what the peak is. */
   place(x: number | null, y: number, title: string) {

@@ -108,6 +108,7 @@ export class PlanView {
       const title = document.createElement('div');
       title.className = 'planview-title';
       title.textContent = options.title;
+      title.title = options.title; // whole, should a narrow panel cut it
       this.element.append(title);
     }
     this.canvas = document.createElement('canvas');
@@ -281,6 +282,17 @@ export class PlanView {
     this.overlay.show(hover, data.inst, this.canvas, frame, (i) => this.describe(i), [...this.markerLabels.values()], true);
   }
 
+  /** Where the peak's mark sits under the plot (canvas x, device pixels, with 3 px of air each
+   * side), or null when it is not shown: the time labels leave it clear, else it covers one. */
+  private peakClearance(frame: Frame, scales: Scales): [number, number] | null {
+    const peak = this.peakMark ? this.peak : null;
+    if (!peak) return null;
+    const x = scales.X(peak.time);
+    if (x < frame.left || x > frame.left + frame.pw) return null;
+    const half = (this.peakMark!.width / 2 + 3) * frame.dpr;
+    return [x - half, x + half];
+  }
+
   /** Puts the peak's mark on the time axis, under the plot (hidden outside the window). */
   private placePeak(frame: Frame, scales: Scales) {
     if (!this.peakMark) return;
@@ -415,7 +427,6 @@ export class PlanView {
       this.paintGrid(plot, frame, t, scales);
       this.paintLoadCurve(plot, data, frame, t, mode !== 'rectangles');
       ctx.putImageData(image, frame.left, frame.top);
-      this.markerLabels = drawMarkers(ctx, frame, t, this.markers(data, t, scales));
       ctx.save();
       ctx.beginPath();
       ctx.rect(frame.left, frame.top, frame.pw, frame.ph);
@@ -439,7 +450,10 @@ export class PlanView {
       const labelCount = String(this.lastLabels.length);
       if (this.canvas.dataset.labels !== labelCount) this.canvas.dataset.labels = labelCount; // no DOM write per frame
       ctx.restore();
-      drawAxes(ctx, frame, scales, this.ticks, t);
+      // The L, makespan and capacity lines over the highlights' veil: marking the buffers that
+      // moved must not fade the lines they are measured against.
+      this.markerLabels = drawMarkers(ctx, frame, t, this.markers(data, t, scales));
+      drawAxes(ctx, frame, scales, this.ticks, t, this.peakClearance(frame, scales));
     } else {
       this.inView.cancel();
       ctx.fillStyle = t.plotBg;
