@@ -9,7 +9,7 @@ mod members;
 use serde_json::value::RawValue;
 
 use self::members::{Kind, Locator, Members};
-use super::reading::{self, Row, WrittenLifetime};
+use super::reading::{self, Row, Rows, WrittenLifetime};
 use super::{Document, Format, Offsets, ReadOptions};
 use crate::model::{Buffer, Category, Gap, InputError, InputErrors, Problem, Semantics, Window};
 
@@ -146,7 +146,7 @@ fn read_located(locator: &Locator, options: &ReadOptions) -> Result<Document, In
         }
     };
 
-    let mut rows = Vec::new();
+    let mut rows = Rows::new(semantics, options.offsets);
     match buffers_raw {
         None => errors.push(locator.at(text.trim_start(), "missing field 'buffers'")),
         Some(raw) if Kind::of(raw) != Kind::Array => errors
@@ -164,7 +164,9 @@ fn read_located(locator: &Locator, options: &ReadOptions) -> Result<Document, In
             }
         },
     }
-    let (problem, plan) = reading::assemble(rows, errors, capacity, semantics, options.offsets)?;
+    errors.append(&mut rows.errors);
+    rows.errors = errors;
+    let (problem, plan) = reading::assemble(rows, capacity, semantics)?;
     Ok(Document { problem, plan, format: Format::Json, csv_layout: None, notes: Vec::new() })
 }
 
