@@ -192,7 +192,8 @@ pub fn read(text: &str, options: &ReadOptions) -> Result<Document, InputErrors> 
     // that it is 0, which keeps every lifetime's length and every overlap, and shifted back on
     // output. Rows are read as they come, unshifted; the rare file with a negative start is read
     // again with its shift.
-    let (mut rows, earliest) = read_rows(records.clone(), &layout, &indices, semantics, options.offsets, errors.clone());
+    let (mut rows, earliest) =
+        read_rows(records.clone(), &layout, &indices, semantics, options.offsets, errors.clone());
     if earliest < 0 {
         drop(rows);
         layout.time_shift = u64::try_from(-earliest).unwrap_or(u64::MAX);
@@ -512,6 +513,20 @@ fn read_row(
 /// column is added, unless there are no buffers: then the empty offsets are a whole plan, and a
 /// plan always has its `offset` column (read back as a problem, the empty column changes nothing).
 pub fn write(problem: &Problem, layout: Option<&CsvLayout>, offsets: &[u64]) -> String {
+    let mut out = Vec::new();
+    // (Writing into memory cannot fail.)
+    let _ = write_to(problem, layout, offsets, &mut out);
+    super::utf8(out)
+}
+
+/// [`write`], line by line into `out`, so that a plan of millions of buffers is never held as one
+/// text.
+pub fn write_to(
+    problem: &Problem,
+    layout: Option<&CsvLayout>,
+    offsets: &[u64],
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let default_layout;
     let layout = match layout {
         Some(layout) if !layout.columns.is_empty() => layout,
@@ -522,57 +537,66 @@ pub fn write(problem: &Problem, layout: Option<&CsvLayout>, offsets: &[u64]) -> 
     };
     let is_plan = !offsets.is_empty() || problem.is_empty();
     let add_offset = layout.position(Role::Offset).is_none() && (is_plan || problem.has_pinned());
-    let mut out = String::new();
-    let mut headers: Vec<&str> =
-        layout.columns.iter().filter(|c| c.role != Role::Ignored).map(|c| c.header.as_str()).collect();
+    let columns: Vec<&Column> = layout.columns.iter().filter(|c| c.role != Role::Ignored).collect();
+    let mut headers: Vec<&str> = columns.iter().map(|c| c.header.as_str()).collect();
     if add_offset {
         headers.push(Role::Offset.name());
     }
-    push_line(&mut out, headers.iter().map(|h| records::quote(h).into_owned()));
+    for (i, header) in headers.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        out.write_all(records::quote(header).as_bytes())?;
+    }
+    out.write_all(b"\n")?;
 
     let semantics = problem.semantics();
     let shift = layout.time_shift;
-    let time = |t: u64| (t as i128 - shift as i128).to_string();
+    let time = |out: &mut dyn std::io::Write, t: u64| {
+        if shift == 0 { write!(out, "{t}") } else { write!(out, "{}", t as i128 - shift as i128) }
+    };
     for (index, buffer) in problem.buffers().iter().enumerate() {
         let offset = offsets.get(index).copied().or(buffer.pinned);
-        let offset_cell = || offset.map(|o| o.to_string()).unwrap_or_default();
         let (lower, upper) = semantics.from_half_open(buffer.start, buffer.end);
-        let mut cells: Vec<String> = layout
-            .columns
-            .iter()
-            .filter(|column| column.role != Role::Ignored)
-            .map(|column| match column.role {
-                Role::Id => records::quote(&buffer.id).into_owned(),
-                Role::Lower => time(lower),
-                Role::Upper => time(upper),
-                Role::InclusiveEnd => time(Semantics::Inclusive.from_half_open(buffer.start, buffer.end).1),
-                Role::Size => buffer.size.to_string(),
-                Role::Alignment => buffer.alignment.to_string(),
-                Role::Offset => offset_cell(),
+        let cells = columns.iter().map(|column| column.role).chain(add_offset.then_some(Role::Offset));
+        for (i, role) in cells.enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            match role {
+                Role::Id => out.write_all(records::quote(&buffer.id).as_bytes())?,
+                Role::Lower => time(out, lower)?,
+                Role::Upper => time(out, upper)?,
+                Role::InclusiveEnd => time(out, Semantics::Inclusive.from_half_open(buffer.start, buffer.end).1)?,
+                Role::Size => write!(out, "{}", buffer.size)?,
+                Role::Alignment => write!(out, "{}", buffer.alignment)?,
+                Role::Offset => {
+                    if let Some(offset) = offset {
+                        write!(out, "{offset}")?;
+                    }
+                }
                 // MiniMalloc's "no hint", never a blank cell.
-                Role::Hint => buffer.hint.map_or_else(|| "-1".to_string(), |h| h.to_string()),
-                Role::Name => buffer.name.as_deref().map(|n| records::quote(n).into_owned()).unwrap_or_default(),
-                Role::Category => buffer.category.map(|c| c.name().to_string()).unwrap_or_default(),
-                Role::Gaps => reading::write_gaps(&buffer.gaps, semantics, shift),
+                Role::Hint => match buffer.hint {
+                    Some(hint) => write!(out, "{hint}")?,
+                    None => out.write_all(b"-1")?,
+                },
+                Role::Name => {
+                    if let Some(name) = buffer.name.as_deref() {
+                        out.write_all(records::quote(name).as_bytes())?;
+                    }
+                }
+                Role::Category => {
+                    if let Some(category) = buffer.category {
+                        out.write_all(category.name().as_bytes())?;
+                    }
+                }
+                Role::Gaps => out.write_all(reading::write_gaps(&buffer.gaps, semantics, shift).as_bytes())?,
                 Role::Ignored => unreachable!("filtered out above"),
-            })
-            .collect();
-        if add_offset {
-            cells.push(offset_cell());
+            }
         }
-        push_line(&mut out, cells.into_iter());
+        out.write_all(b"\n")?;
     }
-    out
-}
-
-fn push_line(out: &mut String, cells: impl Iterator<Item = String>) {
-    for (i, cell) in cells.enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&cell);
-    }
-    out.push('\n');
+    Ok(())
 }
 
 #[cfg(test)]

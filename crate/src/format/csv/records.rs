@@ -251,7 +251,7 @@ pub(super) fn quote(text: &str) -> Cow<'_, str> {
 mod tests {
     use super::*;
 
-    fn texts(record: &Record) -> Vec<&str> {
+    fn texts<'a>(record: &'a Record<'a>) -> Vec<&'a str> {
         record.cells.iter().map(|c| c.text.as_ref()).collect()
     }
 
@@ -307,7 +307,8 @@ mod tests {
     #[test]
     fn quote_round_trips_through_split() {
         for id in ["plain", "a,b", "say \"hi\"", " padded ", "", "#hash", "two\nlines", "cr\r\nlf\r\n", "cr\r", "\r"] {
-            let (records, errors) = split(&format!("{},1\n", quote(id)));
+            let text = format!("{},1\n", quote(id));
+            let (records, errors) = split(&text);
             assert!(errors.is_empty(), "{id:?}: {errors:?}");
             assert_eq!(records[0].cells[0].text, id);
         }
