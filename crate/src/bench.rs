@@ -30,6 +30,10 @@ pub struct Row {
     pub peak_heap: Option<usize>,
     /// CPU time of the last repeat, all threads together, when the caller measures it.
     pub cpu_time: Option<Duration>,
+    /// The most memory the whole process held resident during the last repeat (the operating
+    /// system's count, instances read and allocator slack included), in bytes, where the caller
+    /// can tell ([`Meter::peak_resident`]).
+    pub peak_resident: Option<usize>,
     pub valid: bool,
     pub feasible: bool,
     /// Why the run stopped (`None` when it could not run: see `error`).
@@ -53,6 +57,11 @@ pub trait Meter: Sync {
     /// CPU time the process has used so far, every thread's (`None` where unknown). On a loaded
     /// machine it says what a run costs better than wall time, which includes waiting for a core.
     fn cpu_time(&self) -> Option<Duration>;
+    /// The most memory the process has held resident since the last [`Meter::reset`] (since it
+    /// started, where the high-water mark cannot be reset), in bytes; `None` where unknown.
+    fn peak_resident(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// Runs each solver on each instance `repeats` times (at least once) and validates every plan.
@@ -81,6 +90,7 @@ pub fn run_all_metered(
             let mut last = None;
             let mut peak_heap = None;
             let mut cpu_time = None;
+            let mut peak_resident = None;
             for _ in 0..repeats.max(1) {
                 // The previous repeat's result is dropped first, so that it does not count.
                 drop(last.take());
@@ -92,6 +102,7 @@ pub fn run_all_metered(
                 let cpu_after = meter.and_then(|m| m.cpu_time());
                 cpu_time = cpu_before.zip(cpu_after).map(|(before, after)| after.saturating_sub(before));
                 peak_heap = meter.zip(baseline).map(|(m, baseline)| m.peak().saturating_sub(baseline));
+                peak_resident = meter.and_then(|m| m.peak_resident());
                 let failed = result.is_err();
                 last = Some(result);
                 if failed {
@@ -112,6 +123,7 @@ pub fn run_all_metered(
                 time,
                 peak_heap,
                 cpu_time,
+                peak_resident,
                 valid: false,
                 feasible: false,
                 stopped: None,
@@ -162,7 +174,7 @@ fn options_for(solver: &str, options: &SolveOptions) -> SolveOptions {
     SolveOptions { params, ..options.clone() }
 }
 
-fn cells(row: &Row) -> [String; 14] {
+fn cells(row: &Row) -> [String; 15] {
     [
         row.instance.clone(),
         row.buffers.to_string(),
@@ -182,6 +194,7 @@ fn cells(row: &Row) -> [String; 14] {
         },
         row.cpu_time.map_or_else(|| "-".into(), |cpu| format!("{:.0}", cpu.as_secs_f64() * 1000.0)),
         row.peak_heap.map_or_else(|| "-".into(), |bytes| format!("{:.1}", bytes as f64 / (1u64 << 20) as f64)),
+        row.peak_resident.map_or_else(|| "n/a".into(), |bytes| format!("{:.1}", bytes as f64 / (1u64 << 20) as f64)),
         if row.valid { "yes".into() } else { "NO".into() },
         row.stopped.map_or_else(String::new, |s| {
             serde_json::to_value(s).map_or_else(|_| String::new(), |v| v.as_str().unwrap_or_default().to_string())
@@ -190,7 +203,7 @@ fn cells(row: &Row) -> [String; 14] {
     ]
 }
 
-const HEADER: [&str; 14] = [
+const HEADER: [&str; 15] = [
     "instance",
     "buffers",
     "max load",
@@ -202,6 +215,7 @@ const HEADER: [&str; 14] = [
     "time ms",
     "cpu ms",
     "peak MiB",
+    "resident MiB",
     "valid",
     "stopped",
     "note",
@@ -210,7 +224,7 @@ const HEADER: [&str; 14] = [
 /// A markdown table, one row per instance and solver.
 pub fn markdown(rows: &[Row]) -> String {
     let mut out = format!("| {} |\n", HEADER.join(" | "));
-    out.push_str("|---|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---|---|---|\n");
+    out.push_str("|---|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---|---|---|\n");
     for row in rows {
         out.push_str(&format!("| {} |\n", cells(row).join(" | ")));
     }
@@ -252,6 +266,9 @@ mod tests {
             let k = self.calls.fetch_add(1, Ordering::Relaxed) as u64;
             Some(Duration::from_millis(3 * k.div_ceil(2)))
         }
+        fn peak_resident(&self) -> Option<usize> {
+            Some(3 << 20)
+        }
     }
 
     #[test]
@@ -265,9 +282,10 @@ mod tests {
         assert_eq!(rows[0].peak_heap, Some(4096));
         assert_eq!(rows[0].cpu_time, Some(Duration::from_millis(3)));
         let table = markdown(&rows);
-        assert!(table.contains("| 3 | 0.0 | yes |"), "{table}");
+        assert_eq!(rows[0].peak_resident, Some(3 << 20));
+        assert!(table.contains("| 3 | 0.0 | 3.0 | yes |"), "{table}");
         let unmetered = run_all(&instances, &["slff".into()], &SolveOptions::default(), 1);
-        assert!(markdown(&unmetered).contains("| - | - | yes |"));
+        assert!(markdown(&unmetered).contains("| - | - | n/a | yes |"));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use crate::metrics;
-use crate::model::{Outcome, Problem, Stopped};
+use crate::model::{Buffer, Outcome, Problem, Stopped};
 
 /// One way a plan is wrong. Buffers are named by their index in the problem.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -198,40 +198,14 @@ struct Piece {
 /// placeable buffers (the sweep passes every start and end in time order anyway).
 fn find_overlaps(problem: &Problem, offsets: &[u64], placeable: &[bool], violations: &mut Vec<Violation>) -> u128 {
     let buffers = problem.buffers();
-    // A buffer with gaps occupies only its pieces, and a zero-size buffer has none, so it meets
-    // nothing.
-    let mut pieces: Vec<Piece> = Vec::with_capacity(buffers.len());
-    for (i, buffer) in buffers.iter().enumerate() {
-        if !placeable[i] {
-            continue;
-        }
-        // offset + size fits in u64 (placeable), and a piece lies within the size.
-        if !buffer.has_gaps() {
-            // The one piece `pieces` would list, without a Vec for it.
-            if buffer.size > 0 && buffer.start < buffer.end {
-                let (start, end, low, high) = (buffer.start, buffer.end, offsets[i], offsets[i] + buffer.size);
-                pieces.push(Piece { start, end, low, high, buffer: i });
-            }
-            continue;
-        }
-        for piece in buffer.pieces() {
-            let (low, high) = (offsets[i] + piece.lower, offsets[i] + piece.upper);
-            pieces.push(Piece { start: piece.start, end: piece.end, low, high, buffer: i });
-        }
-    }
     // The pieces renumbered by start, with the (end, number) of each sorted: the sweep then reads
     // the pieces in the order they start, and ends soon after (most lifetimes are short), where
     // in input order it waited on a cache miss at nearly every event on millions of buffers.
-    let mut starts: Vec<(u64, usize)> = pieces.iter().enumerate().map(|(p, piece)| (piece.start, p)).collect();
-    starts.sort_unstable();
-    let mut ends: Vec<(u64, usize)> = Vec::with_capacity(pieces.len());
-    let mut ranges: Vec<(u64, u64, usize)> = Vec::with_capacity(pieces.len());
-    for (k, &(_, p)) in starts.iter().enumerate() {
-        let piece = &pieces[p];
-        ends.push((piece.end, k));
-        ranges.push((piece.low, piece.high, piece.buffer));
-    }
-    drop(pieces);
+    let (starts, mut ends, ranges) = if problem.has_gaps() {
+        pieces_by_start(buffers, offsets, placeable)
+    } else {
+        whole_buffers_by_start(buffers, offsets, placeable)
+    };
     ends.sort_unstable();
     // Alive pieces by low address: low -> (high, buffer). Kept disjoint: a piece that overlaps is
     // reported and left out, so the neighbour checks stay exact for the rest. A pair of buffers
@@ -282,6 +256,57 @@ fn find_overlaps(problem: &Problem, offsets: &[u64], placeable: &[bool], violati
         inserted[k] = true;
     }
     max_load
+}
+
+/// What the sweep reads: the `(start, number)` of every piece sorted, the `(end, number)` of each
+/// (unsorted), and each one's `(low, high, buffer)` in the sorted order.
+type Sorted = (Vec<(u64, usize)>, Vec<(u64, usize)>, Vec<(u64, u64, usize)>);
+
+/// Every live piece of the placeable buffers, for a problem with gaps: a buffer occupies only its
+/// pieces, and a zero-size buffer has none, so it meets nothing.
+fn pieces_by_start(buffers: &[Buffer], offsets: &[u64], placeable: &[bool]) -> Sorted {
+    let mut pieces: Vec<Piece> = Vec::with_capacity(buffers.len());
+    for (i, buffer) in buffers.iter().enumerate() {
+        if !placeable[i] {
+            continue;
+        }
+        // offset + size fits in u64 (placeable), and a piece lies within the size.
+        for piece in buffer.pieces() {
+            let (low, high) = (offsets[i] + piece.lower, offsets[i] + piece.upper);
+            pieces.push(Piece { start: piece.start, end: piece.end, low, high, buffer: i });
+        }
+    }
+    let mut starts: Vec<(u64, usize)> = pieces.iter().enumerate().map(|(p, piece)| (piece.start, p)).collect();
+    starts.sort_unstable();
+    let mut ends: Vec<(u64, usize)> = Vec::with_capacity(pieces.len());
+    let mut ranges: Vec<(u64, u64, usize)> = Vec::with_capacity(pieces.len());
+    for (k, &(_, p)) in starts.iter().enumerate() {
+        let piece = &pieces[p];
+        ends.push((piece.end, k));
+        ranges.push((piece.low, piece.high, piece.buffer));
+    }
+    (starts, ends, ranges)
+}
+
+/// [`pieces_by_start`] for a problem without gaps, where each buffer of some size is one piece:
+/// numbered by the buffer itself, with no list of pieces beside the three the sweep reads.
+fn whole_buffers_by_start(buffers: &[Buffer], offsets: &[u64], placeable: &[bool]) -> Sorted {
+    let mut starts: Vec<(u64, usize)> = buffers
+        .iter()
+        .enumerate()
+        .filter(|&(i, b)| placeable[i] && b.size > 0 && b.start < b.end)
+        .map(|(i, b)| (b.start, i))
+        .collect();
+    starts.sort_unstable();
+    let mut ends: Vec<(u64, usize)> = Vec::with_capacity(starts.len());
+    let mut ranges: Vec<(u64, u64, usize)> = Vec::with_capacity(starts.len());
+    for (k, &(_, i)) in starts.iter().enumerate() {
+        let buffer = &buffers[i];
+        ends.push((buffer.end, k));
+        // (offset + size fits in u64: the buffer is placeable.)
+        ranges.push((offsets[i], offsets[i] + buffer.size, i));
+    }
+    (starts, ends, ranges)
 }
 
 /// Checks an outcome: its plan against the problem (and the capacity when the outcome says its

@@ -7,8 +7,8 @@ mod records;
 
 use std::collections::HashMap;
 
-use self::records::{Cell, Record};
-use super::reading::{self, Row, WrittenLifetime};
+use self::records::{Cell, Record, Records};
+use super::reading::{self, Row, Rows, WrittenLifetime};
 use super::{Document, Format, Note, Offsets, ReadOptions};
 use crate::model::{Buffer, Category, InputError, InputErrors, Problem, Semantics};
 
@@ -155,35 +155,47 @@ struct Indices {
 /// Reads MiniMalloc CSV. Every error in the file is reported, each with its line and column; a
 /// broken header stops the reading there, since the rows cannot be understood without it.
 pub fn read(text: &str, options: &ReadOptions) -> Result<Document, InputErrors> {
-    let (records, mut errors) = records::split(text);
-    let mut records = records.into_iter();
-    let Some(header) = records.next() else {
+    let mut records = Records::new(text);
+    let mut errors = Vec::new();
+    let mut header = Record { line: 0, cells: Vec::new() };
+    let header_line = loop {
+        match records.next_into(&mut header.cells) {
+            Some(Ok(line)) => break Some(line),
+            Some(Err(error)) => errors.push(error),
+            None => break None,
+        }
+    };
+    let Some(header_line) = header_line else {
         if errors.is_empty() {
             errors.push(InputError::at_line(1, "empty input: there is no header line and no buffers"));
         }
         return Err(InputErrors::new(errors));
     };
+    header.line = header_line;
     let mut notes = Vec::new();
     let (mut layout, indices) = match read_header(&header, options, &mut notes) {
         Ok(read) => read,
         Err(header_errors) => {
+            // The rows cannot be read without the header, but the records that cannot even be
+            // split are said too.
+            let mut cells = Vec::new();
+            while let Some(next) = records.next_into(&mut cells) {
+                errors.extend(next.err());
+            }
             errors.extend(header_errors);
             return Err(reading::sorted(errors));
         }
     };
     // The legacy `end` column is inclusive by definition (read_header rejects a conflicting request).
     let semantics = if layout.has_inclusive_end() { Semantics::Inclusive } else { options.semantics };
-    let records: Vec<Record> = records.collect();
     // MiniMalloc reads times as signed: a file whose earliest start is negative is shifted so
     // that it is 0, which keeps every lifetime's length and every overlap, and shifted back on
-    // output. (A bad cell is skipped here; reading its row reports it.)
-    let earliest = records
-        .iter()
-        .filter_map(|record| record.cells.get(indices.lower))
-        .filter_map(|cell| reading::signed_time(&cell.text))
-        .min()
-        .unwrap_or(0);
+    // output. Rows are read as they come, unshifted; the rare file with a negative start is read
+    // again with its shift.
+    let (mut rows, earliest) =
+        read_rows(records.clone(), &layout, &indices, semantics, options.offsets, errors.clone());
     if earliest < 0 {
+        drop(rows);
         layout.time_shift = u64::try_from(-earliest).unwrap_or(u64::MAX);
         notes.push(Note {
             line: None,
@@ -194,16 +206,47 @@ pub fn read(text: &str, options: &ReadOptions) -> Result<Document, InputErrors> 
                 layout.time_shift
             ),
         });
+        rows = read_rows(records, &layout, &indices, semantics, options.offsets, errors).0;
     }
-    let mut rows = Vec::new();
-    for record in &records {
-        match read_row(record, &layout, &indices, semantics, options.offsets) {
+    let (problem, plan) = reading::assemble(rows, None, semantics)?;
+    Ok(Document { problem, plan, format: Format::Csv, csv_layout: Some(layout), notes })
+}
+
+/// Reads the rows after the header, each as it is split, with `layout`'s time shift; `errors` are
+/// those found before them. Also returns the earliest start written (0 when none is negative; a
+/// cell that is not a number is skipped there, and its row's reading reports it).
+fn read_rows<'t>(
+    mut records: Records<'t>,
+    layout: &CsvLayout,
+    indices: &Indices,
+    semantics: Semantics,
+    offsets: Offsets,
+    errors: Vec<InputError>,
+) -> (Rows, i128) {
+    let mut rows = Rows::new(semantics, offsets);
+    rows.errors = errors;
+    let mut earliest: i128 = 0;
+    let mut record = Record { line: 0, cells: Vec::new() };
+    while let Some(next) = records.next_into(&mut record.cells) {
+        record.line = match next {
+            Ok(line) => line,
+            Err(error) => {
+                rows.errors.push(error);
+                continue;
+            }
+        };
+        if let Some(cell) = record.cells.get(indices.lower)
+            && cell.text.trim_start().starts_with('-')
+            && let Some(time) = reading::signed_time(&cell.text)
+        {
+            earliest = earliest.min(time);
+        }
+        match read_row(&record, layout, indices, semantics, offsets) {
             Ok(row) => rows.push(row),
-            Err(row_errors) => errors.extend(row_errors),
+            Err(row_errors) => rows.errors.extend(row_errors),
         }
     }
-    let (problem, plan) = reading::assemble(rows, errors, None, semantics, options.offsets)?;
-    Ok(Document { problem, plan, format: Format::Csv, csv_layout: Some(layout), notes })
+    (rows, earliest)
 }
 
 fn read_header(
@@ -323,14 +366,14 @@ fn unknown_columns_note(unknown: &[(usize, &Cell)]) -> Option<Note> {
 
 /// Reads the cells of one row, recording every bad cell with its position.
 struct RowReader<'r> {
-    record: &'r Record,
+    record: &'r Record<'r>,
     layout: &'r CsvLayout,
     errors: Vec<InputError>,
 }
 
 impl RowReader<'_> {
     /// Only called with indices of the header, after checking that the row has as many cells.
-    fn cell(&self, index: usize) -> &Cell {
+    fn cell(&self, index: usize) -> &Cell<'_> {
         &self.record.cells[index]
     }
 
@@ -401,14 +444,14 @@ fn read_row(
         )]);
     }
     let mut reader = RowReader { record, layout, errors: Vec::new() };
-    let id = reader.cell(at.id).text.clone();
+    let id = reader.cell(at.id).text.to_string();
     if id.is_empty() {
         reader.fail(at.id, "missing value; every buffer needs an id");
     }
     let shift = layout.time_shift;
     let (lower, upper, size) = (reader.time(at.lower, shift), reader.time(at.end, shift), reader.integer(at.size));
     // A blank name cell is no name, as a buffer written without one gives.
-    let name = at.name.map(|index| reader.cell(index).text.clone()).filter(|name| !name.is_empty());
+    let name = at.name.map(|index| reader.cell(index).text.to_string()).filter(|name| !name.is_empty());
     let category = reader.category(at.category);
     let alignment = reader.optional(at.alignment);
     // MiniMalloc writes -1 for no hint.
@@ -470,6 +513,20 @@ fn read_row(
 /// column is added, unless there are no buffers: then the empty offsets are a whole plan, and a
 /// plan always has its `offset` column (read back as a problem, the empty column changes nothing).
 pub fn write(problem: &Problem, layout: Option<&CsvLayout>, offsets: &[u64]) -> String {
+    let mut out = Vec::new();
+    // (Writing into memory cannot fail.)
+    let _ = write_to(problem, layout, offsets, &mut out);
+    super::utf8(out)
+}
+
+/// [`write`], line by line into `out`, so that a plan of millions of buffers is never held as one
+/// text.
+pub fn write_to(
+    problem: &Problem,
+    layout: Option<&CsvLayout>,
+    offsets: &[u64],
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let default_layout;
     let layout = match layout {
         Some(layout) if !layout.columns.is_empty() => layout,
@@ -480,57 +537,66 @@ pub fn write(problem: &Problem, layout: Option<&CsvLayout>, offsets: &[u64]) -> 
     };
     let is_plan = !offsets.is_empty() || problem.is_empty();
     let add_offset = layout.position(Role::Offset).is_none() && (is_plan || problem.has_pinned());
-    let mut out = String::new();
-    let mut headers: Vec<&str> =
-        layout.columns.iter().filter(|c| c.role != Role::Ignored).map(|c| c.header.as_str()).collect();
+    let columns: Vec<&Column> = layout.columns.iter().filter(|c| c.role != Role::Ignored).collect();
+    let mut headers: Vec<&str> = columns.iter().map(|c| c.header.as_str()).collect();
     if add_offset {
         headers.push(Role::Offset.name());
     }
-    push_line(&mut out, headers.iter().map(|h| records::quote(h).into_owned()));
+    for (i, header) in headers.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        out.write_all(records::quote(header).as_bytes())?;
+    }
+    out.write_all(b"\n")?;
 
     let semantics = problem.semantics();
     let shift = layout.time_shift;
-    let time = |t: u64| (t as i128 - shift as i128).to_string();
+    let time = |out: &mut dyn std::io::Write, t: u64| {
+        if shift == 0 { write!(out, "{t}") } else { write!(out, "{}", t as i128 - shift as i128) }
+    };
     for (index, buffer) in problem.buffers().iter().enumerate() {
         let offset = offsets.get(index).copied().or(buffer.pinned);
-        let offset_cell = || offset.map(|o| o.to_string()).unwrap_or_default();
         let (lower, upper) = semantics.from_half_open(buffer.start, buffer.end);
-        let mut cells: Vec<String> = layout
-            .columns
-            .iter()
-            .filter(|column| column.role != Role::Ignored)
-            .map(|column| match column.role {
-                Role::Id => records::quote(&buffer.id).into_owned(),
-                Role::Lower => time(lower),
-                Role::Upper => time(upper),
-                Role::InclusiveEnd => time(Semantics::Inclusive.from_half_open(buffer.start, buffer.end).1),
-                Role::Size => buffer.size.to_string(),
-                Role::Alignment => buffer.alignment.to_string(),
-                Role::Offset => offset_cell(),
+        let cells = columns.iter().map(|column| column.role).chain(add_offset.then_some(Role::Offset));
+        for (i, role) in cells.enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            match role {
+                Role::Id => out.write_all(records::quote(&buffer.id).as_bytes())?,
+                Role::Lower => time(out, lower)?,
+                Role::Upper => time(out, upper)?,
+                Role::InclusiveEnd => time(out, Semantics::Inclusive.from_half_open(buffer.start, buffer.end).1)?,
+                Role::Size => write!(out, "{}", buffer.size)?,
+                Role::Alignment => write!(out, "{}", buffer.alignment)?,
+                Role::Offset => {
+                    if let Some(offset) = offset {
+                        write!(out, "{offset}")?;
+                    }
+                }
                 // MiniMalloc's "no hint", never a blank cell.
-                Role::Hint => buffer.hint.map_or_else(|| "-1".to_string(), |h| h.to_string()),
-                Role::Name => buffer.name.as_deref().map(|n| records::quote(n).into_owned()).unwrap_or_default(),
-                Role::Category => buffer.category.map(|c| c.name().to_string()).unwrap_or_default(),
-                Role::Gaps => reading::write_gaps(&buffer.gaps, semantics, shift),
+                Role::Hint => match buffer.hint {
+                    Some(hint) => write!(out, "{hint}")?,
+                    None => out.write_all(b"-1")?,
+                },
+                Role::Name => {
+                    if let Some(name) = buffer.name.as_deref() {
+                        out.write_all(records::quote(name).as_bytes())?;
+                    }
+                }
+                Role::Category => {
+                    if let Some(category) = buffer.category {
+                        out.write_all(category.name().as_bytes())?;
+                    }
+                }
+                Role::Gaps => out.write_all(reading::write_gaps(&buffer.gaps, semantics, shift).as_bytes())?,
                 Role::Ignored => unreachable!("filtered out above"),
-            })
-            .collect();
-        if add_offset {
-            cells.push(offset_cell());
+            }
         }
-        push_line(&mut out, cells.into_iter());
+        out.write_all(b"\n")?;
     }
-    out
-}
-
-fn push_line(out: &mut String, cells: impl Iterator<Item = String>) {
-    for (i, cell) in cells.enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&cell);
-    }
-    out.push('\n');
+    Ok(())
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ mod members;
 use serde_json::value::RawValue;
 
 use self::members::{Kind, Locator, Members};
-use super::reading::{self, Row, WrittenLifetime};
+use super::reading::{self, Row, Rows, WrittenLifetime};
 use super::{Document, Format, Offsets, ReadOptions};
 use crate::model::{Buffer, Category, Gap, InputError, InputErrors, Problem, Semantics, Window};
 
@@ -146,7 +146,7 @@ fn read_located(locator: &Locator, options: &ReadOptions) -> Result<Document, In
         }
     };
 
-    let mut rows = Vec::new();
+    let mut rows = Rows::new(semantics, options.offsets);
     match buffers_raw {
         None => errors.push(locator.at(text.trim_start(), "missing field 'buffers'")),
         Some(raw) if Kind::of(raw) != Kind::Array => errors
@@ -164,7 +164,9 @@ fn read_located(locator: &Locator, options: &ReadOptions) -> Result<Document, In
             }
         },
     }
-    let (problem, plan) = reading::assemble(rows, errors, capacity, semantics, options.offsets)?;
+    errors.append(&mut rows.errors);
+    rows.errors = errors;
+    let (problem, plan) = reading::assemble(rows, capacity, semantics)?;
     Ok(Document { problem, plan, format: Format::Json, csv_layout: None, notes: Vec::new() })
 }
 
@@ -411,57 +413,62 @@ impl<'t> BufferReader<'t, '_> {
 /// from `offsets` (or the pinned offset for buffers beyond it), so that reading the output back
 /// gives the same problem. Numbers are exact JSON integers.
 pub fn write(problem: &Problem, offsets: &[u64]) -> String {
-    let mut out = String::from("{\n");
+    let mut out = Vec::new();
+    // (Writing into memory cannot fail.)
+    let _ = write_to(problem, offsets, &mut out);
+    super::utf8(out)
+}
+
+/// [`write`], buffer by buffer into `out`, so that a plan of millions of buffers is never held as
+/// one text.
+pub fn write_to(problem: &Problem, offsets: &[u64], out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    out.write_all(b"{\n")?;
     if let Some(capacity) = problem.capacity() {
-        out.push_str(&format!("  \"capacity\": {capacity},\n"));
+        writeln!(out, "  \"capacity\": {capacity},")?;
     }
-    out.push_str(&format!("  \"semantics\": \"{}\",\n", problem.semantics().name()));
-    out.push_str("  \"buffers\": [");
+    writeln!(out, "  \"semantics\": \"{}\",", problem.semantics().name())?;
+    out.write_all(b"  \"buffers\": [")?;
     let semantics = problem.semantics();
     for (index, buffer) in problem.buffers().iter().enumerate() {
         let (start, end) = semantics.from_half_open(buffer.start, buffer.end);
-        out.push_str(if index == 0 { "\n    " } else { ",\n    " });
-        out.push_str(&format!(
-            "{{\"id\": {}, \"start\": {start}, \"end\": {end}, \"size\": {}",
-            quote(&buffer.id),
-            buffer.size
-        ));
+        out.write_all(if index == 0 { b"\n    " } else { b",\n    " })?;
+        write!(out, "{{\"id\": {}, \"start\": {start}, \"end\": {end}, \"size\": {}", quote(&buffer.id), buffer.size)?;
         if let Some(name) = &buffer.name {
-            out.push_str(&format!(", \"name\": {}", quote(name)));
+            write!(out, ", \"name\": {}", quote(name))?;
         }
         if let Some(category) = buffer.category {
-            out.push_str(&format!(", \"category\": \"{}\"", category.name()));
+            write!(out, ", \"category\": \"{}\"", category.name())?;
         }
         if buffer.alignment != 1 {
-            out.push_str(&format!(", \"alignment\": {}", buffer.alignment));
+            write!(out, ", \"alignment\": {}", buffer.alignment)?;
         }
         if let Some(offset) = offsets.get(index).copied().or(buffer.pinned) {
-            out.push_str(&format!(", \"offset\": {offset}"));
+            write!(out, ", \"offset\": {offset}")?;
         }
         if let Some(hint) = buffer.hint {
-            out.push_str(&format!(", \"hint\": {hint}"));
+            write!(out, ", \"hint\": {hint}")?;
         }
         if buffer.has_gaps() {
-            let gaps: Vec<String> = buffer
-                .gaps
-                .iter()
-                .map(|gap| {
-                    let (start, end) = semantics.from_half_open(gap.start, gap.end);
-                    match gap.window {
-                        None => format!("{{\"start\": {start}, \"end\": {end}}}"),
-                        Some(w) => format!(
-                            "{{\"start\": {start}, \"end\": {end}, \"window\": {{\"lower\": {}, \"upper\": {}}}}}",
-                            w.lower, w.upper
-                        ),
-                    }
-                })
-                .collect();
-            out.push_str(&format!(", \"gaps\": [{}]", gaps.join(", ")));
+            out.write_all(b", \"gaps\": [")?;
+            for (i, gap) in buffer.gaps.iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b", ")?;
+                }
+                let (start, end) = semantics.from_half_open(gap.start, gap.end);
+                match gap.window {
+                    None => write!(out, "{{\"start\": {start}, \"end\": {end}}}")?,
+                    Some(w) => write!(
+                        out,
+                        "{{\"start\": {start}, \"end\": {end}, \"window\": {{\"lower\": {}, \"upper\": {}}}}}",
+                        w.lower, w.upper
+                    )?,
+                }
+            }
+            out.write_all(b"]")?;
         }
-        out.push('}');
+        out.write_all(b"}")?;
     }
-    out.push_str(if problem.is_empty() { "]\n}\n" } else { "\n  ]\n}\n" });
-    out
+    out.write_all(if problem.is_empty() { b"]\n}\n" } else { b"\n  ]\n}\n" })
 }
 
 /// A JSON string literal.

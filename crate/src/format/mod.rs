@@ -150,3 +150,22 @@ pub fn write(document: &Document, offsets: &[u64], format: Format) -> String {
         Format::Json => json::write(&document.problem, offsets),
     }
 }
+
+/// [`write`] into `out` as it goes (a file, standard output), never holding the whole text: the
+/// same bytes.
+pub fn write_to(
+    document: &Document,
+    offsets: &[u64],
+    format: Format,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        Format::Csv => csv::write_to(&document.problem, document.csv_layout.as_ref(), offsets, out),
+        Format::Json => json::write_to(&document.problem, offsets, out),
+    }
+}
+
+/// The text the writers made: they write only `str`s and numbers, so it is UTF-8.
+fn utf8(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+}

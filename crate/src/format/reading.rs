@@ -2,7 +2,6 @@
 //! `[start, end)` with messages in the file's own field names, and assembling the checked problem.
 
 use super::Offsets;
-use crate::metrics;
 use crate::model::{Buffer, Gap, InputError, InputErrors, Problem, Semantics, Window};
 
 /// Parses a plain decimal `u64` (blanks around it allowed). The error says which way the text is
@@ -133,44 +132,70 @@ pub(super) struct Row {
     pub planned: Option<u64>,
 }
 
-/// Builds the problem from the rows that were read, or returns every error: the readers' own
-/// (`errors`) together with [`Problem::new`]'s, sorted by position. Also returns the plan when
-/// reading one.
-pub(super) fn assemble(
-    rows: Vec<Row>,
-    mut errors: Vec<InputError>,
-    capacity: Option<u64>,
-    semantics: Semantics,
+/// The rows read so far, kept as the problem will hold them: each row's buffer goes straight into
+/// the list the problem takes over, so that a large input is not held twice.
+pub(super) struct Rows {
+    buffers: Vec<Buffer>,
+    /// `(start, end, size)` of each row as written, for the max-load check; only kept when the
+    /// semantics converts the times (half-open times are the buffers' own).
+    written: Option<Vec<(u64, u64, u64)>>,
+    /// The offset of each row when reading a plan.
+    planned: Vec<u64>,
     offsets: Offsets,
-) -> Result<(Problem, Option<Vec<u64>>), InputErrors> {
-    let mut buffers = Vec::with_capacity(rows.len());
-    let mut written = Vec::with_capacity(rows.len());
-    let mut planned = Vec::with_capacity(rows.len());
-    for row in rows {
+    /// Every error found so far, in the order found.
+    pub errors: Vec<InputError>,
+}
+
+impl Rows {
+    pub fn new(semantics: Semantics, offsets: Offsets) -> Rows {
+        let written = (semantics != Semantics::HalfOpen).then(Vec::new);
+        Rows { buffers: Vec::new(), written, planned: Vec::new(), offsets, errors: Vec::new() }
+    }
+
+    pub fn push(&mut self, row: Row) {
         // A plan's offsets stay out of the problem (only pinned ones go in, and Problem::new
         // checks those), so their overflow is caught here, where the line is known.
-        if let Some(offset) = row.planned
-            && offset.checked_add(row.buffer.size).is_none()
-        {
-            let message = format!("buffer {}: offset {offset} + size {} overflows u64", row.buffer.id, row.buffer.size);
-            errors.push(match row.buffer.line {
-                Some(line) => InputError::at_line(line, message),
-                None => InputError::new(message),
-            });
+        if let Some(offset) = row.planned {
+            if offset.checked_add(row.buffer.size).is_none() {
+                let message =
+                    format!("buffer {}: offset {offset} + size {} overflows u64", row.buffer.id, row.buffer.size);
+                self.errors.push(match row.buffer.line {
+                    Some(line) => InputError::at_line(line, message),
+                    None => InputError::new(message),
+                });
+            }
+            if self.offsets == Offsets::Plan {
+                self.planned.push(offset);
+            }
         }
-        buffers.push(row.buffer);
-        written.push(row.written);
-        planned.push(row.planned);
+        if let Some(written) = &mut self.written {
+            written.push(row.written);
+        }
+        self.buffers.push(row.buffer);
     }
-    if errors.is_empty() {
+}
+
+/// Builds the problem from the rows that were read, or returns every error: the readers' own
+/// (`rows.errors`) together with [`Problem::new`]'s, sorted by position. Also returns the plan when
+/// reading one.
+pub(super) fn assemble(
+    rows: Rows,
+    capacity: Option<u64>,
+    semantics: Semantics,
+) -> Result<(Problem, Option<Vec<u64>>), InputErrors> {
+    let Rows { mut buffers, written, planned, offsets, mut errors } = rows;
+    buffers.shrink_to_fit();
+    if errors.is_empty()
+        && let Some(written) = written
+    {
         check_max_load(semantics, &written, &buffers).map_err(InputErrors::single)?;
     }
     match Problem::new(buffers, capacity) {
         Ok(mut problem) if errors.is_empty() => {
             problem.set_semantics(semantics);
-            // The readers give every row a planned offset in plan mode, so this collects them all.
+            // The readers give every row a planned offset in plan mode, so this holds them all.
             let plan = match offsets {
-                Offsets::Plan => planned.into_iter().collect::<Option<Vec<u64>>>(),
+                Offsets::Plan => Some(planned),
                 Offsets::Pinned => None,
             };
             Ok((problem, plan))
@@ -189,8 +214,7 @@ pub(super) fn assemble(
 fn check_max_load(semantics: Semantics, written: &[(u64, u64, u64)], buffers: &[Buffer]) -> Result<(), InputError> {
     let expected = semantics.max_load_raw(written.iter().copied());
     // The times as written know nothing of gaps: compare with the hulls.
-    let hulls: Vec<Buffer> = buffers.iter().map(Buffer::hull).collect();
-    let converted = metrics::max_load_wide(&hulls);
+    let converted = crate::model::load::max_load_of_hulls(buffers);
     if expected == converted {
         Ok(())
     } else {

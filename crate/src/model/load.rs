@@ -6,22 +6,38 @@ use super::Buffer;
 /// The most bytes alive at once (L), gaps honoured, as u128 so that a sum beyond u64 is seen, not wrapped.
 pub fn max_load_wide<'a>(buffers: impl IntoIterator<Item = &'a Buffer>) -> u128 {
     let mut max = 0;
-    sweep(buffers, |_, load| max = max.max(load));
+    sweep(buffers, Pieces::Live, |_, load| max = max.max(load));
     max
+}
+
+/// The max load of the buffers' hulls ([`Buffer::hull`]: gaps ignored), without making them.
+pub fn max_load_of_hulls<'a>(buffers: impl IntoIterator<Item = &'a Buffer>) -> u128 {
+    let mut max = 0;
+    sweep(buffers, Pieces::Hull, |_, load| max = max.max(load));
+    max
+}
+
+/// What of a buffer a sweep counts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pieces {
+    /// Its live pieces: gaps honoured, windows by their bytes.
+    Live,
+    /// Its whole lifetime with its whole size.
+    Hull,
 }
 
 /// The load over time as steps: `(time, load)` means `load` bytes are alive from `time` until the
 /// next step's time. The last step has load 0.
 pub fn load_profile(buffers: &[Buffer]) -> Vec<(u64, u64)> {
     let mut profile = Vec::new();
-    sweep(buffers, |time, load| profile.push((time, u64::try_from(load).unwrap_or(u64::MAX))));
+    sweep(buffers, Pieces::Live, |time, load| profile.push((time, u64::try_from(load).unwrap_or(u64::MAX))));
     profile
 }
 
 /// The first time at which the given buffers' load is highest (None for no buffers).
 pub fn peak_time<'a>(buffers: impl IntoIterator<Item = &'a Buffer>) -> Option<u64> {
     let mut peak: Option<(u64, u128)> = None;
-    sweep(buffers, |time, load| {
+    sweep(buffers, Pieces::Live, |time, load| {
         if peak.is_none_or(|(_, highest)| load > highest) {
             peak = Some((time, load));
         }
@@ -31,7 +47,7 @@ pub fn peak_time<'a>(buffers: impl IntoIterator<Item = &'a Buffer>) -> Option<u6
 
 /// Calls `visit(time, load)` at each distinct endpoint in time order, with the load from then
 /// until the next one (0 after the last).
-fn sweep<'a>(buffers: impl IntoIterator<Item = &'a Buffer>, mut visit: impl FnMut(u64, u128)) {
+fn sweep<'a>(buffers: impl IntoIterator<Item = &'a Buffer>, count: Pieces, mut visit: impl FnMut(u64, u128)) {
     // Starts and ends as (time, bytes), each sorted by time: 16 bytes an event, where one list of
     // signed i128 changes took 32 (on millions of buffers, the largest allocation of a check).
     // `[start, end)` means an end and a start at the same time do not meet, so netting all the
@@ -40,7 +56,7 @@ fn sweep<'a>(buffers: impl IntoIterator<Item = &'a Buffer>, mut visit: impl FnMu
     let mut starts: Vec<(u64, u64)> = Vec::new();
     let mut ends: Vec<(u64, u64)> = Vec::new();
     for buffer in buffers {
-        if buffer.gaps.is_empty() {
+        if buffer.gaps.is_empty() || count == Pieces::Hull {
             starts.push((buffer.start, buffer.size));
             ends.push((buffer.end, buffer.size));
             continue;

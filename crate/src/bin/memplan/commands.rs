@@ -101,11 +101,10 @@ pub fn solve(
     }
     let outcome = &run.outcome;
     match (&outcome.plan, out) {
-        (Some(plan), Some("-")) => print!("{}", format::write(&document, &plan.offsets, document.format)),
+        (Some(plan), Some("-")) => write_out(None, &document, &plan.offsets, document.format)?,
         (Some(plan), Some(path)) => {
             let format = out_format.unwrap_or(document.format);
-            std::fs::write(path, format::write(&document, &plan.offsets, format))
-                .map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
+            write_out(Some(path), &document, &plan.offsets, format)?;
             eprintln!("memplan: plan written to {path}");
         }
         (Some(_), None) => {
@@ -120,6 +119,20 @@ pub fn solve(
         eprintln!("memplan: {}", no_plan(outcome));
         Ok(ExitCode::from(1))
     }
+}
+
+/// Writes `document` with `offsets` to the file at `path` (standard output without one) as the
+/// writer makes it: a plan of millions of buffers is never held as one text.
+fn write_out(path: Option<&str>, document: &format::Document, offsets: &[u64], format: Format) -> Result<(), Failure> {
+    use std::io::Write;
+    let failed = |e: std::io::Error| Failure::bad_input(format!("{}: {e}", path.unwrap_or("standard output")));
+    let sink: Box<dyn Write> = match path {
+        Some(path) => Box::new(std::fs::File::create(path).map_err(failed)?),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, sink);
+    format::write_to(document, offsets, format, &mut out).map_err(failed)?;
+    out.flush().map_err(failed)
 }
 
 /// Why no plan within the capacity came back: a proof that nothing fits, or only that this run
@@ -256,13 +269,9 @@ pub fn generate(
     let problem = shape.generate(buffers, seed);
     let count = problem.len();
     let document = format::Document::new(problem, format);
-    let text = format::write(&document, &[], format);
-    match out {
-        Some(path) => {
-            std::fs::write(path, text).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
-            eprintln!("memplan: {count} buffers written to {path}");
-        }
-        None => print!("{text}"),
+    write_out(out, &document, &[], format)?;
+    if let Some(path) = out {
+        eprintln!("memplan: {count} buffers written to {path}");
     }
     Ok(ExitCode::SUCCESS)
 }

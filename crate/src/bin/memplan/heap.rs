@@ -72,9 +72,14 @@ unsafe impl GlobalAlloc for Counting {
 
 impl memplan::bench::Meter for Counting {
     fn reset(&self) -> usize {
+        reset_peak_resident();
         let now = self.current.load(Ordering::Relaxed);
         self.peak.store(now, Ordering::Relaxed);
         now
+    }
+
+    fn peak_resident(&self) -> Option<usize> {
+        peak_resident()
     }
 
     fn peak(&self) -> usize {
@@ -97,4 +102,21 @@ fn process_cpu_time() -> Option<std::time::Duration> {
     let user: u64 = fields.next()?.parse().ok()?;
     let system: u64 = fields.next()?.parse().ok()?;
     Some(std::time::Duration::from_millis((user + system) * 10))
+}
+
+/// The process's peak resident memory in bytes: Linux's `VmHWM` in `/proc/self/status` (in kB),
+/// which counts what the allocator's count cannot (the memory it keeps after a free, the program
+/// itself); `None` elsewhere.
+pub fn peak_resident() -> Option<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kilobytes: usize = line.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kilobytes * 1024)
+}
+
+/// Starts the peak resident memory again from what is resident now (Linux: `5` written to
+/// `/proc/self/clear_refs`), so that each run of a bench has its own. Where that is refused the
+/// peak stays the process's since it started, which is still its peak.
+fn reset_peak_resident() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }

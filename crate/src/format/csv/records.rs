@@ -1,17 +1,18 @@
 //! Splitting CSV text into records of cells, each cell with the line and column it starts at.
 //! Quoted cells (`"a,b"`, `"say ""hi"""`) may hold commas, quotes and line breaks; blank lines and
 //! lines whose first non-blank character is `#` are skipped between records.
+//!
+//! Records come one at a time ([`Records`]) and a plain cell borrows its text from the input, so
+//! that reading millions of rows keeps no copy of the file beside the buffers it becomes.
 
 use std::borrow::Cow;
-use std::iter::Peekable;
-use std::str::Chars;
 
 use crate::model::InputError;
 
 /// One cell's text (unquoted, surrounding blanks trimmed unless it was quoted) and where it starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Cell {
-    pub text: String,
+pub(super) struct Cell<'t> {
+    pub text: Cow<'t, str>,
     /// 1-based line of the cell's first character (a quoted cell may continue on later lines).
     pub line: usize,
     /// 1-based character column of the cell's first non-blank character (of the cell's start when
@@ -21,31 +22,86 @@ pub(super) struct Cell {
 
 /// One non-blank, non-comment line (or several, when a quoted cell spans lines).
 #[derive(Clone, Debug)]
-pub(super) struct Record {
+pub(super) struct Record<'t> {
     pub line: usize,
-    pub cells: Vec<Cell>,
+    pub cells: Vec<Cell<'t>>,
 }
 
 /// Every record of the text, plus an error for each record that could not be split (an unclosed
 /// quote, or text after a closing quote); such a record is left out, never guessed at.
-pub(super) fn split(text: &str) -> (Vec<Record>, Vec<InputError>) {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text); // a byte-order mark is not part of the header
-    // Lines end with `\n` (or `\r\n`); a text with carriage returns and no line feed (old Mac
-    // files, some exports) ends them with `\r`.
-    let breaks = if !text.contains('\n') && text.contains('\r') { '\r' } else { '\n' };
-    let mut lines = text.split_inclusive(breaks).enumerate().map(|(i, line)| Line::new(i + 1, line));
-    let (mut records, mut errors) = (Vec::new(), Vec::new());
-    while let Some(line) = lines.next() {
-        let content = line.text.trim();
-        if content.is_empty() || content.starts_with('#') {
-            continue;
-        }
-        match read_record(line, &mut lines) {
-            Ok(record) => records.push(record),
+#[cfg(test)]
+pub(super) fn split(text: &str) -> (Vec<Record<'_>>, Vec<InputError>) {
+    let mut records = Records::new(text);
+    let (mut all, mut errors) = (Vec::new(), Vec::new());
+    let mut cells = Vec::new();
+    while let Some(next) = records.next_into(&mut cells) {
+        match next {
+            Ok(line) => all.push(Record { line, cells: std::mem::take(&mut cells) }),
             Err(error) => errors.push(error),
         }
     }
-    (records, errors)
+    (all, errors)
+}
+
+/// The records of a text, one at a time, in the order [`split`] lists them.
+#[derive(Clone)]
+pub(super) struct Records<'t> {
+    lines: Lines<'t>,
+}
+
+impl<'t> Records<'t> {
+    pub fn new(text: &'t str) -> Self {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text); // a byte-order mark is not part of the header
+        Records { lines: Lines::new(text) }
+    }
+
+    /// Reads the next record's cells into `cells` (cleared first, so that one vector serves every
+    /// row) and returns its line; `None` at the end of the text, an error for a record that could
+    /// not be split.
+    pub fn next_into(&mut self, cells: &mut Vec<Cell<'t>>) -> Option<Result<usize, InputError>> {
+        cells.clear();
+        loop {
+            let line = self.lines.next()?;
+            let content = line.text.trim();
+            if content.is_empty() || content.starts_with('#') {
+                continue;
+            }
+            let number = line.number;
+            return Some(read_record(line, &mut self.lines, cells).map(|()| number));
+        }
+    }
+}
+
+/// The lines of a text: each ends with `\n` (or `\r\n`); a text with carriage returns and no line
+/// feed (old Mac files, some exports) ends them with `\r`.
+#[derive(Clone)]
+struct Lines<'t> {
+    rest: &'t str,
+    number: usize,
+    breaks: u8,
+}
+
+impl<'t> Lines<'t> {
+    fn new(text: &'t str) -> Self {
+        let breaks = if !text.contains('\n') && text.contains('\r') { b'\r' } else { b'\n' };
+        Lines { rest: text, number: 0, breaks }
+    }
+}
+
+impl<'t> Iterator for Lines<'t> {
+    type Item = Line<'t>;
+
+    fn next(&mut self) -> Option<Line<'t>> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        // (The break is ASCII, so a byte index past it is a character boundary.)
+        let length = self.rest.bytes().position(|b| b == self.breaks).map_or(self.rest.len(), |at| at + 1);
+        let (line, rest) = self.rest.split_at(length);
+        self.rest = rest;
+        self.number += 1;
+        Some(Line::new(self.number, line))
+    }
 }
 
 /// One line of the text without its line break, and the break itself, which a quoted cell that
@@ -66,76 +122,92 @@ impl<'t> Line<'t> {
         };
         Line { number, text, ending: &with_ending[text.len()..] }
     }
+
+    /// The 1-based character column of byte `at` (a character boundary).
+    fn column(&self, at: usize) -> usize {
+        let before = &self.text[..at];
+        if before.is_ascii() { at + 1 } else { before.chars().count() + 1 }
+    }
 }
 
-/// A cursor over the current line's characters that knows its line and column.
+/// Where a record's reading is: the line it is on and the byte of that line to read next.
 struct Cursor<'t> {
-    chars: Peekable<Chars<'t>>,
-    line: usize,
-    /// The column of the next character.
-    column: usize,
-    /// The current line's break, for a quoted cell that goes on to the next line.
-    ending: &'t str,
+    line: Line<'t>,
+    at: usize,
 }
 
 impl<'t> Cursor<'t> {
-    fn new(line: Line<'t>) -> Self {
-        Cursor { chars: line.text.chars().peekable(), line: line.number, column: 1, ending: line.ending }
-    }
-
-    fn next(&mut self) -> Option<char> {
-        let c = self.chars.next()?;
-        self.column += 1;
-        Some(c)
+    fn rest(&self) -> &'t str {
+        &self.line.text[self.at..]
     }
 
     fn skip_blanks(&mut self) {
-        while self.chars.peek().is_some_and(|c| c.is_whitespace()) {
-            self.next();
-        }
+        let rest = self.rest();
+        self.at += rest.len() - rest.trim_start().len();
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+
+    fn next(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.at += c.len_utf8();
+        Some(c)
+    }
+
+    fn column(&self) -> usize {
+        self.line.column(self.at)
     }
 }
 
-fn read_record<'t>(line: Line<'t>, more_lines: &mut impl Iterator<Item = Line<'t>>) -> Result<Record, InputError> {
-    let line_number = line.number;
-    let mut cursor = Cursor::new(line);
-    let mut cells = Vec::new();
+fn read_record<'t>(
+    line: Line<'t>,
+    more_lines: &mut impl Iterator<Item = Line<'t>>,
+    cells: &mut Vec<Cell<'t>>,
+) -> Result<(), InputError> {
+    let mut cursor = Cursor { line, at: 0 };
     loop {
-        let cell_start = cursor.column;
+        let cell_start = cursor.at;
         cursor.skip_blanks();
-        let (cell_line, first_column) = (cursor.line, cursor.column);
-        let (text, ends_record) = if cursor.chars.peek() == Some(&'"') {
+        let cell_line = cursor.line.number;
+        let (text, column, ends_record) = if cursor.peek() == Some('"') {
+            let first_column = cursor.column();
+            // An empty quoted cell (`""`) is placed where the cell started, as a blank plain one
+            // (it cannot span lines: its text would hold the line break).
+            let start_column = cursor.line.column(cell_start);
             cursor.next();
             let text = read_quoted(&mut cursor, more_lines)
                 .ok_or_else(|| InputError::at(cell_line, first_column, "this quoted cell has no closing quote"))?;
             cursor.skip_blanks();
+            let column = if text.is_empty() { start_column } else { first_column };
             match cursor.next() {
-                None => (text, true),
-                Some(',') => (text, false),
+                None => (Cow::Owned(text), column, true),
+                Some(',') => (Cow::Owned(text), column, false),
                 Some(other) => {
                     return Err(InputError::at(
-                        cursor.line,
-                        cursor.column - 1,
+                        cursor.line.number,
+                        cursor.column() - 1,
                         format!("unexpected '{other}' after a closing quote; expected ',' or the end of the line"),
                     ));
                 }
             }
         } else {
-            let mut text = String::new();
-            let ends_record = loop {
-                match cursor.next() {
-                    None => break true,
-                    Some(',') => break false,
-                    Some(c) => text.push(c),
-                }
+            let first = cursor.at;
+            let rest = cursor.rest();
+            // (A comma is ASCII: the byte after it is a character boundary.)
+            let (length, ends_record) = match rest.bytes().position(|b| b == b',') {
+                Some(at) => (at, false),
+                None => (rest.len(), true),
             };
-            text.truncate(text.trim_end().len());
-            (text, ends_record)
+            let text = rest[..length].trim_end();
+            cursor.at += length + usize::from(!ends_record);
+            let column = cursor.line.column(if text.is_empty() { cell_start } else { first });
+            (Cow::Borrowed(text), column, ends_record)
         };
-        let column = if text.is_empty() { cell_start } else { first_column };
         cells.push(Cell { text, line: cell_line, column });
         if ends_record {
-            return Ok(Record { line: line_number, cells });
+            return Ok(());
         }
     }
 }
@@ -145,16 +217,22 @@ fn read_record<'t>(line: Line<'t>, more_lines: &mut impl Iterator<Item = Line<'t
 fn read_quoted<'t>(cursor: &mut Cursor<'t>, more_lines: &mut impl Iterator<Item = Line<'t>>) -> Option<String> {
     let mut text = String::new();
     loop {
-        match cursor.next() {
-            Some('"') if cursor.chars.peek() == Some(&'"') => {
-                cursor.next();
-                text.push('"');
+        let rest = cursor.rest();
+        match rest.find('"') {
+            Some(at) => {
+                text.push_str(&rest[..at]);
+                cursor.at += at + 1;
+                if cursor.peek() == Some('"') {
+                    cursor.at += 1;
+                    text.push('"');
+                } else {
+                    return Some(text);
+                }
             }
-            Some('"') => return Some(text),
-            Some(c) => text.push(c),
             None => {
-                let ending = cursor.ending;
-                *cursor = Cursor::new(more_lines.next()?);
+                text.push_str(rest);
+                let ending = cursor.line.ending;
+                *cursor = Cursor { line: more_lines.next()?, at: 0 };
                 text.push_str(ending);
             }
         }
@@ -173,8 +251,8 @@ pub(super) fn quote(text: &str) -> Cow<'_, str> {
 mod tests {
     use super::*;
 
-    fn texts(record: &Record) -> Vec<&str> {
-        record.cells.iter().map(|c| c.text.as_str()).collect()
+    fn texts<'a>(record: &'a Record<'a>) -> Vec<&'a str> {
+        record.cells.iter().map(|c| c.text.as_ref()).collect()
     }
 
     #[test]
@@ -229,7 +307,8 @@ mod tests {
     #[test]
     fn quote_round_trips_through_split() {
         for id in ["plain", "a,b", "say \"hi\"", " padded ", "", "#hash", "two\nlines", "cr\r\nlf\r\n", "cr\r", "\r"] {
-            let (records, errors) = split(&format!("{},1\n", quote(id)));
+            let text = format!("{},1\n", quote(id));
+            let (records, errors) = split(&text);
             assert!(errors.is_empty(), "{id:?}: {errors:?}");
             assert_eq!(records[0].cells[0].text, id);
         }
