@@ -45,13 +45,20 @@ else
 fi
 
 echo "== Rust core: unit, property and command-line tests"
-# --lib --bins --tests: every test target except doc-tests (the crate has none, and an empty run
-# would be the last line printed). --no-fail-fast: a failing test binary does not hide the results
-# of the ones after it.
+# --lib --bins --tests: every test target; the doc-tests run next, for the core only (the Python
+# crate's docs are Python's). --no-fail-fast: a failing test binary does not hide the results of
+# the ones after it.
 cargo test --workspace --no-fail-fast --lib --bins --tests 2>&1 | tee -a "$log"
 cargo_status=${PIPESTATUS[0]}
 if [ "$cargo_status" -ne 0 ] && ! grep -q '^test result: FAILED' "$log"; then
   stage_failures=$((stage_failures + 1))   # it did not even build
+fi
+
+echo "== Rust core: doc-tests (the examples of the public API)"
+cargo test -p memplan --doc 2>&1 | tee -a "$log"
+doc_status=${PIPESTATUS[0]}
+if [ "$doc_status" -ne 0 ] && ! grep -q '^test result: FAILED' "$log"; then
+  stage_failures=$((stage_failures + 1))   # they did not even build
 fi
 
 # The Python package (python/): a venv under target/ with maturin, NumPy and pytest from PyPI, the

@@ -95,7 +95,10 @@ pub struct Progress {
 
 pub type ProgressSink = Arc<dyn Fn(&Progress) + Send + Sync>;
 
-/// Everything a solver may be asked. `capacity` overrides the problem's own when set.
+/// Everything a solver may be asked, in the core's types: what a [`crate::Request`] becomes once
+/// checked and resolved. Through the run, `capacity` is already the one that applies (the
+/// request's, else the problem's); a caller of [`crate::Solver::solve`] itself may leave it unset
+/// for the problem's own.
 #[derive(Clone, Default)]
 pub struct SolveOptions {
     pub capacity: Option<u64>,
@@ -142,9 +145,7 @@ impl SolveOptions {
     /// CLI, the page, a library caller): a thread count outside `1..=`[`MAX_THREADS`].
     pub fn check(&self) -> Result<(), SolveError> {
         match self.threads {
-            Some(threads) if !(1..=MAX_THREADS).contains(&threads) => Err(SolveError::Unsupported(format!(
-                "threads: {threads} is outside 1 to {MAX_THREADS} (leave it unset for all cores)"
-            ))),
+            Some(threads) if !(1..=MAX_THREADS).contains(&threads) => Err(SolveError::InvalidThreads(threads)),
             _ => Ok(()),
         }
     }
@@ -168,7 +169,7 @@ impl SolveOptions {
 /// ahead is never reached anyway. `NaN` and negative numbers are errors.
 pub fn time_limit_from_secs(secs: f64) -> Result<Option<Duration>, SolveError> {
     if secs.is_nan() || secs < 0.0 {
-        return Err(SolveError::Unsupported(format!("time limit: {secs} is not a non-negative number of seconds")));
+        return Err(SolveError::InvalidTimeLimit(secs.to_string()));
     }
     // Non-negative and not NaN: the only failure left is a value too large.
     Ok(Duration::try_from_secs_f64(secs).ok())
@@ -210,12 +211,13 @@ impl Params {
     }
 
     /// The value of `name` parsed as `T`, `None` when unset; a value that does not parse is an
-    /// [`SolveError::Unsupported`] naming the parameter.
+    /// [`SolveError::InvalidParameter`] naming the parameter.
     pub fn get<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, SolveError> {
         match self.0.get(name) {
             None => Ok(None),
-            Some(text) => text.parse::<T>().map(Some).map_err(|_| {
-                SolveError::Unsupported(format!("parameter {name}: '{text}' is not a valid {}", short_type_name::<T>()))
+            Some(text) => text.parse::<T>().map(Some).map_err(|_| SolveError::InvalidParameter {
+                name: name.to_string(),
+                reason: format!("'{text}' is not a valid {}", short_type_name::<T>()),
             }),
         }
     }
@@ -283,7 +285,7 @@ impl Parameter {
     /// Whether `text` is a value of this parameter; the error names the parameter and what it takes.
     pub fn check(&self, text: &str) -> Result<(), SolveError> {
         let name = self.name;
-        let refuse = |what: String| Err(SolveError::Unsupported(format!("parameter {name}: {what}")));
+        let refuse = |reason: String| Err(SolveError::InvalidParameter { name: name.to_string(), reason });
         match self.range {
             None => match text.parse::<bool>() {
                 Ok(_) => Ok(()),
@@ -407,16 +409,54 @@ impl Deadline {
 /// Why a solve could not run at all: the request itself is wrong (an unknown solver, a setting it
 /// does not have or cannot honour). Everything else, including "nothing fits", a time limit and a
 /// cancel, is an [`crate::Outcome`] with its [`crate::Stopped`] reason.
+///
+/// One variant per kind of refusal, so that the faces (the CLI's exit status, the page's refusal,
+/// Python's exception class) choose by kind and never by message.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SolveError {
-    #[error("unsupported: {0}")]
-    Unsupported(String),
+    /// No solver has this name (`memplan solvers` lists them).
     #[error("no such solver: {0}")]
     UnknownSolver(String),
+    /// Parameters the solver does not declare.
+    #[error("{solver} has no parameter {} (it has: {})", .names.join(", "), if .known.is_empty() { "none".to_string() } else { .known.join(", ") })]
+    UnknownParameter { solver: String, names: Vec<String>, known: Vec<String> },
+    /// A parameter's value the parameter does not accept; `reason` says what it takes.
+    #[error("parameter {name}: {reason}")]
+    InvalidParameter { name: String, reason: String },
+    /// A capacity given as text that is not a size.
+    #[error("capacity: {0}")]
+    InvalidCapacity(String),
+    /// A time limit that is not a non-negative number of seconds (as given).
+    #[error("time limit: {0} is not a non-negative number of seconds")]
+    InvalidTimeLimit(String),
+    /// A thread count outside `1..=`[`MAX_THREADS`].
+    #[error("threads: {0} is outside 1 to {MAX_THREADS} (leave it unset for all cores)")]
+    InvalidThreads(usize),
+    /// The machine would not start the thread pool asked for.
+    #[error("cannot start {threads} threads: {reason}")]
+    ThreadPool { threads: usize, reason: String },
     /// The warm start plan ([`SolveOptions::start`]) is not a valid plan of the instance; the
     /// message names the problem.
     #[error("the warm start plan is not valid: {0}")]
     InvalidStart(String),
+    /// The solver cannot honour something of this problem (a constraint it does not support, a
+    /// size past what it can represent): another solver may. The message says what.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+}
+
+impl SolveError {
+    /// Whether the refusal is about a value of the request (an option the caller can change)
+    /// rather than the solver or the problem: the CLI reports these as invalid options.
+    pub fn is_invalid_option(&self) -> bool {
+        matches!(
+            self,
+            SolveError::InvalidParameter { .. }
+                | SolveError::InvalidCapacity(_)
+                | SolveError::InvalidTimeLimit(_)
+                | SolveError::InvalidThreads(_)
+        )
+    }
 }
 
 /// Why a solver's work ended without a plan of its own. It lives inside the solvers, whose
@@ -433,17 +473,20 @@ pub enum Halt {
     /// An offset this solver chose would pass u64: it has no plan (another solver may).
     #[error("buffer {buffer}: offset {offset} + size {size} overflows u64")]
     Overflow { buffer: String, offset: u64, size: u64 },
-    /// The request cannot be served (a parameter's value, a missing preset).
+    /// The solver cannot honour something of the problem (a missing preset, a size it cannot
+    /// represent).
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// A refusal of the request of another kind (a parameter's value), passed up as it is.
+    #[error("{0}")]
+    Request(SolveError),
 }
 
 impl From<SolveError> for Halt {
     fn from(error: SolveError) -> Self {
         match error {
             SolveError::Unsupported(what) => Halt::Unsupported(what),
-            SolveError::UnknownSolver(name) => Halt::Unsupported(format!("no such solver: {name}")),
-            invalid @ SolveError::InvalidStart(_) => Halt::Unsupported(invalid.to_string()),
+            other => Halt::Request(other),
         }
     }
 }
@@ -460,7 +503,7 @@ mod tests {
         assert_eq!(time_limit_from_secs(f64::INFINITY), Ok(None));
         assert_eq!(time_limit_from_secs(f64::MAX), Ok(None));
         for bad in [-1.0, -0.001, f64::NEG_INFINITY, f64::NAN] {
-            assert!(matches!(time_limit_from_secs(bad), Err(SolveError::Unsupported(_))), "{bad}");
+            assert!(matches!(time_limit_from_secs(bad), Err(SolveError::InvalidTimeLimit(_))), "{bad}");
         }
         // A limit that fits a Duration but not an Instant is no deadline either.
         let far = time_limit_from_secs(1e19).unwrap();

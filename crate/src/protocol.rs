@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 use crate::format::{Format, Note};
 use crate::metrics::InstanceSummary;
 use crate::model::{InputError, Semantics};
-use crate::options::{Effort, Progress};
-use crate::run::Summary;
+use crate::options::{Effort, Params, Progress, SolveError};
 use crate::run::registry::SolverInfo;
+use crate::run::{Capacity, Request, Summary};
 
 /// Everything the controls may offer, from the core (`listSolvers()`).
 #[derive(Clone, Debug, Serialize)]
@@ -109,6 +109,42 @@ pub enum RefusalKind {
     Request,
 }
 
+impl SolveRequest {
+    /// The page's request as the core's: a translation only (the seed's decimal text read, as a
+    /// u64 does not survive a JS number); every other value is read and checked by
+    /// [`crate::run::Request::prepare`].
+    pub fn into_request(self) -> Result<Request, Refusal> {
+        let seed = match self.seed.as_deref().map(str::trim) {
+            None | Some("") => 0,
+            Some(text) => text.parse::<u64>().map_err(|_| Refusal::request(format!("seed '{text}' is not a u64")))?,
+        };
+        let params =
+            self.params.unwrap_or_default().into_iter().fold(Params::new(), |p, (name, value)| p.with(name, value));
+        Ok(Request {
+            capacity: self.capacity.map(Capacity::Text),
+            time_limit: self.time_limit,
+            seed,
+            effort: self.effort.unwrap_or_default(),
+            params,
+            ..Request::new(self.solver)
+        })
+    }
+}
+
+/// The core's refusal of a request as the page receives it, decided by kind in this one place: a
+/// capacity that cannot be read is the user's input (shown at the field), the rest the request.
+impl From<SolveError> for Refusal {
+    fn from(error: SolveError) -> Self {
+        match error {
+            SolveError::InvalidCapacity(_) => {
+                let message = error.to_string();
+                Refusal::input(message.clone(), vec![InputError::new(message)])
+            }
+            other => Refusal::request(other.to_string()),
+        }
+    }
+}
+
 impl Refusal {
     pub fn input(message: impl Into<String>, errors: Vec<InputError>) -> Self {
         Refusal { kind: RefusalKind::Input, message: message.into(), errors }
@@ -133,6 +169,7 @@ mod tests {
         use crate::solvers::Capabilities;
         vec![
             Stopped::decl(),
+            crate::model::StopGroup::decl(),
             Summary::decl(),
             Progress::decl(),
             JobStatus::decl(),
@@ -169,7 +206,49 @@ mod tests {
             text.push_str(&declaration);
             text.push('\n');
         }
+        text.push_str(&stop_groups());
         text
+    }
+
+    /// The group of every stop reason ([`crate::Stopped::group`]) as a TypeScript table, so that
+    /// the page colours a result by the core's rule rather than a copy of it.
+    fn stop_groups() -> String {
+        let entries: Vec<String> = crate::model::Stopped::ALL
+            .iter()
+            .map(|&stopped| {
+                let name = serde_json::to_value(stopped).expect("a stop reason serialises as its name");
+                format!("  {}: '{}',", name.as_str().unwrap_or_default(), stopped.group().name())
+            })
+            .collect();
+        format!(
+            "\n/** Which group each stop reason belongs to (the core's `Stopped::group`). */\n\
+             export const STOP_GROUPS: Record<Stopped, StopGroup> = {{\n{}\n}};\n",
+            entries.join("\n")
+        )
+    }
+
+    /// The page's request is the core's, field for field: its capacity stays text until the core
+    /// reads it (once, in `Request::prepare`), and a refusal keeps its kind.
+    #[test]
+    fn the_pages_request_translates_into_the_cores() {
+        let asked: SolveRequest = serde_json::from_value(serde_json::json!({
+            "solver": "minimalloc", "capacity": "1KiB", "timeLimit": 2.5, "seed": "18446744073709551615",
+            "effort": "high", "params": { "orderings": "2" }
+        }))
+        .unwrap();
+        let request = asked.into_request().unwrap();
+        assert_eq!(request.solver, "minimalloc");
+        assert_eq!(request.capacity, Some(Capacity::Text("1KiB".into())));
+        assert_eq!((request.time_limit, request.seed, request.effort), (Some(2.5), u64::MAX, Effort::High));
+        assert_eq!(request.prepare().unwrap().options().capacity, Some(1024));
+
+        let bad_seed = SolveRequest { solver: "auto".into(), seed: Some("-1".into()), ..SolveRequest::default() };
+        assert_eq!(bad_seed.into_request().unwrap_err().kind, RefusalKind::Request);
+        let bad_capacity =
+            SolveRequest { solver: "auto".into(), capacity: Some("lots".into()), ..SolveRequest::default() };
+        let refusal = Refusal::from(bad_capacity.into_request().unwrap().prepare().unwrap_err());
+        assert_eq!(refusal.kind, RefusalKind::Input);
+        assert!(refusal.message.starts_with("capacity: "), "{}", refusal.message);
     }
 
     /// The page imports these types from the generated file: it must match the Rust types. A change

@@ -14,9 +14,9 @@ use wasm_bindgen::prelude::*;
 
 use crate::format::{self, Document, Format, Offsets, ReadOptions};
 use crate::model::{Category, InputError, Problem, Semantics};
-use crate::options::{CancelFlag, Effort, Params, Progress, SolveError, SolveOptions, time_limit_from_secs};
+use crate::options::{CancelFlag, Effort, Progress, SolveError};
 use crate::protocol::{Catalogue, Choice, JobStatus, ParsedSummary, Refusal, SolveRequest};
-use crate::run::registry;
+use crate::run::{Capacity, registry};
 use crate::solvers::greedy;
 use crate::{generate, metrics, run, size};
 
@@ -244,7 +244,7 @@ impl Instance {
         if offsets.len() != self.problem().len() {
             return Err(request_error("the input has no offset for every buffer"));
         }
-        let capacity = parse_capacity(capacity.as_deref())?;
+        let capacity = Capacity::resolve(capacity.map(Capacity::Text).as_ref()).map_err(|e| refuse(e.into()))?;
         let checked = run::given(self.problem(), offsets, capacity);
         Ok(to_js(&checked.summary(self.problem())))
     }
@@ -316,15 +316,6 @@ impl Model {
     }
 }
 
-fn parse_capacity(text: Option<&str>) -> Result<Option<u64>, JsValue> {
-    match text.map(str::trim) {
-        None | Some("") => Ok(None),
-        Some(text) => size::parse_size(text).map(Some).map_err(|e| {
-            refuse(Refusal::input(format!("capacity: {e}"), vec![InputError::new(format!("capacity: {e}"))]))
-        }),
-    }
-}
-
 /// Shared between a job's solving thread and the worker that polls it.
 #[derive(Default)]
 struct JobState {
@@ -347,42 +338,20 @@ impl Job {
     pub fn start(instance: &Instance, request: JsValue) -> Result<Job, JsValue> {
         let asked: SolveRequest =
             serde_wasm_bindgen::from_value(request).map_err(|e| request_error(format!("bad request: {e}")))?;
-        let capacity = parse_capacity(asked.capacity.as_deref())?;
-        let seed = match asked.seed.as_deref().map(str::trim) {
-            None | Some("") => 0,
-            Some(text) => text.parse::<u64>().map_err(|_| request_error(format!("seed '{text}' is not a u64")))?,
-        };
-        let time_limit = match asked.time_limit {
-            Some(secs) => time_limit_from_secs(secs).map_err(|e| request_error(e.to_string()))?,
-            None => None,
-        };
-        registry::by_name(&asked.solver).map_err(|e| request_error(e.to_string()))?;
         let state = Arc::new(JobState::default());
         let progress_state = state.clone();
-        let options = SolveOptions {
-            capacity,
-            time_limit,
-            seed,
-            threads: None,
-            effort: asked.effort.unwrap_or_default(),
-            cancel: state.cancel.clone(),
-            progress: Some(Arc::new(move |p: &Progress| {
+        let request = asked.into_request().map_err(refuse)?.cancel(state.cancel.clone()).progress(Arc::new(
+            move |p: &Progress| {
                 if let Ok(mut slot) = progress_state.progress.lock() {
                     *slot = Some(p.clone());
                 }
-            })),
-            params: asked
-                .params
-                .unwrap_or_default()
-                .iter()
-                .fold(Params::new(), |params, (name, value)| params.with(name, value)),
-            start: None,
-        };
+            },
+        ));
+        let prepared = request.prepare().map_err(|e| refuse(e.into()))?;
         let job = Job { state: state.clone(), document: instance.document.clone() };
         let document = instance.document.clone();
-        let solver = asked.solver;
         let work = move || {
-            let outcome = run::solve(&document.problem, &solver, &options);
+            let outcome = prepared.run(&document.problem);
             if let Ok(mut slot) = state.outcome.lock() {
                 *slot = Some(outcome);
             }
@@ -407,7 +376,7 @@ impl Job {
         let finished = self.state.outcome.lock().ok().and_then(|slot| slot.clone());
         let status = match finished {
             None => JobStatus::Running { progress: self.state.progress.lock().ok().and_then(|p| p.clone()) },
-            Some(Err(error)) => return Err(request_error(error.to_string())),
+            Some(Err(error)) => return Err(refuse(error.into())),
             Some(Ok(run)) => JobStatus::Done { summary: Box::new(run.summary(&self.document.problem)) },
         };
         Ok(to_js(&status))

@@ -46,7 +46,8 @@ fn out_of_range_values_are_refused_by_name_and_range() {
                     solver.solve(&problem, &options),
                 ] {
                     match result {
-                        Err(SolveError::Unsupported(message)) => {
+                        Err(error @ SolveError::InvalidParameter { .. }) => {
+                            let message = error.to_string();
                             assert!(message.contains(parameter.name), "{message}");
                             assert!(message.contains(&range.to_string()), "{message}");
                         }

@@ -34,7 +34,8 @@ pub fn solve_error(py: Python<'_>, error: &SolveError) -> PyErr {
     let class = match error {
         SolveError::UnknownSolver(_) => "UnknownSolverError",
         SolveError::InvalidStart(_) => "InvalidWarmStartError",
-        SolveError::Unsupported(_) => "RequestError",
+        // Every other kind is a value or setting the solver cannot use.
+        _ => "RequestError",
     };
     raise(py, class, (error.to_string(),))
 }

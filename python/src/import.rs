@@ -2,7 +2,7 @@
 //! runs them, with the compiler's own plan beside the instance.
 
 use memplan::format::{Document, Format};
-use memplan::import::{pte, tflite, xla};
+use memplan::import::{ImportError, pte, tflite, xla};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
@@ -79,14 +79,7 @@ pub fn import_tflite(
         .ok_or_else(|| model_error(py, &name, "request", format!("runtime '{runtime}' is not one of litert, micro")))?;
     let bytes = read(py, &path)?;
     let options = tflite::ImportOptions { dynamic_dim, alignment, runtime };
-    let refuse = |error: tflite::ImportError| {
-        let kind = match error {
-            tflite::ImportError::Malformed(_) => "malformed",
-            tflite::ImportError::Unsupported(_) => "unsupported",
-            tflite::ImportError::Request(_) => "request",
-        };
-        model_error(py, &name, kind, error)
-    };
+    let refuse = |error: ImportError| refused(py, &name, error);
     let instance = py.detach(|| tflite::import(&bytes, subgraph, &options)).map_err(refuse)?;
     let compiler_plan = (runtime == tflite::Runtime::Litert).then(|| py.detach(|| tflite::compiler_plan(&instance)));
     let mut summary = serde_json::to_value(instance.summary()).map_err(|e| model_error(py, &name, "malformed", e))?;
@@ -112,14 +105,7 @@ pub fn import_tflite(
 pub fn import_pte(py: Python<'_>, path: std::path::PathBuf, memory_id: u32, alignment: u64) -> PyResult<ImportedModel> {
     let name = path.to_string_lossy().into_owned();
     let bytes = read(py, &path)?;
-    let refuse = |error: pte::ImportError| {
-        let kind = match error {
-            pte::ImportError::Malformed(_) => "malformed",
-            pte::ImportError::Unsupported(_) => "unsupported",
-            pte::ImportError::Request(_) => "request",
-        };
-        model_error(py, &name, kind, error)
-    };
+    let refuse = |error: ImportError| refused(py, &name, error);
     let options = pte::ImportOptions { memory_id, alignment };
     let instance = py.detach(|| pte::import(&bytes, &options)).map_err(refuse)?;
     let summary = serde_json::to_value(instance.summary()).map_err(|e| model_error(py, &name, "malformed", e))?;
@@ -148,14 +134,7 @@ pub fn import_xla(
 ) -> PyResult<ImportedModel> {
     let name = path.to_string_lossy().into_owned();
     let bytes = read(py, &path)?;
-    let refuse = |error: xla::ImportError| {
-        let kind = match error {
-            xla::ImportError::Malformed(_) => "malformed",
-            xla::ImportError::Unsupported(_) => "unsupported",
-            xla::ImportError::Request(_) => "request",
-        };
-        model_error(py, &name, kind, error)
-    };
+    let refuse = |error: ImportError| refused(py, &name, error);
     let traces = xla::traces(&bytes).map_err(refuse)?;
     let options = xla::ImportOptions { alignment };
     let instance = py.detach(|| xla::import(&bytes, trace, &options)).map_err(refuse)?;
@@ -178,4 +157,14 @@ pub fn import_xla(
         compiler: "XLA's buffer assignment".into(),
         summary: summary.to_string(),
     })
+}
+
+/// An importer's refusal as a `ModelError` whose `kind` says which kind of refusal it is.
+fn refused(py: Python<'_>, name: &str, error: ImportError) -> PyErr {
+    let kind = match error {
+        ImportError::Malformed(..) | ImportError::NotAModel(_) => "malformed",
+        ImportError::Unsupported(_) => "unsupported",
+        ImportError::Request(_) => "request",
+    };
+    model_error(py, name, kind, error)
 }

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use memplan::format::Document;
-use memplan::run::{self, Run, registry};
-use memplan::{CancelFlag, Effort, Params, Plan, SolveError, SolveOptions};
+use memplan::run::{self, Capacity, Request, Run, registry};
+use memplan::{CancelFlag, Effort, Params, SolveError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rayon::prelude::*;
@@ -16,9 +16,10 @@ use crate::errors::{request_error, solve_error};
 use crate::problem::{Problem, column};
 use crate::result::SolveResult;
 
-/// The options of a solve, from the Python arguments, checked as the CLI checks its flags.
+/// The Python arguments as the core's request: a translation only (Python's types into Rust's);
+/// every value is read and checked by [`Request::prepare`], as for the CLI and the page.
 #[allow(clippy::too_many_arguments)]
-fn options(
+fn request(
     py: Python<'_>,
     solver: &str,
     capacity: Option<&Bound<'_, PyAny>>,
@@ -28,28 +29,16 @@ fn options(
     threads: Option<usize>,
     params: Option<&Bound<'_, PyDict>>,
     cancel: Option<&CancelToken>,
-) -> PyResult<SolveOptions> {
-    registry::by_name(solver).map_err(|e| solve_error(py, &e))?;
+) -> PyResult<Request> {
     let capacity = match capacity {
         None => None,
-        Some(value) => Some(match value.extract::<u64>() {
-            Ok(bytes) => bytes,
-            Err(_) => match value.extract::<String>() {
-                Ok(text) => {
-                    memplan::size::parse_size(&text).map_err(|e| request_error(py, format!("capacity: {e}")))?
-                }
-                Err(_) => {
-                    return Err(request_error(
-                        py,
-                        "capacity: a number of bytes (0 to 2^64 - 1) or a size such as '1MiB'",
-                    ));
-                }
-            },
+        Some(value) => Some(match (value.extract::<u64>(), value.extract::<String>()) {
+            (Ok(bytes), _) => Capacity::Bytes(bytes),
+            (_, Ok(text)) => Capacity::Text(text),
+            _ => {
+                return Err(request_error(py, "capacity: a number of bytes (0 to 2^64 - 1) or a size such as '1MiB'"));
+            }
         }),
-    };
-    let time_limit = match time_limit {
-        Some(secs) => memplan::options::time_limit_from_secs(secs).map_err(|e| solve_error(py, &e))?,
-        None => None,
     };
     let effort = Effort::parse(effort)
         .ok_or_else(|| request_error(py, format!("effort '{effort}' is not one of low, normal, high")))?;
@@ -64,19 +53,16 @@ fn options(
             parameters.set(name.str()?.to_string(), value);
         }
     }
-    let options = SolveOptions {
+    Ok(Request {
         capacity,
         time_limit,
         seed,
-        threads,
         effort,
+        threads,
         params: parameters,
         cancel: cancel.map_or_else(CancelFlag::new, |token| token.flag().clone()),
-        progress: None,
-        start: None,
-    };
-    options.check().map_err(|e| solve_error(py, &e))?;
-    Ok(options)
+        ..Request::new(solver)
+    })
 }
 
 /// Solves ``problem`` with the named solver (``memplan.solvers()`` lists them; ``auto`` races a
@@ -112,16 +98,14 @@ pub fn solve(
     params: Option<&Bound<'_, PyDict>>,
     cancel: Option<&CancelToken>,
 ) -> PyResult<SolveResult> {
-    let mut options = options(py, solver, capacity, time_limit, seed, effort, threads, params, cancel)?;
-    let document = problem.document.clone();
+    let mut request = request(py, solver, capacity, time_limit, seed, effort, threads, params, cancel)?;
     if let Some(warm) = warm {
-        let offsets = column(py, "warm", warm)?;
-        options.start = Some(Arc::new(Plan::new(&document.problem, offsets, Vec::new())));
+        request.warm_start = Some(column(py, "warm", warm)?);
     }
-    let cancel = options.cancel.clone();
-    let solver = solver.to_string();
-    let (document, run) = run_detached(py, &cancel, move || {
-        let run = run::solve(&document.problem, &solver, &options);
+    let prepared = request.prepare().map_err(|e| solve_error(py, &e))?;
+    let document = problem.document.clone();
+    let (document, run) = run_detached(py, &request.cancel, move || {
+        let run = prepared.run(&document.problem);
         (document, run)
     })?;
     let run = run.map_err(|e| solve_error(py, &e))?;
@@ -150,12 +134,14 @@ pub fn solve_many(
     params: Option<&Bound<'_, PyDict>>,
     cancel: Option<&CancelToken>,
 ) -> PyResult<Vec<SolveResult>> {
-    let options = options(py, solver, capacity, time_limit, seed, effort, threads, params, cancel)?;
+    let request = request(py, solver, capacity, time_limit, seed, effort, threads, params, cancel)?;
+    // Checked once for the whole batch; each problem is resolved in its own run.
+    let prepared = request.prepare().map_err(|e| solve_error(py, &e))?;
     let documents: Vec<Arc<Document>> = problems
         .try_iter()?
         .map(|item| Ok(item?.cast::<Problem>()?.get().document.clone()))
         .collect::<PyResult<_>>()?;
-    let starts: Vec<Option<Arc<Plan>>> = match warm {
+    let starts: Vec<Option<Vec<u64>>> = match warm {
         None => vec![None; documents.len()],
         Some(warm) => {
             let plans: Vec<Bound<'_, PyAny>> = warm.try_iter()?.collect::<PyResult<_>>()?;
@@ -171,28 +157,19 @@ pub fn solve_many(
             }
             plans
                 .iter()
-                .zip(&documents)
                 .enumerate()
-                .map(|(i, (plan, document))| {
-                    if plan.is_none() {
-                        return Ok(None);
-                    }
-                    let offsets = column(py, &format!("warm[{i}]"), plan)?;
-                    Ok(Some(Arc::new(Plan::new(&document.problem, offsets, Vec::new()))))
+                .map(|(i, plan)| match plan.is_none() {
+                    true => Ok(None),
+                    false => column(py, &format!("warm[{i}]"), plan).map(Some),
                 })
                 .collect::<PyResult<_>>()?
         }
     };
-    let cancel = options.cancel.clone();
-    let solver = solver.to_string();
-    let (documents, runs) = run_detached(py, &cancel, move || {
+    let (documents, runs) = run_detached(py, &request.cancel, move || {
         let runs: Vec<Result<Run, SolveError>> = documents
             .par_iter()
             .zip(starts)
-            .map(|(document, start)| {
-                let options = SolveOptions { start, ..options.clone() };
-                run::solve(&document.problem, &solver, &options)
-            })
+            .map(|(document, start)| prepared.run_from(&document.problem, start.as_deref().map(|o| (o, &[][..]))))
             .collect();
         (documents, runs)
     })?;

@@ -239,6 +239,17 @@ def test_help_reads_well():
     assert memplan.Stopped.OPTIMAL.optimal and memplan.Stopped.CANCELLED.interrupted
 
 
+def test_stop_groups_are_the_cores():
+    groups = {s.value: s.group for s in memplan.Stopped}
+    assert groups["fits"] == "proven" and groups["given"] == "heuristic" and groups["infeasible"] == "infeasible"
+    assert {s for s in memplan.Stopped if s.interrupted} == {
+        memplan.Stopped.BUDGET,
+        memplan.Stopped.TIME_LIMIT,
+        memplan.Stopped.CANCELLED,
+    }
+    assert {s for s in memplan.Stopped if s.optimal} == {memplan.Stopped.LOWER_BOUND, memplan.Stopped.OPTIMAL}
+
+
 def test_stopped_is_the_cores_enum_and_pickles():
     assert sorted(s.value for s in memplan.Stopped) == sorted(memplan._memplan.STOPPED_NAMES)
     assert pickle.loads(pickle.dumps(memplan.Stopped.FITS)) is memplan.Stopped.FITS

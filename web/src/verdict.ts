@@ -1,26 +1,17 @@
 // Why a run stopped, as the page shows it next to a result: the core's own words
 // (`summary.verdict`, `summary.detail`) with a visual cue chosen by `summary.stopped`. The page
 // proves nothing itself; it only picks a colour and a mark for each reason.
-import type { Stopped, Summary } from './generated/core';
+import { STOP_GROUPS, type StopGroup, type Stopped, type Summary } from './generated/core';
 import type { SolveResult } from './protocol';
 import { esc } from './format';
 
-/** How a reason reads at a glance: proven (optimal, or fits the capacity as asked), a heuristic's
- * plan (no proof either way), interrupted before a proof (budget, time, cancel), or infeasible. */
-export type Tone = 'proven' | 'heuristic' | 'interrupted' | 'infeasible';
+/** How a reason reads at a glance: the core's group of it (`Stopped::group`): proven (optimal, or
+ * fits the capacity as asked), a heuristic's plan (no proof either way), interrupted before a proof
+ * (budget, time, cancel), or infeasible. */
+export type Tone = StopGroup;
 
-/** Every reason the core has (a new one fails the type check here until it gets a tone). */
-const TONES: Record<Stopped, Tone> = {
-  lower_bound: 'proven',
-  optimal: 'proven',
-  fits: 'proven',
-  completed: 'heuristic',
-  given: 'heuristic',
-  budget: 'interrupted',
-  time_limit: 'interrupted',
-  cancelled: 'interrupted',
-  infeasible: 'infeasible',
-};
+/** Every reason the core has, with its group, generated from the core. */
+const TONES: Record<Stopped, Tone> = STOP_GROUPS;
 
 const MARKS: Record<Tone, string> = { proven: '✓', heuristic: '≈', interrupted: '◼', infeasible: '✗' };
 

@@ -12,15 +12,21 @@ pub mod xla;
 
 use serde::Serialize;
 
-/// Why a model could not be imported: the importer's own error, or no importer for the bytes.
+/// Why a model could not be imported or written, by every importer: the faces choose by kind
+/// (the CLI's message, Python's `ModelError.kind`), never by message.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ImportError {
-    #[error(transparent)]
-    Tflite(#[from] tflite::ImportError),
-    #[error(transparent)]
-    Xla(#[from] xla::ImportError),
-    #[error(transparent)]
-    Pte(#[from] pte::ImportError),
+    /// The bytes are not a well-formed model of this kind; the message says where.
+    #[error("not a readable {kind}: {detail}", kind = .0.describe(), detail = .1)]
+    Malformed(ModelKind, String),
+    /// A well-formed model that cannot be planned from the file alone (custom operators, string
+    /// tensors, a size past 64 bits, ...); the message names it.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// The request does not fit the model (a subgraph, trace or memory it lacks, a plan for other
+    /// buffers).
+    #[error("{0}")]
+    Request(String),
     /// Neither the content nor the name says what the file is.
     #[error(
         "{0}: not a model memplan reads (a TFLite .tflite file, an ExecuTorch .pte program or an XLA .hlo.pb dump; an instance is a .csv or .json)"
@@ -44,6 +50,15 @@ pub enum ModelKind {
 }
 
 impl ModelKind {
+    /// What a file of this kind is called in messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ModelKind::Tflite => "TFLite model",
+            ModelKind::Xla => "XLA HloProto",
+            ModelKind::Pte => "ExecuTorch program",
+        }
+    }
+
     /// The kind of model the bytes hold, from their content (a TFLite FlatBuffer carries the file
     /// identifier `TFL3` at bytes 4..8, an ExecuTorch program `ET12`), else from the file name's
     /// extension (a protobuf carries no identifier: `.pb` is an XLA dump); `None` when neither tells.
@@ -160,6 +175,6 @@ mod tests {
         // XLA's own heap for this trace (its dump's offsets); see tests/import_xla.rs.
         assert_eq!(crate::model::load::makespan(model.problem.buffers(), &model.compiler_plan), 266_752);
         let truncated = import_model(&bytes[..bytes.len() / 2], "convnet.hlo.pb").unwrap_err();
-        assert!(matches!(truncated, ImportError::Xla(_)), "{truncated}");
+        assert!(matches!(truncated, ImportError::Malformed(ModelKind::Xla, _)), "{truncated}");
     }
 }

@@ -17,4 +17,4 @@ pub use error::{InputError, InputErrors};
 pub use memo::Memo;
 pub use problem::Problem;
 pub use semantics::Semantics;
-pub use solution::{Outcome, Plan, StatValue, Stats, Stopped};
+pub use solution::{Outcome, Plan, StatValue, Stats, StopGroup, Stopped};

@@ -101,6 +101,32 @@ pub enum Stopped {
     Cancelled,
 }
 
+/// How a stop reason reads at a glance: proven (optimal, or fits the capacity as asked), a
+/// heuristic's plan (no proof either way), interrupted before a proof (budget, time, cancel), or
+/// proven infeasible. A plan that came with the input ([`Stopped::Given`]) is a heuristic's by its
+/// reason; its own checks (valid, optimal) say more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum StopGroup {
+    Proven,
+    Heuristic,
+    Interrupted,
+    Infeasible,
+}
+
+impl StopGroup {
+    /// The group's name, as the page and Python spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            StopGroup::Proven => "proven",
+            StopGroup::Heuristic => "heuristic",
+            StopGroup::Interrupted => "interrupted",
+            StopGroup::Infeasible => "infeasible",
+        }
+    }
+}
+
 impl Stopped {
     /// Every reason, in declaration order: for the edges that mirror the enum in another
     /// language (the Python package's `memplan.Stopped` is checked against it).
@@ -124,7 +150,25 @@ impl Stopped {
     /// The run ended before it could prove what it was asked (the plan may still be optimal or
     /// fit: a longer run could tell).
     pub fn is_interrupted(self) -> bool {
-        matches!(self, Stopped::Budget | Stopped::TimeLimit | Stopped::Cancelled)
+        self.group() == StopGroup::Interrupted
+    }
+
+    /// Which of the four groups the reason belongs to: the one definition the CLI, the page
+    /// (generated into its TypeScript types) and Python (`memplan.Stopped.group`) read.
+    ///
+    /// ```
+    /// use memplan::{StopGroup, Stopped};
+    /// assert_eq!(Stopped::Fits.group(), StopGroup::Proven);
+    /// assert_eq!(Stopped::TimeLimit.group(), StopGroup::Interrupted);
+    /// assert!(Stopped::Optimal.is_optimal() && !Stopped::Fits.is_optimal());
+    /// ```
+    pub fn group(self) -> StopGroup {
+        match self {
+            Stopped::LowerBound | Stopped::Optimal | Stopped::Fits => StopGroup::Proven,
+            Stopped::Completed | Stopped::Given => StopGroup::Heuristic,
+            Stopped::Budget | Stopped::TimeLimit | Stopped::Cancelled => StopGroup::Interrupted,
+            Stopped::Infeasible => StopGroup::Infeasible,
+        }
     }
 
     /// The reason in a few words, as the CLI and the page show it next to a result.

@@ -1,13 +1,15 @@
-//! A run: one solve as the edges (the CLI, the wasm facade, `memplan bench`) ask for it, done once
-//! here. It finds the solver by name, checks the request (parameters the solver declares, a
-//! thread count the machine can start), resolves the capacity, passes a warm start to the
-//! solvers that search from one, solves, and puts the outcome through the independent validator.
-//! A caller's own warm start ([`SolveOptions::start`], e.g. a compiler's plan) is checked first,
-//! and the answer is never worse than it: when no solver beats it, it is the answer, with the
-//! winner [`WARM_WINNER`].
-//! [`Summary`] is what the edges print or send.
+//! A run: one solve as the faces (the CLI, the wasm facade, Python, `memplan bench`) ask for it,
+//! done once here. Every face translates what it was given into a [`Request`]; the request is
+//! checked once ([`Request::prepare`]: the solver found by name, its parameters, the capacity's
+//! text, the time limit, the thread count) and resolved against the problem once
+//! ([`Prepared::run`]: the capacity that applies, the warm start, the run's clock). Then the
+//! solver runs (a search solver from the portfolio's quick plan) and the outcome goes through the
+//! independent validator. A caller's own warm start (e.g. a compiler's plan) is checked first, and
+//! the answer is never worse than it: when no solver beats it, it is the answer, with the winner
+//! [`WARM_WINNER`]. [`Summary`] is what the faces print or send.
 
 pub mod registry;
+mod request;
 mod summary;
 
 use std::sync::Arc;
@@ -15,11 +17,12 @@ use std::time::Duration;
 
 use web_time::Instant;
 
+pub use request::{Capacity, Prepared, Request};
 pub use summary::Summary;
 
 use crate::model::{Outcome, Plan, Problem, StatValue};
 use crate::options::{SolveError, SolveOptions};
-use crate::solvers::{self, portfolio};
+use crate::solvers::portfolio;
 use crate::validate;
 
 /// A finished run: the outcome and what the validator found in it.
@@ -46,45 +49,28 @@ impl Run {
     }
 }
 
-/// Runs the named solver on `problem` and validates what it returns. `Err` only when the request
-/// cannot be served (an unknown solver, a parameter it does not declare, a value it cannot use).
+/// Runs the named solver on `problem` with options already in the core's types (a caller that
+/// holds a [`SolveOptions`]); the same checks and resolution as [`Request::run`], which the faces
+/// use. `Err` only when the request cannot be served (an unknown solver, a parameter it does not
+/// declare, a value it cannot use).
+pub fn solve(problem: &Problem, solver: &str, options: &SolveOptions) -> Result<Run, SolveError> {
+    Prepared::new(solver, options.clone())?.run(problem)
+}
+
+/// Solves with `options` resolved against `problem` ([`Prepared::run_from`]) and validates what
+/// comes back. `started` is the run's one clock: the warm start phase and the search share it.
 /// With `options.threads` set, natively, the solve runs in a pool of that many threads; in wasm
 /// the page's global pool is used.
-pub fn solve(problem: &Problem, solver: &str, options: &SolveOptions) -> Result<Run, SolveError> {
-    let solver = registry::by_name(solver)?;
-    let declared = solver.parameters();
-    let unknown: Vec<&str> = options.params.names().filter(|n| !declared.iter().any(|p| p.name == *n)).collect();
-    if !unknown.is_empty() {
-        let known: Vec<&str> = declared.iter().map(|p| p.name).collect();
-        return Err(SolveError::Unsupported(format!(
-            "{} has no parameter {} (it has: {})",
-            solver.name(),
-            unknown.join(", "),
-            if known.is_empty() { "none".to_string() } else { known.join(", ") }
-        )));
-    }
-    let mut options = options.clone();
-    options.capacity = solvers::capacity(problem, &options);
-    // The caller's start plan, checked and measured here (its makespan is not taken on trust).
-    let warm = match &options.start {
-        Some(start) => {
-            if start.offsets.len() != problem.len() {
-                return Err(SolveError::InvalidStart(format!(
-                    "it has {} offsets for {} buffers",
-                    start.offsets.len(),
-                    problem.len()
-                )));
-            }
-            crate::compare::check(problem, &start.offsets).map_err(|e| SolveError::InvalidStart(e.to_string()))?;
-            let plan = Arc::new(crate::Plan::new(problem, start.offsets.clone(), start.placement_order.clone()));
-            options.start = Some(plan.clone());
-            Some(plan)
-        }
-        None => None,
-    };
+fn execute(
+    problem: &Problem,
+    solver: &dyn crate::Solver,
+    options: &SolveOptions,
+    warm: Option<Arc<Plan>>,
+    started: Instant,
+) -> Result<Run, SolveError> {
     let work = |options: &SolveOptions| -> Result<Outcome, SolveError> {
         if solver.capabilities().warm_start {
-            search_with_warm_start(problem, solver.as_ref(), options)
+            search_with_warm_start(problem, solver, options, started)
         } else {
             solver.solve(problem, options)
         }
@@ -94,12 +80,12 @@ pub fn solve(problem: &Problem, solver: &str, options: &SolveOptions) -> Result<
         Some(threads) => rayon::ThreadPoolBuilder::new()
             .num_threads(threads.max(1))
             .build()
-            .map_err(|e| SolveError::Unsupported(format!("cannot start {threads} threads: {e}")))?
-            .install(|| work(&options))?,
-        None => work(&options)?,
+            .map_err(|e| SolveError::ThreadPool { threads, reason: e.to_string() })?
+            .install(|| work(options))?,
+        None => work(options)?,
     };
     #[cfg(target_arch = "wasm32")]
-    let outcome = work(&options)?;
+    let outcome = work(options)?;
     let outcome = match &warm {
         Some(warm) => keep_warm(problem, outcome, warm),
         None => outcome,
@@ -155,8 +141,8 @@ fn search_with_warm_start(
     problem: &Problem,
     solver: &dyn crate::Solver,
     options: &SolveOptions,
+    started: Instant,
 ) -> Result<Outcome, SolveError> {
-    let started = Instant::now();
     let mut warm_start_time = Duration::ZERO;
     let mut outcome = if options.capacity.is_some() {
         let mut outcome = solver.solve(problem, options)?;
@@ -215,6 +201,7 @@ fn warm_start(problem: &Problem, options: &SolveOptions) -> Result<Option<Arc<cr
     match portfolio::start_plan(problem, options) {
         Ok(plan) => Ok(plan.map(Arc::new)),
         Err(crate::Halt::Unsupported(what)) => Err(SolveError::Unsupported(what)),
+        Err(crate::Halt::Request(error)) => Err(error),
         Err(_) => Ok(None),
     }
 }

@@ -77,6 +77,7 @@ pub fn conclude(
     let mut outcome = match result {
         Ok(outcome) => outcome,
         Err(Halt::Unsupported(what)) => return Err(SolveError::Unsupported(what)),
+        Err(Halt::Request(error)) => return Err(error),
         Err(halt) => {
             let (stopped, lower_bound) = match &halt {
                 // Nothing fits the capacity, or (without one, e.g. clashing pinned buffers) at all.
@@ -84,7 +85,7 @@ pub fn conclude(
                 Halt::Timeout => (Stopped::TimeLimit, 0),
                 Halt::Cancelled => (Stopped::Cancelled, 0),
                 Halt::Overflow { .. } => (Stopped::Completed, 0),
-                Halt::Unsupported(_) => unreachable!("returned above"),
+                Halt::Unsupported(_) | Halt::Request(_) => unreachable!("returned above"),
             };
             let mut outcome = Outcome::new(solver, problem, capacity, None, lower_bound, stopped);
             outcome.detail = match halt {

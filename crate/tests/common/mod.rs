@@ -171,11 +171,11 @@ fn permute(items: &mut Vec<usize>, k: usize, visit: &mut impl FnMut(&[usize])) {
 }
 
 /// Every named solver and every `greedy-<order>-<fit>` combination.
-pub fn every_planner() -> Vec<Box<dyn Solver>> {
+pub fn every_planner() -> Vec<std::sync::Arc<dyn Solver>> {
     let mut all = memplan::run::registry::all();
     for order in Order::ALL {
         for fit in Fit::ALL {
-            all.push(Box::new(Greedy::combination(Run::new(order, fit))));
+            all.push(std::sync::Arc::new(Greedy::combination(Run::new(order, fit))));
         }
     }
     all

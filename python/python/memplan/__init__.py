@@ -19,6 +19,7 @@ import enum
 
 from . import errors
 from ._memplan import (
+    STOPPED_GROUPS as _STOPPED_GROUPS,
     STOPPED_NAMES as _STOPPED_NAMES,
     CancelToken,
     ImportedModel,
@@ -95,14 +96,26 @@ class Stopped(str, enum.Enum):
         return self.value
 
     @property
+    def group(self) -> str:
+        """How the reason reads at a glance, by the core's rule: ``"proven"`` (optimal, or fits
+        the capacity as asked), ``"heuristic"``, ``"interrupted"`` (budget, time, cancel) or
+        ``"infeasible"``."""
+        return _GROUPS[self.value]
+
+    @property
     def optimal(self) -> bool:
         """The plan is proven to have the lowest makespan possible."""
-        return self in (Stopped.LOWER_BOUND, Stopped.OPTIMAL)
+        return self.value in _OPTIMAL
 
     @property
     def interrupted(self) -> bool:
         """The run ended before it could prove what it was asked (budget, time, cancel)."""
-        return self in (Stopped.BUDGET, Stopped.TIME_LIMIT, Stopped.CANCELLED)
+        return self.group == "interrupted"
+
+
+# The groups are the core's (`Stopped::group`), read from it rather than copied here.
+_GROUPS = {name: group for name, group, _ in _STOPPED_GROUPS}
+_OPTIMAL = frozenset(name for name, _, optimal in _STOPPED_GROUPS if optimal)
 
 
 if sorted(member.value for member in Stopped) != sorted(_STOPPED_NAMES):  # pragma: no cover

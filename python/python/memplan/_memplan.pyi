@@ -2,7 +2,7 @@
 # that these name exactly what the module has, with the same parameters.
 
 from os import PathLike
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -11,6 +11,7 @@ from . import Stopped
 
 __version__: str
 STOPPED_NAMES: List[str]
+STOPPED_GROUPS: List[Tuple[str, str, bool]]
 
 _Column = Union[npt.ArrayLike, Sequence[int]]
 _Path = Union[str, PathLike[str]]

@@ -4,6 +4,8 @@
 
 export type Stopped = "lower_bound" | "optimal" | "fits" | "infeasible" | "completed" | "given" | "budget" | "time_limit" | "cancelled";
 
+export type StopGroup = "proven" | "heuristic" | "interrupted" | "infeasible";
+
 export type Summary = { 
 /**
  * The solver asked for.
@@ -334,3 +336,16 @@ buffers: number,
  * before sharing is merged).
  */
 operators: number, };
+
+/** Which group each stop reason belongs to (the core's `Stopped::group`). */
+export const STOP_GROUPS: Record<Stopped, StopGroup> = {
+  lower_bound: 'proven',
+  optimal: 'proven',
+  fits: 'proven',
+  infeasible: 'infeasible',
+  completed: 'heuristic',
+  given: 'heuristic',
+  budget: 'interrupted',
+  time_limit: 'interrupted',
+  cancelled: 'interrupted',
+};

@@ -3,37 +3,25 @@
 use std::process::ExitCode;
 
 use memplan::format::{self, Format, Offsets};
-use memplan::run::registry;
+use memplan::run::{Capacity, Request, registry};
 use memplan::solvers::greedy;
-use memplan::{Outcome, SolveError, SolveOptions, Stopped, bench, metrics, run};
+use memplan::{Outcome, SolveError, Stopped, bench, metrics, run};
 use serde_json::json;
 
 use crate::input::load;
 use crate::{Failure, InputArgs, SolveArgs};
 
-fn options(args: &SolveArgs) -> Result<SolveOptions, Failure> {
-    let time_limit = match args.time_limit {
-        Some(secs) => memplan::options::time_limit_from_secs(secs).map_err(invalid_option)?,
-        None => None,
-    };
-    let options = SolveOptions {
-        capacity: args.capacity,
-        time_limit,
+/// The solve flags as the core's request: a translation only, every value is read and checked by
+/// [`Request::prepare`].
+fn request(solver: &str, args: &SolveArgs) -> Request {
+    Request {
+        capacity: args.capacity.clone().map(Capacity::Text),
+        time_limit: args.time_limit,
         seed: args.seed,
         threads: args.threads,
         effort: args.effort,
         params: params(args),
-        ..SolveOptions::default()
-    };
-    options.check().map_err(invalid_option)?;
-    Ok(options)
-}
-
-/// The core's refusal of an option value, as a usage error.
-fn invalid_option(error: SolveError) -> Failure {
-    match error {
-        SolveError::Unsupported(what) => Failure::bad_input(format!("invalid option: {what}")),
-        other => solve_error(other),
+        ..Request::new(solver)
     }
 }
 
@@ -49,14 +37,24 @@ fn params(args: &SolveArgs) -> memplan::Params {
     params
 }
 
+/// The core's refusal of a request as a usage error (exit 2), by kind.
 fn solve_error(error: SolveError) -> Failure {
     match error {
         SolveError::UnknownSolver(name) => {
             Failure::bad_input(format!("no solver named '{name}' (run `memplan solvers` for the list)"))
         }
-        SolveError::Unsupported(what) => Failure::bad_input(format!("unsupported: {what}")),
-        invalid @ SolveError::InvalidStart(_) => Failure::bad_input(invalid.to_string()),
+        invalid if invalid.is_invalid_option() => Failure::bad_input(format!("invalid option: {invalid}")),
+        SolveError::UnknownParameter { .. } | SolveError::ThreadPool { .. } => {
+            Failure::bad_input(format!("unsupported: {error}"))
+        }
+        other => Failure::bad_input(other.to_string()),
     }
+}
+
+/// A JSON line for standard output; serialising the core's own types cannot fail, and if it ever
+/// did it would be memplan's fault, not the input's.
+fn json_line<T: serde::Serialize>(value: &T) -> Result<String, Failure> {
+    serde_json::to_string(value).map_err(|e| Failure::internal(format!("cannot write the JSON line: {e}")))
 }
 
 pub fn solve(
@@ -67,7 +65,7 @@ pub fn solve(
     out: Option<&str>,
     warm: Option<&str>,
 ) -> Result<ExitCode, Failure> {
-    let mut options = options(args)?;
+    let prepared = request(solver, args).prepare().map_err(solve_error)?;
     let out_format = match out {
         Some("-") | None => None,
         Some(path) => Some(
@@ -77,14 +75,16 @@ pub fn solve(
     };
     let document = load(file, input, Offsets::Pinned)?;
     let problem = &document.problem;
-    if let Some(path) = warm {
-        let offsets = plan_of(problem, path, input)
-            .map_err(|failure| Failure { code: 2, message: format!("--warm {}", failure.message) })?;
-        options.start = Some(std::sync::Arc::new(memplan::Plan::new(problem, offsets, Vec::new())));
-    }
-    let run = run::solve(problem, solver, &options).map_err(solve_error)?;
+    let warm = match warm {
+        Some(path) => Some(
+            plan_of(problem, path, input)
+                .map_err(|failure| Failure { code: 2, message: format!("--warm {}", failure.message) })?,
+        ),
+        None => None,
+    };
+    let run = prepared.run_from(problem, warm.as_deref().map(|offsets| (offsets, &[][..]))).map_err(solve_error)?;
     let summary = run.summary(problem);
-    let line = serde_json::to_string(&summary).map_err(|e| Failure::infeasible(format!("internal error: {e}")))?;
+    let line = json_line(&summary)?;
     // The summary goes to standard output, unless the plan does (`--out -`).
     if out == Some("-") {
         eprintln!("{line}");
@@ -93,8 +93,8 @@ pub fn solve(
     }
     // Never write a wrong answer: the independent validator has seen every plan.
     if !run.is_valid() {
-        return Err(Failure::infeasible(format!(
-            "internal error: solver {} produced an invalid plan:\n{}",
+        return Err(Failure::internal(format!(
+            "solver {} produced an invalid plan:\n{}",
             summary.winner.as_deref().unwrap_or(&summary.solver),
             run.violations.join("\n")
         )));
@@ -152,23 +152,23 @@ fn no_plan(outcome: &Outcome) -> String {
     )
 }
 
-pub fn check(path: &str, capacity: Option<u64>, input: &InputArgs) -> Result<ExitCode, Failure> {
+pub fn check(path: &str, capacity: Option<&str>, input: &InputArgs) -> Result<ExitCode, Failure> {
+    let capacity = Capacity::resolve(capacity.map(Capacity::from).as_ref()).map_err(solve_error)?;
     let document = load(path, input, Offsets::Plan)?;
     let problem = &document.problem;
     let checked = run::given(problem, document.plan.clone().unwrap_or_default(), capacity);
-    let line = serde_json::to_string(&checked.summary(problem));
-    println!("{}", line.map_err(|e| Failure::infeasible(format!("internal error: {e}")))?);
+    println!("{}", json_line(&checked.summary(problem))?);
     if checked.is_valid() {
         Ok(ExitCode::SUCCESS)
     } else {
-        Err(Failure::infeasible(format!("{path}: invalid plan:\n{}", checked.violations.join("\n"))))
+        Err(Failure::invalid_plan(format!("{path}: invalid plan:\n{}", checked.violations.join("\n"))))
     }
 }
 
 pub fn stats(file: &str, input: &InputArgs) -> Result<ExitCode, Failure> {
     let document = load(file, input, Offsets::Pinned)?;
     let summary = metrics::summary(&document.problem);
-    println!("{}", serde_json::to_string(&summary).map_err(|e| Failure::infeasible(format!("internal error: {e}")))?);
+    println!("{}", json_line(&summary)?);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -181,7 +181,8 @@ pub fn bench(
     repeat: usize,
     peers: &[String],
 ) -> Result<ExitCode, Failure> {
-    let options = options(args)?;
+    // The shared settings once; each solver is looked up (and its parameters given) per row.
+    let options = request("auto", args).options().map_err(solve_error)?;
     // Read before the runs, so that a bad peers file fails at once and not after an hour of bench.
     let mut figures = Vec::new();
     for path in peers {
@@ -227,7 +228,7 @@ pub fn bench(
         )));
     }
     if rows.iter().any(|r| r.makespan.is_some() && !r.valid) {
-        return Err(Failure::infeasible("some plans were invalid (see the table)"));
+        return Err(Failure::invalid_plan("some plans were invalid (see the table)"));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -320,7 +321,7 @@ pub fn import(
     let instance =
         tflite::import(&bytes, subgraph, options).map_err(|e| Failure::bad_input(format!("{model}: {e}")))?;
     let document = format::Document::new(instance.problem.clone(), Format::Csv);
-    let mut summary = serde_json::to_value(instance.summary()).map_err(|e| Failure::infeasible(e.to_string()))?;
+    let mut summary = serde_json::to_value(instance.summary()).map_err(|e| Failure::internal(e.to_string()))?;
     summary["subgraphs"] = json!(tflite::read(&bytes).map(|m| m.subgraphs.len()).unwrap_or(0));
     if let (Some(path), Some(format)) = (files.compiler_plan, plan_format) {
         let offsets = tflite::compiler_plan(&instance);
@@ -457,7 +458,7 @@ pub fn import_pte(
     let bytes = std::fs::read(model).map_err(|e| Failure::bad_input(format!("{model}: {e}")))?;
     let instance = pte::import(&bytes, options).map_err(|e| Failure::bad_input(format!("{model}: {e}")))?;
     let document = format::Document::new(instance.problem.clone(), Format::Csv);
-    let mut summary = serde_json::to_value(instance.summary()).map_err(|e| Failure::infeasible(e.to_string()))?;
+    let mut summary = serde_json::to_value(instance.summary()).map_err(|e| Failure::internal(e.to_string()))?;
     summary["kind"] = json!("pte");
     if let (Some(path), Some(format)) = (files.compiler_plan, plan_format) {
         std::fs::write(path, format::write(&document, &instance.compiler_plan, format))
@@ -491,7 +492,7 @@ pub fn import_xla(
     let instance = xla::import(&bytes, trace, options).map_err(|e| Failure::bad_input(format!("{dump}: {e}")))?;
     let document = format::Document::new(instance.problem.clone(), Format::Csv);
     let mut summary =
-        serde_json::to_value(instance.summary(traces.len())).map_err(|e| Failure::infeasible(e.to_string()))?;
+        serde_json::to_value(instance.summary(traces.len())).map_err(|e| Failure::internal(e.to_string()))?;
     summary["trace_list"] = json!(traces);
     match xla::compiler_plan(&instance) {
         Ok(plan) => {
@@ -520,7 +521,7 @@ fn plan_of(problem: &memplan::Problem, path: &str, input: &InputArgs) -> Result<
     use memplan::compare::{PlanMismatch, plan_for};
     let document = load(path, input, Offsets::Plan)?;
     plan_for(problem, &document.problem, document.plan.as_deref()).map_err(|mismatch| match mismatch {
-        PlanMismatch::Invalid(_) => Failure::infeasible(format!("{path}: {mismatch}")),
+        PlanMismatch::Invalid(_) => Failure::invalid_plan(format!("{path}: {mismatch}")),
         _ => Failure::bad_input(format!("{path}: {mismatch}")),
     })
 }
@@ -531,7 +532,7 @@ pub fn diff(instance: &str, a: &str, b: &str, list: usize, input: &InputArgs) ->
     let plan_a = plan_of(problem, a, input)?;
     let plan_b = plan_of(problem, b, input)?;
     let diff = memplan::compare::PlanDiff::new(problem, &plan_a, &plan_b);
-    let line = serde_json::to_string(&diff).map_err(|e| Failure::infeasible(format!("internal error: {e}")))?;
+    let line = json_line(&diff)?;
     println!("{line}");
     eprint!("{}", diff_table(&diff, a, b, list));
     Ok(ExitCode::SUCCESS)

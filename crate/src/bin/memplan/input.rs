@@ -24,10 +24,6 @@ pub fn parse_runtime(text: &str) -> Result<memplan::import::tflite::Runtime, Str
     memplan::import::tflite::Runtime::parse(text).ok_or_else(|| format!("'{text}' is not one of litert, micro"))
 }
 
-pub fn parse_size_arg(text: &str) -> Result<u64, String> {
-    memplan::size::parse_size(text)
-}
-
 pub fn parse_format(text: &str) -> Result<Format, String> {
     match text.to_ascii_lowercase().as_str() {
         "csv" => Ok(Format::Csv),

@@ -37,8 +37,8 @@ pub struct InputArgs {
 #[derive(clap::Args, Debug, Clone)]
 pub struct SolveArgs {
     /// Capacity in bytes (suffixes allowed: 64KiB, 1MiB, 2GB).
-    #[arg(long, value_parser = input::parse_size_arg)]
-    pub capacity: Option<u64>,
+    #[arg(long)]
+    pub capacity: Option<String>,
     /// Stop after this many seconds and return the best plan so far.
     #[arg(long, value_name = "SECS")]
     pub time_limit: Option<f64>,
@@ -106,8 +106,9 @@ enum Command {
     /// Check a plan file (buffers with an `offset` column); exit 1 with the reason when invalid.
     Check {
         plan: String,
-        #[arg(long, value_parser = input::parse_size_arg)]
-        capacity: Option<u64>,
+        /// Capacity in bytes (suffixes allowed: 64KiB, 1MiB, 2GB).
+        #[arg(long)]
+        capacity: Option<String>,
         #[command(flatten)]
         input: InputArgs,
     },
@@ -229,7 +230,7 @@ fn main() -> ExitCode {
             commands::solve(&file, &solver, &solve, &input, out.as_deref(), warm.as_deref())
         }
         Command::Diff { instance, a, b, list, input } => commands::diff(&instance, &a, &b, list, &input),
-        Command::Check { plan, capacity, input } => commands::check(&plan, capacity, &input),
+        Command::Check { plan, capacity, input } => commands::check(&plan, capacity.as_deref(), &input),
         Command::Stats { file, input } => commands::stats(&file, &input),
         Command::Bench { files, solvers, solve, input, csv, repeat, peers } => {
             commands::bench(&files, &solvers, &solve, &input, csv, repeat, &peers)
@@ -280,7 +281,14 @@ impl Failure {
         Failure { code: 2, message: message.into() }
     }
 
-    pub fn infeasible(message: impl Into<String>) -> Self {
+    /// A plan that breaks a rule of its instance (exit 1, as a run without a plan).
+    pub fn invalid_plan(message: impl Into<String>) -> Self {
         Failure { code: 1, message: message.into() }
+    }
+
+    /// memplan's own fault, not the input's (a solver's plan the validator refused): exit 1, as
+    /// the README says of an invalid plan, and a message that says whose fault it is.
+    pub fn internal(message: impl std::fmt::Display) -> Self {
+        Failure { code: 1, message: format!("internal error: {message}") }
     }
 }

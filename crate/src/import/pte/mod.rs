@@ -31,19 +31,8 @@ use crate::model::{Buffer, Category, Problem};
 pub use program::ExecutionPlan;
 pub use write::with_plan;
 
-/// Why a program could not be imported or written.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ImportError {
-    /// The bytes are not a well-formed ExecuTorch program; the message says where.
-    #[error("not a readable ExecuTorch program: {0}")]
-    Malformed(String),
-    /// A well-formed program that cannot be planned from the file alone; the message says why.
-    #[error("unsupported: {0}")]
-    Unsupported(String),
-    /// The request does not fit the program (a memory it lacks, a plan for other buffers).
-    #[error("{0}")]
-    Request(String),
-}
+/// Why a model could not be imported or written: one type for every importer.
+pub use crate::import::ImportError;
 
 /// How to turn a program into an instance.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -117,7 +106,7 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<Instance, ImportE
     if options.alignment == 0 {
         return Err(ImportError::Request("the alignment must be at least 1".into()));
     }
-    let plan = program::read(bytes).map_err(ImportError::Malformed)?;
+    let plan = program::read(bytes).map_err(|e| ImportError::Malformed(crate::import::ModelKind::Pte, e))?;
     if plan.instructions.iter().any(|i| matches!(i, program::Instruction::JumpFalse)) {
         return Err(ImportError::Unsupported(
             "the program has control flow (a conditional jump): instruction order is not time order".into(),
@@ -125,8 +114,9 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<Instance, ImportE
     }
     let memory = usize::try_from(options.memory_id).unwrap_or(usize::MAX);
     let arena = match plan.buffer_sizes.get(memory) {
-        Some(&size) if memory > 0 => u64::try_from(size)
-            .map_err(|_| ImportError::Malformed(format!("memory {memory} has a negative size {size}")))?,
+        Some(&size) if memory > 0 => u64::try_from(size).map_err(|_| {
+            ImportError::Malformed(crate::import::ModelKind::Pte, format!("memory {memory} has a negative size {size}"))
+        })?,
         _ => {
             return Err(ImportError::Request(format!(
                 "the program has no planned memory {} (it has {})",
@@ -261,8 +251,9 @@ fn tensor_bytes(v: usize, tensor: &program::Tensor) -> Result<u64, ImportError> 
         ImportError::Unsupported(format!("value {v}: a tensor of unknown scalar type {}", tensor.scalar_type))
     })?;
     tensor.sizes.iter().try_fold(element, |bytes, &dim| {
-        let dim =
-            u64::try_from(dim).map_err(|_| ImportError::Malformed(format!("value {v}: a negative dimension {dim}")))?;
+        let dim = u64::try_from(dim).map_err(|_| {
+            ImportError::Malformed(crate::import::ModelKind::Pte, format!("value {v}: a negative dimension {dim}"))
+        })?;
         bytes.checked_mul(dim).ok_or_else(|| ImportError::Unsupported(format!("value {v}: its size passes 64 bits")))
     })
 }
@@ -291,7 +282,10 @@ impl Uses {
         let mut uses = Uses { first: vec![None; len], last: vec![None; len], written_first: vec![false; len] };
         let index = |i: i32, k: usize| -> Result<usize, ImportError> {
             usize::try_from(i).ok().filter(|&i| i < len).ok_or_else(|| {
-                ImportError::Malformed(format!("instruction {k} names value {i}, but the plan has {len} values"))
+                ImportError::Malformed(
+                    crate::import::ModelKind::Pte,
+                    format!("instruction {k} names value {i}, but the plan has {len} values"),
+                )
             })
         };
         for (k, instruction) in plan.instructions.iter().enumerate() {
@@ -361,7 +355,7 @@ mod tests {
     fn garbage_is_malformed_not_a_panic() {
         for bytes in [&b""[..], b"12345678", b"\x08\x00\x00\x00ET12\xff\xff\xff\xff"] {
             let error = import(bytes, &ImportOptions::default()).unwrap_err();
-            assert!(matches!(error, ImportError::Malformed(_)), "{error}");
+            assert!(matches!(error, ImportError::Malformed(crate::import::ModelKind::Pte, _)), "{error}");
         }
     }
 }

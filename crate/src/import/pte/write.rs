@@ -34,7 +34,7 @@ pub fn with_plan(bytes: &[u8], instance: &Instance, offsets: &[u64]) -> Result<V
     }
     crate::compare::check(&instance.problem, offsets)
         .map_err(|e| ImportError::Request(format!("the plan is not valid for the program: {e}")))?;
-    let plan = program::read(bytes).map_err(ImportError::Malformed)?;
+    let plan = program::read(bytes).map_err(|e| ImportError::Malformed(crate::import::ModelKind::Pte, e))?;
     let (program_size, segments) = layout(bytes)?;
     let mut out = bytes[..program_size].to_vec();
     while !out.len().is_multiple_of(4) {
@@ -54,9 +54,10 @@ pub fn with_plan(bytes: &[u8], instance: &Instance, offsets: &[u64]) -> Result<V
                 return Err(ImportError::Request(format!("value {v} is not a planned tensor of this program")));
             };
             if allocation.field + 4 > program_size {
-                return Err(ImportError::Malformed(format!(
-                    "value {v}'s allocation lies past the program's {program_size} bytes"
-                )));
+                return Err(ImportError::Malformed(
+                    crate::import::ModelKind::Pte,
+                    format!("value {v}'s allocation lies past the program's {program_size} bytes"),
+                ));
             }
             let table = out.len();
             let back = i32::try_from(table - vtable).map_err(|_| too_large())?;
@@ -68,13 +69,15 @@ pub fn with_plan(bytes: &[u8], instance: &Instance, offsets: &[u64]) -> Result<V
             out[allocation.field..allocation.field + 4].copy_from_slice(&forward.to_le_bytes());
         }
     }
-    let size_at = plan
-        .buffer_sizes_at
-        .filter(|_| (instance.memory_id as usize) < plan.buffer_sizes.len())
-        .ok_or_else(|| ImportError::Malformed("the program lists no memory sizes".into()))?
-        + 8 * instance.memory_id as usize;
+    let size_at =
+        plan.buffer_sizes_at.filter(|_| (instance.memory_id as usize) < plan.buffer_sizes.len()).ok_or_else(|| {
+            ImportError::Malformed(crate::import::ModelKind::Pte, "the program lists no memory sizes".into())
+        })? + 8 * instance.memory_id as usize;
     if size_at + 8 > program_size {
-        return Err(ImportError::Malformed(format!("the memory sizes lie past the program's {program_size} bytes")));
+        return Err(ImportError::Malformed(
+            crate::import::ModelKind::Pte,
+            format!("the memory sizes lie past the program's {program_size} bytes"),
+        ));
     }
     let arena = makespan(instance.problem.buffers(), offsets);
     let arena = i64::try_from(arena).map_err(|_| too_large())?;
@@ -113,7 +116,8 @@ fn layout(bytes: &[u8]) -> Result<(usize, Option<Segments<'_>>), ImportError> {
     if !has_header(bytes) {
         return Ok((bytes.len(), None));
     }
-    let malformed = |what: &str| ImportError::Malformed(format!("the extended header: {what}"));
+    let malformed =
+        |what: &str| ImportError::Malformed(crate::import::ModelKind::Pte, format!("the extended header: {what}"));
     let length = bytes.get(HEADER_LENGTH_AT..HEADER_LENGTH_AT + 4).ok_or_else(|| malformed("truncated"))?;
     if u32::from_le_bytes(length.try_into().expect("4 bytes")) < 24 {
         return Err(malformed("shorter than its fields"));

@@ -160,10 +160,10 @@ fn tensor_index(value: i32, tensors: usize, place: impl FnOnce() -> String) -> R
     }
     match usize::try_from(value) {
         Ok(index) if index < tensors => Ok(Some(index)),
-        _ => Err(ImportError::Malformed(format!(
-            "{} is tensor {value}, but the subgraph has {tensors} tensors",
-            place()
-        ))),
+        _ => Err(ImportError::Malformed(
+            crate::import::ModelKind::Tflite,
+            format!("{} is tensor {value}, but the subgraph has {tensors} tensors", place()),
+        )),
     }
 }
 
@@ -182,11 +182,14 @@ fn nodes(model: &Model, subgraph: &Subgraph, index: usize) -> Result<Vec<Node>, 
     for (k, operator) in subgraph.operators.iter().enumerate() {
         let code =
             usize::try_from(operator.opcode_index).ok().and_then(|i| model.operator_codes.get(i)).ok_or_else(|| {
-                ImportError::Malformed(format!(
-                    "subgraph {index}, operator {k}: opcode_index {} but the model has {} operator codes",
-                    operator.opcode_index,
-                    model.operator_codes.len()
-                ))
+                ImportError::Malformed(
+                    crate::import::ModelKind::Tflite,
+                    format!(
+                        "subgraph {index}, operator {k}: opcode_index {} but the model has {} operator codes",
+                        operator.opcode_index,
+                        model.operator_codes.len()
+                    ),
+                )
             })?;
         if code.builtin == CUSTOM {
             let name = code.custom.clone().unwrap_or_else(|| "(unnamed)".to_string());
@@ -233,7 +236,10 @@ fn tensor_bytes(tensor: &schema::Tensor, t: usize, options: &ImportOptions) -> R
         let dim = match dim {
             -1 => options.dynamic_dim,
             d => u64::try_from(d).map_err(|_| {
-                ImportError::Malformed(format!("{} has dimension {d} in its shape {:?}", place(), tensor.shape))
+                ImportError::Malformed(
+                    crate::import::ModelKind::Tflite,
+                    format!("{} has dimension {d} in its shape {:?}", place(), tensor.shape),
+                )
             })?,
         };
         bytes = bytes.checked_mul(dim).ok_or_else(|| {
@@ -268,12 +274,15 @@ pub fn instance(model: &Model, index: usize, options: &ImportOptions) -> Result<
             Some(buffer) => buffer.has_data(),
             None if tensor.buffer == 0 => false,
             None => {
-                return Err(ImportError::Malformed(format!(
-                    "subgraph {index}, tensor {t} '{}': buffer {} but the model has {} buffers",
-                    tensor.name,
-                    tensor.buffer,
-                    model.buffers.len()
-                )));
+                return Err(ImportError::Malformed(
+                    crate::import::ModelKind::Tflite,
+                    format!(
+                        "subgraph {index}, tensor {t} '{}': buffer {} but the model has {} buffers",
+                        tensor.name,
+                        tensor.buffer,
+                        model.buffers.len()
+                    ),
+                ));
             }
         } || tensor.external_buffer != 0;
         if tensor.is_variable {

@@ -19,20 +19,8 @@ pub use schema::Model;
 use crate::model::Problem;
 use crate::options::SolveOptions;
 
-/// Why a model could not be imported.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ImportError {
-    /// The bytes are not a well-formed TFLite model; the message says where.
-    #[error("not a readable TFLite model: {0}")]
-    Malformed(String),
-    /// A well-formed model that uses something the arena cannot be planned for from the file
-    /// alone (custom operators, string tensors, ...); the message names it.
-    #[error("unsupported: {0}")]
-    Unsupported(String),
-    /// The request does not fit the model (a subgraph it lacks, a plan for other buffers).
-    #[error("{0}")]
-    Request(String),
-}
+/// Why a model could not be imported or written: one type for every importer.
+pub use crate::import::ImportError;
 
 /// How to turn a model into instances.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,7 +75,7 @@ impl ImportOptions {
 
 /// Reads the model's tables (no instance yet): how many subgraphs, tensors and operators.
 pub fn read(bytes: &[u8]) -> Result<Model, ImportError> {
-    Model::read(bytes).map_err(ImportError::Malformed)
+    Model::read(bytes).map_err(|e| ImportError::Malformed(crate::import::ModelKind::Tflite, e))
 }
 
 /// The instance of subgraph `subgraph`.

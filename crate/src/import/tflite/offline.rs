@@ -49,7 +49,9 @@ pub struct OfflinePlan {
 /// reads it).
 pub fn read(bytes: &[u8], model: &Model) -> Result<Option<OfflinePlan>, ImportError> {
     let Some(entry) = model.metadata.iter().find(|m| m.name == METADATA_NAME) else { return Ok(None) };
-    let malformed = |what: String| ImportError::Malformed(format!("{METADATA_NAME} metadata: {what}"));
+    let malformed = |what: String| {
+        ImportError::Malformed(crate::import::ModelKind::Tflite, format!("{METADATA_NAME} metadata: {what}"))
+    };
     let data = model
         .buffer_data(bytes, entry.buffer as usize)
         .ok_or_else(|| malformed(format!("buffer {} holds no data in the file", entry.buffer)))?;
@@ -120,7 +122,7 @@ impl Front {
 /// The model with `offsets` (one per tensor of the model, subgraph after subgraph) as its
 /// `OfflineMemoryAllocation` metadata; see the module documentation for how the bytes are laid out.
 pub fn write(bytes: &[u8], model: &Model, offsets: &[i32]) -> Result<Vec<u8>, ImportError> {
-    let malformed = |what: String| ImportError::Malformed(what);
+    let malformed = |what: String| ImportError::Malformed(crate::import::ModelKind::Tflite, what);
     let tensors: usize = model.subgraphs.iter().map(|s| s.tensors.len()).sum();
     if offsets.len() != tensors {
         return Err(ImportError::Request(format!(

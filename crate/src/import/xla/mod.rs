@@ -19,19 +19,8 @@ pub use trace::{Group, Simulation, Value};
 
 use crate::model::Problem;
 
-/// Why a dump could not be imported.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ImportError {
-    /// The bytes are not a well-formed `HloProto` with a buffer assignment; the message says why.
-    #[error("not a readable XLA HloProto: {0}")]
-    Malformed(String),
-    /// A well-formed dump whose plan cannot be read as one instance; the message says why.
-    #[error("unsupported: {0}")]
-    Unsupported(String),
-    /// The request does not fit the dump (a trace it lacks).
-    #[error("{0}")]
-    Request(String),
-}
+/// Why a model could not be imported or written: one type for every importer.
+pub use crate::import::ImportError;
 
 /// How to turn a dump into an instance.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,9 +80,10 @@ pub struct Summary {
 }
 
 fn read(bytes: &[u8]) -> Result<decode::HloProto, ImportError> {
-    let proto = decode::decode(bytes).map_err(ImportError::Malformed)?;
+    let proto = decode::decode(bytes).map_err(|e| ImportError::Malformed(crate::import::ModelKind::Xla, e))?;
     if proto.buffer_assignment.is_none() {
         return Err(ImportError::Malformed(
+            crate::import::ModelKind::Xla,
             "no buffer_assignment: dump the module after optimizations (`*.cpu_after_optimizations.hlo.pb` \
              from XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_proto)"
                 .into(),

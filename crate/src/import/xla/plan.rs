@@ -54,7 +54,8 @@ impl CompilerPlan {
 }
 
 fn nonnegative(value: i64, what: impl FnOnce() -> String) -> Result<u64, ImportError> {
-    u64::try_from(value).map_err(|_| ImportError::Malformed(format!("{} is {value}", what())))
+    u64::try_from(value)
+        .map_err(|_| ImportError::Malformed(crate::import::ModelKind::Xla, format!("{} is {value}", what())))
 }
 
 /// XLA's offsets for `simulation`'s groups, from the allocation that holds its values.
@@ -66,10 +67,13 @@ pub fn compiler_plan(
     let Some(first) = simulation.values.first() else {
         return Err(ImportError::Request("the trace places no buffer: there is no plan to read".into()));
     };
-    let allocation = allocations
-        .iter()
-        .find(|a| a.assigned.iter().any(|x| x.logical_buffer_id == first.id))
-        .ok_or_else(|| ImportError::Malformed(format!("no allocation holds buffer {} of the trace", first.id)))?;
+    let allocation =
+        allocations.iter().find(|a| a.assigned.iter().any(|x| x.logical_buffer_id == first.id)).ok_or_else(|| {
+            ImportError::Malformed(
+                crate::import::ModelKind::Xla,
+                format!("no allocation holds buffer {} of the trace", first.id),
+            )
+        })?;
     let mut offset_of: HashMap<i64, u64> = HashMap::with_capacity(allocation.assigned.len());
     for assigned in &allocation.assigned {
         let offset = nonnegative(assigned.offset, || format!("buffer {}'s offset", assigned.logical_buffer_id))?;

@@ -79,7 +79,9 @@ pub fn simulate(
     let mut freed: Vec<bool> = Vec::new();
     let mut tick: u64 = 0;
     for (e, event) in trace.events.iter().enumerate() {
-        let malformed = |what: String| ImportError::Malformed(format!("heap simulator trace, event {e}: {what}"));
+        let malformed = |what: String| {
+            ImportError::Malformed(crate::import::ModelKind::Xla, format!("heap simulator trace, event {e}: {what}"))
+        };
         let kind = event.kind().ok_or_else(|| malformed(format!("unknown event kind {}", event.kind)))?;
         let size = *sizes.get(&event.buffer_id).ok_or_else(|| {
             malformed(format!("buffer {} is not a logical buffer of the assignment", event.buffer_id))
@@ -182,7 +184,8 @@ impl Simulation {
                 }
             })
             .collect();
-        Problem::new(buffers, None).map_err(|errors| ImportError::Malformed(errors.to_string()))
+        Problem::new(buffers, None)
+            .map_err(|errors| ImportError::Malformed(crate::import::ModelKind::Xla, errors.to_string()))
     }
 }
 
