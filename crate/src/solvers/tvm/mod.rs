@@ -19,8 +19,9 @@
 //!
 //! Two behaviours of TVM's, checked against TVM USMP itself (`crate/tests/fixtures/tvm/usmp/`):
 //! - zero-size buffers are buffers like the others: they count among a buffer's conflicts (the
-//!   tie-break after size), take their place in the order, and sit on top of their highest placed
-//!   conflict, so that a later buffer alive with one starts no lower than it. Exported models
+//!   tie-break after size), take their place in the order, and are placed as any buffer (by the
+//!   greedy planners on top of their highest placed conflict, so that a later buffer alive with
+//!   one starts no lower than it; by the climb's first fit where they fit). Exported models
 //!   have many (BatchNorm's empty outputs), and the plans of the other buffers change with them,
 //!   so these planners ask to be given them ([`Capabilities::zero_size`]);
 //! - alignment, the one deliberate difference: TVM starts a buffer where its highest conflict
