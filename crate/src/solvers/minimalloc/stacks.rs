@@ -92,7 +92,8 @@ impl Stacker {
         let mut key =
             items.iter().fold(0u128, |hash, item| hash ^ transpositions::key(item.rank, item.stacked.release));
         if !pins.is_empty() {
-            key ^= transpositions::key(u32::MAX, section as u64);
+            // Around pins the answer above the capacity depends on it (see `least_top_around`).
+            key ^= transpositions::key(u32::MAX, section as u64) ^ transpositions::key(u32::MAX - 1, capacity);
         }
         let least = match self.cache.get(&key) {
             Some(&least) => {
@@ -101,7 +102,8 @@ impl Stacker {
             }
             None => {
                 self.runs += 1;
-                let least = if pins.is_empty() { self.least_top(items) } else { self.least_top_around(items, pins) };
+                let least =
+                    if pins.is_empty() { self.least_top(items) } else { self.least_top_around(items, pins, capacity) };
                 if self.cache.len() >= CACHE_LIMIT {
                     self.cache.clear();
                 }
@@ -117,12 +119,20 @@ impl Stacker {
     /// ([`ends_around`]). Still exact: sorted by offset, a packing that avoids the pins pushes
     /// down to those lowest fits, and a lower top below is never worse for what comes after (the
     /// lowest fit at or above an offset rises with it).
-    pub fn least_top_around(&mut self, items: &[Item], pins: &[Obstacle]) -> u64 {
+    ///
+    /// Subsets whose least top passes `cutoff` are not stacked on (a node asks only whether the
+    /// items fit its capacity): when the whole set passes it, the answer is the lowest top that
+    /// passed it, which is still no more than the least top. Why: in a stacking with the least
+    /// top, take the first item whose subset's least top passes `cutoff`; stacked on the least
+    /// top of the subset before it (which did not), it reached a top above `cutoff` and no higher
+    /// than where it ends in that stacking, so no higher than the least top.
+    pub fn least_top_around(&mut self, items: &[Item], pins: &[Obstacle], cutoff: u64) -> u64 {
         debug_assert!(items.len() <= MAX_ITEMS);
         let full = 1usize << items.len();
         self.tops.clear();
         self.tops.resize(full, u64::MAX);
         self.tops[0] = 0;
+        let mut passed = u64::MAX;
         for set in 0..full {
             let below = self.tops[set];
             if below == u64::MAX {
@@ -132,12 +142,19 @@ impl Stacker {
                 let bit = 1 << i;
                 if set & bit == 0 {
                     let reached = ends_around(&item.stacked, below, pins);
+                    if reached > cutoff {
+                        passed = passed.min(reached);
+                        continue;
+                    }
                     let slot = &mut self.tops[set | bit];
                     *slot = (*slot).min(reached);
                 }
             }
         }
-        self.tops[full - 1]
+        match self.tops[full - 1] {
+            u64::MAX => passed,
+            least => least,
+        }
     }
 
     /// The least top of the items stacked in one column ([`Programme::least_top`]). At most
@@ -163,7 +180,7 @@ fn ends_around(item: &stacking::Item, below: u64, pins: &[Obstacle]) -> u64 {
             start = above;
         }
     }
-    start.checked_add(item.size).unwrap_or(u64::MAX)
+    start.saturating_add(item.size)
 }
 
 /// The top of `items` stacked in the order given around `pins`, each on the one before.
@@ -270,9 +287,15 @@ mod tests {
             }
             let limit =
                 items.iter().map(|i| i.stacked.release + i.stacked.size + i.stacked.alignment).sum::<u64>() + at + 50;
-            let least = stacker.least_top_around(&items, &pins);
+            let least = stacker.least_top_around(&items, &pins, u64::MAX);
             let expected = grid_around(&items, &pins, limit);
             assert_eq!(least, expected, "{items:?} around {pins:?}");
+            // Cut off below the least top, it answers a top above the cutoff and no higher.
+            assert_eq!(stacker.least_top_around(&items, &pins, least), least);
+            for cutoff in [least.saturating_sub(1), least / 2] {
+                let passed = stacker.least_top_around(&items, &pins, cutoff);
+                assert!(passed > cutoff && passed <= least, "{passed} for cutoff {cutoff}, least {least}");
+            }
             if least > every_order(&items) {
                 lifted += 1;
             }
