@@ -923,7 +923,7 @@ impl<'a> Search<'a> {
     /// sees nearly as much.
     fn stacks_hold(&mut self, list: &[u32], base: u64) -> bool {
         let instance = self.instance;
-        if instance.classes.is_empty() {
+        if instance.classes.is_empty() && instance.pins.is_empty() {
             return true;
         }
         let (low, high) = self.range(list);
@@ -953,9 +953,10 @@ impl<'a> Search<'a> {
                 aligned |= instance.alignment[m] > 1;
                 items.push(Item::new(member, instance.size[m], instance.alignment[m], release));
             }
-            if aligned
+            let pins = instance.pins(s);
+            if (aligned || !pins.is_empty())
                 && items.len() > 1
-                && let Some(need) = self.stacker.need(&mut items, self.capacity)
+                && let Some(need) = self.stacker.need_around(&mut items, pins, s as u32, self.capacity)
             {
                 self.cut_below(need);
                 holds = false;
@@ -982,10 +983,11 @@ impl<'a> Search<'a> {
     }
 
     /// The lowest top of a stack of section `s`'s unplaced buffers (all alive together, so
-    /// disjoint in addresses) none of which starts below `effective`: their total above it, and
-    /// for each alignment class the padding it forces ([`Search::class_top`]).
+    /// disjoint in addresses) none of which starts below `effective`: their total above it,
+    /// around the bytes pinned buffers hold in the section (no buffer alive there may use them),
+    /// and for each alignment class the padding it forces ([`Search::class_top`]).
     fn stack_top(&self, s: usize, effective: u64) -> u64 {
-        let mut top = effective.saturating_add(self.total[s]);
+        let mut top = self.instance.top_around_pins(s, effective, self.total[s]);
         let classes = self.instance.classes.len();
         for k in 0..classes {
             let slots = self.slots[s * classes + k];

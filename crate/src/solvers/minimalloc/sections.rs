@@ -43,6 +43,11 @@ pub struct Instance {
     pub obstacles: Vec<Obstacle>,
     /// The total size of the searched buffers alive in each section.
     pub section_total: Vec<u64>,
+    /// The bytes pinned buffers hold in each section, as disjoint ranges sorted by offset:
+    /// `pins[pin_start[s]..pin_start[s + 1]]`. Every searched buffer alive in the section must
+    /// avoid them, so the section's unplaced buffers stack in what they leave free.
+    pub pin_start: Vec<u32>,
+    pub pins: Vec<Obstacle>,
     /// The alignment classes: the distinct alignments above 1 of the searched buffers, the
     /// largest [`MAX_CLASSES`] of them, ascending. A buffer belongs to every class whose alignment
     /// divides its own.
@@ -253,6 +258,7 @@ impl Layout {
         }
         live_start.push(live.len() as u32);
         let (classes, rank_slots, class_slots, class_pad) = self.classes(problem, order);
+        let (pin_start, pins) = self.pins(problem);
         Instance {
             original: order.to_vec(),
             size: order.iter().map(|&i| buffers[i].size).collect(),
@@ -266,6 +272,8 @@ impl Layout {
             obstacle_start,
             obstacles,
             section_total: self.section_total.clone(),
+            pin_start,
+            pins,
             classes,
             rank_slots,
             class_slots,
@@ -315,6 +323,40 @@ impl Layout {
         (classes, rank_slots, class_slots, class_pad)
     }
 
+    /// The bytes the pinned buffers hold in each section, merged into disjoint ranges sorted by
+    /// offset (see [`Instance::pins`]): each live piece of a pinned buffer holds its window of
+    /// bytes (all of them outside gaps) in the sections the piece spans.
+    fn pins(&self, problem: &Problem) -> (Vec<u32>, Vec<Obstacle>) {
+        let buffers = problem.buffers();
+        let sections = self.section_total.len();
+        let mut held: Vec<Vec<Obstacle>> = vec![Vec::new(); sections];
+        for (i, b) in buffers.iter().enumerate() {
+            let Some(offset) = b.pinned else { continue };
+            // `live` keeps the pieces in the order `pieces` gives them, one range each.
+            for (piece, &(from, to)) in b.pieces().iter().zip(&self.live[i]) {
+                let range =
+                    Obstacle { offset: offset.saturating_add(piece.lower), top: offset.saturating_add(piece.upper) };
+                for section in &mut held[from as usize..to as usize] {
+                    section.push(range);
+                }
+            }
+        }
+        let mut pin_start = Vec::with_capacity(sections + 1);
+        let mut pins: Vec<Obstacle> = Vec::new();
+        for mut section in held {
+            pin_start.push(pins.len() as u32);
+            section.sort_unstable_by_key(|o| o.offset);
+            for range in section {
+                match pins[*pin_start.last().unwrap_or(&0) as usize..].last_mut() {
+                    Some(last) if range.offset <= last.top => last.top = last.top.max(range.top),
+                    _ => pins.push(range),
+                }
+            }
+        }
+        pin_start.push(pins.len() as u32);
+        (pin_start, pins)
+    }
+
     /// The ranks alive in each section, as flat lists (see [`Instance::members`]).
     fn members(&self, order: &[usize]) -> (Vec<u32>, Vec<u32>) {
         let sections = self.section_total.len();
@@ -337,6 +379,22 @@ impl Layout {
         }
         (count, members)
     }
+}
+
+/// The lowest top of `bytes` bytes laid from `from` up around `pins` (disjoint, sorted by offset):
+/// each pin that starts below the top reached so far pushes it up by the bytes it holds above
+/// `from` (`u64::MAX` past u64).
+pub fn top_around(pins: &[Obstacle], from: u64, bytes: u64) -> u64 {
+    let mut top = from.saturating_add(bytes);
+    for pin in pins {
+        if pin.offset >= top {
+            break;
+        }
+        if pin.top > from {
+            top = top.saturating_add(pin.top - pin.offset.max(from));
+        }
+    }
+    top
 }
 
 /// Groups of unaligned buffers with the same lifetime (and the same gaps), as lists per rank.
@@ -378,6 +436,17 @@ impl Instance {
 
     pub fn members(&self, section: usize) -> &[u32] {
         &self.members[self.member_start[section] as usize..self.member_start[section + 1] as usize]
+    }
+
+    /// The bytes pinned buffers hold in section `s` (see [`Instance::pins`]).
+    pub fn pins(&self, s: usize) -> &[Obstacle] {
+        &self.pins[self.pin_start[s] as usize..self.pin_start[s + 1] as usize]
+    }
+
+    /// The lowest top of `bytes` bytes laid from `from` up in section `s`, around the bytes its
+    /// pinned buffers hold (`u64::MAX` past u64).
+    pub fn top_around_pins(&self, s: usize, from: u64, bytes: u64) -> u64 {
+        top_around(self.pins(s), from, bytes)
     }
 
     /// The section ranges where buffer `rank` is alive.

@@ -16,7 +16,9 @@ use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
+use super::sections::Obstacle;
 use super::transpositions::{self, KeyHasher};
+use crate::alignment::align_up;
 use crate::model::stacking::{self, MAX_STACKED, Programme, stack_in_order};
 
 /// The most buffers one programme stacks: `2^8` subsets. The programme runs inside the nodes and
@@ -51,6 +53,8 @@ impl Borrow<stacking::Item> for Item {
 #[derive(Default)]
 pub struct Stacker {
     programme: Programme,
+    /// The least top of each subset, for [`Stacker::least_top_around`].
+    tops: Vec<u64>,
     cache: HashMap<u128, u64, BuildHasherDefault<KeyHasher>>,
     /// Programmes run and answers taken from the cache (for the statistics).
     pub runs: u64,
@@ -61,17 +65,36 @@ impl Stacker {
     /// Whether the items can stack with every top at or below `capacity`; when not, the least top
     /// they need (above `capacity`). Items beyond [`MAX_ITEMS`] are dropped (the largest
     /// alignments, then sizes, are kept), which only relaxes.
+    #[cfg(test)]
     pub fn need(&mut self, items: &mut Vec<Item>, capacity: u64) -> Option<u64> {
+        self.need_around(items, &[], 0, capacity)
+    }
+
+    /// [`Stacker::need`] in a section whose pinned buffers hold `pins` (disjoint, sorted by
+    /// offset; `section` names them for the cache): no item may cut through one, so an item that
+    /// does not fit the hole below a pin goes above it, and the hole's bytes are lost to it.
+    pub fn need_around(
+        &mut self,
+        items: &mut Vec<Item>,
+        pins: &[Obstacle],
+        section: u32,
+        capacity: u64,
+    ) -> Option<u64> {
         if items.len() > MAX_ITEMS {
             items.sort_unstable_by(|a, b| {
                 b.stacked.alignment.cmp(&a.stacked.alignment).then(b.stacked.size.cmp(&a.stacked.size))
             });
             items.truncate(MAX_ITEMS);
         }
-        if greedy(items) <= capacity {
+        if greedy(items, pins) <= capacity {
             return None;
         }
-        let key = items.iter().fold(0u128, |hash, item| hash ^ transpositions::key(item.rank, item.stacked.release));
+        let mut key =
+            items.iter().fold(0u128, |hash, item| hash ^ transpositions::key(item.rank, item.stacked.release));
+        if !pins.is_empty() {
+            // Around pins the answer above the capacity depends on it (see `least_top_around`).
+            key ^= transpositions::key(u32::MAX, section as u64) ^ transpositions::key(u32::MAX - 1, capacity);
+        }
         let least = match self.cache.get(&key) {
             Some(&least) => {
                 self.hits += 1;
@@ -79,7 +102,8 @@ impl Stacker {
             }
             None => {
                 self.runs += 1;
-                let least = self.least_top(items);
+                let least =
+                    if pins.is_empty() { self.least_top(items) } else { self.least_top_around(items, pins, capacity) };
                 if self.cache.len() >= CACHE_LIMIT {
                     self.cache.clear();
                 }
@@ -90,6 +114,49 @@ impl Stacker {
         (least > capacity).then_some(least)
     }
 
+    /// The least top of the items stacked in one column around `pins`: the subset programme of
+    /// [`crate::model::stacking`] with each item at its lowest fit around the pins
+    /// ([`ends_around`]). Still exact: sorted by offset, a packing that avoids the pins pushes
+    /// down to those lowest fits, and a lower top below is never worse for what comes after (the
+    /// lowest fit at or above an offset rises with it).
+    ///
+    /// Subsets whose least top passes `cutoff` are not stacked on (a node asks only whether the
+    /// items fit its capacity): when the whole set passes it, the answer is the lowest top that
+    /// passed it, which is still no more than the least top. Why: in a stacking with the least
+    /// top, take the first item whose subset's least top passes `cutoff`; stacked on the least
+    /// top of the subset before it (which did not), it reached a top above `cutoff` and no higher
+    /// than where it ends in that stacking, so no higher than the least top.
+    pub fn least_top_around(&mut self, items: &[Item], pins: &[Obstacle], cutoff: u64) -> u64 {
+        debug_assert!(items.len() <= MAX_ITEMS);
+        let full = 1usize << items.len();
+        self.tops.clear();
+        self.tops.resize(full, u64::MAX);
+        self.tops[0] = 0;
+        let mut passed = u64::MAX;
+        for set in 0..full {
+            let below = self.tops[set];
+            if below == u64::MAX {
+                continue;
+            }
+            for (i, item) in items.iter().enumerate() {
+                let bit = 1 << i;
+                if set & bit == 0 {
+                    let reached = ends_around(&item.stacked, below, pins);
+                    if reached > cutoff {
+                        passed = passed.min(reached);
+                        continue;
+                    }
+                    let slot = &mut self.tops[set | bit];
+                    *slot = (*slot).min(reached);
+                }
+            }
+        }
+        match self.tops[full - 1] {
+            u64::MAX => passed,
+            least => least,
+        }
+    }
+
     /// The least top of the items stacked in one column ([`Programme::least_top`]). At most
     /// [`MAX_ITEMS`] items (0, no bound, for more).
     pub fn least_top(&mut self, items: &[Item]) -> u64 {
@@ -98,13 +165,39 @@ impl Stacker {
     }
 }
 
+/// Where `item` ends when stacked on `below` around `pins` (disjoint, sorted by offset): at the
+/// lowest multiple of its alignment at or above `below` and its release where it cuts through no
+/// pin, plus its size (`u64::MAX` past u64).
+fn ends_around(item: &stacking::Item, below: u64, pins: &[Obstacle]) -> u64 {
+    let Some(mut start) = align_up(below.max(item.release), item.alignment) else { return u64::MAX };
+    for pin in pins {
+        let Some(top) = start.checked_add(item.size) else { return u64::MAX };
+        if pin.offset >= top {
+            break;
+        }
+        if pin.top > start {
+            let Some(above) = align_up(pin.top, item.alignment) else { return u64::MAX };
+            start = above;
+        }
+    }
+    start.saturating_add(item.size)
+}
+
+/// The top of `items` stacked in the order given around `pins`, each on the one before.
+fn stack_around(items: &[Item], pins: &[Obstacle]) -> u64 {
+    if pins.is_empty() {
+        return stack_in_order(items);
+    }
+    items.iter().fold(0, |top, item| ends_around(&item.stacked, top, pins))
+}
+
 /// The lower of two greedy stacks: largest alignment first, and lowest release first. Some order
 /// reaches it, so it is at least the least top: where it fits, the programme is not needed.
-fn greedy(items: &mut [Item]) -> u64 {
+fn greedy(items: &mut [Item], pins: &[Obstacle]) -> u64 {
     items.sort_unstable_by_key(|item| (Reverse(item.stacked.alignment), item.stacked.release));
-    let by_alignment = stack_in_order(items);
+    let by_alignment = stack_around(items, pins);
     items.sort_unstable_by_key(|item| (item.stacked.release, Reverse(item.stacked.alignment)));
-    by_alignment.min(stack_in_order(items))
+    by_alignment.min(stack_around(items, pins))
 }
 
 #[cfg(test)]
@@ -114,6 +207,7 @@ mod tests {
 
     use super::*;
     use crate::model::stacking::tests::{every_order, random_items};
+    use crate::solvers::minimalloc::sections::top_around;
 
     /// `need` answers from the programme (or the greedy stack, which is never below it), the same
     /// when it runs the programme and when it takes the answer from its cache.
@@ -137,6 +231,80 @@ mod tests {
             }
         }
         assert!(stacker.runs > 0 && stacker.hits > 0, "the cache was never used: {} {}", stacker.runs, stacker.hits);
+    }
+
+    /// Every placement of the items on their alignment lattices (at or above their releases,
+    /// below `limit`) that overlaps neither another item nor a pin: the least top, from the
+    /// definition.
+    fn grid_around(items: &[Item], pins: &[Obstacle], limit: u64) -> u64 {
+        fn walk(items: &[Item], k: usize, limit: u64, placed: &mut Vec<(u64, u64)>, best: &mut u64) {
+            if k == items.len() {
+                // The items' highest end: they were placed after the pins.
+                let ends = placed[placed.len() - k..].iter().map(|p| p.1);
+                *best = (*best).min(ends.max().unwrap_or(0));
+                return;
+            }
+            let item = items[k].stacked;
+            let mut offset = align_up(item.release, item.alignment).unwrap();
+            while offset + item.size <= limit && offset + item.size < *best {
+                let end = offset + item.size;
+                if placed.iter().all(|&(low, high)| end <= low || high <= offset) {
+                    placed.push((offset, end));
+                    walk(items, k + 1, limit, placed, best);
+                    placed.pop();
+                }
+                offset += item.alignment;
+            }
+        }
+        let mut best = u64::MAX;
+        let mut placed: Vec<(u64, u64)> = pins.iter().map(|p| (p.offset, p.top)).collect();
+        walk(items, 0, limit, &mut placed, &mut best);
+        best
+    }
+
+    /// Around pinned ranges the programme finds the least top of every placement that avoids
+    /// them (holes below a pin that an item's size or alignment cannot use are lost), and the
+    /// section total bound around the same pins ([`top_around`]) never passes it.
+    #[test]
+    fn the_programme_around_pins_agrees_with_the_grid() {
+        let mut rng = ChaCha8Rng::seed_from_u64(29);
+        let mut stacker = Stacker::default();
+        let mut lifted = 0;
+        for _ in 0..400 {
+            let k = rng.random_range(1..=3);
+            let items: Vec<Item> = random_items(&mut rng, k, true)
+                .into_iter()
+                .zip(0..)
+                .map(|(stacked, rank)| Item { rank, stacked })
+                .collect();
+            let mut pins = Vec::new();
+            let mut at = 0;
+            for _ in 0..rng.random_range(0..=3) {
+                let offset = at + rng.random_range(0..40);
+                let top = offset + rng.random_range(1..20);
+                pins.push(Obstacle { offset, top });
+                at = top;
+            }
+            let limit =
+                items.iter().map(|i| i.stacked.release + i.stacked.size + i.stacked.alignment).sum::<u64>() + at + 50;
+            let least = stacker.least_top_around(&items, &pins, u64::MAX);
+            let expected = grid_around(&items, &pins, limit);
+            assert_eq!(least, expected, "{items:?} around {pins:?}");
+            // Cut off below the least top, it answers a top above the cutoff and no higher.
+            assert_eq!(stacker.least_top_around(&items, &pins, least), least);
+            for cutoff in [least.saturating_sub(1), least / 2] {
+                let passed = stacker.least_top_around(&items, &pins, cutoff);
+                assert!(passed > cutoff && passed <= least, "{passed} for cutoff {cutoff}, least {least}");
+            }
+            if least > every_order(&items) {
+                lifted += 1;
+            }
+            let total: u64 = items.iter().map(|i| i.stacked.size).sum();
+            let release = items.iter().map(|i| i.stacked.release).min().unwrap_or(0);
+            let top = top_around(&pins, release, total);
+            assert!(top <= least, "{top} above {least}: {items:?} around {pins:?}");
+        }
+        assert!(lifted > 20, "pins rarely mattered ({lifted}): the test sees too little");
     }
 
     /// More than [`MAX_ITEMS`] items: a subset is stacked, so the answer never passes the least

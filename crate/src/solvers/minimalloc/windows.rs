@@ -17,7 +17,7 @@
 //! same search on the cut instance refutes it in well under a millisecond.
 //!
 //! Which windows: every run of `width` consecutive sections, widths growing from two, as long as
-//! a window holds at most [`MAX_WINDOW_BUFFERS`] buffers. Two windows whose buffers conflict in
+//! a window holds at most [`MAX_WINDOW_BUFFERS`] unpinned buffers. Two windows whose buffers conflict in
 //! the same pairs are the same instance (a plan is valid exactly when conflicting buffers do not
 //! overlap), so each is solved once. A window whose greedy plan already fits the bound cannot
 //! raise it and is skipped; any other is probed bottom up, at the bound, from the refuted range on,
@@ -42,7 +42,7 @@ use crate::solvers::greedy::quick_plan;
 /// where a few windows are the hard core, and its cost grows with the sections times the widths.
 pub const MAX_BUFFERS: usize = 64;
 
-/// The most buffers one window's instance may have (its search must stay cheap).
+/// The most unpinned buffers one window's instance may have (its search must stay cheap).
 pub const MAX_WINDOW_BUFFERS: usize = 16;
 
 /// The node budget of one window's probes together.
@@ -141,7 +141,9 @@ pub fn window_bound(
             let (t0, t1) = (times[i], times[i + width]);
             let members: Vec<usize> =
                 (0..buffers.len()).filter(|&j| buffers[j].start < t1 && t0 < buffers[j].end).collect();
-            if members.len() > MAX_WINDOW_BUFFERS {
+            // Pinned buffers are fixed obstacles to the window's search, not searched: only the
+            // others make it costly.
+            if members.iter().filter(|&&j| buffers[j].pinned.is_none()).count() > MAX_WINDOW_BUFFERS {
                 continue;
             }
             any_small = true;
