@@ -58,3 +58,21 @@ fn auto_at_low_effort_is_never_above_any_member_alone() {
         }
     }
 }
+
+/// The bound too: every member's bound is a proof, so `auto`'s is at least the best of them. On
+/// the 24-buffer instance with alignment and pins the stacking member proves 144 (its window
+/// bound) where the instance's own bound is 138; the portfolio once kept only the latter.
+#[test]
+fn auto_keeps_the_best_bound_its_members_prove() {
+    let options = SolveOptions { seed: 3, threads: Some(2), ..SolveOptions::default() };
+    let stacking = run::solve(&fixture("aligned_pinned_24.csv"), "stacking", &options).unwrap();
+    let problem = fixture("aligned_pinned_24.csv");
+    assert!(stacking.outcome.lower_bound > problem.lower_bound(), "{:?}", stacking.outcome.lower_bound);
+    let auto = run::solve(&problem, "auto", &options).unwrap();
+    assert!(
+        auto.outcome.lower_bound >= stacking.outcome.lower_bound,
+        "auto's bound {} below stacking's {}",
+        auto.outcome.lower_bound,
+        stacking.outcome.lower_bound
+    );
+}

@@ -425,6 +425,9 @@ fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member], st
     };
     // The first refusal, for when every member refused.
     let mut refused: Option<SolveError> = None;
+    // Every member's bound is a proof (the stacking member's window bound, say), whichever plan
+    // wins: the portfolio's bound is the best of them.
+    let mut proven = 0u64;
     for (position, result) in scheduled {
         // A member that cannot honour the instance (pinned buffers, say) is left out of the race.
         let outcome = match result {
@@ -434,6 +437,7 @@ fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member], st
                 continue;
             }
         };
+        proven = proven.max(outcome.lower_bound);
         if outcome.plan.is_some() {
             finished += 1;
             if best.as_ref().is_none_or(|b| outcome.makespan() < b.makespan()) {
@@ -455,13 +459,13 @@ fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member], st
             (None, Some(error)) => return Err(Halt::from(error)),
             (None, None) => return Err(Halt::Unsupported("the portfolio has no members".into())),
         };
-        let mut outcome = Outcome::new("auto", problem, capacity, None, first.lower_bound, first.stopped);
+        let mut outcome = Outcome::new("auto", problem, capacity, None, proven.max(first.lower_bound), first.stopped);
         outcome.detail = first.detail;
         return Ok(Quick { best: outcome, finished });
     };
     let winner = member.solver.clone();
     let stopped = interrupted.map_or(Stopped::Completed, |s| s.stronger(Stopped::Completed));
-    let mut outcome = Outcome::new("auto", problem, capacity, member.plan, 0, stopped);
+    let mut outcome = Outcome::new("auto", problem, capacity, member.plan, proven, stopped);
     outcome.stats = member.stats;
     outcome.winner = Some(winner);
     if outcome.feasible() && capacity.is_some() && outcome.stopped == Stopped::Completed {
