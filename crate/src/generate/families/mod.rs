@@ -13,6 +13,7 @@ mod power_of_two;
 mod staircase;
 mod towers;
 
+use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -73,15 +74,23 @@ impl Family {
     pub fn packing(self, buffers: usize, seed: u64) -> Packing {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let wanted = buffers.max(1);
-        let rects = match self {
+        let mut rects = match self {
             Family::Guillotine => guillotine::cut(&mut rng, wanted),
             Family::Pinwheel => pinwheel::cut(&mut rng, wanted),
             Family::Staircase => staircase::cut(&mut rng, wanted),
             Family::EqualSizes => equal_sizes::cut(&mut rng, wanted),
-            Family::PowerOfTwo => return power_of_two::packing(&mut rng, wanted),
+            Family::PowerOfTwo => power_of_two::cut(&mut rng, wanted),
             Family::Towers => towers::cut(&mut rng, wanted),
         };
-        Packing::from_rects(&rects)
+        // The constructions list buffers by start, then offset: in that order a greedy pass
+        // that breaks ties by input position re-finds the plan. Shuffled, nothing but the
+        // buffers themselves gives it away.
+        rects.shuffle(&mut rng);
+        let mut packing = Packing::from_rects(&rects);
+        if self == Family::PowerOfTwo {
+            power_of_two::align(&mut packing);
+        }
+        packing
     }
 
     /// The instance alone (no capacity: the question is the lowest makespan).
@@ -260,6 +269,10 @@ mod tests {
         assert!(report.is_valid(), "{family:?} {buffers} buffers, seed {seed}: {:?}", report.violations.first());
         assert!(problem.buffers().iter().all(|b| b.size > 0 && b.size % UNIT == 0 && b.start < b.end));
         assert_eq!(family.generate(buffers, seed).buffers(), problem.buffers(), "same seed, same instance");
+        if buffers >= 60 {
+            // Not listed by start: the order gives nothing away.
+            assert!(problem.buffers().windows(2).any(|w| w[0].start > w[1].start), "{family:?} listed by start");
+        }
     }
 
     #[test]

@@ -9,16 +9,14 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{HEIGHT_UNITS, Packing, Rect};
 
-pub(super) fn packing(rng: &mut ChaCha8Rng, wanted: usize) -> Packing {
-    let rects = cut(rng, wanted);
-    let mut packing = Packing::from_rects(&rects);
+/// Aligns every block to its size, as the allocator's blocks are.
+pub(super) fn align(packing: &mut Packing) {
     for b in &mut packing.buffers {
         b.alignment = b.size;
     }
-    packing
 }
 
-fn cut(rng: &mut ChaCha8Rng, wanted: usize) -> Vec<Rect> {
+pub(super) fn cut(rng: &mut ChaCha8Rng, wanted: usize) -> Vec<Rect> {
     let alive = ((wanted as f64).sqrt() as usize).clamp(1, 64);
     // The live blocks, as (offset, size, start) in units.
     let mut live: Vec<(u64, u64, u64)> =
@@ -76,12 +74,11 @@ fn split(rng: &mut ChaCha8Rng, offset: u64, size: u64, pieces: usize) -> Vec<(u6
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::generate::families::UNIT;
 
     #[test]
     fn every_block_is_a_power_of_two_at_a_multiple_of_its_size() {
-        let packing = packing(&mut rand::SeedableRng::seed_from_u64(3), 500);
+        let packing = crate::generate::families::Family::PowerOfTwo.packing(500, 3);
         for (b, &offset) in packing.buffers.iter().zip(&packing.offsets) {
             assert!(b.size.is_power_of_two() && b.size >= UNIT && b.alignment == b.size);
             assert_eq!(offset % b.size, 0, "buffer {} at {offset}", b.id);
