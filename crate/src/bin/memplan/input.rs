@@ -17,7 +17,7 @@ pub fn parse_effort(text: &str) -> Result<Effort, String> {
 
 pub fn parse_shape(text: &str) -> Result<memplan::generate::Shape, String> {
     memplan::generate::Shape::parse(text)
-        .ok_or_else(|| format!("'{text}' is not one of trace, non-overlapping, full-overlap, perfect, aligned"))
+        .ok_or_else(|| format!("'{text}' is not one of {}", memplan::generate::Shape::names().join(", ")))
 }
 
 pub fn parse_runtime(text: &str) -> Result<memplan::import::tflite::Runtime, String> {

@@ -149,8 +149,10 @@ enum Command {
         seed: u64,
         /// `trace` (ML-like), TelaMalloc's microbenchmarks `non-overlapping` and `full-overlap`
         /// (with a capacity, which only `.json` keeps), `perfect` (a 1 MiB rectangle cut into
-        /// buffers with no waste, so that the optimum is L) or `aligned` (small, mixed alignments 1
-        /// to 4096, sizes not multiples of them).
+        /// buffers with no waste, so that the optimum is L), `aligned` (small, mixed alignments 1
+        /// to 4096, sizes not multiples of them), or a perfect packing of 1 MiB built another way:
+        /// `guillotine`, `pinwheel`, `staircase`, `equal-sizes`, `power-of-two` (aligned to their
+        /// sizes) or `towers` (long-lived towers, short-lived sand, full at one moment only).
         #[arg(long, default_value = "trace", value_parser = input::parse_shape)]
         shape: memplan::generate::Shape,
         /// Write here instead of standard output (`.csv` or `.json`).

@@ -2,6 +2,8 @@
 //! runs, most live briefly, a few live long (weights, skip connections), sizes spread over orders
 //! of magnitude. Used for scaling benchmarks and the playground's generator.
 
+pub mod families;
+
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -201,9 +203,18 @@ pub enum Shape {
     Perfect,
     /// [`aligned`]: small instances with mixed alignments.
     Aligned,
+    /// A perfect packing by one of [`families`]' constructions (optimum = L).
+    Family(families::Family),
 }
 
 impl Shape {
+    /// Every name [`Shape::parse`] takes, for help and error messages.
+    pub fn names() -> Vec<&'static str> {
+        let mut names = vec!["trace", "non-overlapping", "full-overlap", "perfect", "aligned"];
+        names.extend(families::Family::ALL.iter().map(|f| f.name()));
+        names
+    }
+
     pub fn parse(text: &str) -> Option<Shape> {
         match text.trim().to_ascii_lowercase().as_str() {
             "trace" => Some(Shape::Trace),
@@ -211,7 +222,7 @@ impl Shape {
             "full-overlap" => Some(Shape::FullOverlap),
             "perfect" => Some(Shape::Perfect),
             "aligned" => Some(Shape::Aligned),
-            _ => None,
+            other => families::Family::parse(other).map(Shape::Family),
         }
     }
 
@@ -222,6 +233,7 @@ impl Shape {
             Shape::FullOverlap => full_overlap(buffers, seed),
             Shape::Perfect => perfect(PerfectSpec::new(buffers, seed)),
             Shape::Aligned => aligned(buffers, seed),
+            Shape::Family(family) => family.generate(buffers, seed),
         }
     }
 }
