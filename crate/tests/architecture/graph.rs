@@ -33,9 +33,18 @@ pub fn read(src: &Path) -> Result<Graph, String> {
         modules.insert(source.module.clone());
         inline_modules(&source.module, &source.file.items, &mut modules);
     }
+    // First what each module's `use` items name (its re-exports among them), then every path,
+    // followed through re-exports: `crate::Problem` names the model, not the crate's root.
+    let none = BTreeMap::new();
+    let mut exports = BTreeMap::new();
+    for source in &sources {
+        let mut reader = Reader::new(&modules, &none);
+        reader.items(&source.module, &source.file.items);
+        exports.append(&mut reader.collected);
+    }
     let mut graph = Graph::new();
     for source in &sources {
-        let mut reader = Reader { modules: &modules, scopes: Vec::new(), named: BTreeSet::new() };
+        let mut reader = Reader::new(&modules, &exports);
         reader.items(&source.module, &source.file.items);
         let unit = unit_of(&source.module);
         let entry = graph.entry(unit.clone()).or_default();
@@ -107,13 +116,21 @@ type Scope = BTreeMap<String, ModulePath>;
 /// Reads the paths of one file's items, module by module.
 struct Reader<'a> {
     modules: &'a BTreeSet<ModulePath>,
+    /// Every module's `use` names, to follow a path through a re-export.
+    exports: &'a BTreeMap<ModulePath, Scope>,
     /// The module being read and its `use` names, innermost last.
     scopes: Vec<(ModulePath, Scope)>,
+    /// The `use` names of the modules read.
+    collected: BTreeMap<ModulePath, Scope>,
     /// The modules named so far.
     named: BTreeSet<ModulePath>,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    fn new(modules: &'a BTreeSet<ModulePath>, exports: &'a BTreeMap<ModulePath, Scope>) -> Self {
+        Reader { modules, exports, scopes: Vec::new(), collected: BTreeMap::new(), named: BTreeSet::new() }
+    }
+
     fn items(&mut self, module: &ModulePath, items: &[syn::Item]) {
         // `use` items apply to the whole module, wherever they are written in it.
         let mut scope = Scope::new();
@@ -131,6 +148,7 @@ impl Reader<'_> {
                 }
             }
         }
+        self.collected.insert(module.clone(), scope.clone());
         self.scopes.push((module.clone(), scope));
         for item in items {
             match item {
@@ -148,13 +166,28 @@ impl Reader<'_> {
         self.scopes.pop();
     }
 
-    /// Records the deepest known module that `path` (absolute) reaches.
+    /// Records the deepest known module that `path` (absolute) reaches, through re-exports: a
+    /// name a module brought in with `use` stands for what it names.
     fn note(&mut self, path: &ModulePath) {
-        let mut end = path.len();
-        while end > 0 && !self.modules.contains(&path[..end].to_vec()) {
-            end -= 1;
+        let mut path = path.clone();
+        // A few hops at most; a `use` that names itself ends the walk.
+        for _ in 0..8 {
+            let mut end = path.len();
+            while end > 0 && !self.modules.contains(&path[..end].to_vec()) {
+                end -= 1;
+            }
+            let target = path.get(end).and_then(|name| self.exports.get(&path[..end]).and_then(|s| s.get(name)));
+            match target {
+                Some(target) if *target != path[..=end] => {
+                    path = target.iter().chain(&path[end + 1..]).cloned().collect();
+                }
+                _ => {
+                    self.named.insert(path[..end].to_vec());
+                    return;
+                }
+            }
         }
-        self.named.insert(path[..end].to_vec());
+        self.named.insert(path);
     }
 
     /// `path` as written in `module` (with `scope`'s `use` names), made absolute; `None` for
