@@ -577,7 +577,11 @@ fn import_refuses_what_it_cannot_plan_with_exit_2() {
     let out = scratch("never.tflite", "");
     let output = memplan(&["import", &tflite_fixture("hand_recrop.tflite"), "--write-model", &out, "--plan", &plan]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("size"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("in the plan but 786432 bytes over [0, 64) in the instance"),
+        "{}",
+        stderr(&output)
+    );
     let output = memplan(&["import", &tflite_fixture("hand_recrop.tflite"), "--write-model", &out]);
     assert_eq!(output.status.code(), Some(2), "--write-model needs --plan");
     let plan = scratch("micro.plan.csv", "");

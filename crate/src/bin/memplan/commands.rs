@@ -332,8 +332,7 @@ pub fn import(
     }
     if let (Some(path), Some(plan)) = (files.write_model, files.plan) {
         let read = load(plan, input, Offsets::Plan)?;
-        let offsets = read.plan.unwrap_or_default();
-        let offsets = tflite::plan_offsets(&instance, &read.problem, &offsets)
+        let offsets = memplan::compare::plan_for(&instance.problem, &read.problem, read.plan.as_deref())
             .map_err(|e| Failure::bad_input(format!("{plan}: {e}")))?;
         let written =
             tflite::with_offline_plan(&bytes, &instance, &offsets).map_err(|e| Failure::bad_input(e.to_string()))?;

@@ -16,7 +16,6 @@ pub use arena::{Instance, Summary, TensorRole, builtin_name};
 pub use offline::OfflinePlan;
 pub use schema::Model;
 
-use crate::model::Problem;
 use crate::options::SolveOptions;
 
 /// Why a model could not be imported or written: one type for every importer.
@@ -101,38 +100,7 @@ pub fn compiler_plan(instance: &Instance) -> Vec<u64> {
     run.outcome.plan.map(|plan| plan.offsets).expect("a greedy pass without a capacity always places every buffer")
 }
 
-/// The offsets of `plan` (a plan read from a file: its problem and an offset per buffer) for the
-/// instance's buffers, matched by id (the tensor index). Every buffer of the instance must be in
-/// the plan, with its size, and the plan must be valid for the instance.
-pub fn plan_offsets(instance: &Instance, plan: &Problem, offsets: &[u64]) -> Result<Vec<u64>, ImportError> {
-    let by_id: std::collections::HashMap<&str, usize> =
-        plan.buffers().iter().enumerate().map(|(i, b)| (b.id.as_str(), i)).collect();
-    let mut found = Vec::with_capacity(instance.problem.len());
-    for buffer in instance.problem.buffers() {
-        let index = by_id.get(buffer.id.as_str()).ok_or_else(|| {
-            ImportError::Request(format!("the plan has no buffer {} (tensor {0} of the model)", buffer.id))
-        })?;
-        if plan.buffers()[*index].size != buffer.size {
-            return Err(ImportError::Request(format!(
-                "buffer {} has size {} in the plan but {} in the model",
-                buffer.id,
-                plan.buffers()[*index].size,
-                buffer.size
-            )));
-        }
-        found.push(offsets[*index]);
-    }
-    let report = crate::validate::validate(&instance.problem, &found, None);
-    if let Some(violation) = report.violations.first() {
-        return Err(ImportError::Request(format!(
-            "the plan is not valid for the model's instance: {}",
-            violation.describe(&instance.problem)
-        )));
-    }
-    Ok(found)
-}
-
-/// The model with `offsets` (one per buffer of `instance`, e.g. from [`plan_offsets`]) as TFLite
+/// The model with `offsets` (one per buffer of `instance`, e.g. from [`crate::compare::plan_for`]) as TFLite
 /// Micro's `OfflineMemoryAllocation` metadata: every tensor of the instance's subgraph that is in
 /// the arena gets its buffer's offset, every other tensor `-1` (constants and variables, which the runtime places itself around the fixed ones).
 /// Import the instance for [`Runtime::Micro`], whose lifetimes TFLite Micro plans the rest
