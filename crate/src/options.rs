@@ -176,17 +176,31 @@ pub fn time_limit_from_secs(secs: f64) -> Result<Option<Duration>, SolveError> {
 }
 
 /// Solver-specific settings, by name, as text: the CLI (`--param name=value`) and the page pass them
-/// through unchanged and the solver parses what it declared.
+/// through unchanged and the solver parses what it declared. Names are kebab-case
+/// (`subtree-limit`); a name written with underscores (`subtree_limit`, as some solvers named
+/// their parameters before) names the same parameter ([`Params::canonical_name`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "std::collections::BTreeMap<String, String>")]
 pub struct Params(std::collections::BTreeMap<String, String>);
+
+impl From<std::collections::BTreeMap<String, String>> for Params {
+    fn from(values: std::collections::BTreeMap<String, String>) -> Self {
+        values.into_iter().fold(Params::new(), |params, (name, value)| params.with(name, value))
+    }
+}
 
 impl Params {
     pub fn new() -> Self {
         Params::default()
     }
 
+    /// The one spelling of a parameter's name: kebab-case, so `subtree_limit` is `subtree-limit`.
+    pub fn canonical_name(name: &str) -> String {
+        name.trim().replace('_', "-")
+    }
+
     pub fn set(&mut self, name: impl Into<String>, value: impl Into<String>) {
-        self.0.insert(name.into(), value.into());
+        self.0.insert(Params::canonical_name(&name.into()), value.into());
     }
 
     pub fn with(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
@@ -213,7 +227,7 @@ impl Params {
     /// The value of `name` parsed as `T`, `None` when unset; a value that does not parse is an
     /// [`SolveError::InvalidParameter`] naming the parameter.
     pub fn get<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, SolveError> {
-        match self.0.get(name) {
+        match self.0.get(&Params::canonical_name(name)) {
             None => Ok(None),
             Some(text) => text.parse::<T>().map(Some).map_err(|_| SolveError::InvalidParameter {
                 name: name.to_string(),

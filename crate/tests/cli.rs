@@ -703,3 +703,20 @@ fn diff_reports_the_bytes_saved_and_the_buffers_moved() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("fd.other.csv"), "{}", stderr(&output));
 }
+
+/// Parameter names are kebab-case; the underscore spelling some had before still works, with a
+/// note naming the new one.
+#[test]
+fn parameter_names_are_kebab_case_and_old_spellings_still_work() {
+    let text = String::from_utf8_lossy(&memplan(&["solvers"]).stdout).into_owned();
+    assert!(text.contains("--param max-steps=") && text.contains("--param subtree-limit="), "{text}");
+    assert!(!text.contains("max_steps") && !text.contains("subtree_limit"), "{text}");
+    let input = example("minimalloc/examples/input.12.csv");
+    let new = memplan(&["solve", &input, "--solver", "telamalloc", "--param", "max-steps=50", "--out", "-"]);
+    let old = memplan(&["solve", &input, "--solver", "telamalloc", "--param", "max_steps=50", "--out", "-"]);
+    assert_eq!(new.status.code(), Some(0), "{}", stderr(&new));
+    assert_eq!(old.status.code(), Some(0), "{}", stderr(&old));
+    assert_eq!(new.stdout, old.stdout, "the same plan under either spelling");
+    assert!(stderr(&old).contains("--param max_steps is spelled max-steps now"), "{}", stderr(&old));
+    assert!(!stderr(&new).contains("spelled"), "{}", stderr(&new));
+}

@@ -95,7 +95,7 @@ fn options(solver: &dyn Solver, capacity: Option<u64>, seed: u64, start_address:
     for parameter in solver.parameters() {
         match parameter.name {
             "budget" => params.set("budget", "2000"),
-            "max_steps" => params.set("max_steps", "2000"),
+            "max-steps" => params.set("max-steps", "2000"),
             "iterations" => params.set("iterations", "3"),
             "start-address" => params.set("start-address", start_address.to_string()),
             _ => {}

@@ -160,7 +160,7 @@ fn is_registered_with_its_capabilities() {
     let capabilities = solver.capabilities();
     assert!(capabilities.capacity && capabilities.minimise && capabilities.alignment && capabilities.pinned);
     let names: Vec<_> = solver.parameters().iter().map(|p| p.name).collect();
-    assert!(names.contains(&"subtree_limit") && names.contains(&"candidates"), "{names:?}");
+    assert!(names.contains(&"subtree-limit") && names.contains(&"candidates"), "{names:?}");
 }
 
 /// A warm start (as the portfolio or a caller passes one): the plan is lowered from it, never raised.

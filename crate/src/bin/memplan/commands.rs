@@ -27,6 +27,12 @@ fn request(solver: &str, args: &SolveArgs) -> Request {
 
 /// `--param` assignments plus the sugar flags that stand for one.
 fn params(args: &SolveArgs) -> memplan::Params {
+    for (name, _) in &args.params {
+        let canonical = memplan::Params::canonical_name(name);
+        if canonical != name.trim() {
+            eprintln!("memplan: note: --param {name} is spelled {canonical} now (the old name still works)");
+        }
+    }
     let mut params = args.params.iter().fold(memplan::Params::new(), |params, (name, value)| params.with(name, value));
     if let Some(iterations) = args.iterations {
         params.set("iterations", iterations.to_string());

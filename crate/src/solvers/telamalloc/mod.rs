@@ -71,7 +71,7 @@ impl Solver for Telamalloc {
                 "heuristic candidates per decision point (3 = the three heuristics in the current phase)",
             ),
             Parameter::at_least(
-                "subtree_limit",
+                "subtree-limit",
                 defaults.subtree_limit,
                 1,
                 "backtracks inside one subtree before the search jumps out of it (doubles on restarts)",
@@ -85,7 +85,7 @@ impl Solver for Telamalloc {
                  (0 = complete search only)",
             ),
             Parameter::flag(
-                "cross_section",
+                "cross-section",
                 defaults.cross_section,
                 "cross-section reasoning over the free gaps of each section",
             ),
@@ -101,7 +101,7 @@ impl Solver for Telamalloc {
                 "try the skyline baseline heuristic (3.1) before searching, as TelaMalloc does in production",
             ),
             Parameter::at_least(
-                "max_steps",
+                "max-steps",
                 0,
                 0,
                 "placements the search may try in all (0 = a budget of propagation work by effort, \
@@ -142,14 +142,14 @@ impl Config {
         let defaults = Settings::default();
         let settings = Settings {
             candidates: params.get_or("candidates", defaults.candidates)?,
-            subtree_limit: params.get_or("subtree_limit", defaults.subtree_limit)?,
+            subtree_limit: params.get_or("subtree-limit", defaults.subtree_limit)?,
             restarts_before_complete: params.get_or("restarts", defaults.restarts_before_complete)?,
-            cross_section: params.get_or("cross_section", defaults.cross_section)?,
+            cross_section: params.get_or("cross-section", defaults.cross_section)?,
             frontier: params.get_or("frontier", defaults.frontier)?,
             seed: options.seed,
             ..defaults
         };
-        let max_steps = params.get_or("max_steps", 0u64)?;
+        let max_steps = params.get_or("max-steps", 0u64)?;
         let baseline = params.get_or("baseline", true)?;
         Ok(Config { settings, baseline, max_steps, effort: options.effort, timed: options.time_limit.is_some() })
     }
