@@ -73,6 +73,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
+from ._hook_options import solve_options
+
 __all__ = ["MemplanPlanner", "PlanReport", "PlanningError", "member", "planner"]
 
 _DEFAULT_MEMORY = 1
@@ -303,17 +305,9 @@ class MemplanPlanner:
         # The suite keys its members' results by ``__name__``: it must differ from ``greedy``.
         self.__name__ = "memplan"
         self.as_member = as_member
-        self.options: Dict[str, Any] = {"solver": solver, "seed": seed}
-        for name, value in (("effort", effort), ("time_limit", time_limit), ("threads", threads), ("params", params)):
-            if value is not None:
-                self.options[name] = value
+        self.options: Dict[str, Any] = solve_options(solver, effort, time_limit, seed, threads, params)
         self.fallback = fallback if fallback is not None else _executorch_greedy
         self.reports: List[PlanReport] = []
-        # A misspelt option is the caller's mistake, not a planning failure to fall back from:
-        # the core checks the options once, here, on an empty instance.
-        import memplan
-
-        memplan.solve(memplan.Problem.from_arrays([], [], []), **self.options)
 
     def __repr__(self) -> str:
         options = ", ".join(f"{k}={v!r}" for k, v in self.options.items())

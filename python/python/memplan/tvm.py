@@ -59,6 +59,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from ._hook_options import solve_options
+
 __all__ = ["Instance", "PlanReport", "Tensor", "instances", "pipeline", "plan_memory"]
 
 _ALLOC_STORAGE = "relax.memory.alloc_storage"
@@ -462,18 +464,12 @@ def plan_memory(
     The options are ``memplan.solve``'s; one it does not accept raises its error here.
     ``alignment`` (bytes) is every tensor's offset alignment in the arena.
     """
-    import memplan
     import tvm
     from tvm import relax
 
     if alignment < 1:
         raise ValueError(f"alignment {alignment} must be at least 1")
-    options: Dict[str, Any] = {"solver": solver, "seed": seed}
-    for key, value in (("effort", effort), ("time_limit", time_limit), ("threads", threads), ("params", params)):
-        if value is not None:
-            options[key] = value
-    # A misspelt option is the caller's mistake: the core checks it once, here.
-    memplan.solve(memplan.Problem.from_arrays([], [], []), **options)
+    options = solve_options(solver, effort, time_limit, seed, threads, params)
     planner = _Planner(options, alignment)
 
     @tvm.transform.module_pass(opt_level=0, name="memplan.PlanMemory")
