@@ -11,18 +11,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-out=${1:-target/bench-families}
-shift || true
-[ "${1:-}" = "--" ] && shift
-extra=("$@")
+source scripts/bench-common.sh target/bench-families "$@"
 [ ${#extra[@]} -eq 0 ] && extra=(--effort high --time-limit 60 --threads 2)
 sizes=(${SIZES:-600 1000 2000})
 seeds=(${SEEDS:-101 102})
 families=(perfect guillotine pinwheel staircase equal-sizes power-of-two towers)
 
-cargo build --release --quiet --bin memplan
-memplan=${CARGO_TARGET_DIR:-target}/release/memplan
-mkdir -p "$out/instances"
 files=()
 for family in "${families[@]}"; do
   for buffers in "${sizes[@]}"; do

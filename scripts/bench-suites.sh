@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The figures issue 20 asks for, as `memplan bench` tables with the proven bound and the best
+# The headline benchmark figures, as `memplan bench` tables with the proven bound and the best
 # published peer figure beside each row: MiniMalloc's challenging suite (minimising, and within
 # its 1 MiB), idealloc's suite, generated perfect packings (optimum = L) in two sets, and random
 # aligned instances. Figures only, no thresholds; it takes tens of minutes on two cores.
@@ -12,14 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-out=${1:-target/bench-suites}
-shift || true
-[ "${1:-}" = "--" ] && shift
-extra=("$@")
+source scripts/bench-common.sh target/bench-suites "$@"
 
-cargo build --release --quiet --bin memplan
-memplan=${CARGO_TARGET_DIR:-target}/release/memplan
-mkdir -p "$out/instances"
 peers=public/examples/peers.json
 bench() { # bench NAME FILES... [-- flags]
   local name=$1
