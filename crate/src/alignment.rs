@@ -3,12 +3,12 @@
 
 /// The least common multiple of two alignments (both >= 1): the alignment that suits both. `None`
 /// past u64.
-pub fn lcm(a: u64, b: u64) -> Option<u64> {
+pub(crate) fn lcm(a: u64, b: u64) -> Option<u64> {
     (a / num_integer::gcd(a, b)).checked_mul(b)
 }
 
 /// The smallest multiple of `alignment` at or above `value`, or `None` past u64.
-pub fn align_up(value: u64, alignment: u64) -> Option<u64> {
+pub(crate) fn align_up(value: u64, alignment: u64) -> Option<u64> {
     // Alignments are powers of two in practice (1 most of all): a mask, not a division, in the
     // first-fit loop.
     if alignment.is_power_of_two() {

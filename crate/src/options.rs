@@ -96,13 +96,22 @@ pub struct Progress {
 pub type ProgressSink = Arc<dyn Fn(&Progress) + Send + Sync>;
 
 /// Everything a solver may be asked, in the core's types: what a [`crate::Request`] becomes once
-/// checked and resolved. Through the run, `capacity` is already the one that applies (the
-/// request's, else the problem's); a caller of [`crate::Solver::solve`] itself may leave it unset
-/// for the problem's own.
+/// checked and resolved. The run resolves it once against the problem ([`SolveOptions::resolve`]:
+/// the capacity that applies, the instant the clock started); solvers only read the result, so a
+/// capacity is resolved in one place and a time limit has one clock however many solvers a run
+/// calls. A caller of [`crate::Solver::solve`] itself may leave both unset: the solve resolves
+/// them on entry.
 #[derive(Clone, Default)]
 pub struct SolveOptions {
+    /// The capacity that applies. Unset before [`SolveOptions::resolve`] means the problem's own;
+    /// after it, the request's or else the problem's: solvers read this field, never the problem's.
     pub capacity: Option<u64>,
+    /// How long the solve may take, counted from [`SolveOptions::started`] (the run's one clock).
     pub time_limit: Option<Duration>,
+    /// When the run began: every time limit in these options counts from it. Set once, by the run
+    /// (or by [`crate::Solver::solve`] for a caller that calls a solver directly); a part of a solve
+    /// inherits it, so that no solver or portfolio member restarts the clock.
+    pub started: Option<Instant>,
     pub seed: u64,
     /// Worker threads for parallel solvers, 1 to [`MAX_THREADS`]; `None` = all cores (the CLI
     /// builds the pool). [`SolveOptions::check`] refuses other counts.
@@ -123,6 +132,7 @@ impl std::fmt::Debug for SolveOptions {
         f.debug_struct("SolveOptions")
             .field("capacity", &self.capacity)
             .field("time_limit", &self.time_limit)
+            .field("started", &self.started)
             .field("seed", &self.seed)
             .field("threads", &self.threads)
             .field("effort", &self.effort)
@@ -150,9 +160,30 @@ impl SolveOptions {
         }
     }
 
-    /// The point in time after which the solve must stop, measured from `started`.
-    pub fn deadline(&self, started: Instant) -> Deadline {
+    /// The options resolved against `problem`, once: the capacity that applies (these options',
+    /// else the problem's) and the clock started now unless a run already started it. Resolving
+    /// resolved options changes nothing, so a solver called by another keeps its caller's clock.
+    pub fn resolve(&mut self, problem: &crate::model::Problem) {
+        self.capacity = self.capacity.or(problem.capacity());
+        self.started.get_or_insert_with(Instant::now);
+    }
+
+    /// The point in time after which the solve must stop: the time limit counted from when the
+    /// run started ([`SolveOptions::started`]; from now when nothing started it, as for a part of
+    /// a solver called on its own).
+    pub fn deadline(&self) -> Deadline {
+        let started = self.started.unwrap_or_else(Instant::now);
         Deadline { at: self.time_limit.and_then(|limit| started.checked_add(limit)), cancel: self.cancel.clone() }
+    }
+
+    /// These options with at most `budget` left from now (a turn of a search that takes turns),
+    /// never past the run's own deadline.
+    pub fn within(&self, budget: Duration) -> SolveOptions {
+        let now = Instant::now();
+        let started = self.started.unwrap_or(now);
+        let turn = now.saturating_duration_since(started).saturating_add(budget);
+        let time_limit = Some(self.time_limit.map_or(turn, |limit| limit.min(turn)));
+        SolveOptions { time_limit, started: Some(started), ..self.clone() }
     }
 
     pub fn report(&self, progress: Progress) {
@@ -522,7 +553,7 @@ mod tests {
         // A limit that fits a Duration but not an Instant is no deadline either.
         let far = time_limit_from_secs(1e19).unwrap();
         let options = SolveOptions { time_limit: far, ..SolveOptions::default() };
-        assert_eq!(options.deadline(Instant::now()).remaining(), None);
+        assert_eq!(options.deadline().remaining(), None);
     }
 
     #[test]

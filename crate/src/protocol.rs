@@ -17,7 +17,7 @@ use crate::run::{Capacity, Request, Summary};
 /// Everything the controls may offer, from the core (`listSolvers()`).
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct Catalogue {
+pub(crate) struct Catalogue {
     pub solvers: Vec<SolverInfo>,
     /// The greedy orders and fits that `greedy-<order>-<fit>` combines.
     pub orders: Vec<Choice>,
@@ -33,7 +33,7 @@ pub struct Catalogue {
 /// A named option with a line describing it.
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct Choice {
+pub(crate) struct Choice {
     pub name: String,
     pub description: String,
 }
@@ -41,7 +41,7 @@ pub struct Choice {
 /// A parsed instance at a glance (`Instance.summary()`).
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct ParsedSummary {
+pub(crate) struct ParsedSummary {
     #[serde(flatten)]
     #[cfg_attr(test, ts(flatten))]
     pub instance: InstanceSummary,
@@ -55,7 +55,7 @@ pub struct ParsedSummary {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(default, rename_all = "camelCase")]
-pub struct SolveRequest {
+pub(crate) struct SolveRequest {
     pub solver: String,
     /// A size such as `1MiB`; empty or absent for none.
     #[cfg_attr(test, ts(optional))]
@@ -77,7 +77,7 @@ pub struct SolveRequest {
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "state", rename_all = "snake_case")]
-pub enum JobStatus {
+pub(crate) enum JobStatus {
     Running {
         progress: Option<Progress>,
     },
@@ -91,7 +91,7 @@ pub enum JobStatus {
 /// Why a request was refused: what the user gave cannot be read, or the request cannot be served.
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct Refusal {
+pub(crate) struct Refusal {
     pub kind: RefusalKind,
     /// One line for a status bar.
     pub message: String,
@@ -102,7 +102,7 @@ pub struct Refusal {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
-pub enum RefusalKind {
+pub(crate) enum RefusalKind {
     /// The instance text (or a size, a seed) cannot be read: `errors` locate each problem.
     Input,
     /// The solve cannot be served: an unknown solver, a parameter it lacks, an impossible value.
@@ -113,7 +113,7 @@ impl SolveRequest {
     /// The page's request as the core's: a translation only (the seed's decimal text read, as a
     /// u64 does not survive a JS number); every other value is read and checked by
     /// [`crate::run::Request::prepare`].
-    pub fn into_request(self) -> Result<Request, Refusal> {
+    pub(crate) fn into_request(self) -> Result<Request, Refusal> {
         let seed = match self.seed.as_deref().map(str::trim) {
             None | Some("") => 0,
             Some(text) => text.parse::<u64>().map_err(|_| Refusal::request(format!("seed '{text}' is not a u64")))?,
@@ -146,11 +146,11 @@ impl From<SolveError> for Refusal {
 }
 
 impl Refusal {
-    pub fn input(message: impl Into<String>, errors: Vec<InputError>) -> Self {
+    pub(crate) fn input(message: impl Into<String>, errors: Vec<InputError>) -> Self {
         Refusal { kind: RefusalKind::Input, message: message.into(), errors }
     }
 
-    pub fn request(message: impl Into<String>) -> Self {
+    pub(crate) fn request(message: impl Into<String>) -> Self {
         let message = message.into();
         Refusal { kind: RefusalKind::Request, errors: vec![InputError::new(message.clone())], message }
     }
@@ -188,8 +188,8 @@ mod tests {
             SolverInfo::decl(),
             Choice::decl(),
             Catalogue::decl(),
-            crate::compare::MovedBuffer::decl(),
-            crate::compare::PlanDiff::decl(),
+            crate::diff::MovedBuffer::decl(),
+            crate::diff::PlanDiff::decl(),
             crate::import::ModelKind::decl(),
             crate::import::ModelInfo::decl(),
         ]

@@ -256,14 +256,14 @@ impl Instance {
         to_js(&run::given(self.problem(), offsets, None).summary(self.problem()))
     }
 
-    /// What plan `b` changes from plan `a` ([`crate::compare::PlanDiff`]: the peaks, the bytes
+    /// What plan `b` changes from plan `a` ([`crate::diff::PlanDiff`]: the peaks, the bytes
     /// saved, the buffers moved). Throws a [`Refusal`] naming the problem when either is not a
     /// valid plan of the instance.
     pub fn diff(&self, a: Vec<u64>, b: Vec<u64>) -> Result<JsValue, JsValue> {
         for (which, plan) in [("A", &a), ("B", &b)] {
-            crate::compare::check(self.problem(), plan).map_err(|e| request_error(format!("plan {which}: {e}")))?;
+            crate::diff::check(self.problem(), plan).map_err(|e| request_error(format!("plan {which}: {e}")))?;
         }
-        Ok(to_js(&crate::compare::PlanDiff::new(self.problem(), &a, &b)))
+        Ok(to_js(&crate::diff::PlanDiff::new(self.problem(), &a, &b)))
     }
 
     /// The instance with `offsets` as MiniMalloc CSV (the input's columns plus `offset`) or JSON.

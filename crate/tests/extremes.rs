@@ -7,7 +7,7 @@ mod common;
 
 use common::{declines, every_planner};
 use memplan::solvers::Solver;
-use memplan::solvers::greedy::{self, Fit, Greedy, Order, Run};
+use memplan::solvers::greedy::{self, Fit, Greedy, Order, Pass};
 use memplan::{Buffer, Effort, Outcome, Params, Problem, SolveError, SolveOptions, Stopped, validate};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -204,7 +204,7 @@ proptest! {
 
 /// One greedy run written from its definition in u128, so that a top past u64 is seen rather
 /// than refused: the offsets, or `None` when two pinned buffers clash.
-fn naive_run(problem: &Problem, run: Run, seed: u64) -> Option<Vec<u128>> {
+fn naive_run(problem: &Problem, run: Pass, seed: u64) -> Option<Vec<u128>> {
     let b = problem.buffers();
     let mut offsets = vec![0u128; b.len()];
     let mut placed: Vec<usize> = Vec::new();
@@ -262,7 +262,7 @@ fn naive_run(problem: &Problem, run: Run, seed: u64) -> Option<Vec<u128>> {
 /// when pinned buffers clash.
 fn greedy_by_definition(problem: &Problem, planner: &Greedy, seed: u64) -> Result<Vec<u64>, Answer> {
     let mut best: Option<(u128, Vec<u64>)> = None;
-    for &run in planner.runs() {
+    for &run in planner.passes() {
         let offsets = naive_run(problem, run, seed).ok_or(Answer::Infeasible)?;
         let tops = problem.buffers().iter().zip(&offsets).map(|(b, &at)| at + b.size as u128);
         let makespan = tops.max().unwrap_or(0);
@@ -285,7 +285,7 @@ proptest! {
         let mut planners = greedy::preset_planners();
         for order in Order::ALL {
             for fit in Fit::ALL {
-                planners.push(Greedy::combination(Run::new(order, fit)));
+                planners.push(Greedy::combination(Pass::new(order, fit)));
             }
         }
         let slack: u128 = problem.buffers().iter().map(|b| b.size as u128 + b.alignment as u128 - 1).sum::<u128>()

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use memplan::compare::{PlanMismatch, plan_for};
+use memplan::diff::{PlanMismatch, plan_for};
 use memplan::import::tflite::{self, ImportError, ImportOptions, Instance, Runtime, TensorRole};
 use memplan::{Category, SolveOptions, run};
 use serde_json::Value;

@@ -7,7 +7,7 @@ mod common;
 
 use common::{checked, instances, instances_with_gaps};
 use memplan::generate::{TraceSpec, trace};
-use memplan::solvers::greedy::{Fit, Order, place, quick_plan};
+use memplan::solvers::greedy::{Fit, Order, best_quick_pass, place};
 use memplan::{Outcome, Params, Plan, Problem, SolveOptions, Stopped, run};
 use proptest::prelude::*;
 use std::sync::Arc;
@@ -38,7 +38,7 @@ proptest! {
     fn plans_are_valid_and_never_above_the_start(problem in instances(14, 40), seed in 0u64..4) {
         let outcome = solve(&problem, &small(seed));
         let plan = checked(&problem, &outcome);
-        let start = quick_plan(&problem, &Default::default()).unwrap();
+        let start = best_quick_pass(&problem, &Default::default()).unwrap();
         prop_assert!(plan.makespan <= start.makespan);
     }
 
@@ -56,7 +56,7 @@ proptest! {
     fn plans_with_gaps_are_valid(problem in instances_with_gaps(12, 40, true), seed in 0u64..4) {
         let outcome = solve(&problem, &small(seed));
         let plan = checked(&problem, &outcome);
-        let start = quick_plan(&problem, &Default::default()).unwrap();
+        let start = best_quick_pass(&problem, &Default::default()).unwrap();
         prop_assert!(plan.makespan <= start.makespan);
     }
 
@@ -126,7 +126,7 @@ fn auto_runs_lns_past_the_search_limit() {
     let aligned = plain.buffers().iter().map(|b| b.clone().with_alignment(64)).collect();
     let problem = Problem::new(aligned, None).unwrap();
     let options = SolveOptions::default();
-    let quick = memplan::solvers::portfolio::quick_plan(&problem, &options).unwrap();
+    let quick = memplan::solvers::portfolio::quick_phase_outcome(&problem, &options).unwrap();
     let outcome = run::solve(&problem, "auto", &options).unwrap();
     assert!(outcome.is_valid(), "{}", outcome.violations.join("\n"));
     let outcome = outcome.outcome;

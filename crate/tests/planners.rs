@@ -5,7 +5,7 @@
 mod common;
 
 use common::{brute_force_optimum, checked, declines, every_planner, instances, instances_with_gaps, naive_place};
-use memplan::solvers::greedy::{Fit, Greedy, Order, Run};
+use memplan::solvers::greedy::{Fit, Greedy, Order, Pass};
 use memplan::solvers::{self, Solver};
 use memplan::{Effort, SolveOptions, Stopped};
 use proptest::prelude::*;
@@ -72,7 +72,7 @@ proptest! {
         for order in Order::ALL {
             let arranged = order.arrange(problem.buffers(), seed);
             for fit in Fit::ALL {
-                let solver = Greedy::combination(Run::new(order, fit));
+                let solver = Greedy::combination(Pass::new(order, fit));
                 let outcome = solver.solve(&problem, &SolveOptions { seed, ..SolveOptions::default() }).unwrap();
                 let expected = naive_place(fit.name(), &problem, &arranged);
                 prop_assert_eq!(outcome.offsets(), &expected[..], "{}", solver.name());
@@ -221,4 +221,50 @@ fn the_tflite_preset_places_whole_run_buffers_by_index() {
     let problem = memplan::Problem::new(buffers, None).unwrap();
     let outcome = memplan::run::solve(&problem, "tflite", &SolveOptions::default()).unwrap().outcome;
     assert_eq!(outcome.offsets(), [0, 64, 192]);
+}
+
+/// The run resolves the capacity once and every solver obeys that one: a request's capacity
+/// replaces the problem's, in both directions (an ample one where the problem's is below the
+/// lower bound, a tight one where the problem's is ample).
+#[test]
+fn every_solver_obeys_the_resolved_capacity_not_the_problems() {
+    let buffers: Vec<_> = (0..12u64).map(|i| memplan::Buffer::new(i.to_string(), i, i + 4, 8 + i % 3)).collect();
+    let free = memplan::Problem::new(buffers, None).unwrap();
+    let bound = free.lower_bound();
+    for solver in memplan::run::registry::all().iter().filter(|s| s.capabilities().capacity) {
+        let name = solver.name();
+        // The problem's own capacity is below the bound; the request's is ample.
+        let tight = memplan::Problem::new(free.buffers().to_vec(), Some(bound - 1)).unwrap();
+        let ample = SolveOptions { capacity: Some(bound * 4), ..SolveOptions::default() };
+        let outcome = memplan::run::solve(&tight, name, &ample).unwrap().outcome;
+        assert_eq!(outcome.capacity, Some(bound * 4), "{name}");
+        assert!(outcome.feasible() && outcome.stopped != Stopped::Infeasible, "{name}: {:?}", outcome.stopped);
+        // The problem's own capacity is ample; the request's is below the bound.
+        let roomy = memplan::Problem::new(free.buffers().to_vec(), Some(bound * 4)).unwrap();
+        let below = SolveOptions { capacity: Some(bound - 1), ..SolveOptions::default() };
+        let outcome = memplan::run::solve(&roomy, name, &below).unwrap().outcome;
+        assert_eq!(outcome.capacity, Some(bound - 1), "{name}");
+        assert!(!outcome.feasible(), "{name}: a plan within {} below the bound {bound}", bound - 1);
+    }
+}
+
+/// A time limit counts from when the run started ([`SolveOptions::started`]), not from when
+/// each solver (or portfolio member) is called: a solve whose run began past its limit stops as
+/// one with a zero limit does.
+#[test]
+fn a_time_limit_counts_from_the_runs_start_not_from_each_solver() {
+    let buffers: Vec<_> = (0..5000u64).map(|i| memplan::Buffer::new(i.to_string(), i, i + 50, 1 + i % 7)).collect();
+    let problem = memplan::Problem::new(buffers, None).unwrap();
+    // An instant safely in the past on any machine that has been up for a few seconds.
+    let Some(long_ago) = std::time::Instant::now().checked_sub(Duration::from_secs(5)) else { return };
+    let spent =
+        SolveOptions { time_limit: Some(Duration::from_secs(1)), started: Some(long_ago), ..SolveOptions::default() };
+    let zero = SolveOptions { time_limit: Some(Duration::ZERO), ..SolveOptions::default() };
+    // (MiniMalloc and the stacking solver end this instance before their first look at the clock.)
+    for name in ["auto", "slff", "telamalloc", "idealloc", "zant", "lns", "peak"] {
+        let past = memplan::run::solve(&problem, name, &spent).unwrap().outcome;
+        let none_left = memplan::run::solve(&problem, name, &zero).unwrap().outcome;
+        assert_eq!(past.stopped, none_left.stopped, "{name}");
+        assert!(past.stopped.is_interrupted(), "{name}: {:?}", past.stopped);
+    }
 }

@@ -10,7 +10,7 @@ use memplan::generate::{PerfectSpec, perfect_with_plan};
 use memplan::model::StatValue;
 use memplan::solvers::Solver;
 use memplan::solvers::minimalloc::Rules;
-use memplan::solvers::tiling::{Outcome, Tiling};
+use memplan::solvers::tiling::{Ending, Tiling};
 use memplan::{Buffer, Deadline, Problem, SolveOptions, Stopped};
 use proptest::prelude::*;
 
@@ -79,14 +79,14 @@ fn decide(rules: Rules, problem: &Problem, capacity: u64) -> (bool, Option<Strin
 fn tiling_fits(problem: &Problem, capacity: u64) -> bool {
     let mut tiling = Tiling::new(problem, capacity).expect("the instance is tight");
     match tiling.run(u64::MAX, &Deadline::none()) {
-        Outcome::Solved { offsets, placement_order } => {
+        Ending::Solved { offsets, placement_order } => {
             let plan = memplan::Plan::new(problem, offsets, placement_order);
             let outcome = memplan::Outcome::new("tiling", problem, Some(capacity), Some(plan), 0, Stopped::Fits);
             assert!(checked(problem, &outcome).makespan <= capacity);
             true
         }
-        Outcome::Exhausted => false,
-        Outcome::Stopped => panic!("no limit, yet stopped"),
+        Ending::Exhausted => false,
+        Ending::Stopped => panic!("no limit, yet stopped"),
     }
 }
 

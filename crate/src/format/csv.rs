@@ -154,7 +154,7 @@ struct Indices {
 
 /// Reads MiniMalloc CSV. Every error in the file is reported, each with its line and column; a
 /// broken header stops the reading there, since the rows cannot be understood without it.
-pub fn read(text: &str, options: &ReadOptions) -> Result<Document, InputErrors> {
+pub(super) fn read(text: &str, options: &ReadOptions) -> Result<Document, InputErrors> {
     let mut records = Records::new(text);
     let mut errors = Vec::new();
     let mut header = Record { line: 0, cells: Vec::new() };
@@ -512,7 +512,7 @@ fn read_row(
 /// gets its pinned offset, or a blank cell. With no offsets and nothing pinned, no `offset`
 /// column is added, unless there are no buffers: then the empty offsets are a whole plan, and a
 /// plan always has its `offset` column (read back as a problem, the empty column changes nothing).
-pub fn write(problem: &Problem, layout: Option<&CsvLayout>, offsets: &[u64]) -> String {
+pub(super) fn write(problem: &Problem, layout: Option<&CsvLayout>, offsets: &[u64]) -> String {
     let mut out = Vec::new();
     // (Writing into memory cannot fail.)
     let _ = write_to(problem, layout, offsets, &mut out);
@@ -521,7 +521,7 @@ pub fn write(problem: &Problem, layout: Option<&CsvLayout>, offsets: &[u64]) -> 
 
 /// [`write`], line by line into `out`, so that a plan of millions of buffers is never held as one
 /// text.
-pub fn write_to(
+pub(super) fn write_to(
     problem: &Problem,
     layout: Option<&CsvLayout>,
     offsets: &[u64],

@@ -88,7 +88,7 @@ fn integer_value(raw: &RawValue, spelling: Spelling) -> Result<Option<u64>, Stri
 
 /// Reads the JSON format; see the module documentation. Syntax errors stop at the first (the rest
 /// cannot be trusted); every error in the values is reported.
-pub fn read(text: &str, options: &ReadOptions) -> Result<Document, InputErrors> {
+pub(super) fn read(text: &str, options: &ReadOptions) -> Result<Document, InputErrors> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text); // a byte-order mark is not JSON
     read_located(&Locator::new(text), options)
 }
@@ -412,7 +412,7 @@ impl<'t> BufferReader<'t, '_> {
 /// Writes the problem with one buffer per line, times in the problem's semantics, and `offset`
 /// from `offsets` (or the pinned offset for buffers beyond it), so that reading the output back
 /// gives the same problem. Numbers are exact JSON integers.
-pub fn write(problem: &Problem, offsets: &[u64]) -> String {
+pub(super) fn write(problem: &Problem, offsets: &[u64]) -> String {
     let mut out = Vec::new();
     // (Writing into memory cannot fail.)
     let _ = write_to(problem, offsets, &mut out);
@@ -421,7 +421,7 @@ pub fn write(problem: &Problem, offsets: &[u64]) -> String {
 
 /// [`write`], buffer by buffer into `out`, so that a plan of millions of buffers is never held as
 /// one text.
-pub fn write_to(problem: &Problem, offsets: &[u64], out: &mut dyn std::io::Write) -> std::io::Result<()> {
+pub(super) fn write_to(problem: &Problem, offsets: &[u64], out: &mut dyn std::io::Write) -> std::io::Result<()> {
     out.write_all(b"{\n")?;
     if let Some(capacity) = problem.capacity() {
         writeln!(out, "  \"capacity\": {capacity},")?;

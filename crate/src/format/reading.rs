@@ -147,12 +147,12 @@ pub(super) struct Rows {
 }
 
 impl Rows {
-    pub fn new(semantics: Semantics, offsets: Offsets) -> Rows {
+    pub(super) fn new(semantics: Semantics, offsets: Offsets) -> Rows {
         let written = (semantics != Semantics::HalfOpen).then(Vec::new);
         Rows { buffers: Vec::new(), written, planned: Vec::new(), offsets, errors: Vec::new() }
     }
 
-    pub fn push(&mut self, row: Row) {
+    pub(super) fn push(&mut self, row: Row) {
         // A plan's offsets stay out of the problem (only pinned ones go in, and Problem::new
         // checks those), so their overflow is caught here, where the line is known.
         if let Some(offset) = row.planned {

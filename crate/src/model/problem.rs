@@ -278,7 +278,7 @@ const ALIGNMENT_CLASSES: usize = 16;
 /// aligned to 2^30 it is 2^31 + 1, where L is 3. The maximum over every time and alignment class
 /// (saturating at u64::MAX, which no plan can pass anyway). A buffer counts only where it is alive
 /// with its whole size (not in its gaps), which only weakens the bound.
-pub fn alignment_bound(buffers: &[Buffer]) -> u64 {
+pub(super) fn alignment_bound(buffers: &[Buffer]) -> u64 {
     let mut alignments: Vec<u64> = buffers.iter().map(|b| b.alignment).filter(|&a| a > 1).collect();
     alignments.sort_unstable_by(|a, b| b.cmp(a));
     alignments.dedup();

@@ -150,8 +150,7 @@ fn search_with_warm_start(
         let open = !(outcome.feasible() || outcome.stopped == crate::Stopped::Infeasible);
         if open && outcome.stopped != crate::Stopped::Cancelled {
             let quick_started = Instant::now();
-            let quick =
-                warm_start(problem, &SolveOptions { time_limit: remaining(options, started), ..options.clone() })?;
+            let quick = warm_start(problem, options)?;
             warm_start_time = quick_started.elapsed();
             if let Some(quick) = quick.filter(|q| outcome.makespan().is_none_or(|m| q.makespan < m)) {
                 outcome.plan = Some(Plan::clone(&quick));
@@ -174,8 +173,7 @@ fn search_with_warm_start(
             (Some(given), _) => Some(given),
             (None, quick) => quick,
         };
-        // What the quick phase left of the caller's time limit, not the whole of it again.
-        options.time_limit = remaining(&options, started);
+        // The search's deadline is the run's: the quick phase's time counts against it.
         solver.solve(problem, &options)?
     };
     let search_time = outcome.elapsed;
@@ -183,11 +181,6 @@ fn search_with_warm_start(
     outcome.stats.insert("warm_start_ms".into(), StatValue::Ratio(milliseconds(warm_start_time)));
     outcome.stats.insert("search_ms".into(), StatValue::Ratio(milliseconds(search_time)));
     Ok(outcome)
-}
-
-/// What is left of the options' time limit since `started` (`None` without one).
-fn remaining(options: &SolveOptions, started: Instant) -> Option<Duration> {
-    options.time_limit.map(|limit| limit.saturating_sub(started.elapsed()))
 }
 
 /// Milliseconds to the microsecond, for statistics.

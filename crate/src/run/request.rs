@@ -192,6 +192,7 @@ impl Request {
             time_limit: self.time_limit.map(time_limit_from_secs).transpose()?.flatten(),
             seed: self.seed,
             threads: self.threads,
+            started: None,
             effort: self.effort,
             cancel: self.cancel.clone(),
             progress: self.progress.clone(),
@@ -283,7 +284,9 @@ impl Prepared {
     ) -> Result<super::Run, SolveError> {
         let started = web_time::Instant::now();
         let mut options = self.options.clone();
-        options.capacity = options.capacity.or(problem.capacity());
+        // The run's clock (unless the caller's options carry one already) and the capacity that
+        // applies, resolved once for every solver below.
+        options.resolve(problem);
         let warm = match warm_start {
             Some((offsets, order)) => {
                 if offsets.len() != problem.len() {
@@ -293,7 +296,7 @@ impl Prepared {
                         problem.len()
                     )));
                 }
-                crate::compare::check(problem, offsets).map_err(|e| SolveError::InvalidStart(e.to_string()))?;
+                crate::diff::check(problem, offsets).map_err(|e| SolveError::InvalidStart(e.to_string()))?;
                 let plan = Arc::new(Plan::new(problem, offsets.to_vec(), order.to_vec()));
                 options.start = Some(plan.clone());
                 Some(plan)

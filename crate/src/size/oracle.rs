@@ -3,7 +3,7 @@
 //! suffixes, nothing shared with `parse_size`.
 
 /// Every suffix `parse_size` accepts (in mixed cases) and its multiplier.
-pub const SUFFIXES: [(&str, u64); 14] = [
+pub(super) const SUFFIXES: [(&str, u64); 14] = [
     ("", 1),
     ("B", 1),
     ("K", 1 << 10),
@@ -21,7 +21,7 @@ pub const SUFFIXES: [(&str, u64); 14] = [
 ];
 
 /// `digits × multiplier / 10^scale`, or `None` when it is not whole or exceeds `u64::MAX`.
-pub fn exact(digits: &str, scale: usize, multiplier: u64) -> Option<u64> {
+pub(super) fn exact(digits: &str, scale: usize, multiplier: u64) -> Option<u64> {
     // Least significant digit first; multiply by `multiplier` with a carry.
     let mut product: Vec<u128> = digits.bytes().rev().map(|d| u128::from(d - b'0')).collect();
     let mut carry = 0u128;
@@ -49,7 +49,7 @@ pub fn exact(digits: &str, scale: usize, multiplier: u64) -> Option<u64> {
 
 /// What `text` should read as, when it has the plain form `<digits>[.<digits>]<suffix>` with at
 /// least one digit (`None` for any other form): `Some(None)` for "an error".
-pub fn expected(text: &str) -> Option<Option<u64>> {
+pub(super) fn expected(text: &str) -> Option<Option<u64>> {
     let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
     let (number, suffix) = text.split_at(split);
     let &(_, multiplier) = SUFFIXES.iter().find(|(name, _)| name.eq_ignore_ascii_case(suffix))?;

@@ -27,7 +27,7 @@ use crate::options::{Deadline, Progress, SolveOptions};
 
 /// What one feasibility probe at a capacity found.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Probe {
+pub(crate) enum Probe {
     /// A plan that fits the capacity, with the order its buffers were placed in.
     Feasible { offsets: Vec<u64>, placement_order: Vec<usize> },
     /// A proof that no plan fits the capacity.
@@ -46,7 +46,7 @@ const UNLIMITED_FIRST_SLICE: Duration = Duration::from_secs(2);
 const MIN_SLICE: Duration = Duration::from_millis(20);
 /// How a solver's probes are placed and its budget spread over them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Schedule {
+pub(crate) enum Schedule {
     /// Rounds of a descent from the best plan (see the module doc). A descent probe of the first
     /// round may spend 1/2^`first_shift` of the solver's work budget (or of the time left), and
     /// each round doubles it; `failures_per_round` probes in a row without an answer end the
@@ -64,11 +64,12 @@ impl Schedule {
     /// lot from one capacity to the next, so many cheap probes. The bound's first probe gets a
     /// quarter of the budget: perfect packings are common, and the exact search may need many
     /// nodes to find one (E: 186,000).
-    pub const EXACT: Schedule = Schedule::Descent { first_shift: 5, failures_per_round: 6, first_bound_weight: 8 };
+    pub(crate) const EXACT: Schedule =
+        Schedule::Descent { first_shift: 5, failures_per_round: 6, first_bound_weight: 8 };
     /// TelaMalloc's: its probes start afresh at every capacity and need many steps to settle
     /// anywhere, so fewer and larger ones (the descent's small probes leave it 1 to 16 % higher on
     /// eight of the eleven challenging instances).
-    pub const HEURISTIC: Schedule = Schedule::Bisection { first_shift: 4 };
+    pub(crate) const HEURISTIC: Schedule = Schedule::Bisection { first_shift: 4 };
 
     fn first_shift(self) -> u32 {
         match self {
@@ -79,7 +80,7 @@ impl Schedule {
 
 /// What one probe may spend: a deadline (a time slice when the run has a time limit) and, for a
 /// solver with a work budget, a portion of it that doubles every round.
-pub struct Allotment<'a> {
+pub(crate) struct Allotment<'a> {
     pub deadline: &'a Deadline,
     /// The share of the first round, halved every round.
     shift: u32,
@@ -90,7 +91,7 @@ pub struct Allotment<'a> {
 impl Allotment<'_> {
     /// The part of a work budget of `total` this probe may spend (the caller caps it by what is
     /// left).
-    pub fn portion(&self, total: u64) -> u64 {
+    pub(crate) fn portion(&self, total: u64) -> u64 {
         (total >> self.shift).saturating_mul(self.weight).max(1)
     }
 }
@@ -115,21 +116,21 @@ enum Next {
 
 /// Counts of what the probes found, for the outcome's statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ProbeCounts {
+pub(crate) struct ProbeCounts {
     pub feasible: u64,
     pub infeasible: u64,
     pub unknown: u64,
 }
 
 impl ProbeCounts {
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.feasible + self.infeasible + self.unknown
     }
 }
 
 /// What a minimisation ended with.
 #[derive(Clone, Debug)]
-pub struct Minimised {
+pub(crate) struct Minimised {
     /// The best plan: the start plan or a lower one.
     pub plan: Plan,
     /// The best proven lower bound (at most the plan's makespan).
@@ -143,7 +144,7 @@ pub struct Minimised {
 
 impl Minimised {
     /// Adds the probe counts to `stats`.
-    pub fn write_stats(&self, stats: &mut Stats) {
+    pub(crate) fn write_stats(&self, stats: &mut Stats) {
         stats.insert("probes_feasible".into(), StatValue::Count(self.counts.feasible));
         stats.insert("probes_infeasible".into(), StatValue::Count(self.counts.infeasible));
         stats.insert("probes_unknown".into(), StatValue::Count(self.counts.unknown));
@@ -174,7 +175,7 @@ fn round_up(value: u64, unit: u64) -> u64 {
 }
 
 /// When a minimisation stops.
-pub struct Deadlines<'a> {
+pub(crate) struct Deadlines<'a> {
     /// The deadline of the solve that asked (its time limit and cancel).
     pub caller: &'a Deadline,
     /// The driver's: the caller's, with a flag of the solver's own that it raises when its work
@@ -188,7 +189,7 @@ pub struct Deadlines<'a> {
 /// `probe(capacity, allotment)` must return a plan whose makespan is at most `capacity`, or a
 /// proof that none exists, or `Unknown` once its allotment is spent. The driver stops when the plan
 /// meets the bound or its deadline expires.
-pub fn minimise(
+pub(crate) fn minimise(
     solver: &str,
     problem: &Problem,
     options: &SolveOptions,
@@ -476,9 +477,9 @@ mod tests {
         mut probe: impl FnMut(u64, &Allotment) -> Probe,
     ) -> Minimised {
         let options = SolveOptions::default();
-        let caller = options.deadline(web_time::Instant::now());
+        let caller = options.deadline();
         let stop = options.cancel.child();
-        let driver = SolveOptions { cancel: stop.clone(), ..options.clone() }.deadline(web_time::Instant::now());
+        let driver = SolveOptions { cancel: stop.clone(), ..options.clone() }.deadline();
         let mut asked = 0;
         let deadlines = Deadlines { caller: &caller, driver: &driver };
         minimise("test", problem, &options, deadlines, start, Schedule::EXACT, |capacity, allotment| {
@@ -497,7 +498,7 @@ mod tests {
         start: Plan,
         probe: impl FnMut(u64, &Allotment) -> Probe,
     ) -> Minimised {
-        let deadline = options.deadline(web_time::Instant::now());
+        let deadline = options.deadline();
         minimise("test", problem, options, Deadlines { caller: &deadline, driver: &deadline }, start, schedule, probe)
     }
 
@@ -665,9 +666,9 @@ mod tests {
         // The caller's deadline never passes; the driver's own stops after a number of probes
         // (as a solver's work budget does).
         let options = SolveOptions::default();
-        let caller = options.deadline(web_time::Instant::now());
+        let caller = options.deadline();
         let stop = options.cancel.child();
-        let deadline = SolveOptions { cancel: stop.clone(), ..options.clone() }.deadline(web_time::Instant::now());
+        let deadline = SolveOptions { cancel: stop.clone(), ..options.clone() }.deadline();
         let mut probes = 0;
         let deadlines = Deadlines { caller: &caller, driver: &deadline };
         let found = minimise("test", &problem, &options, deadlines, start, Schedule::EXACT, |capacity, _| {

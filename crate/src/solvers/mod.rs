@@ -6,20 +6,20 @@
 //! that no solver depends on it.
 
 mod capabilities;
-pub mod executorch;
+pub(crate) mod executorch;
 pub mod greedy;
-pub mod idealloc;
-pub mod lns;
+pub(crate) mod idealloc;
+pub(crate) mod lns;
 pub mod minimalloc;
-pub mod minimise;
+pub(crate) mod minimise;
 pub mod peak;
 pub mod portfolio;
 pub mod stacking;
-pub mod telamalloc;
+pub(crate) mod telamalloc;
 pub mod tiling;
-pub mod tvm;
+pub(crate) mod tvm;
 mod view;
-pub mod zant;
+pub(crate) mod zant;
 
 use web_time::Instant;
 
@@ -47,8 +47,15 @@ pub trait Solver: Send + Sync {
     /// and settles the reason against the bound ([`Outcome::settle`]). A solver that cannot use
     /// gaps plans the hulls, and zero-size buffers are placed apart unless it asks for them
     /// ([`view::View`]).
+    ///
+    /// The options are resolved here when the caller has not ([`SolveOptions::resolve`]): the
+    /// solver reads the capacity that applies from them, and its deadline counts from the run's
+    /// start, not from this call.
     fn solve(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, SolveError> {
         let started = web_time::Instant::now();
+        let mut resolved = options.clone();
+        resolved.resolve(problem);
+        let options = &resolved;
         match view::View::of(problem, options, self.capabilities()).map_err(SolveError::Unsupported)? {
             None => {
                 let result = self.run(problem, options);
@@ -66,14 +73,14 @@ pub trait Solver: Send + Sync {
 /// A solver's result as its outcome: a halt without a plan becomes an outcome without one (a
 /// proof of infeasibility raises the bound past the capacity); only a refused request stays an
 /// error.
-pub fn conclude(
+pub(crate) fn conclude(
     solver: &str,
     problem: &Problem,
     options: &SolveOptions,
     result: Result<Outcome, Halt>,
     started: Instant,
 ) -> Result<Outcome, SolveError> {
-    let capacity = capacity(problem, options);
+    let capacity = options.capacity;
     let mut outcome = match result {
         Ok(outcome) => outcome,
         Err(Halt::Unsupported(what)) => return Err(SolveError::Unsupported(what)),
@@ -103,14 +110,9 @@ pub fn conclude(
     Ok(outcome)
 }
 
-/// The capacity that applies: the options' when set, else the problem's.
-pub fn capacity(problem: &Problem, options: &SolveOptions) -> Option<u64> {
-    options.capacity.or(problem.capacity())
-}
-
 /// Why a run that ended with a plan stopped: the deadline's reason when it has passed or the
 /// caller cancelled, else `otherwise` (the solver's own reason: its course ran, its budget ran out).
-pub fn stop_reason(deadline: &Deadline, otherwise: Stopped) -> Stopped {
+pub(crate) fn stop_reason(deadline: &Deadline, otherwise: Stopped) -> Stopped {
     match deadline.expired() {
         Some(Halt::Cancelled) => Stopped::Cancelled,
         Some(_) => Stopped::TimeLimit,
@@ -120,7 +122,7 @@ pub fn stop_reason(deadline: &Deadline, otherwise: Stopped) -> Stopped {
 
 /// The outcome of a heuristic's plan: it ran its course ([`Stopped::Completed`]), unless the plan
 /// meets the lower bound.
-pub fn finish(
+pub(crate) fn finish(
     solver: &str,
     problem: &Problem,
     options: &SolveOptions,
@@ -129,14 +131,8 @@ pub fn finish(
     stats: Stats,
 ) -> Outcome {
     let plan = Plan::new(problem, offsets, placement_order);
-    let mut outcome = Outcome::new(
-        solver,
-        problem,
-        capacity(problem, options),
-        Some(plan),
-        problem.lower_bound(),
-        Stopped::Completed,
-    );
+    let mut outcome =
+        Outcome::new(solver, problem, options.capacity, Some(plan), problem.lower_bound(), Stopped::Completed);
     outcome.stats = stats;
     outcome
 }

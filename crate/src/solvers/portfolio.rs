@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use rayon::prelude::*;
 use web_time::Instant;
 
-use super::greedy::{self, Ceiling, Fit, Greedy, Order, Run};
+use super::greedy::{self, Ceiling, Fit, Greedy, Order, Pass};
 use super::{Capabilities, Solver, idealloc, lns, minimalloc, peak, stacking, telamalloc, tvm, zant};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stopped};
 use crate::options::{CancelFlag, Effort, Halt, Params, Progress, SolveError, SolveOptions};
@@ -94,7 +94,7 @@ impl Member {
     /// A greedy order × fit, with a ceiling of its own.
     fn greedy(order: Order, fit: Fit, seed: u64) -> Self {
         let ceiling = Ceiling::default();
-        let solver = Greedy::combination(Run::new(order, fit)).under(ceiling.clone());
+        let solver = Greedy::combination(Pass::new(order, fit)).under(ceiling.clone());
         Member { ceiling: Some(ceiling), ..Member::new(Box::new(solver), seed) }
     }
 
@@ -132,7 +132,7 @@ pub fn members(problem: &Problem, effort: Effort, seed: u64, timed: bool) -> Vec
     }
     // Each greedy preset's own passes that the effort's grid leaves out (TFLite's and XLA's best
     // fit at low effort, the skyline's top fit below high): no preset alone beats `auto`.
-    for run in greedy::preset_planners().iter().flat_map(|preset| preset.runs().to_vec()) {
+    for run in greedy::preset_planners().iter().flat_map(|preset| preset.passes().to_vec()) {
         let covered = fits.contains(&run.fit) && run.order != Order::Random;
         let listed = members.iter().any(|m| m.solver.name() == run.name());
         if !covered && !listed {
@@ -259,7 +259,7 @@ impl Solver for Auto {
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
         let started = Instant::now();
         let members = members(problem, options.effort, options.seed, options.time_limit.is_some());
-        let quick = quick_phase(problem, options, &members, started)?;
+        let quick = quick_phase(problem, options, &members)?;
         let mut outcome = quick.best;
         // A caller's start plan (a compiler's, say) that beats every quick member is where the
         // search starts; the run names it the winner if the search finds nothing lower.
@@ -279,9 +279,9 @@ impl Solver for Auto {
         outcome.stats.insert("quick_phase_ms".into(), StatValue::Ratio(round_ms(started.elapsed())));
         if outcome.plan.is_some() {
             outcome = if problem.len() <= SEARCH_MAX {
-                search_phase(problem, options, outcome, started)
+                search_phase(problem, options, outcome)
             } else {
-                lns_phase(problem, options, outcome, started)
+                lns_phase(problem, options, outcome)
             };
         }
         outcome.stats.insert("effort".into(), options.effort.name().into());
@@ -304,10 +304,9 @@ pub struct Quick {
 
 /// The best plan of phase 1 at the options' effort: what the run passes to a search solver as its
 /// warm start.
-pub fn quick_plan(problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
-    let started = Instant::now();
+pub fn quick_phase_outcome(problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
     let members = members(problem, options.effort, options.seed, options.time_limit.is_some());
-    Ok(quick_phase(problem, options, &members, started)?.best)
+    Ok(quick_phase(problem, options, &members)?.best)
 }
 
 /// The plan a search solver starts from when the caller gives none (the run passes it in, and
@@ -321,7 +320,7 @@ pub fn start_plan(problem: &Problem, options: &SolveOptions) -> Result<Option<Pl
         .map(|order| Member::greedy(order, Fit::First, options.seed))
         .collect();
     let options = SolveOptions { capacity: None, params: Params::new(), progress: None, ..options.clone() };
-    Ok(quick_phase(problem, &options, &members, Instant::now())?.best.plan)
+    Ok(quick_phase(problem, &options, &members)?.best.plan)
 }
 
 /// The start of a phase-2 searcher, as [`crate::run::solve`] gives it when the searcher runs
@@ -342,7 +341,7 @@ fn searcher_start(problem: &Problem, options: &SolveOptions, quick: &Outcome) ->
 }
 
 /// Phase 1: every member in parallel; the lowest makespan, ties to the first listed.
-fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member], started: Instant) -> Result<Quick, Halt> {
+fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member]) -> Result<Quick, Halt> {
     let best_so_far: Mutex<Option<u64>> = Mutex::new(None);
     let lower_bound = problem.lower_bound();
     // The first member (by listed position) whose plan met the lower bound, and a cancel flag per
@@ -367,12 +366,9 @@ fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member], st
                 // The first member ignores the time limit, so that `auto` always has an answer; a
                 // cancel still stops it.
                 member_options.time_limit = None;
-            } else if flags[position].is_cancelled() || options.deadline(started).expired().is_some() {
+            } else if flags[position].is_cancelled() || options.deadline().expired().is_some() {
                 let stopped = if flags[position].is_cancelled() { Stopped::Cancelled } else { Stopped::TimeLimit };
                 return (position, Ok(Outcome::new(member.solver.name(), problem, None, None, 0, stopped)));
-            } else {
-                // What is left of the caller's limit, not the whole of it again.
-                member_options.time_limit = options.deadline(started).remaining();
             }
             let result = member.solver.solve(problem, &member_options);
             if let Some(makespan) = result.as_ref().ok().and_then(Outcome::makespan) {
@@ -452,7 +448,7 @@ fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member], st
             first_planless.get_or_insert(outcome);
         }
     }
-    let capacity = super::capacity(problem, options);
+    let capacity = options.capacity;
     let Some(member) = best else {
         let first = match (first_planless, refused) {
             (Some(first), _) => first,
@@ -477,27 +473,26 @@ fn quick_phase(problem: &Problem, options: &SolveOptions, members: &[Member], st
 /// Phase 2: MiniMalloc and TelaMalloc search from `quick`'s plan, racing on two threads or taking
 /// turns on one; the first to settle the question ends the search. Keeps `quick` when neither
 /// improves on it.
-fn search_phase(problem: &Problem, options: &SolveOptions, quick: Outcome, started: Instant) -> Outcome {
+fn search_phase(problem: &Problem, options: &SolveOptions, quick: Outcome) -> Outcome {
     let capacity = quick.capacity;
     let settled = quick.optimal() || (capacity.is_some() && quick.feasible());
-    if settled || options.deadline(started).expired().is_some() {
+    if settled || options.deadline().expired().is_some() {
         return quick;
     }
     let Some(start) = searcher_start(problem, options, &quick) else { return quick };
     let mut results = if options.time_limit.is_some() && rayon::current_num_threads() == 1 {
-        take_turns(problem, options, &start, capacity, started)
+        take_turns(problem, options, &start, capacity)
     } else {
-        race(problem, options, &start, capacity, started)
+        race(problem, options, &start, capacity)
     };
     // The large-neighbourhood search, from the same start, when the exact and heuristic searches
     // left the question open: on small instances with windows, alignment and pins it often finds
     // lower plans than either.
     let open = problem.len() <= LNS_SMALL_MAX && !results.iter().any(|(_, found)| conclusive(found));
-    if open && options.deadline(started).expired().is_none() {
+    if open && options.deadline().expired().is_none() {
         let lns_options = SolveOptions {
             params: Params::new(),
             start: Some(start.clone()),
-            time_limit: options.deadline(started).remaining(),
             capacity,
             progress: None,
             ..options.clone()
@@ -550,20 +545,15 @@ fn search_phase(problem: &Problem, options: &SolveOptions, quick: Outcome, start
 /// its work budget for the effort (a count of work, so the plan does not depend on the machine),
 /// or without one when a time limit bounds it (then it searches until the limit or the lower
 /// bound). Keeps `quick` when it finds nothing lower.
-fn lns_phase(problem: &Problem, options: &SolveOptions, quick: Outcome, started: Instant) -> Outcome {
+fn lns_phase(problem: &Problem, options: &SolveOptions, quick: Outcome) -> Outcome {
     let capacity = quick.capacity;
     let settled = quick.optimal() || (capacity.is_some() && quick.feasible());
-    if settled || options.deadline(started).expired().is_some() {
+    if settled || options.deadline().expired().is_some() {
         return quick;
     }
     // Without a time limit lns works to its budget for the effort; with one, until the limit.
-    let lns_options = SolveOptions {
-        params: Params::new(),
-        start: quick.plan.clone().map(Arc::new),
-        time_limit: options.deadline(started).remaining(),
-        capacity,
-        ..options.clone()
-    };
+    let lns_options =
+        SolveOptions { params: Params::new(), start: quick.plan.clone().map(Arc::new), capacity, ..options.clone() };
     let Ok(found) = lns::Lns.solve(problem, &lns_options) else { return quick };
     let mut best = quick;
     if found.makespan().is_some_and(|m| best.makespan().is_none_or(|b| m < b)) {
@@ -607,26 +597,20 @@ fn search(name: &str, problem: &Problem, options: &SolveOptions, start: &Arc<Pla
 
 /// Both searchers at once (`rayon::join`): a conclusive result stops the other, whose partial
 /// result is then dropped. Without a time limit only MiniMalloc may stop TelaMalloc: its answer
-/// under a node budget does not depend on timing, so neither does the outcome. Each racer's time
-/// limit is what is left of the caller's when it starts (on one thread they run one after the
-/// other).
+/// under a node budget does not depend on timing, so neither does the outcome. Each racer stops at
+/// the run's deadline (on one thread they run one after the other, the second with what the first
+/// left).
 fn race(
     problem: &Problem,
     options: &SolveOptions,
     start: &Arc<Plan>,
     capacity: Option<u64>,
-    started: Instant,
 ) -> Vec<(&'static str, Outcome)> {
     let race = options.cancel.child();
     let timed = options.time_limit.is_some();
     let stopper: OnceLock<&str> = OnceLock::new();
     let run = |name: &'static str| {
-        let racer_options = SolveOptions {
-            time_limit: options.deadline(started).remaining(),
-            cancel: race.child(),
-            capacity,
-            ..options.clone()
-        };
+        let racer_options = SolveOptions { cancel: race.child(), capacity, ..options.clone() };
         let result = search(name, problem, &racer_options, start);
         if result.as_ref().is_some_and(conclusive) && (timed || name == "minimalloc") && stopper.set(name).is_ok() {
             race.cancel();
@@ -654,9 +638,8 @@ fn take_turns(
     options: &SolveOptions,
     start: &Arc<Plan>,
     capacity: Option<u64>,
-    started: Instant,
 ) -> Vec<(&'static str, Outcome)> {
-    let deadline = options.deadline(started);
+    let deadline = options.deadline();
     let mut results: Vec<(&'static str, Outcome)> = Vec::new();
     let mut best = start.clone();
     let mut slice = FIRST_TURN;
@@ -666,7 +649,7 @@ fn take_turns(
             if deadline.expired().is_some() {
                 return results;
             }
-            let turn_options = SolveOptions { time_limit: Some(slice.min(remaining)), capacity, ..options.clone() };
+            let turn_options = SolveOptions { capacity, ..options.within(slice.min(remaining)) };
             let Some(found) = search(name, problem, &turn_options, &best) else { continue };
             if let Some(plan) = &found.plan
                 && plan.makespan < best.makespan

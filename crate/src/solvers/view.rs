@@ -23,7 +23,7 @@ use crate::options::SolveOptions;
 use crate::validate;
 
 /// A problem a solver can use in place of the caller's, and how to bring its outcome back.
-pub struct View {
+pub(super) struct View {
     pub problem: Problem,
     pub options: SolveOptions,
     /// The caller's index of each buffer of the view (a pinned buffer's pieces share it).
@@ -48,7 +48,11 @@ impl View {
     /// The view `capabilities` need of `problem`, or `None` when the solver can use it as it is;
     /// `Err` when the view has more bytes alive at once than 64 bits hold (hulls of huge buffers
     /// that only their gaps kept apart), which such a solver cannot plan.
-    pub fn of(problem: &Problem, options: &SolveOptions, capabilities: Capabilities) -> Result<Option<View>, String> {
+    pub(super) fn of(
+        problem: &Problem,
+        options: &SolveOptions,
+        capabilities: Capabilities,
+    ) -> Result<Option<View>, String> {
         let buffers = problem.buffers();
         let hull = problem.has_gaps() && !capabilities.gaps;
         let has_windows = buffers.iter().any(|b| b.gaps.iter().any(|g| g.window.is_some()));
@@ -116,7 +120,7 @@ impl View {
     /// The view's outcome as an outcome of `problem`: the plan with every buffer back in place (one
     /// that occupies nothing at its pinned offset or 0, a pinned one at its pin), and, for hulls,
     /// only what holds for the buffers.
-    pub fn lift(&self, problem: &Problem, mut outcome: Outcome) -> Outcome {
+    pub(super) fn lift(&self, problem: &Problem, mut outcome: Outcome) -> Outcome {
         if let Some(plan) = outcome.plan.take() {
             let (offsets, order) = lift_offsets(problem, &self.owner, &plan.offsets, &plan.placement_order);
             outcome.plan = Some(Plan::new(problem, offsets, order));
@@ -150,7 +154,7 @@ impl View {
 /// buffer without gaps, for a planner that places buffers by their lifetimes (the greedy ones):
 /// it then honours the pins exactly (pinned hulls may meet where the pieces do not) and plans the
 /// other buffers' hulls as before.
-pub struct PinnedPieces {
+pub(super) struct PinnedPieces {
     pub problem: Problem,
     owner: Vec<usize>,
     /// The view's index of each unpinned buffer of the caller's.
@@ -159,7 +163,7 @@ pub struct PinnedPieces {
 
 impl PinnedPieces {
     /// `None` when no pinned buffer has gaps (the problem serves as it is).
-    pub fn of(problem: &Problem) -> Option<PinnedPieces> {
+    pub(super) fn of(problem: &Problem) -> Option<PinnedPieces> {
         let buffers = problem.buffers();
         if !buffers.iter().any(|b| b.pinned.is_some() && b.has_gaps()) {
             return None;
@@ -191,12 +195,12 @@ impl PinnedPieces {
 
     /// `order` (the caller's indices) as the view's, pinned buffers left out (they are placed
     /// first anyway).
-    pub fn order(&self, order: &[usize]) -> Vec<usize> {
+    pub(super) fn order(&self, order: &[usize]) -> Vec<usize> {
         order.iter().map(|&i| self.index[i]).filter(|&k| k != usize::MAX).collect()
     }
 
     /// The view's offsets and placement order as the caller's.
-    pub fn lift(&self, problem: &Problem, offsets: &[u64], order: &[usize]) -> (Vec<u64>, Vec<usize>) {
+    pub(super) fn lift(&self, problem: &Problem, offsets: &[u64], order: &[usize]) -> (Vec<u64>, Vec<usize>) {
         lift_offsets(problem, &self.owner, offsets, order)
     }
 }

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use memplan::solvers::Solver;
-use memplan::solvers::greedy::{Fit, Greedy, Order, Run};
+use memplan::solvers::greedy::{Fit, Greedy, Order, Pass};
 use memplan::solvers::minimalloc::{MiniMalloc, Rules, Settings};
 use memplan::{Buffer, Gap, Outcome, Plan, Problem, Stopped, validate};
 use proptest::prelude::*;
@@ -175,7 +175,7 @@ pub fn every_planner() -> Vec<std::sync::Arc<dyn Solver>> {
     let mut all = memplan::run::registry::all();
     for order in Order::ALL {
         for fit in Fit::ALL {
-            all.push(std::sync::Arc::new(Greedy::combination(Run::new(order, fit))));
+            all.push(std::sync::Arc::new(Greedy::combination(Pass::new(order, fit))));
         }
     }
     all

@@ -338,7 +338,7 @@ pub fn import(
     }
     if let (Some(path), Some(plan)) = (files.write_model, files.plan) {
         let read = load(plan, input, Offsets::Plan)?;
-        let offsets = memplan::compare::plan_for(&instance.problem, &read.problem, read.plan.as_deref())
+        let offsets = memplan::diff::plan_for(&instance.problem, &read.problem, read.plan.as_deref())
             .map_err(|e| Failure::bad_input(format!("{plan}: {e}")))?;
         let written =
             tflite::with_offline_plan(&bytes, &instance, &offsets).map_err(|e| Failure::bad_input(e.to_string()))?;
@@ -472,7 +472,7 @@ pub fn import_pte(
     }
     if let (Some(path), Some(plan)) = (files.write_model, files.plan) {
         let read = load(plan, input, Offsets::Plan)?;
-        let offsets = memplan::compare::plan_for(&instance.problem, &read.problem, read.plan.as_deref())
+        let offsets = memplan::diff::plan_for(&instance.problem, &read.problem, read.plan.as_deref())
             .map_err(|e| Failure::bad_input(format!("{plan}: {e}")))?;
         let written = pte::with_plan(&bytes, &instance, &offsets).map_err(|e| Failure::bad_input(e.to_string()))?;
         std::fs::write(path, written).map_err(|e| Failure::bad_input(format!("{path}: {e}")))?;
@@ -523,7 +523,7 @@ pub fn import_xla(
 /// The offsets of the plan file at `path` for `problem`'s buffers (matched by id), checked: exit 2
 /// when it is not a plan of these buffers, 1 when its offsets break a rule of the instance.
 fn plan_of(problem: &memplan::Problem, path: &str, input: &InputArgs) -> Result<Vec<u64>, Failure> {
-    use memplan::compare::{PlanMismatch, plan_for};
+    use memplan::diff::{PlanMismatch, plan_for};
     let document = load(path, input, Offsets::Plan)?;
     plan_for(problem, &document.problem, document.plan.as_deref()).map_err(|mismatch| match mismatch {
         PlanMismatch::Invalid(_) => Failure::invalid_plan(format!("{path}: {mismatch}")),
@@ -536,7 +536,7 @@ pub fn diff(instance: &str, a: &str, b: &str, list: usize, input: &InputArgs) ->
     let problem = &document.problem;
     let plan_a = plan_of(problem, a, input)?;
     let plan_b = plan_of(problem, b, input)?;
-    let diff = memplan::compare::PlanDiff::new(problem, &plan_a, &plan_b);
+    let diff = memplan::diff::PlanDiff::new(problem, &plan_a, &plan_b);
     let line = json_line(&diff)?;
     println!("{line}");
     eprint!("{}", diff_table(&diff, a, b, list));
@@ -544,7 +544,7 @@ pub fn diff(instance: &str, a: &str, b: &str, list: usize, input: &InputArgs) ->
 }
 
 /// The diff for people: the peaks, the saving, and the first `list` buffers that moved.
-fn diff_table(diff: &memplan::compare::PlanDiff, a: &str, b: &str, list: usize) -> String {
+fn diff_table(diff: &memplan::diff::PlanDiff, a: &str, b: &str, list: usize) -> String {
     use std::fmt::Write;
     let mut text = String::new();
     let width = a.len().max(b.len()).max(9);

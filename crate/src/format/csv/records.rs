@@ -50,7 +50,7 @@ pub(super) struct Records<'t> {
 }
 
 impl<'t> Records<'t> {
-    pub fn new(text: &'t str) -> Self {
+    pub(super) fn new(text: &'t str) -> Self {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text); // a byte-order mark is not part of the header
         Records { lines: Lines::new(text) }
     }
@@ -58,7 +58,7 @@ impl<'t> Records<'t> {
     /// Reads the next record's cells into `cells` (cleared first, so that one vector serves every
     /// row) and returns its line; `None` at the end of the text, an error for a record that could
     /// not be split.
-    pub fn next_into(&mut self, cells: &mut Vec<Cell<'t>>) -> Option<Result<usize, InputError>> {
+    pub(super) fn next_into(&mut self, cells: &mut Vec<Cell<'t>>) -> Option<Result<usize, InputError>> {
         cells.clear();
         loop {
             let line = self.lines.next()?;

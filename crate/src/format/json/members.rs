@@ -50,7 +50,7 @@ pub(super) enum Kind {
 }
 
 impl Kind {
-    pub fn of(raw: &RawValue) -> Kind {
+    pub(super) fn of(raw: &RawValue) -> Kind {
         match raw.get().as_bytes().first() {
             Some(b'n') => Kind::Null,
             Some(b'"') => Kind::Text,
@@ -61,7 +61,7 @@ impl Kind {
         }
     }
 
-    pub fn described(self) -> &'static str {
+    pub(super) fn described(self) -> &'static str {
         match self {
             Kind::Null => "null",
             Kind::Number => "a number",
@@ -97,7 +97,7 @@ fn starts_char(byte: u8) -> bool {
 }
 
 impl<'t> Locator<'t> {
-    pub fn new(text: &'t str) -> Self {
+    pub(super) fn new(text: &'t str) -> Self {
         let bytes = text.as_bytes();
         let mut line_starts = vec![0];
         let mut chars_before = Vec::with_capacity(bytes.len() / CHECKPOINT_SPACING + 1);
@@ -119,13 +119,13 @@ impl<'t> Locator<'t> {
     }
 
     /// The whole input.
-    pub fn text(&self) -> &'t str {
+    pub(super) fn text(&self) -> &'t str {
         self.text
     }
 
     /// The bytes looked at since [`Locator::new`] started, including its own pass.
     #[cfg(test)]
-    pub fn scanned(&self) -> usize {
+    pub(super) fn scanned(&self) -> usize {
         self.scanned.get()
     }
 
@@ -153,12 +153,12 @@ impl<'t> Locator<'t> {
     }
 
     /// The line where `part`, a slice of the input, starts. `None` if it is not one.
-    pub fn line(&self, part: &str) -> Option<usize> {
+    pub(super) fn line(&self, part: &str) -> Option<usize> {
         self.offset(part).map(|offset| self.line_at(offset))
     }
 
     /// The line and column where `part`, a slice of the input, starts. `None` if it is not one.
-    pub fn position(&self, part: &str) -> Option<(usize, usize)> {
+    pub(super) fn position(&self, part: &str) -> Option<(usize, usize)> {
         let offset = self.offset(part)?;
         let line = self.line_at(offset);
         let line_start = self.line_starts[line - 1];
@@ -167,7 +167,7 @@ impl<'t> Locator<'t> {
     }
 
     /// An error located at the start of `part` (unlocated if `part` is not a slice of the input).
-    pub fn at(&self, part: &str, message: impl Into<String>) -> InputError {
+    pub(super) fn at(&self, part: &str, message: impl Into<String>) -> InputError {
         match self.position(part) {
             Some((line, column)) => InputError::at(line, column, message),
             None => InputError::new(message),
@@ -178,7 +178,7 @@ impl<'t> Locator<'t> {
     /// errors about a key (unknown, duplicate) point at the key. The input is valid JSON here, and
     /// inside a JSON string every `"` is escaped, so the opening quote is the first `"` found
     /// backwards that follows an even number of backslashes.
-    pub fn key_of(&self, value: &str) -> Option<&'t str> {
+    pub(super) fn key_of(&self, value: &str) -> Option<&'t str> {
         let value_offset = self.offset(value)?;
         let before = self.text.get(..value_offset)?.trim_end().strip_suffix(':')?.trim_end();
         self.count_scanned(value_offset - before.len()); // the blanks and the colon
@@ -200,13 +200,13 @@ impl<'t> Locator<'t> {
     }
 
     /// An error at the key of the member whose value is `value` (at the value if that fails).
-    pub fn at_key(&self, value: &str, message: impl Into<String>) -> InputError {
+    pub(super) fn at_key(&self, value: &str, message: impl Into<String>) -> InputError {
         self.at(self.key_of(value).unwrap_or(value), message)
     }
 
     /// A serde_json error on the whole input, with its byte column turned into a character column
     /// and the position taken out of the message (it is in the fields).
-    pub fn serde_error(&self, error: &serde_json::Error) -> InputError {
+    pub(super) fn serde_error(&self, error: &serde_json::Error) -> InputError {
         let (line, byte_column) = (error.line(), error.column());
         let full = error.to_string();
         let message = full.strip_suffix(&format!(" at line {line} column {byte_column}")).unwrap_or(&full);

@@ -135,20 +135,20 @@ pub(crate) struct Rect {
 }
 
 impl Rect {
-    pub fn new(t0: u64, t1: u64, y0: u64, y1: u64) -> Rect {
+    pub(crate) fn new(t0: u64, t1: u64, y0: u64, y1: u64) -> Rect {
         debug_assert!(t0 < t1 && y0 < y1);
         Rect { t0, t1, y0, y1 }
     }
 
-    pub fn width(&self) -> u64 {
+    pub(crate) fn width(&self) -> u64 {
         self.t1 - self.t0
     }
 
-    pub fn height(&self) -> u64 {
+    pub(crate) fn height(&self) -> u64 {
         self.y1 - self.y0
     }
 
-    pub fn area(&self) -> u64 {
+    pub(crate) fn area(&self) -> u64 {
         self.width() * self.height()
     }
 

@@ -32,7 +32,7 @@ pub fn with_plan(bytes: &[u8], instance: &Instance, offsets: &[u64]) -> Result<V
             instance.problem.len()
         )));
     }
-    crate::compare::check(&instance.problem, offsets)
+    crate::diff::check(&instance.problem, offsets)
         .map_err(|e| ImportError::Request(format!("the plan is not valid for the program: {e}")))?;
     let plan = program::read(bytes).map_err(|e| ImportError::Malformed(crate::import::ModelKind::Pte, e))?;
     let (program_size, segments) = layout(bytes)?;

@@ -100,7 +100,7 @@ pub fn compiler_plan(instance: &Instance) -> Vec<u64> {
     run.outcome.plan.map(|plan| plan.offsets).expect("a greedy pass without a capacity always places every buffer")
 }
 
-/// The model with `offsets` (one per buffer of `instance`, e.g. from [`crate::compare::plan_for`]) as TFLite
+/// The model with `offsets` (one per buffer of `instance`, e.g. from [`crate::diff::plan_for`]) as TFLite
 /// Micro's `OfflineMemoryAllocation` metadata: every tensor of the instance's subgraph that is in
 /// the arena gets its buffer's offset, every other tensor `-1` (constants and variables, which the runtime places itself around the fixed ones).
 /// Import the instance for [`Runtime::Micro`], whose lifetimes TFLite Micro plans the rest

@@ -2,7 +2,7 @@
 //! `schema.fbs`, codes 0 to 209), for messages that name an operator the way TFLite does.
 
 /// Index = builtin code.
-pub const BUILTIN_NAMES: [&str; 210] = [
+pub(super) const BUILTIN_NAMES: [&str; 210] = [
     "ADD",
     "AVERAGE_POOL_2D",
     "CONCATENATION",

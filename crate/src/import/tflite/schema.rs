@@ -8,70 +8,70 @@ use crate::import::flatbuffer::{self, Read, Table};
 
 /// `Model`: 0 version, 1 operator_codes, 2 subgraphs, 4 buffers, 6 metadata.
 mod model {
-    pub const VERSION: usize = 0;
-    pub const OPERATOR_CODES: usize = 1;
-    pub const SUBGRAPHS: usize = 2;
-    pub const BUFFERS: usize = 4;
-    pub const METADATA: usize = 6;
+    pub(super) const VERSION: usize = 0;
+    pub(super) const OPERATOR_CODES: usize = 1;
+    pub(super) const SUBGRAPHS: usize = 2;
+    pub(super) const BUFFERS: usize = 4;
+    pub(super) const METADATA: usize = 6;
 }
 
 /// `OperatorCode`: 0 deprecated_builtin_code (byte), 1 custom_code, 3 builtin_code (int).
 mod operator_code {
-    pub const DEPRECATED_BUILTIN_CODE: usize = 0;
-    pub const CUSTOM_CODE: usize = 1;
-    pub const BUILTIN_CODE: usize = 3;
+    pub(super) const DEPRECATED_BUILTIN_CODE: usize = 0;
+    pub(super) const CUSTOM_CODE: usize = 1;
+    pub(super) const BUILTIN_CODE: usize = 3;
 }
 
 /// `SubGraph`: 0 tensors, 1 inputs, 2 outputs, 3 operators, 4 name.
 mod subgraph {
-    pub const TENSORS: usize = 0;
-    pub const INPUTS: usize = 1;
-    pub const OUTPUTS: usize = 2;
-    pub const OPERATORS: usize = 3;
-    pub const NAME: usize = 4;
+    pub(super) const TENSORS: usize = 0;
+    pub(super) const INPUTS: usize = 1;
+    pub(super) const OUTPUTS: usize = 2;
+    pub(super) const OPERATORS: usize = 3;
+    pub(super) const NAME: usize = 4;
 }
 
 /// `Tensor`: 0 shape, 1 type, 2 buffer, 3 name, 5 is_variable, 6 sparsity, 7 shape_signature,
 /// 10 external_buffer.
 mod tensor {
-    pub const SHAPE: usize = 0;
-    pub const TYPE: usize = 1;
-    pub const BUFFER: usize = 2;
-    pub const NAME: usize = 3;
-    pub const IS_VARIABLE: usize = 5;
-    pub const SHAPE_SIGNATURE: usize = 7;
-    pub const EXTERNAL_BUFFER: usize = 10;
+    pub(super) const SHAPE: usize = 0;
+    pub(super) const TYPE: usize = 1;
+    pub(super) const BUFFER: usize = 2;
+    pub(super) const NAME: usize = 3;
+    pub(super) const IS_VARIABLE: usize = 5;
+    pub(super) const SHAPE_SIGNATURE: usize = 7;
+    pub(super) const EXTERNAL_BUFFER: usize = 10;
 }
 
 /// `Operator`: 0 opcode_index, 1 inputs, 2 outputs, 3 builtin_options_type, 4 builtin_options,
 /// 8 intermediates.
 mod operator {
-    pub const OPCODE_INDEX: usize = 0;
-    pub const INPUTS: usize = 1;
-    pub const OUTPUTS: usize = 2;
-    pub const BUILTIN_OPTIONS_TYPE: usize = 3;
-    pub const BUILTIN_OPTIONS: usize = 4;
-    pub const INTERMEDIATES: usize = 8;
+    pub(super) const OPCODE_INDEX: usize = 0;
+    pub(super) const INPUTS: usize = 1;
+    pub(super) const OUTPUTS: usize = 2;
+    pub(super) const BUILTIN_OPTIONS_TYPE: usize = 3;
+    pub(super) const BUILTIN_OPTIONS: usize = 4;
+    pub(super) const INTERMEDIATES: usize = 8;
 }
 
 /// `BuiltinOptions.WhileOptions`, and its table: 0 cond_subgraph_index, 1 body_subgraph_index.
 mod while_options {
-    pub const UNION_TYPE: u8 = 93;
-    pub const COND_SUBGRAPH_INDEX: usize = 0;
-    pub const BODY_SUBGRAPH_INDEX: usize = 1;
+    pub(super) const UNION_TYPE: u8 = 93;
+    pub(super) const COND_SUBGRAPH_INDEX: usize = 0;
+    pub(super) const BODY_SUBGRAPH_INDEX: usize = 1;
 }
 
 /// `Buffer`: 0 data, 1 offset, 2 size (the last two for data stored after the FlatBuffer).
 mod buffer {
-    pub const DATA: usize = 0;
-    pub const OFFSET: usize = 1;
-    pub const SIZE: usize = 2;
+    pub(super) const DATA: usize = 0;
+    pub(super) const OFFSET: usize = 1;
+    pub(super) const SIZE: usize = 2;
 }
 
 /// `Metadata`: 0 name, 1 buffer.
 mod metadata {
-    pub const NAME: usize = 0;
-    pub const BUFFER: usize = 1;
+    pub(super) const NAME: usize = 0;
+    pub(super) const BUFFER: usize = 1;
 }
 
 /// `BuiltinOperator.CUSTOM`: the operator is named by `custom_code` instead.

@@ -25,7 +25,7 @@ fn category_of(allocation: &BufferAllocation) -> Category {
 /// One category per group of `simulation` (= buffer of the instance), `None` when no allocation
 /// holds any of its values. A group whose members differ takes the first of input, output, weight,
 /// temporary: a parameter or a result aliased by a temporary is still what the caller sees.
-pub fn categories(allocations: &[BufferAllocation], simulation: &Simulation) -> Vec<Option<Category>> {
+pub(super) fn categories(allocations: &[BufferAllocation], simulation: &Simulation) -> Vec<Option<Category>> {
     let mut by_value: HashMap<i64, Category> = HashMap::new();
     for allocation in allocations {
         let category = category_of(allocation);

@@ -21,7 +21,7 @@ use crate::options::{Halt, SolveOptions};
 
 /// `executorch-greedy`.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct ExecutorchGreedy;
+pub(crate) struct ExecutorchGreedy;
 
 impl Solver for ExecutorchGreedy {
     fn name(&self) -> &str {
@@ -48,7 +48,7 @@ impl Solver for ExecutorchGreedy {
         let buffers = problem.buffers();
         let mut order: Vec<usize> = (0..buffers.len()).collect();
         order.sort_by(|&a, &b| buffers[b].size.cmp(&buffers[a].size).then(b.cmp(&a)));
-        let deadline = options.deadline(web_time::Instant::now());
+        let deadline = options.deadline();
         let mut objects: Vec<SharedObject> = Vec::new();
         // Each buffer's object and offset inside it.
         let mut placed: Vec<(usize, u64)> = vec![(0, 0); buffers.len()];

@@ -10,8 +10,6 @@ pub(crate) mod schedule;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use web_time::Instant;
-
 pub use fit::Fit;
 pub use order::Order;
 
@@ -23,14 +21,14 @@ use crate::options::{CancelFlag, Deadline, Halt, SolveOptions};
 
 /// One pass of the engine: visit buffers in `order`, place each by `fit`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Run {
+pub struct Pass {
     pub order: Order,
     pub fit: Fit,
 }
 
-impl Run {
+impl Pass {
     pub const fn new(order: Order, fit: Fit) -> Self {
-        Run { order, fit }
+        Pass { order, fit }
     }
 
     pub fn name(self) -> String {
@@ -61,22 +59,22 @@ impl Ceiling {
     }
 }
 
-/// A greedy planner: one or more runs, of which the lowest makespan is kept (ties: the first).
+/// A greedy planner: one or more passes, of which the lowest makespan is kept (ties: the first).
 #[derive(Clone, Debug)]
 pub struct Greedy {
     name: String,
     description: String,
-    runs: Vec<Run>,
+    passes: Vec<Pass>,
     ceiling: Ceiling,
 }
 
 impl Greedy {
-    pub fn new(name: &str, description: &str, runs: Vec<Run>) -> Self {
-        Greedy { name: name.to_string(), description: description.to_string(), runs, ceiling: Ceiling::default() }
+    pub fn new(name: &str, description: &str, passes: Vec<Pass>) -> Self {
+        Greedy { name: name.to_string(), description: description.to_string(), passes, ceiling: Ceiling::default() }
     }
 
     /// A single order × fit combination, named `greedy-<order>-<fit>`.
-    pub fn combination(run: Run) -> Self {
+    pub fn combination(run: Pass) -> Self {
         let description = format!("greedy: {}, {}", run.order.describe(), run.fit.describe());
         Greedy::new(&run.name(), &description, vec![run])
     }
@@ -92,11 +90,11 @@ impl Greedy {
     pub fn from_name(name: &str) -> Option<Greedy> {
         let rest = name.strip_prefix("greedy-")?;
         let (order, fit) = rest.rsplit_once('-')?;
-        Some(Greedy::combination(Run::new(Order::from_name(order)?, Fit::from_name(fit)?)))
+        Some(Greedy::combination(Pass::new(Order::from_name(order)?, Fit::from_name(fit)?)))
     }
 
-    pub fn runs(&self) -> &[Run] {
-        &self.runs
+    pub fn passes(&self) -> &[Pass] {
+        &self.passes
     }
 }
 
@@ -110,32 +108,32 @@ pub fn presets() -> Vec<Box<dyn Solver>> {
 pub fn preset_planners() -> Vec<Greedy> {
     use Fit::*;
     use Order::*;
-    let preset = |name: &str, description: &str, runs: Vec<Run>| Greedy::new(name, description, runs);
+    let preset = |name: &str, description: &str, runs: Vec<Pass>| Greedy::new(name, description, runs);
     vec![
         preset(
             "slff",
             "size descending (ties: longer lifetime), first fit: idealloc's big-rocks-first bootstrap",
-            vec![Run::new(Size, First)],
+            vec![Pass::new(Size, First)],
         ),
         preset(
             "tflite",
             "TFLite arena: whole-run buffers first (by index), then size descending, best fit",
-            vec![Run::new(TfliteArena, Best)],
+            vec![Pass::new(TfliteArena, Best)],
         ),
         preset(
             "xla",
             "XLA heap simulator: spatial (size) and temporal (lifetime) orders with best fit, keeps the smaller",
-            vec![Run::new(Size, Best), Run::new(Lifetime, Best)],
+            vec![Pass::new(Size, Best), Pass::new(Lifetime, Best)],
         ),
         preset(
             "first-fit-start",
             "start order, first fit: what a runtime allocator does online",
-            vec![Run::new(Start, First)],
+            vec![Pass::new(Start, First)],
         ),
         preset(
             "skyline",
             "TelaMalloc's baseline (3.1): highest contention first, on the skyline",
-            vec![Run::new(Contention, Top)],
+            vec![Pass::new(Contention, Top)],
         ),
     ]
 }
@@ -157,16 +155,16 @@ impl Solver for Greedy {
     }
 
     fn capabilities(&self) -> Capabilities {
-        let randomised = self.runs.iter().any(|r| r.order == Order::Random);
+        let randomised = self.passes.iter().any(|r| r.order == Order::Random);
         Capabilities { randomised, ..Capabilities::planner() }
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
-        let deadline = options.deadline(Instant::now());
-        let mut best: Option<(u64, Run, Placement)> = None;
+        let deadline = options.deadline();
+        let mut best: Option<(u64, Pass, Placement)> = None;
         let mut stopped = Stopped::Completed;
         let mut overflow = None;
-        for &run in &self.runs {
+        for &run in &self.passes {
             let order = run.order.arrange(problem.buffers(), options.seed);
             let placed =
                 deadline.expired().map_or_else(|| place_under(problem, &order, run.fit, &deadline, &self.ceiling), Err);
@@ -195,7 +193,7 @@ impl Solver for Greedy {
         let Some((_, run, placement)) = best else {
             return Err(match overflow {
                 Some(error) => error,
-                None if self.runs.is_empty() => Halt::Unsupported("a greedy planner needs at least one run".into()),
+                None if self.passes.is_empty() => Halt::Unsupported("a greedy planner needs at least one run".into()),
                 // Every run gave up above the ceiling.
                 None => Halt::Cancelled,
             });
@@ -203,33 +201,33 @@ impl Solver for Greedy {
         let mut stats = Stats::new();
         stats.insert("order".into(), run.order.name().into());
         stats.insert("fit".into(), run.fit.name().into());
-        stats.insert("runs".into(), self.runs.len().into());
+        stats.insert("runs".into(), self.passes.len().into());
         let mut outcome = finish(&self.name, problem, options, placement.offsets, placement.order, stats);
         outcome.stopped = outcome.stopped.stronger(stopped);
         Ok(outcome)
     }
 }
 
-/// The runs of [`quick_plan`]: XLA's pair (size and lifetime, best fit) and the skyline, which
+/// The passes of [`best_quick_pass`]: XLA's pair (size and lifetime, best fit) and the skyline, which
 /// between them win most instances of the challenging suite among single passes.
-const QUICK_RUNS: [Run; 3] =
-    [Run::new(Order::Size, Fit::Best), Run::new(Order::Lifetime, Fit::Best), Run::new(Order::Contention, Fit::Top)];
+const QUICK_PASSES: [Pass; 3] =
+    [Pass::new(Order::Size, Fit::Best), Pass::new(Order::Lifetime, Fit::Best), Pass::new(Order::Contention, Fit::Top)];
 
 /// The plan a search starts from: the caller's warm start ([`SolveOptions::start`]), else the best
-/// of a few quick greedy passes ([`quick_plan`]).
+/// of a few quick greedy passes ([`best_quick_pass`]).
 pub fn start_plan(problem: &Problem, options: &SolveOptions) -> Result<Plan, Halt> {
     match &options.start {
         Some(start) => Ok(Plan::clone(start)),
-        None => quick_plan(problem, &options.cancel),
+        None => best_quick_pass(problem, &options.cancel),
     }
 }
 
 /// The best plan of a few greedy passes, for a search to start from when its caller has none. No
 /// time limit applies (a search needs a plan to return); a cancel stops it.
-pub fn quick_plan(problem: &Problem, cancel: &CancelFlag) -> Result<Plan, Halt> {
-    let deadline = SolveOptions { cancel: cancel.clone(), ..SolveOptions::default() }.deadline(Instant::now());
+pub fn best_quick_pass(problem: &Problem, cancel: &CancelFlag) -> Result<Plan, Halt> {
+    let deadline = SolveOptions { cancel: cancel.clone(), ..SolveOptions::default() }.deadline();
     let mut best: Option<Plan> = None;
-    for run in QUICK_RUNS {
+    for run in QUICK_PASSES {
         let order = run.order.arrange(problem.buffers(), 0);
         let placement = place(problem, &order, run.fit, &deadline)?;
         let plan = Plan::new(problem, placement.offsets, placement.order);

@@ -42,7 +42,7 @@ const LONG_SHARE: usize = 256;
 /// The buffers of `order` (indices into `spans`, each a lifetime's leaf range `[first, last)`
 /// among `leaves` leaves) in an order that places each after the same time-overlapping buffers
 /// as `order` does. `None` when windows would not pay (too few leaves for two windows).
-pub fn local_order(order: &[usize], spans: impl Fn(usize) -> (u32, u32), leaves: u32) -> Option<Vec<usize>> {
+pub(crate) fn local_order(order: &[usize], spans: impl Fn(usize) -> (u32, u32), leaves: u32) -> Option<Vec<usize>> {
     let width = window_width(order, &spans)?;
     in_windows(order, spans, leaves, width)
 }

@@ -9,16 +9,16 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// A job's index in its [`Jobs`] arena.
-pub type JobId = u32;
+pub(super) type JobId = u32;
 
 /// A time as boxing sees it: the rank of a lifetime endpoint among the problem's distinct
 /// endpoints. Boxing and unboxing only compare times, so ranks give the same boxes as the times
 /// themselves, in half the bytes (on 2·10^6 buffers the job records were a third of the heap).
-pub type Time = u32;
+pub(super) type Time = u32;
 
 /// A buffer or a box: a height (`size`) alive during `[start, end)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Record {
+pub(super) struct Record {
     pub size: u64,
     pub start: Time,
     pub end: Time,
@@ -36,7 +36,7 @@ pub struct Record {
 
 /// What a job holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Contents<'a> {
+pub(super) enum Contents<'a> {
     /// An input buffer, by its index in the problem.
     Buffer(usize),
     /// A box (one Matryoshka of Fig. 4): jobs of one height, all alive at one time (every box of
@@ -52,7 +52,7 @@ const DUMMY: u32 = u32::MAX;
 
 /// Every job of one boxing.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Jobs {
+pub(super) struct Jobs {
     records: Vec<Record>,
     members: Vec<JobId>,
     /// How many input jobs there are; later ids are boxes.
@@ -61,14 +61,14 @@ pub struct Jobs {
 
 impl Jobs {
     /// An input buffer of the problem, by index, as a job of height `size`.
-    pub fn add_buffer(&mut self, index: usize, size: u64, start: Time, end: Time) -> JobId {
+    pub(super) fn add_buffer(&mut self, index: usize, size: u64, start: Time, end: Time) -> JobId {
         // Problems index buffers by u32 in the occupancy index too: 4 × 10^9 buffers never fit here.
         let index = u32::try_from(index).ok().filter(|&i| i != DUMMY).expect("fewer than 2^32 - 1 buffers");
         self.add_input(Record { size, start, end, largest: size, first: index, count: 0 })
     }
 
     /// The dummy job of §5.6.
-    pub fn add_dummy(&mut self, size: u64, start: Time, end: Time) -> JobId {
+    pub(super) fn add_dummy(&mut self, size: u64, start: Time, end: Time) -> JobId {
         self.add_input(Record { size, start, end, largest: 0, first: DUMMY, count: 0 })
     }
 
@@ -80,34 +80,34 @@ impl Jobs {
     }
 
     /// The input jobs, in the order they were added.
-    pub fn inputs(&self) -> std::ops::Range<JobId> {
+    pub(super) fn inputs(&self) -> std::ops::Range<JobId> {
         0..self.inputs
     }
 
     /// An empty arena with room for `inputs` input jobs exactly (boxes reserve their own room).
-    pub fn with_capacity(inputs: usize) -> Jobs {
+    pub(super) fn with_capacity(inputs: usize) -> Jobs {
         Jobs { records: Vec::with_capacity(inputs), members: Vec::new(), inputs: 0 }
     }
 
     /// How many jobs there are: ids are `0..len()`, input jobs first, then boxes, each made after
     /// its contents.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.records.len()
     }
 
-    pub fn get(&self, id: JobId) -> &Record {
+    pub(super) fn get(&self, id: JobId) -> &Record {
         &self.records[id as usize]
     }
 
     /// How many jobs' records may be asked for at once ([`Jobs::prefetch`]): 32 bytes each, they
     /// stay in the level-2 cache until read. Boxing asks for a group this small whole, a larger
     /// one a strip or a box at a time.
-    pub const PREFETCH_AT_ONCE: usize = 4096;
+    pub(super) const PREFETCH_AT_ONCE: usize = 4096;
 
     /// Asks for the records of `ids` ahead of their use (a hint: nothing is read). Boxing and
     /// unboxing visit jobs in time order or box by box, which scatters their records across the
     /// arena: asked for together, their cache misses overlap instead of waiting each in turn.
-    pub fn prefetch(&self, ids: impl IntoIterator<Item = JobId>) {
+    pub(super) fn prefetch(&self, ids: impl IntoIterator<Item = JobId>) {
         for id in ids {
             if let Some(record) = self.records.get(id as usize) {
                 crate::occupancy::prefetch(record);
@@ -116,11 +116,11 @@ impl Jobs {
     }
 
     /// Rounds a job's height up (Corollary 15) before it is boxed.
-    pub fn set_size(&mut self, id: JobId, size: u64) {
+    pub(super) fn set_size(&mut self, id: JobId, size: u64) {
         self.records[id as usize].size = size;
     }
 
-    pub fn contents(&self, id: JobId) -> Contents<'_> {
+    pub(super) fn contents(&self, id: JobId) -> Contents<'_> {
         let record = &self.records[id as usize];
         match record.first {
             DUMMY if id < self.inputs => Contents::Dummy,
@@ -131,13 +131,13 @@ impl Jobs {
 
     /// Room for `boxes` more boxes holding `members` jobs in all, exactly: a doubling list held up
     /// to twice what the boxing of millions of buffers needs.
-    pub fn reserve_exact(&mut self, boxes: usize, members: usize) {
+    pub(super) fn reserve_exact(&mut self, boxes: usize, members: usize) {
         self.records.reserve_exact(boxes);
         self.members.reserve_exact(members);
     }
 
     /// Adds the boxes of `made` and appends their ids to `out`.
-    pub fn commit(&mut self, made: Made, out: &mut Vec<JobId>) {
+    pub(super) fn commit(&mut self, made: Made, out: &mut Vec<JobId>) {
         let base = self.members.len() as u32;
         self.members.extend_from_slice(&made.members);
         for mut record in made.boxes {
@@ -149,7 +149,7 @@ impl Jobs {
 
     /// Calls `visit` with every input buffer inside this job, however deeply boxed.
     #[cfg(test)]
-    pub fn for_each_buffer(&self, id: JobId, visit: &mut impl FnMut(usize)) {
+    pub(super) fn for_each_buffer(&self, id: JobId, visit: &mut impl FnMut(usize)) {
         match self.contents(id) {
             Contents::Buffer(index) => visit(index),
             Contents::Boxed(inner) => inner.iter().for_each(|&job| self.for_each_buffer(job, visit)),
@@ -161,7 +161,7 @@ impl Jobs {
 /// Boxes made from existing jobs while the arena is shared read-only (by parallel tasks), added to
 /// it afterwards with [`Jobs::commit`]. Boxes only ever hold jobs made before them.
 #[derive(Debug, Default)]
-pub struct Made {
+pub(super) struct Made {
     boxes: Vec<Record>,
     members: Vec<JobId>,
     /// Scratch for [`Made::add_box`]: the contents with their sort keys.
@@ -170,7 +170,7 @@ pub struct Made {
 
 impl Made {
     /// Room for `jobs` jobs in `boxes` boxes (more boxes grow the list).
-    pub fn with_capacity(jobs: usize, boxes: usize) -> Made {
+    pub(super) fn with_capacity(jobs: usize, boxes: usize) -> Made {
         Made { boxes: Vec::with_capacity(boxes), members: Vec::with_capacity(jobs), keyed: Vec::new() }
     }
 
@@ -178,7 +178,7 @@ impl Made {
     /// time), alive from the first start to the last end among them. The caller guarantees that
     /// their load fits in `size`. The contents are stored in unboxing order: largest buffer first,
     /// then by start.
-    pub fn add_box(&mut self, jobs: &Jobs, size: u64, contents: impl IntoIterator<Item = JobId>) {
+    pub(super) fn add_box(&mut self, jobs: &Jobs, size: u64, contents: impl IntoIterator<Item = JobId>) {
         let first = self.members.len();
         // Each job's record is read once, for its key and the box's extent (a sort that looked
         // the keys up compared scattered records at every step); the position among the
@@ -200,18 +200,18 @@ impl Made {
     }
 
     /// Moves the boxes of `other` after these.
-    pub fn append(&mut self, other: Made) {
+    pub(super) fn append(&mut self, other: Made) {
         let base = self.members.len() as u32;
         self.members.extend_from_slice(&other.members);
         self.boxes.extend(other.boxes.into_iter().map(|record| Record { first: record.first + base, ..record }));
     }
 
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.boxes.len()
     }
 
     /// How many jobs the boxes hold in all.
-    pub fn members(&self) -> usize {
+    pub(super) fn members(&self) -> usize {
         self.members.len()
     }
 }
@@ -219,14 +219,14 @@ impl Made {
 /// A job as boxing handles it: its lifetime inline, so that partitions and sorts need not look it
 /// up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Item {
+pub(super) struct Item {
     pub start: Time,
     pub end: Time,
     pub id: JobId,
 }
 
 impl Item {
-    pub fn of(jobs: &Jobs, id: JobId) -> Item {
+    pub(super) fn of(jobs: &Jobs, id: JobId) -> Item {
         let record = jobs.get(id);
         Item { start: record.start, end: record.end, id }
     }
@@ -235,7 +235,7 @@ impl Item {
 /// Interval graph colouring (Fig. 2): the row of each item, lowest free row first, visiting items
 /// by start (ties in the given order), and the number of rows. Rows hold items that never overlap
 /// in time, and the number of rows is the most items alive at once, which is optimal.
-pub fn colour_rows<T, K: Ord + Copy>(items: &[T], lifetime: impl Fn(&T) -> (K, K)) -> (Vec<usize>, usize) {
+pub(super) fn colour_rows<T, K: Ord + Copy>(items: &[T], lifetime: impl Fn(&T) -> (K, K)) -> (Vec<usize>, usize) {
     // Each lifetime read once, beside its position (which keeps ties in the given order, as a
     // stable sort would): a sort that looked the items up compared scattered job records at
     // every step when unboxing colours the top-level boxes.
@@ -276,7 +276,7 @@ pub fn colour_rows<T, K: Ord + Copy>(items: &[T], lifetime: impl Fn(&T) -> (K, K
 
 /// True when some time lies in every lifetime (Lemma 1's jobs and the unresolved ones): then an
 /// optimal colouring gives each item a row of its own, in order of start.
-pub fn all_alive_at_once<T, K: Ord + Copy>(items: &[T], lifetime: impl Fn(&T) -> (K, K)) -> bool {
+pub(super) fn all_alive_at_once<T, K: Ord + Copy>(items: &[T], lifetime: impl Fn(&T) -> (K, K)) -> bool {
     let last_start = items.iter().map(|item| lifetime(item).0).max();
     let first_end = items.iter().map(|item| lifetime(item).1).min();
     last_start < first_end
@@ -284,7 +284,7 @@ pub fn all_alive_at_once<T, K: Ord + Copy>(items: &[T], lifetime: impl Fn(&T) ->
 
 /// The highest total size of `jobs` alive at one time (their max load).
 #[cfg(test)]
-pub fn peak_load(jobs: &Jobs, ids: &[JobId]) -> u128 {
+pub(super) fn peak_load(jobs: &Jobs, ids: &[JobId]) -> u128 {
     let as_buffers: Vec<crate::Buffer> = ids
         .iter()
         .map(|&id| {
@@ -297,7 +297,7 @@ pub fn peak_load(jobs: &Jobs, ids: &[JobId]) -> u128 {
 
 /// A 64-bit mix (SplitMix64's finaliser): cheap per-node randomness derived from a seeded
 /// ChaCha draw, so that every choice in a boxing follows from the solve's seed.
-pub fn mix(seed: u64) -> u64 {
+pub(super) fn mix(seed: u64) -> u64 {
     let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -34,9 +34,9 @@ use prelude::Prelude;
 use squeeze::{Arena, Squeezed, loose_order};
 
 /// Iterations when the `iterations` parameter is not set (the paper's setting for all but LevelDB).
-pub const DEFAULT_ITERATIONS: u64 = 100;
+pub(crate) const DEFAULT_ITERATIONS: u64 = 100;
 
-pub struct Idealloc;
+pub(crate) struct Idealloc;
 
 /// How ε is chosen (§5.6, §7.2.1).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -130,7 +130,6 @@ impl Solver for Idealloc {
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
-        let started = Instant::now();
         let settings = Settings::read(&options.params)?;
         let mut stats = Stats::new();
         if problem.is_empty() {
@@ -144,7 +143,7 @@ impl Solver for Idealloc {
         }
         let arena = Arena::new(problem, settings.start_address);
         // The bootstrap always finishes (only a cancel stops it), so that there is a plan to return.
-        let bootstrap_deadline = SolveOptions { time_limit: None, ..options.clone() }.deadline(started);
+        let bootstrap_deadline = SolveOptions { time_limit: None, ..options.clone() }.deadline();
         let slff = Order::Size.arrange(problem.buffers(), options.seed);
         let Squeezed::Placed { offsets, order, makespan } = arena.squeeze(&slff, None, &bootstrap_deadline)? else {
             unreachable!("an unbounded squeeze never exceeds its bound")
@@ -152,7 +151,7 @@ impl Solver for Idealloc {
         stats.insert("bootstrap_makespan".into(), makespan.into());
         let mut best = Best { offsets, order, makespan, iteration: 0 };
         let run = Iterations::new(problem, &arena, settings, options, &mut stats);
-        let deadline = options.deadline(started);
+        let deadline = options.deadline();
         run.improve(&mut best, &deadline, &mut stats);
         stats.insert("best_iteration".into(), best.iteration.into());
         let mut outcome = finish(self.name(), problem, options, best.offsets, best.order, stats);

@@ -8,7 +8,7 @@ use crate::model::Problem;
 
 /// What one sweep over the buffers found.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Prelude {
+pub(super) struct Prelude {
     pub min_size: u64,
     pub max_size: u64,
     pub first_start: u64,
@@ -21,7 +21,7 @@ pub struct Prelude {
 impl Prelude {
     /// The sweep over start and end events, ends first at equal times (half-open lifetimes).
     /// `problem` must not be empty.
-    pub fn analyse(problem: &Problem) -> Prelude {
+    pub(super) fn analyse(problem: &Problem) -> Prelude {
         let buffers = problem.buffers();
         let mut events: Vec<(u64, bool, u64)> = Vec::with_capacity(2 * buffers.len());
         for buffer in buffers {
@@ -57,7 +57,7 @@ impl Prelude {
     /// pinned, alignments that divide the size and the start address: row k of an interval graph
     /// colouring at start + k × size. Also `None` when such a plan would pass u64 (a start address
     /// near the top): the general path reports the overflow.
-    pub fn elementary(&self, problem: &Problem, start_address: u64) -> Option<Vec<u64>> {
+    pub(super) fn elementary(&self, problem: &Problem, start_address: u64) -> Option<Vec<u64>> {
         let buffers = problem.buffers();
         let within_u64 = |b: &crate::Buffer, offset: u64| offset.checked_add(b.size).map(|_| offset);
         if !self.overlapping {

@@ -20,7 +20,7 @@ const AHEAD: usize = 4;
 
 /// What one squeeze ended with.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Squeezed {
+pub(super) enum Squeezed {
     /// Every buffer placed below the bound: offsets and the order they were placed in.
     Placed { offsets: Vec<u64>, order: Vec<usize>, makespan: u64 },
     /// Some buffer would have reached the bound (§5.5's early stop).
@@ -28,7 +28,7 @@ pub enum Squeezed {
 }
 
 /// Where the arena begins and which buffers are fixed, shared by every squeeze of a solve.
-pub struct Arena<'a> {
+pub(super) struct Arena<'a> {
     pub problem: &'a Problem,
     /// Nothing movable goes below this address (§5.1's start address); alignment applies to the
     /// addresses themselves.
@@ -68,7 +68,7 @@ enum Fitted {
 }
 
 impl<'a> Arena<'a> {
-    pub fn new(problem: &'a Problem, start_address: u64) -> Self {
+    pub(super) fn new(problem: &'a Problem, start_address: u64) -> Self {
         let buffers = problem.buffers();
         let pinned: Vec<usize> = (0..problem.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
         // No overflow: checked in Problem::new.
@@ -88,12 +88,12 @@ impl<'a> Arena<'a> {
 
     /// Buffer `i`'s start and end as ranks among the distinct lifetime endpoints of the problem
     /// (pinned buffers included): the index's leaf range.
-    pub fn times(&self, i: usize) -> (u32, u32) {
+    pub(super) fn times(&self, i: usize) -> (u32, u32) {
         self.spans[i]
     }
 
     /// The rank of the last endpoint (that of the first is 0).
-    pub fn last_time(&self) -> u32 {
+    pub(super) fn last_time(&self) -> u32 {
         self.leaves
     }
 
@@ -122,7 +122,7 @@ impl<'a> Arena<'a> {
     /// First fit of the movable buffers in `order` (the pinned ones are skipped), stopping as soon
     /// as a buffer's top would reach `bound`. Fails on a deadline, on colliding pinned buffers, or
     /// when an offset would pass u64.
-    pub fn squeeze(&self, order: &[usize], bound: Option<u64>, deadline: &Deadline) -> Result<Squeezed, Halt> {
+    pub(super) fn squeeze(&self, order: &[usize], bound: Option<u64>, deadline: &Deadline) -> Result<Squeezed, Halt> {
         self.squeeze_within(order, || bound, deadline)
     }
 
@@ -137,7 +137,7 @@ impl<'a> Arena<'a> {
     ///
     /// Addresses are recorded as u32 unless the pins or the bound allow a top past 4 GiB; a top
     /// that passes it all the same (no bound) has the squeeze run again with u64 addresses.
-    pub fn squeeze_within(
+    pub(super) fn squeeze_within(
         &self,
         order: &[usize],
         bound: impl Fn() -> Option<u64>,
@@ -259,7 +259,7 @@ impl<'a> Arena<'a> {
 }
 
 /// The squeeze order: by loose offset, ties by larger size first, then by index.
-pub fn loose_order(loose: &[u64], problem: &Problem) -> Vec<usize> {
+pub(super) fn loose_order(loose: &[u64], problem: &Problem) -> Vec<usize> {
     let buffers = problem.buffers();
     // The keys side by side, so that the sort compares them without looking anything up; the index
     // makes every key distinct, so an unstable sort gives the one order.

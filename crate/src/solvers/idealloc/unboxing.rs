@@ -19,7 +19,7 @@ use super::jobs::{Contents, JobId, Jobs, Time, all_alive_at_once, colour_rows};
 /// box before its contents). Each pass visits the records in order, and its scattered accesses
 /// do not wait on each other, where a walk down the boxes waited on a cache miss per job.
 /// (Saturating sums of nonnegative terms are associative, so the offsets are those of the walk.)
-pub fn unbox(jobs: &Jobs, top: &[JobId], loose: &mut [u64]) -> u64 {
+pub(super) fn unbox(jobs: &Jobs, top: &[JobId], loose: &mut [u64]) -> u64 {
     // Per box (ids from `first_box` on): its stack height until its offset is known, then its
     // offset. An input job's height is its record's real size (0 for the dummy job), and its offset
     // goes straight to `loose`: no entry for the inputs, half the jobs.

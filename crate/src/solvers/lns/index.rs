@@ -4,7 +4,7 @@
 
 use crate::model::Problem;
 
-pub struct Timeline {
+pub(crate) struct Timeline {
     /// The short-lived buffers by start.
     by_start: Vec<usize>,
     /// Their longest lifetime: one alive in `[low, high)` starts at or after `low − longest`.
@@ -18,7 +18,7 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    pub fn new(problem: &Problem) -> Self {
+    pub(crate) fn new(problem: &Problem) -> Self {
         let buffers = problem.buffers();
         let mut lifetimes: Vec<u64> = buffers.iter().map(|b| b.end - b.start).collect();
         lifetimes.sort_unstable();
@@ -40,13 +40,14 @@ impl Timeline {
     }
 
     /// From the first start to the last end.
-    pub fn span(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn span(&self) -> u64 {
         self.span
     }
 
     /// Starts in `[low, high)` plus ends in `(low, high]`: about how many buffers begin or end
     /// inside the stretch (one that does both counts twice), without listing them.
-    pub fn events_in(&self, low: u64, high: u64) -> usize {
+    pub(crate) fn events_in(&self, low: u64, high: u64) -> usize {
         let starts = self.starts.partition_point(|&t| t < high) - self.starts.partition_point(|&t| t < low);
         let ends = self.ends.partition_point(|&t| t <= high) - self.ends.partition_point(|&t| t <= low);
         starts + ends
@@ -57,7 +58,7 @@ impl Timeline {
     /// does, that widest one (at a share of ½ it holds the whole trace). `left_share` (0 to 1) is
     /// the share of its width before `at`: ½ grows it both ways alike. Found by binary search over the width, each step a count in the sorted
     /// starts and ends, so it costs O(log² n) whatever the trace.
-    pub fn stretch(&self, at: u64, wanted: usize, left_share: f64) -> (u64, u64) {
+    pub(crate) fn stretch(&self, at: u64, wanted: usize, left_share: f64) -> (u64, u64) {
         let window = |width: u64| {
             let left = ((width as f64 * left_share) as u64).min(width);
             (at.saturating_sub(left), at.saturating_add(width - left).saturating_add(1))
@@ -77,7 +78,7 @@ impl Timeline {
     }
 
     /// Every buffer whose lifetime (hull) meets `[low, high)`, in no particular order.
-    pub fn alive_in(&self, problem: &Problem, low: u64, high: u64, into: &mut Vec<usize>) {
+    pub(crate) fn alive_in(&self, problem: &Problem, low: u64, high: u64, into: &mut Vec<usize>) {
         let buffers = problem.buffers();
         into.clear();
         into.extend(self.long.iter().copied().filter(|&i| buffers[i].start < high && buffers[i].end > low));

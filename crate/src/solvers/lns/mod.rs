@@ -23,13 +23,12 @@ use std::collections::BTreeSet;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use web_time::Instant;
 
 use super::greedy::start_plan;
 use super::{Capabilities, Solver, stop_reason};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stats, Stopped};
 use crate::options::{Effort, Halt, Parameter, Progress, SolveOptions};
-pub use index::Timeline;
+pub(crate) use index::Timeline;
 use neighbourhood::{Around, Span};
 
 /// The default work budget of a whole run (buffers looked at while putting buffers back), by
@@ -62,7 +61,7 @@ const MOST_FREE: u64 = 150;
 /// Moves without progress before the target is raised halfway back to the makespan.
 const PATIENCE: u64 = 300;
 
-pub struct Lns;
+pub(crate) struct Lns;
 
 impl Solver for Lns {
     fn name(&self) -> &str {
@@ -93,8 +92,7 @@ impl Solver for Lns {
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
-        let started = Instant::now();
-        let deadline = options.deadline(started);
+        let deadline = options.deadline();
         let params = &options.params;
         params.check(&self.parameters())?;
         // With a time limit the caller asked for time, not for a budget (as the other searches).
@@ -104,7 +102,7 @@ impl Solver for Lns {
         let most = params.get_or::<u64>("most", MOST_FREE)? as usize;
         let patience: u64 = params.get_or("patience", PATIENCE)?;
         let start = start_plan(problem, options)?;
-        let capacity = super::capacity(problem, options);
+        let capacity = options.capacity;
         let mut search = Search::new(problem, start.offsets.clone(), options.seed);
         let bound = problem.lower_bound();
         let mut step = (search.makespan().saturating_sub(bound) / 4).max(1);

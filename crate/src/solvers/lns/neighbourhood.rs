@@ -12,7 +12,7 @@ use crate::model::Problem;
 
 /// The stretch of time a move looks at around `seed`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Span {
+pub(super) enum Span {
     /// The seed's lifetime, widened at each end by up to half of it: all that holds it up.
     Life,
     /// A short stretch at a random time of the seed's life: fragmentation is local in time, and a
@@ -21,13 +21,13 @@ pub enum Span {
 }
 
 /// The load (bytes alive) over time, to find the heavy moments of a buffer's life.
-pub struct Load {
+pub(super) struct Load {
     /// Times where the load changes, with the load from there on.
     steps: Vec<(u64, u64)>,
 }
 
 impl Load {
-    pub fn new(problem: &Problem) -> Self {
+    pub(super) fn new(problem: &Problem) -> Self {
         let mut events: Vec<(u64, i128)> = Vec::with_capacity(2 * problem.len());
         for b in problem.buffers() {
             events.push((b.start, b.size as i128));
@@ -47,7 +47,7 @@ impl Load {
     }
 
     /// The time of the highest load in `[low, high)` (the earliest of equals).
-    pub fn heaviest(&self, low: u64, high: u64) -> u64 {
+    pub(super) fn heaviest(&self, low: u64, high: u64) -> u64 {
         let first = self.steps.partition_point(|&(t, _)| t <= low);
         let mut best = (self.at(low), low);
         for &(t, l) in self.steps[first..].iter().take_while(|&&(t, _)| t < high) {
@@ -59,7 +59,7 @@ impl Load {
     }
 
     /// The load at `time`.
-    pub fn at(&self, time: u64) -> u64 {
+    pub(super) fn at(&self, time: u64) -> u64 {
         let k = self.steps.partition_point(|&(t, _)| t <= time);
         if k == 0 { 0 } else { self.steps[k - 1].1 }
     }
@@ -67,7 +67,7 @@ impl Load {
 
 /// What a move is built around: the plan so far, the buffer above the target it starts from
 /// (`seed`) and about how many buffers it frees. The two neighbourhoods below read it alike.
-pub struct Around<'a> {
+pub(super) struct Around<'a> {
     pub problem: &'a Problem,
     pub timeline: &'a Timeline,
     pub offsets: &'a [u64],
@@ -82,7 +82,7 @@ impl Around<'_> {
     /// whole window stay.
     /// The window widens (by binary search) until about `wanted` starts and ends fall inside it.
     /// Writes the freed buffers to `free`, seed first.
-    pub fn window(&self, load: &Load, rng: &mut ChaCha8Rng, alive: &mut Vec<usize>, free: &mut Vec<usize>) {
+    pub(super) fn window(&self, load: &Load, rng: &mut ChaCha8Rng, alive: &mut Vec<usize>, free: &mut Vec<usize>) {
         let Around { problem, timeline, offsets, seed, wanted } = *self;
         let buffers = problem.buffers();
         let at = self.moment(load, rng);
@@ -105,7 +105,7 @@ impl Around<'_> {
     }
 
     /// A heavy moment of `seed`'s life: the heaviest, or the heaviest of a few picked at random.
-    pub fn moment(&self, load: &Load, rng: &mut ChaCha8Rng) -> u64 {
+    pub(super) fn moment(&self, load: &Load, rng: &mut ChaCha8Rng) -> u64 {
         let centre = &self.problem.buffers()[self.seed];
         let mut at = centre.start;
         if rng.random_bool(0.5) {
@@ -123,13 +123,13 @@ impl Around<'_> {
 
     /// A stretch of time `[low, high)` holding `at`, at a random place in it, in which about
     /// `wanted` buffers start or end ([`Timeline::stretch`]).
-    pub fn stretch(&self, at: u64, rng: &mut ChaCha8Rng) -> (u64, u64) {
+    pub(super) fn stretch(&self, at: u64, rng: &mut ChaCha8Rng) -> (u64, u64) {
         self.timeline.stretch(at, self.wanted, rng.random_range(0.0..=1.0f64))
     }
 
     /// Frees `seed` and the `wanted − 1` highest buffers (by their tops) alive in a stretch of time of
     /// `span` around it, skipping pinned ones. Writes their indices to `free`, seed first.
-    pub fn choose(&self, span: Span, rng: &mut ChaCha8Rng, alive: &mut Vec<usize>, free: &mut Vec<usize>) {
+    pub(super) fn choose(&self, span: Span, rng: &mut ChaCha8Rng, alive: &mut Vec<usize>, free: &mut Vec<usize>) {
         let Around { problem, timeline, offsets, seed, wanted } = *self;
         let buffers = problem.buffers();
         let centre = &buffers[seed];

@@ -7,7 +7,7 @@ use crate::model::{Buffer, Problem};
 
 /// Scratch space reused across placements.
 #[derive(Default)]
-pub struct Scratch {
+pub(super) struct Scratch {
     alive: Vec<usize>,
     /// Offsets the buffer may not take, as half-open ranges.
     forbidden: Vec<(u64, u64)>,
@@ -16,7 +16,7 @@ pub struct Scratch {
 /// The lowest offset for buffer `i` that is a multiple of its alignment and clashes with no buffer
 /// `j` for which `absent[j]` is false, at `offsets[j]`. `None` when it would pass `u64::MAX`.
 /// Adds the buffers looked at to `work`.
-pub fn lowest_fit(
+pub(super) fn lowest_fit(
     problem: &Problem,
     timeline: &Timeline,
     offsets: &[u64],

@@ -11,8 +11,8 @@ use rayon::prelude::*;
 
 use super::orderings::{self, ORDERINGS};
 use super::piecewise::{self, Piecewise};
-use super::search::{Allowance, Counters, Outcome, Rules, Search};
-use super::sections::{Instance, Layout, MAX_PAIRS};
+use super::search::{Allowance, Counters, Ending, Rules, Search};
+use super::sections::{Layout, MAX_PAIRS, RankedBuffers};
 use super::spanning::Spanning;
 use crate::metrics;
 use crate::model::{Buffer, Problem};
@@ -143,13 +143,13 @@ fn pieces_meet(a: &Buffer, offset: u64, b: &Buffer, other_offset: u64) -> bool {
 const TILING_NODES_PER_NODE: u64 = 4;
 
 /// One ordering's outcome in a round, with the plan when it solved.
-type OrderingResult = (Outcome, Counters, Option<(Vec<u64>, Vec<usize>)>);
+type OrderingResult = (Ending, Counters, Option<(Vec<u64>, Vec<usize>)>);
 
 /// The search's view of a problem under each pre-ordering, built once and reused by every probe
 /// of a minimisation: with its spanning buffers stacked at the bottom ([`Spanning`], when the
 /// rule is on and there are any), of the rest.
 pub struct Prepared {
-    instances: Vec<(String, Instance)>,
+    instances: Vec<(String, RankedBuffers)>,
     spanning: Option<Spanning>,
     /// With windowed gaps, the search that honours them ([`piecewise`]) instead of the orderings'.
     piecewise: Option<piecewise::Model>,
@@ -345,14 +345,14 @@ impl<'p> Decider<'p> {
                     let abandon = || decided.load(Ordering::Relaxed) < k;
                     let before = search.counters;
                     if abandon() {
-                        return (Outcome::Stopped, Counters::default(), None);
+                        return (Ending::Stopped, Counters::default(), None);
                     }
                     // The cumulative limit doubles, within the ordering's share of the budget.
                     let node_limit = limit.min(before.nodes.saturating_add(share));
                     let allowance = Allowance { node_limit, deadline, abandon: &abandon };
                     let outcome = search.run(&allowance);
-                    let plan = (outcome == Outcome::Solved).then(|| plan_of(problem, &instances[k].1, search));
-                    if outcome != Outcome::Stopped {
+                    let plan = (outcome == Ending::Solved).then(|| plan_of(problem, &instances[k].1, search));
+                    if outcome != Ending::Stopped {
                         decided.fetch_min(k, Ordering::Relaxed);
                     }
                     (outcome, search.counters.since(&before), plan)
@@ -361,7 +361,7 @@ impl<'p> Decider<'p> {
             // Only the orderings up to the decisive one count: those after it were abandoned at a
             // moment that depends on timing, and counting their nodes would make the budget (and so
             // the answer of a budgeted run) differ from run to run.
-            let decisive = results.iter().position(|(outcome, _, _)| *outcome != Outcome::Stopped);
+            let decisive = results.iter().position(|(outcome, _, _)| *outcome != Ending::Stopped);
             for (_, counters, _) in &results[..decisive.map_or(results.len(), |k| k + 1)] {
                 self.report.counters.add(counters);
                 spent = spent.saturating_add(counters.nodes);
@@ -370,7 +370,7 @@ impl<'p> Decider<'p> {
                 self.report.ordering = Some(instances[k].0.clone());
                 let (outcome, _, plan) = &results[k];
                 self.report.decision = match (outcome, plan) {
-                    (Outcome::Solved, Some((offsets, placement_order))) => {
+                    (Ending::Solved, Some((offsets, placement_order))) => {
                         let (offsets, placement_order) = self.prepared.lift(offsets.clone(), placement_order.clone());
                         Decision::Feasible { offsets, placement_order }
                     }
@@ -420,13 +420,13 @@ impl Decider<'_> {
         self.report.counters.add(&used);
         *spent = spent.saturating_add(used.nodes);
         self.report.decision = match outcome {
-            Outcome::Stopped => return,
-            Outcome::Solved => {
+            Ending::Stopped => return,
+            Ending::Solved => {
                 let (offsets, placement_order) = search.plan(self.problem);
                 let (offsets, placement_order) = self.prepared.lift(offsets, placement_order);
                 Decision::Feasible { offsets, placement_order }
             }
-            Outcome::Exhausted => {
+            Ending::Exhausted => {
                 let (refuted, nodes) = (search.refuted_below(), search.counters.nodes);
                 self.refuted(refuted, nodes)
             }
@@ -450,12 +450,12 @@ impl Decider<'_> {
         self.report.counters.tiling_nodes += used;
         *spent = spent.saturating_add(charged);
         self.report.decision = match outcome {
-            tiling::Outcome::Stopped => return false,
-            tiling::Outcome::Solved { offsets, placement_order } => {
+            tiling::Ending::Stopped => return false,
+            tiling::Ending::Solved { offsets, placement_order } => {
                 let (offsets, placement_order) = self.prepared.lift(offsets, placement_order);
                 Decision::Feasible { offsets, placement_order }
             }
-            tiling::Outcome::Exhausted => {
+            tiling::Ending::Exhausted => {
                 self.report.refuted_below = self.capacity.saturating_add(1);
                 Decision::Infeasible(format!(
                     "the tiling search proved that no placement fits in {} bytes, all of them used ({} nodes)",
@@ -472,7 +472,7 @@ impl Decider<'_> {
 
 /// The offsets of a solved search, by problem index (pinned buffers at their offsets), and the
 /// placement order (pinned first).
-fn plan_of(problem: &Problem, instance: &Instance, search: &Search) -> (Vec<u64>, Vec<usize>) {
+fn plan_of(problem: &Problem, instance: &RankedBuffers, search: &Search) -> (Vec<u64>, Vec<usize>) {
     let buffers = problem.buffers();
     let mut offsets: Vec<u64> = buffers.iter().map(|b| b.pinned.unwrap_or(0)).collect();
     for (rank, &i) in instance.original.iter().enumerate() {

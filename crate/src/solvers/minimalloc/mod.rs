@@ -236,15 +236,14 @@ impl Solver for MiniMalloc {
         if piecewise::applies(problem) && !piecewise::takes(problem) {
             return self.run_unwindowed(problem, options);
         }
-        let started = Instant::now();
         let mut settings = self.settings(options)?;
         if options.time_limit.is_none() && options.params.get::<u64>("budget")?.is_none() {
             settings.budget = settings.budget.min(default_budget(problem, options.effort));
         }
-        let deadline = options.deadline(started);
-        match super::capacity(problem, options) {
+        let deadline = options.deadline();
+        match options.capacity {
             Some(capacity) => self.fit(problem, options, &settings, capacity, &deadline),
-            None => self.minimise(problem, options, &settings, &deadline, started),
+            None => self.minimise(problem, options, &settings, &deadline),
         }
     }
 }
@@ -369,7 +368,6 @@ impl MiniMalloc {
         options: &SolveOptions,
         settings: &Settings,
         deadline: &Deadline,
-        started: Instant,
     ) -> Result<Outcome, Halt> {
         if let Some(reason) = quick_refutation(problem, None) {
             return Err(Halt::Infeasible(reason));
@@ -392,7 +390,7 @@ impl MiniMalloc {
         // when the caller's deadline passes, the caller cancels or the node budget is spent.
         let stop = CancelFlag::new();
         let driver_options = SolveOptions { cancel: stop.clone(), ..options.clone() };
-        let driver_deadline = driver_options.deadline(started);
+        let driver_deadline = driver_options.deadline();
         let budgeted = settings.budget != u64::MAX;
         // The search at the lowest capacity left unknown (the bound, which the driver asks about
         // every round): asked again, it resumes instead of starting over.

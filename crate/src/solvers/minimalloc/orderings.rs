@@ -7,7 +7,7 @@ use super::sections::{Keys, Layout};
 
 /// One criterion, largest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Key {
+pub(super) enum Key {
     /// The largest section total over the buffer's lifetime.
     Total,
     /// The lifetime's length.
@@ -18,7 +18,7 @@ pub enum Key {
 }
 
 /// The pre-orderings tried, in turn: lexicographic on their keys, larger first.
-pub const ORDERINGS: [[Key; 3]; 6] = [
+pub(super) const ORDERINGS: [[Key; 3]; 6] = [
     [Key::Width, Key::Area, Key::Total],
     [Key::Total, Key::Area, Key::Width],
     [Key::Total, Key::Width, Key::Area],
@@ -27,7 +27,7 @@ pub const ORDERINGS: [[Key; 3]; 6] = [
     [Key::Width, Key::Total, Key::Size],
 ];
 
-pub fn name(ordering: &[Key; 3]) -> String {
+pub(super) fn name(ordering: &[Key; 3]) -> String {
     ordering
         .iter()
         .map(|key| match key {
@@ -51,7 +51,7 @@ fn value(keys: &Keys, key: Key, i: usize) -> u128 {
 }
 
 /// The searched buffers' problem indices, by rank, for one pre-ordering (ties: problem index).
-pub fn arrange(layout: &Layout, keys: &Keys, ordering: &[Key; 3]) -> Vec<usize> {
+pub(super) fn arrange(layout: &Layout, keys: &Keys, ordering: &[Key; 3]) -> Vec<usize> {
     let mut order = layout.searched.clone();
     order.sort_by(|&a, &b| {
         ordering
@@ -67,7 +67,7 @@ pub fn arrange(layout: &Layout, keys: &Keys, ordering: &[Key; 3]) -> Vec<usize> 
 /// Each rank's key values under `ordering` (for `order`, as [`arrange`] gave it), and which of the
 /// three is the section total: the search sorts a decomposed part again with the totals of that
 /// moment (see [`super::search`]).
-pub fn preorder_keys(keys: &Keys, ordering: &[Key; 3], order: &[usize]) -> (Vec<[u128; 3]>, Option<usize>) {
+pub(super) fn preorder_keys(keys: &Keys, ordering: &[Key; 3], order: &[usize]) -> (Vec<[u128; 3]>, Option<usize>) {
     let values = order.iter().map(|&i| ordering.map(|key| value(keys, key, i))).collect();
     (values, ordering.iter().position(|&key| key == Key::Total))
 }

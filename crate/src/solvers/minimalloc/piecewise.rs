@@ -41,16 +41,16 @@ use std::hash::BuildHasherDefault;
 use crate::alignment::{align_up, lcm};
 use crate::model::{Buffer, Problem};
 
-use super::search::{Allowance, Counters, Outcome};
+use super::search::{Allowance, Counters, Ending};
 use super::transpositions::{self, KeyHasher};
 
 /// Candidates per touching piece at most (`L` over a buffer's alignment): past it the search
 /// would be slow, and the solver plans such instances with their windows alive instead.
-pub const MAX_LATTICE_STEPS: u64 = 256;
+pub(super) const MAX_LATTICE_STEPS: u64 = 256;
 
 /// Searched buffers at most: every node keeps the fits of every unplaced buffer (quadratic memory
 /// down a branch), and the search proves little on larger instances with windows.
-pub const MAX_BUFFERS: usize = 512;
+pub(super) const MAX_BUFFERS: usize = 512;
 
 /// Refuted nodes remembered at most (16 bytes each), then forgotten all at once.
 const MEMO_LIMIT: usize = 1 << 20;
@@ -59,19 +59,19 @@ const MEMO_LIMIT: usize = 1 << 20;
 const POLL_EVERY: u64 = 256;
 
 /// Whether `problem` needs this search: some buffer has a windowed gap.
-pub fn applies(problem: &Problem) -> bool {
+pub(super) fn applies(problem: &Problem) -> bool {
     problem.buffers().iter().any(|b| b.gaps.iter().any(|g| g.window.is_some()))
 }
 
 /// Whether this search takes `problem` (else the solver plans its windows as alive): at most
 /// [`MAX_BUFFERS`] unpinned buffers, and few candidates per touch ([`lattice`]).
-pub fn takes(problem: &Problem) -> bool {
+pub(super) fn takes(problem: &Problem) -> bool {
     problem.buffers().iter().filter(|b| b.pinned.is_none()).count() <= MAX_BUFFERS && lattice(problem).is_some()
 }
 
 /// The least common multiple of the unpinned buffers' alignments, if the search's candidates
 /// stay few with it (see [`MAX_LATTICE_STEPS`]).
-pub fn lattice(problem: &Problem) -> Option<u64> {
+pub(super) fn lattice(problem: &Problem) -> Option<u64> {
     let unpinned = problem.buffers().iter().filter(|b| b.pinned.is_none());
     let step = unpinned.clone().try_fold(1u64, |step, b| lcm(step, b.alignment.max(1)))?;
     unpinned.map(|b| step / b.alignment.max(1)).max().is_none_or(|steps| steps <= MAX_LATTICE_STEPS).then_some(step)
@@ -100,7 +100,7 @@ struct Fixed {
 
 /// The searched buffers, by rank (larger areas first), with every pair of pieces that meet in time.
 #[derive(Clone, Debug)]
-pub struct Model {
+pub(super) struct Model {
     /// For each rank, the buffer's index in the problem.
     original: Vec<usize>,
     size: Vec<u64>,
@@ -127,7 +127,7 @@ struct Member {
 
 impl Model {
     /// `None` when the search does not take the problem ([`takes`]).
-    pub fn new(problem: &Problem) -> Option<Model> {
+    pub(super) fn new(problem: &Problem) -> Option<Model> {
         if !takes(problem) {
             return None;
         }
@@ -214,7 +214,7 @@ impl Model {
         })
     }
 
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.original.len()
     }
 }
@@ -250,7 +250,7 @@ struct Fit {
 }
 
 /// A resumable depth-first search of one capacity (see the module documentation).
-pub struct Piecewise<'m> {
+pub(super) struct Piecewise<'m> {
     model: &'m Model,
     capacity: u64,
     /// The rule that skips candidates a lower rank could have taken before (off: every candidate).
@@ -277,7 +277,7 @@ pub struct Piecewise<'m> {
     memo: bool,
     refuted: HashSet<u128, BuildHasherDefault<KeyHasher>>,
     started: bool,
-    finished: Option<Outcome>,
+    finished: Option<Ending>,
     next_poll: u64,
     /// The lowest capacity at which a cut made so far would not have been made (see
     /// [`Piecewise::refuted_below`]).
@@ -285,7 +285,7 @@ pub struct Piecewise<'m> {
 }
 
 impl<'m> Piecewise<'m> {
-    pub fn new(model: &'m Model, capacity: u64, ordered: bool, memo: bool) -> Self {
+    pub(super) fn new(model: &'m Model, capacity: u64, ordered: bool, memo: bool) -> Self {
         let n = model.len();
         Piecewise {
             model,
@@ -314,13 +314,13 @@ impl<'m> Piecewise<'m> {
     /// After an exhausted search: no placement fits any capacity below this. Only the tests
     /// "offset + size within the capacity" compare with it, and each cut below some value; at any
     /// capacity under the least of them the search walks the same tree.
-    pub fn refuted_below(&self) -> u64 {
+    pub(super) fn refuted_below(&self) -> u64 {
         self.threshold.max(self.capacity.saturating_add(1))
     }
 
     /// The offsets by problem index (pinned buffers at theirs) and the placement order (pinned
     /// first), once solved.
-    pub fn plan(&self, problem: &Problem) -> (Vec<u64>, Vec<usize>) {
+    pub(super) fn plan(&self, problem: &Problem) -> (Vec<u64>, Vec<usize>) {
         let buffers = problem.buffers();
         let mut offsets: Vec<u64> = buffers.iter().map(|b| b.pinned.unwrap_or(0)).collect();
         for (rank, &i) in self.model.original.iter().enumerate() {
@@ -332,27 +332,27 @@ impl<'m> Piecewise<'m> {
     }
 
     /// Searches until solved, exhausted or stopped by `allowance`; run again, it resumes.
-    pub fn run(&mut self, allowance: &Allowance) -> Outcome {
+    pub(super) fn run(&mut self, allowance: &Allowance) -> Ending {
         if let Some(outcome) = self.finished {
             return outcome;
         }
         let outcome = self.search(allowance);
-        if outcome != Outcome::Stopped {
+        if outcome != Ending::Stopped {
             self.finished = Some(outcome);
         }
         outcome
     }
 
-    fn search(&mut self, allowance: &Allowance) -> Outcome {
+    fn search(&mut self, allowance: &Allowance) -> Ending {
         if !self.started {
             self.started = true;
             if self.model.len() == 0 {
-                return Outcome::Solved;
+                return Ending::Solved;
             }
             match self.expand() {
-                Some(frame) if self.finish_free(&frame) => return Outcome::Solved,
+                Some(frame) if self.finish_free(&frame) => return Ending::Solved,
                 Some(frame) => self.stack.push(frame),
-                None => return Outcome::Exhausted,
+                None => return Ending::Exhausted,
             }
         }
         while let Some(frame) = self.stack.last_mut() {
@@ -370,12 +370,12 @@ impl<'m> Piecewise<'m> {
                 continue;
             }
             if self.counters.nodes >= allowance.node_limit {
-                return Outcome::Stopped;
+                return Ending::Stopped;
             }
             if self.counters.nodes >= self.next_poll {
                 self.next_poll = self.counters.nodes + POLL_EVERY;
                 if allowance.deadline.expired().is_some() || (allowance.abandon)() {
-                    return Outcome::Stopped;
+                    return Ending::Stopped;
                 }
             }
             let candidate = self.candidates[frame.next];
@@ -385,7 +385,7 @@ impl<'m> Piecewise<'m> {
             self.place(candidate.rank, candidate.offset);
             self.counters.nodes += 1;
             if self.order.len() == self.model.len() {
-                return Outcome::Solved;
+                return Ending::Solved;
             }
             if self.memo && self.refuted.contains(&self.key()) {
                 self.counters.pruned_memo += 1;
@@ -393,12 +393,12 @@ impl<'m> Piecewise<'m> {
             }
             if let Some(child) = self.expand_child(parent) {
                 if self.finish_free(&child) {
-                    return Outcome::Solved;
+                    return Ending::Solved;
                 }
                 self.stack.push(child);
             }
         }
-        Outcome::Exhausted
+        Ending::Exhausted
     }
 
     /// When every unplaced buffer is free (none alive with another unplaced one), places each at

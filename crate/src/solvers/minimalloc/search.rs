@@ -16,7 +16,7 @@
 //! same names (maximum offset, floor, priority, section totals, crossing counts, parts and
 //! splits); its module documentation says how and why it differs.
 
-use super::sections::Instance;
+use super::sections::RankedBuffers;
 use super::stacks::{Item, Stacker};
 use super::transpositions::{self, NodeKey, Refuted};
 use crate::options::Deadline;
@@ -82,7 +82,7 @@ impl Default for Rules {
 
 /// How a search (or one part of it) ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub(super) enum Ending {
     /// Every buffer is placed within the capacity.
     Solved,
     /// The whole tree was explored: no placement exists (a proof).
@@ -232,7 +232,7 @@ enum Level {
 /// What a group's depth-first loop stopped at.
 enum GroupStep {
     /// The group is solved or exhausted.
-    Done(Outcome),
+    Done(Ending),
     /// The node limit, the deadline or the abandon flag.
     Paused,
     /// The last placement split the rest into independent parts.
@@ -241,14 +241,14 @@ enum GroupStep {
 
 /// When a search stops: its cumulative node limit, the deadline, and a flag raised when another
 /// search has already decided (parallel orderings).
-pub struct Allowance<'a> {
+pub(super) struct Allowance<'a> {
     pub node_limit: u64,
     pub deadline: &'a Deadline,
     pub abandon: &'a dyn Fn() -> bool,
 }
 
-pub struct Search<'a> {
-    instance: &'a Instance,
+pub(super) struct Search<'a> {
+    instance: &'a RankedBuffers,
     capacity: u64,
     rules: Rules,
     pub counters: Counters,
@@ -286,7 +286,7 @@ pub struct Search<'a> {
     priority: Vec<u32>,
     started: bool,
     /// The answer, once there is one.
-    finished: Option<Outcome>,
+    finished: Option<Ending>,
     /// The node count at which the deadline is polled next.
     next_poll: u64,
     /// The lowest capacity at which some cut made so far, by a test that compares with the
@@ -300,7 +300,7 @@ pub struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
-    pub fn new(instance: &'a Instance, capacity: u64, rules: Rules) -> Self {
+    pub(super) fn new(instance: &'a RankedBuffers, capacity: u64, rules: Rules) -> Self {
         let n = instance.len();
         let sections = instance.section_total.len();
         let mut crossing = vec![0u32; sections + 1];
@@ -355,7 +355,7 @@ impl<'a> Search<'a> {
     /// resumes where it was when run again (with a larger node limit): rounds with a growing limit
     /// waste nothing. On `Solved`, `offset` holds the placement and [`Search::placement_order`]
     /// the ranks in the order they were placed.
-    pub fn run(&mut self, allowance: &Allowance) -> Outcome {
+    pub(super) fn run(&mut self, allowance: &Allowance) -> Ending {
         if let Some(outcome) = self.finished {
             return outcome;
         }
@@ -364,7 +364,7 @@ impl<'a> Search<'a> {
             self.started = true;
             let list: Vec<u32> = (0..self.instance.len() as u32).collect();
             pending = if list.is_empty() {
-                Some(Outcome::Solved)
+                Some(Ending::Solved)
             } else if self.rules.decompose
                 && let Some(cuts) = self.all_cuts(&list)
             {
@@ -377,7 +377,7 @@ impl<'a> Search<'a> {
             };
         }
         let outcome = self.resume(pending, allowance);
-        if outcome != Outcome::Stopped {
+        if outcome != Ending::Stopped {
             self.finished = Some(outcome);
         }
         outcome
@@ -394,7 +394,7 @@ impl<'a> Search<'a> {
     /// answers the same, so the search walks the very same tree and exhausts it too. A refuted
     /// probe then proves a whole range, not one byte: on instances with odd sizes and large
     /// alignments the next capacity where anything changes is often far above.
-    pub fn refuted_below(&self) -> u64 {
+    pub(super) fn refuted_below(&self) -> u64 {
         self.threshold.max(self.capacity.saturating_add(1))
     }
 
@@ -404,20 +404,20 @@ impl<'a> Search<'a> {
         self.threshold = self.threshold.min(need);
     }
 
-    pub fn placement_order(&self) -> Vec<u32> {
+    pub(super) fn placement_order(&self) -> Vec<u32> {
         self.placements.iter().map(|&(rank, _)| rank).collect()
     }
 
     /// Runs the stack of levels. `pending` is the outcome of a level just finished, to hand to the
     /// level below it; with no level left it is the answer.
-    fn resume(&mut self, mut pending: Option<Outcome>, allowance: &Allowance) -> Outcome {
+    fn resume(&mut self, mut pending: Option<Ending>, allowance: &Allowance) -> Ending {
         loop {
             let Some(level) = self.levels.pop() else {
-                return pending.unwrap_or(Outcome::Exhausted);
+                return pending.unwrap_or(Ending::Exhausted);
             };
             match level {
                 Level::Split(mut split) => match pending.take() {
-                    Some(Outcome::Exhausted) => {
+                    Some(Ending::Exhausted) => {
                         // One part failed, so the node that split fails (its placements are
                         // undone by the group below, down to its own mark).
                         if self.rules.memo
@@ -425,7 +425,7 @@ impl<'a> Search<'a> {
                         {
                             self.refuted.insert(key);
                         }
-                        pending = Some(Outcome::Exhausted);
+                        pending = Some(Ending::Exhausted);
                     }
                     _ => match split.waiting.pop() {
                         Some(part) => {
@@ -433,15 +433,15 @@ impl<'a> Search<'a> {
                             self.levels.push(Level::Split(split));
                             pending = self.enter(part, 0, NO_RANK, depth + 1);
                         }
-                        None => pending = Some(Outcome::Solved),
+                        None => pending = Some(Ending::Solved),
                     },
                 },
                 Level::Group(mut group) => {
-                    if pending.take() == Some(Outcome::Solved) {
+                    if pending.take() == Some(Ending::Solved) {
                         // The parts below solved the rest of the group.
                         self.restore_priorities(&group.saved);
                         self.candidates.truncate(group.base);
-                        pending = Some(Outcome::Solved);
+                        pending = Some(Ending::Solved);
                         continue;
                     }
                     // Exhausted parts: the group goes on with its next candidate.
@@ -453,7 +453,7 @@ impl<'a> Search<'a> {
                         }
                         GroupStep::Paused => {
                             self.levels.push(Level::Group(group));
-                            return Outcome::Stopped;
+                            return Ending::Stopped;
                         }
                         GroupStep::Split(split) => {
                             self.levels.push(Level::Group(group));
@@ -467,7 +467,7 @@ impl<'a> Search<'a> {
 
     /// Starts searching a group: pushes its level, or returns its outcome at once when its root is
     /// already known to fail.
-    fn enter(&mut self, list: Vec<u32>, max_offset: u64, last_rank: u32, depth: u32) -> Option<Outcome> {
+    fn enter(&mut self, list: Vec<u32>, max_offset: u64, last_rank: u32, depth: u32) -> Option<Ending> {
         // Keys of this group's nodes hash only its own buffers: the others keep their floors while
         // it is searched, so the same part met again under another parent is recognised. A part
         // also hashes its set of buffers, which fixes its priorities (see [`Search::prioritise`]).
@@ -478,7 +478,7 @@ impl<'a> Search<'a> {
         let key = self.node_key(outside, max_offset, last_rank);
         if self.rules.memo && self.refuted.contains(key) {
             self.counters.pruned_memo += 1;
-            return Some(Outcome::Exhausted);
+            return Some(Ending::Exhausted);
         }
         let saved = if depth > 0 { self.prioritise(&list) } else { Vec::new() };
         let base = self.candidates.len();
@@ -487,7 +487,7 @@ impl<'a> Search<'a> {
             if self.rules.memo {
                 self.refuted.insert(key);
             }
-            return Some(Outcome::Exhausted);
+            return Some(Ending::Exhausted);
         };
         let (low, high) = self.range(&list);
         self.levels.push(Level::Group(Group { list, stack: vec![frame], outside, low, high, base, depth, saved }));
@@ -607,7 +607,7 @@ impl<'a> Search<'a> {
             list.swap_remove(candidate.position as usize);
             self.counters.nodes += 1;
             if list.is_empty() {
-                return GroupStep::Done(Outcome::Solved);
+                return GroupStep::Done(Ending::Solved);
             }
             let child_max = if self.rules.canonical { candidate.offset } else { 0 };
             let child_key = self.node_key(outside, child_max, candidate.rank);
@@ -641,7 +641,7 @@ impl<'a> Search<'a> {
                 stack.push(child);
             }
         }
-        GroupStep::Done(Outcome::Exhausted)
+        GroupStep::Done(Ending::Exhausted)
     }
 
     /// The buffers of `list` split at the cuts, to be solved small parts first: they are cheap,
@@ -1138,7 +1138,7 @@ mod tests {
     use crate::Buffer;
     use crate::model::Problem;
     use crate::solvers::minimalloc::orderings::{self, ORDERINGS};
-    use crate::solvers::minimalloc::sections::{Instance, Layout};
+    use crate::solvers::minimalloc::sections::{Layout, RankedBuffers};
 
     /// Small random instances (seeded).
     fn random_problem(seed: u64) -> Problem {
@@ -1173,7 +1173,7 @@ mod tests {
     /// Nodes at most per search (searches that reach it are compared where they stopped).
     const LIMIT: u64 = 4000;
 
-    fn run_once(instance: &Instance, capacity: u64) -> (Outcome, Search<'_>) {
+    fn run_once(instance: &RankedBuffers, capacity: u64) -> (Ending, Search<'_>) {
         let (never, deadline) = (|| false, Deadline::none());
         let mut search = Search::new(instance, capacity, RULES);
         let outcome = search.run(&Allowance { node_limit: LIMIT, deadline: &deadline, abandon: &never });
@@ -1196,7 +1196,7 @@ mod tests {
             let instance =
                 layout.instance(&problem, &orderings::arrange(&layout, &keys, &ORDERINGS[seed as usize % 3]));
             let load = problem.max_load();
-            let Some(optimum) = (load..=2 * load).find(|&c| run_once(&instance, c).0 == Outcome::Solved) else {
+            let Some(optimum) = (load..=2 * load).find(|&c| run_once(&instance, c).0 == Ending::Solved) else {
                 continue;
             };
             for capacity in [optimum - 1, optimum] {
@@ -1206,7 +1206,7 @@ mod tests {
                 let outcome = loop {
                     let node_limit = limit.min(LIMIT);
                     let outcome = resumed.run(&Allowance { node_limit, deadline: &deadline, abandon: &never });
-                    if outcome != Outcome::Stopped || node_limit == LIMIT {
+                    if outcome != Ending::Stopped || node_limit == LIMIT {
                         break outcome;
                     }
                     limit += 1 + limit / 4;
@@ -1214,7 +1214,7 @@ mod tests {
                 assert_eq!(outcome, expected, "seed {seed}, capacity {capacity}");
                 assert_eq!(resumed.counters, straight.counters, "seed {seed}, capacity {capacity}");
                 assert_eq!(resumed.placement_order(), straight.placement_order(), "seed {seed}");
-                if outcome == Outcome::Solved {
+                if outcome == Ending::Solved {
                     assert_eq!(resumed.offset, straight.offset, "seed {seed}");
                 }
                 if straight.counters.backtracks > 20 {

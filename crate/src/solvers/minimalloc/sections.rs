@@ -15,7 +15,7 @@ use crate::model::Problem;
 
 /// A pinned buffer, as an obstacle the searched buffers must avoid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Obstacle {
+pub(super) struct Obstacle {
     pub offset: u64,
     pub top: u64,
 }
@@ -23,7 +23,7 @@ pub struct Obstacle {
 /// The searched (unpinned) buffers, numbered by rank: rank 0 is the first of the static
 /// pre-ordering, and ranks break ties of the dynamic ordering and define index monotonicity (§5).
 #[derive(Clone, Debug)]
-pub struct Instance {
+pub(super) struct RankedBuffers {
     /// For each rank, the buffer's index in the problem.
     pub original: Vec<usize>,
     pub size: Vec<u64>,
@@ -76,7 +76,7 @@ pub struct Instance {
 
 /// The per-buffer keys the static pre-orderings sort by (MiniMalloc's heuristics).
 #[derive(Clone, Debug)]
-pub struct Keys {
+pub(super) struct Keys {
     /// The largest section total over the buffer's lifetime: buffers in the most contended
     /// sections first.
     pub total: Vec<u64>,
@@ -89,28 +89,28 @@ pub struct Keys {
 
 /// How many alignment classes the section bounds follow (the largest alignments): each costs a
 /// counter per section that every placement updates along its span.
-pub const MAX_CLASSES: usize = 4;
+pub(super) const MAX_CLASSES: usize = 4;
 
 /// More overlapping pairs than this and the exact search refuses the instance (the neighbour lists
 /// would take gigabytes, and such a search would not finish anyway).
-pub const MAX_PAIRS: usize = 1 << 26;
+pub(super) const MAX_PAIRS: usize = 1 << 26;
 
 /// The section layout of a problem, independent of any ordering.
 #[derive(Clone, Debug)]
-pub struct Layout {
+pub(super) struct Layout {
     /// The unpinned buffers, by problem index.
     pub searched: Vec<usize>,
     /// Section span per problem index (meaningful for every buffer, pinned or not).
     pub first: Vec<u32>,
     pub last: Vec<u32>,
-    /// Live section ranges per problem index (see [`Instance::live`]).
+    /// Live section ranges per problem index (see [`RankedBuffers::live`]).
     pub live: Vec<Vec<(u32, u32)>>,
     pub section_total: Vec<u64>,
 }
 
 impl Layout {
     /// Sections are the intervals between consecutive distinct start/end times.
-    pub fn new(problem: &Problem) -> Layout {
+    pub(super) fn new(problem: &Problem) -> Layout {
         let buffers = problem.buffers();
         let mut times: Vec<u64> = buffers
             .iter()
@@ -148,13 +148,13 @@ impl Layout {
 
     /// Roughly what a search node costs: the tests at each node walk over the unplaced buffers,
     /// each one's sections and the sections (see [`super::node_cost`]).
-    pub fn node_cost(&self) -> u64 {
+    pub(super) fn node_cost(&self) -> u64 {
         let spans: u64 = self.searched.iter().map(|&i| (self.last[i] - self.first[i]) as u64).sum();
         self.searched.len() as u64 + spans + self.section_total.len() as u64
     }
 
     /// The keys of the static pre-orderings, by problem index.
-    pub fn keys(&self, problem: &Problem) -> Keys {
+    pub(super) fn keys(&self, problem: &Problem) -> Keys {
         let buffers = problem.buffers();
         let total = (0..buffers.len())
             .map(|i| {
@@ -172,7 +172,7 @@ impl Layout {
 
     /// Counts the overlapping pairs of searched buffers (by a sweep), to refuse hopeless inputs
     /// before building the lists.
-    pub fn overlapping_pairs(&self) -> usize {
+    pub(super) fn overlapping_pairs(&self) -> usize {
         let mut events: Vec<(u32, bool)> =
             self.searched.iter().flat_map(|&i| [(self.first[i], true), (self.last[i], false)]).collect();
         // Ends before starts at one section boundary: half-open lifetimes that touch do not overlap.
@@ -190,7 +190,7 @@ impl Layout {
     }
 
     /// The instance for one ordering: `order` lists the searched buffers' problem indices by rank.
-    pub fn instance(&self, problem: &Problem, order: &[usize]) -> Instance {
+    pub(super) fn instance(&self, problem: &Problem, order: &[usize]) -> RankedBuffers {
         let buffers = problem.buffers();
         let n = order.len();
         let mut rank_of = vec![u32::MAX; buffers.len()];
@@ -259,7 +259,7 @@ impl Layout {
         live_start.push(live.len() as u32);
         let (classes, rank_slots, class_slots, class_pad) = self.classes(problem, order);
         let (pin_start, pins) = self.pins(problem);
-        Instance {
+        RankedBuffers {
             original: order.to_vec(),
             size: order.iter().map(|&i| buffers[i].size).collect(),
             alignment: order.iter().map(|&i| buffers[i].alignment).collect(),
@@ -288,7 +288,7 @@ impl Layout {
         }
     }
 
-    /// The alignment classes and their slot counts (see [`Instance::classes`]).
+    /// The alignment classes and their slot counts (see [`RankedBuffers::classes`]).
     #[allow(clippy::type_complexity)]
     fn classes(&self, problem: &Problem, order: &[usize]) -> (Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>) {
         let buffers = problem.buffers();
@@ -324,7 +324,7 @@ impl Layout {
     }
 
     /// The bytes the pinned buffers hold in each section, merged into disjoint ranges sorted by
-    /// offset (see [`Instance::pins`]): each live piece of a pinned buffer holds its window of
+    /// offset (see [`RankedBuffers::pins`]): each live piece of a pinned buffer holds its window of
     /// bytes (all of them outside gaps) in the sections the piece spans.
     fn pins(&self, problem: &Problem) -> (Vec<u32>, Vec<Obstacle>) {
         let buffers = problem.buffers();
@@ -357,7 +357,7 @@ impl Layout {
         (pin_start, pins)
     }
 
-    /// The ranks alive in each section, as flat lists (see [`Instance::members`]).
+    /// The ranks alive in each section, as flat lists (see [`RankedBuffers::members`]).
     fn members(&self, order: &[usize]) -> (Vec<u32>, Vec<u32>) {
         let sections = self.section_total.len();
         let mut count = vec![0u32; sections + 1];
@@ -384,7 +384,7 @@ impl Layout {
 /// The lowest top of `bytes` bytes laid from `from` up around `pins` (disjoint, sorted by offset):
 /// each pin that starts below the top reached so far pushes it up by the bytes it holds above
 /// `from` (`u64::MAX` past u64).
-pub fn top_around(pins: &[Obstacle], from: u64, bytes: u64) -> u64 {
+pub(super) fn top_around(pins: &[Obstacle], from: u64, bytes: u64) -> u64 {
     let mut top = from.saturating_add(bytes);
     for pin in pins {
         if pin.offset >= top {
@@ -421,46 +421,46 @@ fn twins(buffers: &[crate::Buffer], order: &[usize]) -> (Vec<u32>, Vec<u32>) {
     (start, flat)
 }
 
-impl Instance {
-    pub fn len(&self) -> usize {
+impl RankedBuffers {
+    pub(super) fn len(&self) -> usize {
         self.size.len()
     }
 
-    pub fn neighbours(&self, rank: usize) -> &[u32] {
+    pub(super) fn neighbours(&self, rank: usize) -> &[u32] {
         &self.neighbours[self.neighbour_start[rank] as usize..self.neighbour_start[rank + 1] as usize]
     }
 
-    pub fn twins(&self, rank: usize) -> &[u32] {
+    pub(super) fn twins(&self, rank: usize) -> &[u32] {
         &self.twins[self.twin_start[rank] as usize..self.twin_start[rank + 1] as usize]
     }
 
-    pub fn members(&self, section: usize) -> &[u32] {
+    pub(super) fn members(&self, section: usize) -> &[u32] {
         &self.members[self.member_start[section] as usize..self.member_start[section + 1] as usize]
     }
 
-    /// The bytes pinned buffers hold in section `s` (see [`Instance::pins`]).
-    pub fn pins(&self, s: usize) -> &[Obstacle] {
+    /// The bytes pinned buffers hold in section `s` (see [`RankedBuffers::pins`]).
+    pub(super) fn pins(&self, s: usize) -> &[Obstacle] {
         &self.pins[self.pin_start[s] as usize..self.pin_start[s + 1] as usize]
     }
 
     /// The lowest top of `bytes` bytes laid from `from` up in section `s`, around the bytes its
     /// pinned buffers hold (`u64::MAX` past u64).
-    pub fn top_around_pins(&self, s: usize, from: u64, bytes: u64) -> u64 {
+    pub(super) fn top_around_pins(&self, s: usize, from: u64, bytes: u64) -> u64 {
         top_around(self.pins(s), from, bytes)
     }
 
     /// The section ranges where buffer `rank` is alive.
-    pub fn live(&self, rank: usize) -> &[(u32, u32)] {
+    pub(super) fn live(&self, rank: usize) -> &[(u32, u32)] {
         &self.live[self.live_start[rank] as usize..self.live_start[rank + 1] as usize]
     }
 
-    pub fn obstacles(&self, rank: usize) -> &[Obstacle] {
+    pub(super) fn obstacles(&self, rank: usize) -> &[Obstacle] {
         &self.obstacles[self.obstacle_start[rank] as usize..self.obstacle_start[rank + 1] as usize]
     }
 
     /// The lowest aligned offset at or above `floor` where buffer `rank` does not cut through a
     /// pinned buffer, or `None` past u64.
-    pub fn lowest_fit(&self, rank: usize, floor: u64) -> Option<u64> {
+    pub(super) fn lowest_fit(&self, rank: usize, floor: u64) -> Option<u64> {
         let alignment = self.alignment[rank];
         let size = self.size[rank];
         let mut offset = crate::alignment::align_up(floor, alignment)?;

@@ -24,7 +24,7 @@ use crate::model::stacking::{self, MAX_STACKED, Programme, stack_in_order};
 /// The most buffers one programme stacks: `2^8` subsets. The programme runs inside the nodes and
 /// costs `2^k · k`; past the 8 buffers of largest alignment (then size) of a section, the others
 /// add little to the least top, while each one more doubles what every call costs.
-pub const MAX_ITEMS: usize = 8;
+pub(super) const MAX_ITEMS: usize = 8;
 const _: () = assert!(MAX_ITEMS <= MAX_STACKED, "the programme refuses more than MAX_STACKED items");
 
 /// Answers remembered at most, then forgotten all at once.
@@ -32,13 +32,13 @@ const CACHE_LIMIT: usize = 1 << 16;
 
 /// One unplaced buffer of a section: its rank (for the cache) and what the programme stacks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Item {
+pub(super) struct Item {
     pub rank: u32,
     pub stacked: stacking::Item,
 }
 
 impl Item {
-    pub fn new(rank: u32, size: u64, alignment: u64, release: u64) -> Item {
+    pub(super) fn new(rank: u32, size: u64, alignment: u64, release: u64) -> Item {
         Item { rank, stacked: stacking::Item { size, alignment, release } }
     }
 }
@@ -51,7 +51,7 @@ impl Borrow<stacking::Item> for Item {
 
 /// The programme's scratch space and its remembered answers.
 #[derive(Default)]
-pub struct Stacker {
+pub(super) struct Stacker {
     programme: Programme,
     /// The least top of each subset, for [`Stacker::least_top_around`].
     tops: Vec<u64>,
@@ -66,14 +66,14 @@ impl Stacker {
     /// they need (above `capacity`). Items beyond [`MAX_ITEMS`] are dropped (the largest
     /// alignments, then sizes, are kept), which only relaxes.
     #[cfg(test)]
-    pub fn need(&mut self, items: &mut Vec<Item>, capacity: u64) -> Option<u64> {
+    pub(super) fn need(&mut self, items: &mut Vec<Item>, capacity: u64) -> Option<u64> {
         self.need_around(items, &[], 0, capacity)
     }
 
     /// [`Stacker::need`] in a section whose pinned buffers hold `pins` (disjoint, sorted by
     /// offset; `section` names them for the cache): no item may cut through one, so an item that
     /// does not fit the hole below a pin goes above it, and the hole's bytes are lost to it.
-    pub fn need_around(
+    pub(super) fn need_around(
         &mut self,
         items: &mut Vec<Item>,
         pins: &[Obstacle],
@@ -126,7 +126,7 @@ impl Stacker {
     /// top, take the first item whose subset's least top passes `cutoff`; stacked on the least
     /// top of the subset before it (which did not), it reached a top above `cutoff` and no higher
     /// than where it ends in that stacking, so no higher than the least top.
-    pub fn least_top_around(&mut self, items: &[Item], pins: &[Obstacle], cutoff: u64) -> u64 {
+    pub(super) fn least_top_around(&mut self, items: &[Item], pins: &[Obstacle], cutoff: u64) -> u64 {
         debug_assert!(items.len() <= MAX_ITEMS);
         let full = 1usize << items.len();
         self.tops.clear();
@@ -159,7 +159,7 @@ impl Stacker {
 
     /// The least top of the items stacked in one column ([`Programme::least_top`]). At most
     /// [`MAX_ITEMS`] items (0, no bound, for more).
-    pub fn least_top(&mut self, items: &[Item]) -> u64 {
+    pub(super) fn least_top(&mut self, items: &[Item]) -> u64 {
         debug_assert!(items.len() <= MAX_ITEMS);
         self.programme.least_top(items).unwrap_or(0)
     }

@@ -12,7 +12,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 /// The hash of one unplaced buffer at one floor.
 #[inline]
-pub fn key(rank: u32, floor: u64) -> u128 {
+pub(super) fn key(rank: u32, floor: u64) -> u128 {
     let low = mix(floor ^ (rank as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let high = mix(floor.wrapping_add(0xD1B5_4A32_D192_ED03) ^ (rank as u64).rotate_left(32));
     ((high as u128) << 64) | low as u128
@@ -21,7 +21,7 @@ pub fn key(rank: u32, floor: u64) -> u128 {
 /// What the search below a node depends on: the floors of its unplaced buffers (hashed) and
 /// the canonical bound, the maximum offset placed and the rank last placed at it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NodeKey {
+pub(super) struct NodeKey {
     pub floors: u128,
     /// `(max_offset, last_rank + 1)`, 0 for no rank: larger is more constrained.
     bound: (u64, u32),
@@ -29,7 +29,7 @@ pub struct NodeKey {
 
 /// The key of a node: its unplaced floors with the maximum offset and the last rank.
 #[inline]
-pub fn node_key(floors: u128, max_offset: u64, last_rank: u32) -> NodeKey {
+pub(super) fn node_key(floors: u128, max_offset: u64, last_rank: u32) -> NodeKey {
     NodeKey { floors, bound: (max_offset, last_rank.wrapping_add(1)) }
 }
 
@@ -44,7 +44,7 @@ fn mix(mut z: u64) -> u64 {
 
 /// The keys are random already: the table hashes them by their low 64 bits.
 #[derive(Default)]
-pub struct KeyHasher(u64);
+pub(super) struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {
@@ -68,21 +68,21 @@ impl Hasher for KeyHasher {
 /// candidates are a subset of the refuted one's (those below the bound are cut), and each leads
 /// to the very same child, so its whole tree is part of the refuted tree. The table keeps, per
 /// floors, the loosest bound refuted.
-pub struct Refuted {
+pub(super) struct Refuted {
     keys: HashMap<u128, (u64, u32), BuildHasherDefault<KeyHasher>>,
     limit: usize,
 }
 
 impl Refuted {
-    pub fn new(limit: usize) -> Self {
+    pub(super) fn new(limit: usize) -> Self {
         Refuted { keys: HashMap::default(), limit }
     }
 
-    pub fn contains(&self, key: NodeKey) -> bool {
+    pub(super) fn contains(&self, key: NodeKey) -> bool {
         self.keys.get(&key.floors).is_some_and(|&bound| bound <= key.bound)
     }
 
-    pub fn insert(&mut self, key: NodeKey) {
+    pub(super) fn insert(&mut self, key: NodeKey) {
         if self.keys.len() >= self.limit {
             self.keys.clear();
         }

@@ -36,14 +36,14 @@ use std::collections::{HashMap, HashSet};
 use super::feasibility::{Decider, Decision, Prepared, Settings};
 use crate::model::{Buffer, Problem, Semantics};
 use crate::options::{CancelFlag, Deadline};
-use crate::solvers::greedy::quick_plan;
+use crate::solvers::greedy::best_quick_pass;
 
 /// Above this many buffers the instance is not cut into windows: the bound is for small instances,
 /// where a few windows are the hard core, and its cost grows with the sections times the widths.
-pub const MAX_BUFFERS: usize = 64;
+pub(super) const MAX_BUFFERS: usize = 64;
 
 /// The most unpinned buffers one window's instance may have (its search must stay cheap).
-pub const MAX_WINDOW_BUFFERS: usize = 16;
+pub(super) const MAX_WINDOW_BUFFERS: usize = 16;
 
 /// The node budget of one window's probes together.
 const WINDOW_NODES: u64 = 20_000;
@@ -162,7 +162,7 @@ pub fn window_bound(
                 continue;
             }
             let Ok(instance) = Problem::new(cut, None) else { continue };
-            let Ok(greedy) = quick_plan(&instance, &CancelFlag::new()) else { continue };
+            let Ok(greedy) = best_quick_pass(&instance, &CancelFlag::new()) else { continue };
             if greedy.makespan <= found.bound {
                 continue;
             }

@@ -33,8 +33,6 @@
 //! inputs with alignment or pinned buffers are declined ([`Halt::Unsupported`]; its capabilities
 //! say so), and `auto` does not run it there. Gaps are planned as hulls (the solver's view).
 
-use web_time::Instant;
-
 use super::greedy::{Fit, Order, place};
 use super::lns::Timeline;
 use super::{Capabilities, Solver, minimalloc, stop_reason};
@@ -89,8 +87,7 @@ impl Solver for Peak {
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
-        let started = Instant::now();
-        let deadline = options.deadline(started);
+        let deadline = options.deadline();
         options.params.check(&self.parameters())?;
         let window: u64 = options.params.get_or("window", WINDOW)?;
         let budget: u64 = options.params.get_or("budget", 0)?;
@@ -102,7 +99,7 @@ impl Solver for Peak {
                     .into(),
             ));
         }
-        let capacity = super::capacity(problem, options);
+        let capacity = options.capacity;
         let Some(peak) = peak_time(problem) else {
             // No buffer with bytes: every buffer at 0.
             let plan = Plan::new(problem, vec![0; problem.len()], (0..problem.len()).collect());
@@ -221,14 +218,7 @@ fn around_peak(
     };
     let mut params = Params::new();
     params.set("budget", nodes.to_string());
-    let sub_options = SolveOptions {
-        params,
-        start: None,
-        capacity: None,
-        progress: None,
-        time_limit: deadline.remaining(),
-        ..options.clone()
-    };
+    let sub_options = SolveOptions { params, start: None, capacity: None, progress: None, ..options.clone() };
     let solved = minimalloc::MiniMalloc::default().solve(&sub, &sub_options).map_err(Halt::from)?;
     let Some(sub_plan) = solved.plan.as_ref() else {
         return Ok(None);

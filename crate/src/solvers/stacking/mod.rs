@@ -21,7 +21,6 @@ mod stacks;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use web_time::Instant;
 
 use super::greedy::start_plan;
 use super::minimalloc::{Decision, Settings, decide, window_bound, window_stats};
@@ -78,12 +77,11 @@ impl Solver for Stacking {
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
-        let started = Instant::now();
         options.params.check(&self.parameters())?;
         let budget: u64 = options.params.get_or("orders", 20_000)?;
         let windows: bool = options.params.get_or("windows", true)?;
-        let deadline = options.deadline(started);
-        let capacity = super::capacity(problem, options);
+        let deadline = options.deadline();
+        let capacity = options.capacity;
         let mut target = capacity.unwrap_or(problem.lower_bound()).max(problem.lower_bound());
         // The proven bound: the instance's, or the window bound once it is computed.
         let mut proven = problem.lower_bound();

@@ -14,7 +14,7 @@ const MAX_STEPS: u64 = 200_000;
 /// Up to `wanted` stackings of `set` (buffer indices) whose top is at most `target`, as
 /// (buffer, offset) lists bottom to top; in a fixed order (depth first, buffers in the order of
 /// `set`), so the result is reproducible.
-pub fn stackings(buffers: &[Buffer], set: &[usize], target: u64, wanted: usize) -> Vec<Vec<(usize, u64)>> {
+pub(super) fn stackings(buffers: &[Buffer], set: &[usize], target: u64, wanted: usize) -> Vec<Vec<(usize, u64)>> {
     let mut walk = Walk {
         buffers,
         set,

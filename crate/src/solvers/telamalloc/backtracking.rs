@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 
 /// One decision point of the search tree: the state with every shallower placement made.
 #[derive(Debug, Default)]
-pub struct Level {
+pub(super) struct Level {
     /// The buffer placed here now, if any.
     pub placed: Option<u32>,
     /// Candidates not tried yet, in order.
@@ -26,14 +26,14 @@ pub struct Level {
 
 impl Level {
     /// The deepest decision level below `depth` named by this level's conflicts.
-    pub fn jump_target(&self, depth: usize) -> Option<usize> {
+    pub(super) fn jump_target(&self, depth: usize) -> Option<usize> {
         self.conflict.iter().map(|&l| l as usize).filter(|&l| l < depth).max()
     }
 
     /// Puts the candidates that failed deeper in front of this level's pending ones. A complete
     /// search only reorders (`limit` None: every pending candidate stays); the heuristic search
     /// also adds new ones and keeps at most `limit`.
-    pub fn prepend(&mut self, failed_deeper: &[u32], limit: Option<usize>) {
+    pub(super) fn prepend(&mut self, failed_deeper: &[u32], limit: Option<usize>) {
         let mut merged: VecDeque<u32> = VecDeque::with_capacity(failed_deeper.len() + self.pending.len());
         for &j in failed_deeper {
             let known = limit.is_some() || self.pending.contains(&j);
@@ -56,7 +56,7 @@ impl Level {
 /// The backtracks since the search last jumped out of a subtree, and the shallowest decision
 /// level they returned to: all of them happened inside the subtree of that level.
 #[derive(Clone, Copy, Debug)]
-pub struct Episode {
+pub(super) struct Episode {
     pub backtracks: u64,
     pub shallowest: usize,
 }
@@ -68,7 +68,7 @@ impl Default for Episode {
 }
 
 impl Episode {
-    pub fn record(&mut self, level: usize) {
+    pub(super) fn record(&mut self, level: usize) {
         self.backtracks += 1;
         self.shallowest = self.shallowest.min(level);
     }

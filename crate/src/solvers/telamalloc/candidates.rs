@@ -8,9 +8,9 @@
 use super::timeline::Timeline;
 
 /// The heuristics in the order §5.1 tries them.
-pub const HEURISTICS: usize = 3;
+pub(super) const HEURISTICS: usize = 3;
 
-pub struct Candidates {
+pub(super) struct Candidates {
     phase_of: Vec<u32>,
     /// Per phase and heuristic: the phase's buffers, best first.
     lists: Vec<[Vec<u32>; HEURISTICS]>,
@@ -34,7 +34,7 @@ pub struct Candidates {
 }
 
 impl Candidates {
-    pub fn new(timeline: &Timeline, phase_of: Vec<u32>, phases: usize) -> Candidates {
+    pub(super) fn new(timeline: &Timeline, phase_of: Vec<u32>, phases: usize) -> Candidates {
         let n = timeline.len();
         let mut lists: Vec<[Vec<u32>; HEURISTICS]> = (0..phases).map(|_| Default::default()).collect();
         let mut unplaced_in_phase = vec![0u32; phases];
@@ -79,16 +79,16 @@ impl Candidates {
         }
     }
 
-    pub fn phases(&self) -> usize {
+    pub(super) fn phases(&self) -> usize {
         self.lists.len()
     }
 
-    pub fn phase_of(&self, j: u32) -> usize {
+    pub(super) fn phase_of(&self, j: u32) -> usize {
         self.phase_of[j as usize] as usize
     }
 
     /// Bookkeeping when `j` is placed.
-    pub fn placed(&mut self, j: u32) {
+    pub(super) fn placed(&mut self, j: u32) {
         let phase = self.phase_of(j);
         self.unplaced_in_phase[phase] -= 1;
         let at = self.position[j as usize] as usize;
@@ -100,7 +100,7 @@ impl Candidates {
     }
 
     /// Bookkeeping when `j` is taken back.
-    pub fn unplaced(&mut self, j: u32) {
+    pub(super) fn unplaced(&mut self, j: u32) {
         let phase = self.phase_of(j);
         self.unplaced_in_phase[phase] += 1;
         self.position[j as usize] = self.unplaced.len() as u32;
@@ -114,7 +114,7 @@ impl Candidates {
 
     /// The phase to take candidates from: the previous placement's, while it has unplaced
     /// buffers, else the first phase (highest contention) that does.
-    pub fn current_phase(&self, previous: Option<u32>) -> Option<usize> {
+    pub(super) fn current_phase(&self, previous: Option<u32>) -> Option<usize> {
         if let Some(j) = previous {
             let phase = self.phase_of(j);
             if self.unplaced_in_phase[phase] > 0 {
@@ -136,7 +136,7 @@ impl Candidates {
 
     /// Appends, without repeats, the picks of the three heuristics in `phase`, then in the other
     /// phases in order, until `out` holds `limit` buffers.
-    pub fn collect(&mut self, phase: usize, limit: usize, is_placed: &impl Fn(u32) -> bool, out: &mut Vec<u32>) {
+    pub(super) fn collect(&mut self, phase: usize, limit: usize, is_placed: &impl Fn(u32) -> bool, out: &mut Vec<u32>) {
         let others = (0..self.phases()).filter(|&p| p != phase);
         for p in std::iter::once(phase).chain(others) {
             if self.unplaced_in_phase[p] == 0 {
@@ -158,7 +158,7 @@ impl Candidates {
 
 /// Each buffer's position in the longest-lifetime order (ties: larger, then lower index): the
 /// complete search's order among candidates at the same offset (§5.1's first heuristic).
-pub fn longest_first(timeline: &Timeline) -> Vec<u32> {
+pub(super) fn longest_first(timeline: &Timeline) -> Vec<u32> {
     let mut order: Vec<u32> = (0..timeline.len() as u32).collect();
     order.sort_by_key(|&j| std::cmp::Reverse(keys(timeline, j)[0]));
     ranks(&order)
@@ -168,7 +168,7 @@ pub fn longest_first(timeline: &Timeline) -> Vec<u32> {
 /// section totals: the buffers of the most contended sections first), ties by longer lifetime,
 /// larger area, lower index. The complete search's second order of ties: on the challenging
 /// suite's F and G it finds plans where [`longest_first`] does not within seconds.
-pub fn most_contended_first(timeline: &Timeline) -> Vec<u32> {
+pub(super) fn most_contended_first(timeline: &Timeline) -> Vec<u32> {
     let total = |j: u32| timeline.span(j).map(|t| timeline.load[t]).max().unwrap_or(0);
     let mut order: Vec<u32> = (0..timeline.len() as u32).collect();
     order.sort_by_cached_key(|&j| {
@@ -183,7 +183,7 @@ pub fn most_contended_first(timeline: &Timeline) -> Vec<u32> {
 /// the complete search that searches the parts of a split afresh, sorted again by their own totals
 /// (see `Canonical::with_fresh_parts`): that search finds the challenging suite's H within a
 /// second, where the other two do not within minutes.
-pub fn most_contended_by_area(timeline: &Timeline) -> Vec<u32> {
+pub(super) fn most_contended_by_area(timeline: &Timeline) -> Vec<u32> {
     let total = |j: u32| timeline.span(j).map(|t| timeline.load[t]).max().unwrap_or(0);
     let mut order: Vec<u32> = (0..timeline.len() as u32).collect();
     order.sort_by_cached_key(|&j| {
@@ -222,7 +222,7 @@ impl Candidates {
     /// the wasm build) kept this loop's state in stack slots there; on its own it stays in
     /// registers.
     #[inline(never)]
-    pub fn frontier(&mut self, lowest: &[u64], limit: usize, out: &mut Vec<u32>) {
+    pub(super) fn frontier(&mut self, lowest: &[u64], limit: usize, out: &mut Vec<u32>) {
         const NO_PICK: (u32, u32) = (u32::MAX, u32::MAX);
         let mut bottom = u64::MAX;
         // Per heuristic: the best (lowest) rank at the bottom and its buffer.

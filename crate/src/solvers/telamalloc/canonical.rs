@@ -25,7 +25,7 @@
 //!
 //! - Input: one independent part as the [`Timeline`] the rest of TelaMalloc speaks. Overlaps come
 //!   from its per-section lists ([`Timeline::for_each_overlapping`]), with no neighbour lists
-//!   (MiniMalloc's `Instance` refuses more than 2^26 overlapping pairs). Pinned buffers are
+//!   (MiniMalloc's `RankedBuffers` refuses more than 2^26 overlapping pairs). Pinned buffers are
 //!   members of the search, placed in canonical order at their own offset, where MiniMalloc takes
 //!   them out as obstacles and adds candidates above them.
 //! - Propagation after each placement rather than a test at each node: the maximum offset is
@@ -50,7 +50,7 @@
 //!   major backtracks), so that they add up with the heuristic attempts'. MiniMalloc's search
 //!   counts nodes, and its driver runs it in rounds over several pre-orderings in parallel.
 //!
-//! Why it does not call MiniMalloc's search: that search needs its own `Instance` (neighbour lists,
+//! Why it does not call MiniMalloc's search: that search needs its own `RankedBuffers` (neighbour lists,
 //! obstacles) built from a `Problem` for each part, counts nodes where TelaMalloc's budgets count
 //! work, and would find other plans first. No code is shared: each pruning test reads its own
 //! search's arrays in its innermost loop, where a common abstraction would cost a call or a copy.
@@ -121,7 +121,7 @@ struct Split {
 
 /// What a call to [`Canonical::run`] ended with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Run {
+pub(super) enum CallEnd {
     Found,
     /// The whole search is exhausted: no plan fits.
     Infeasible,
@@ -132,7 +132,7 @@ pub enum Run {
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct CanonicalStats {
+pub(super) struct CanonicalStats {
     pub steps: u64,
     pub minor_backtracks: u64,
     pub major_backtracks: u64,
@@ -142,7 +142,7 @@ pub struct CanonicalStats {
     pub max_placed: u64,
 }
 
-pub struct Canonical<'t> {
+pub(super) struct Canonical<'t> {
     timeline: &'t Timeline,
     capacity: u64,
     offset: Vec<u64>,
@@ -191,7 +191,7 @@ pub struct Canonical<'t> {
 
 impl<'t> Canonical<'t> {
     /// `priority` orders the buffers that share an offset (lower first).
-    pub fn new(timeline: &'t Timeline, capacity: u64, priority: Vec<u32>) -> Canonical<'t> {
+    pub(super) fn new(timeline: &'t Timeline, capacity: u64, priority: Vec<u32>) -> Canonical<'t> {
         let n = timeline.len();
         let sections = timeline.sections();
         let mut crossing = vec![0u32; sections + 1];
@@ -235,18 +235,18 @@ impl<'t> Canonical<'t> {
     }
 
     /// Searches every part of a split afresh (see [`Canonical::prioritise`]).
-    pub fn with_fresh_parts(mut self) -> Canonical<'t> {
+    pub(super) fn with_fresh_parts(mut self) -> Canonical<'t> {
         self.fresh_parts = true;
         self
     }
 
-    /// The offsets of a plan once [`Run::Found`] was returned.
-    pub fn offsets(&self) -> &[u64] {
+    /// The offsets of a plan once [`CallEnd::Found`] was returned.
+    pub(super) fn offsets(&self) -> &[u64] {
         &self.offset
     }
 
     /// The order the plan's buffers were placed in.
-    pub fn order(&self) -> Vec<u32> {
+    pub(super) fn order(&self) -> Vec<u32> {
         self.trail.iter().filter_map(|c| if let Change::Placed(i) = c { Some(*i) } else { None }).collect()
     }
 
@@ -285,7 +285,7 @@ impl<'t> Canonical<'t> {
 
     /// Continues the search for at most `max_steps` more steps and `max_work` more work, asking
     /// `stop` now and then whether to stop.
-    pub fn run(&mut self, max_steps: u64, max_work: u64, stop: &mut impl FnMut() -> bool) -> Run {
+    pub(super) fn run(&mut self, max_steps: u64, max_work: u64, stop: &mut impl FnMut() -> bool) -> CallEnd {
         let (step_limit, work_limit) =
             (self.stats.steps.saturating_add(max_steps), self.stats.work.saturating_add(max_work));
         if !self.started {
@@ -308,15 +308,15 @@ impl<'t> Canonical<'t> {
         let (mut polled_at, mut polled_at_work) = (self.stats.steps, self.stats.work);
         loop {
             if self.depth == 0 {
-                return Run::Infeasible;
+                return CallEnd::Infeasible;
             }
             if self.stats.steps >= step_limit || self.stats.work >= work_limit {
-                return Run::Paused;
+                return CallEnd::Paused;
             }
             if self.stats.steps >= polled_at + POLL_STEPS || self.stats.work >= polled_at_work + POLL_WORK {
                 (polled_at, polled_at_work) = (self.stats.steps, self.stats.work);
                 if stop() {
-                    return Run::Stopped;
+                    return CallEnd::Stopped;
                 }
             }
             let d = self.depth - 1;
@@ -376,7 +376,7 @@ impl<'t> Canonical<'t> {
 
     /// The current part of the innermost split is fully placed: move on to the next part, or up.
     /// `Some(Found)` when everything is placed.
-    fn part_solved(&mut self) -> Option<Run> {
+    fn part_solved(&mut self) -> Option<CallEnd> {
         loop {
             let split = self.splits.last_mut()?; // a split is open while a part is
             split.current += 1;
@@ -388,14 +388,14 @@ impl<'t> Canonical<'t> {
                 self.restore_priorities(&done.saved);
             }
             if self.splits.is_empty() {
-                return Some(Run::Found);
+                return Some(CallEnd::Found);
             }
             // The enclosing part's unplaced buffers were exactly this split's: it is done too.
         }
     }
 
     /// Opens the root level of the innermost split's current part, unless the memo refutes it.
-    fn enter_part(&mut self) -> Option<Run> {
+    fn enter_part(&mut self) -> Option<CallEnd> {
         let g = self.splits.len() - 1;
         let split = &self.splits[g];
         self.max_offset = split.max_offset;
@@ -422,7 +422,7 @@ impl<'t> Canonical<'t> {
 
     /// The current part of the innermost split failed: remember it, undo the placement that made
     /// the split and let its level try its next candidate. `Some(Infeasible)` at the top.
-    fn part_failed(&mut self) -> Option<Run> {
+    fn part_failed(&mut self) -> Option<CallEnd> {
         let split = self.splits.pop()?; // a split is open while a part is
         self.restore_priorities(&split.saved);
         if let Some(key) = split.key
@@ -433,7 +433,7 @@ impl<'t> Canonical<'t> {
         }
         let Some(split_level) = split.split_level else {
             self.depth = 0;
-            return Some(Run::Infeasible);
+            return Some(CallEnd::Infeasible);
         };
         self.depth = split_level + 1;
         let mark = self.levels[split_level].mark;
@@ -925,7 +925,7 @@ mod tests {
         }
     }
 
-    fn solve(buffers: &[Buffer], capacity: u64) -> (Run, Option<Vec<u64>>, CanonicalStats) {
+    fn solve(buffers: &[Buffer], capacity: u64) -> (CallEnd, Option<Vec<u64>>, CanonicalStats) {
         solve_in_order(buffers, capacity, candidates::longest_first)
     }
 
@@ -933,7 +933,7 @@ mod tests {
         buffers: &[Buffer],
         capacity: u64,
         order: fn(&Timeline) -> Vec<u32>,
-    ) -> (Run, Option<Vec<u64>>, CanonicalStats) {
+    ) -> (CallEnd, Option<Vec<u64>>, CanonicalStats) {
         solve_with(buffers, capacity, order, false)
     }
 
@@ -942,13 +942,13 @@ mod tests {
         capacity: u64,
         order: fn(&Timeline) -> Vec<u32>,
         fresh: bool,
-    ) -> (Run, Option<Vec<u64>>, CanonicalStats) {
+    ) -> (CallEnd, Option<Vec<u64>>, CanonicalStats) {
         let members: Vec<usize> = (0..buffers.len()).collect();
         let timeline = Timeline::new(buffers, &members);
         let search = Canonical::new(&timeline, capacity, order(&timeline));
         let mut search = if fresh { search.with_fresh_parts() } else { search };
         let run = search.run(u64::MAX, u64::MAX, &mut || false);
-        let plan = (run == Run::Found).then(|| search.offsets().to_vec());
+        let plan = (run == CallEnd::Found).then(|| search.offsets().to_vec());
         (run, plan, search.stats.clone())
     }
 
@@ -1017,7 +1017,7 @@ mod tests {
             let capacity = lowest_capacity(&buffers) + slack;
             let order = [candidates::longest_first, candidates::most_contended_first, candidates::most_contended_by_area][order];
             let (run, plan, _) = solve_with(&buffers, capacity, order, fresh);
-            let expected = if fits(&buffers, capacity) { Run::Found } else { Run::Infeasible };
+            let expected = if fits(&buffers, capacity) { CallEnd::Found } else { CallEnd::Infeasible };
             prop_assert_eq!(run, expected);
             if let Some(offsets) = plan {
                 check_plan(&buffers, &offsets, capacity);
@@ -1044,12 +1044,12 @@ mod tests {
                 turns += 1;
                 let (steps, work) = if turns % 2 == 0 { (every, u64::MAX) } else { (u64::MAX, 8 * every) };
                 match search.run(steps, work, &mut || false) {
-                    Run::Paused => continue,
+                    CallEnd::Paused => continue,
                     done => break done,
                 }
             };
             prop_assert_eq!(resumed, run);
-            prop_assert_eq!((resumed == Run::Found).then(|| search.offsets().to_vec()), plan);
+            prop_assert_eq!((resumed == CallEnd::Found).then(|| search.offsets().to_vec()), plan);
             prop_assert_eq!(search.stats.steps, stats.steps);
         }
     }
@@ -1066,7 +1066,7 @@ mod tests {
             Buffer::new("r2", 5, 9, 4),
         ];
         let (run, plan, stats) = solve(&buffers, 8);
-        assert_eq!(run, Run::Found);
+        assert_eq!(run, CallEnd::Found);
         check_plan(&buffers, &plan.unwrap(), 8); // Found: a plan
         assert!(stats.splits >= 1, "{stats:?}");
     }
@@ -1088,13 +1088,13 @@ mod tests {
                 search.remember = remember;
                 // Without the memo the search can take exponentially long: skip those instances.
                 let run = search.run(200_000, u64::MAX, &mut || false);
-                if run == Run::Found {
+                if run == CallEnd::Found {
                     check_plan(&buffers, search.offsets(), capacity);
                 }
                 hits += search.stats.memo_hits;
                 answers.push(run);
             }
-            if !answers.contains(&Run::Paused) {
+            if !answers.contains(&CallEnd::Paused) {
                 compared += 1;
                 assert_eq!(answers[0], answers[1], "{buffers:?} in {capacity}");
             }
@@ -1122,10 +1122,10 @@ mod tests {
                 let mut search = if fresh { search.with_fresh_parts() } else { search };
                 search.remember = remember;
                 let run = search.run(200_000, u64::MAX, &mut || false);
-                if run == Run::Found {
+                if run == CallEnd::Found {
                     check_plan(&buffers, search.offsets(), capacity);
                 }
-                if run == Run::Infeasible {
+                if run == CallEnd::Infeasible {
                     assert_eq!(search.priority, priority, "priorities restored");
                 }
                 if fresh {
@@ -1133,9 +1133,9 @@ mod tests {
                 }
                 answers.push(run);
             }
-            if !answers.contains(&Run::Paused) {
+            if !answers.contains(&CallEnd::Paused) {
                 compared += 1;
-                infeasible += usize::from(answers[0] == Run::Infeasible);
+                infeasible += usize::from(answers[0] == CallEnd::Infeasible);
                 assert!(answers.iter().all(|&a| a == answers[0]), "{answers:?}: {buffers:?} in {capacity}");
             }
         }
@@ -1155,9 +1155,9 @@ mod tests {
         let members: Vec<usize> = (0..buffers.len()).collect();
         let timeline = Timeline::new(&buffers, &members);
         let mut search = Canonical::new(&timeline, capacity, candidates::longest_first(&timeline));
-        assert_eq!(search.run(u64::MAX, u64::MAX, &mut || true), Run::Stopped);
+        assert_eq!(search.run(u64::MAX, u64::MAX, &mut || true), CallEnd::Stopped);
         assert_eq!(search.run(u64::MAX, u64::MAX, &mut || false), run);
-        assert_eq!((run == Run::Found).then(|| search.offsets().to_vec()), plan);
+        assert_eq!((run == CallEnd::Found).then(|| search.offsets().to_vec()), plan);
     }
 
     /// Range maxima agree with a naive array after every step of a random sequence of takes

@@ -12,28 +12,28 @@ use crate::alignment::align_up;
 
 /// Addresses `[low, high)` taken by `buffer` in some section.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Interval {
+pub(super) struct Interval {
     pub low: u64,
     pub high: u64,
     pub buffer: u32,
 }
 
-pub struct Layout {
+pub(super) struct Layout {
     sections: Vec<Vec<Interval>>,
 }
 
 impl Layout {
-    pub fn new(sections: usize) -> Layout {
+    pub(super) fn new(sections: usize) -> Layout {
         Layout { sections: vec![Vec::new(); sections] }
     }
 
     /// The placed intervals of section `t`, by address.
-    pub fn intervals(&self, t: usize) -> &[Interval] {
+    pub(super) fn intervals(&self, t: usize) -> &[Interval] {
         &self.sections[t]
     }
 
     /// Records `buffer` at `[low, high)` in its sections; the caller guarantees the space is free.
-    pub fn insert(&mut self, span: std::ops::Range<usize>, interval: Interval) {
+    pub(super) fn insert(&mut self, span: std::ops::Range<usize>, interval: Interval) {
         for list in &mut self.sections[span] {
             let at = list.partition_point(|iv| iv.low < interval.low);
             debug_assert!(at == list.len() || list[at].low >= interval.high, "overlapping placement");
@@ -43,7 +43,7 @@ impl Layout {
     }
 
     /// Removes what [`Layout::insert`] recorded.
-    pub fn remove(&mut self, span: std::ops::Range<usize>, low: u64) {
+    pub(super) fn remove(&mut self, span: std::ops::Range<usize>, low: u64) {
         for list in &mut self.sections[span] {
             let at = list.partition_point(|iv| iv.low < low);
             debug_assert!(at < list.len() && list[at].low == low, "removing an interval that is not there");
@@ -53,7 +53,7 @@ impl Layout {
 
     /// The lowest aligned offset `>= from` at which buffer `j` is free in all its sections and ends
     /// within `capacity`; `None` when there is none (a wipe-out).
-    pub fn lowest_fit(&self, timeline: &Timeline, j: u32, from: u64, capacity: u64) -> Option<u64> {
+    pub(super) fn lowest_fit(&self, timeline: &Timeline, j: u32, from: u64, capacity: u64) -> Option<u64> {
         let size = timeline.size[j as usize];
         let alignment = timeline.alignment[j as usize];
         let highest = capacity.checked_sub(size)?;
@@ -90,7 +90,7 @@ impl Layout {
     /// block every offset from 0 up, found by always hopping over the blocker that reaches highest.
     /// With `below` = the highest offset within the capacity + 1 it explains a wipe-out; with
     /// `below` = the buffer's lowest feasible offset, why it cannot go lower.
-    pub fn blockers(&self, timeline: &Timeline, j: u32, below: u64, out: &mut Vec<u32>) {
+    pub(super) fn blockers(&self, timeline: &Timeline, j: u32, below: u64, out: &mut Vec<u32>) {
         let size = timeline.size[j as usize];
         let alignment = timeline.alignment[j as usize];
         let mut offset = 0u64;

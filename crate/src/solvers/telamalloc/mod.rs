@@ -33,8 +33,6 @@ mod report;
 mod search;
 mod timeline;
 
-use web_time::Instant;
-
 use self::parts::{Parts, Searched};
 use self::report::Report;
 use self::search::{Limits, Settings};
@@ -43,7 +41,7 @@ use super::{Capabilities, Solver, greedy};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stats, Stopped};
 use crate::options::{Deadline, Effort, Halt, Parameter, SolveOptions};
 
-pub struct Telamalloc;
+pub(crate) struct Telamalloc;
 
 impl Solver for Telamalloc {
     fn name(&self) -> &str {
@@ -111,11 +109,10 @@ impl Solver for Telamalloc {
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
-        let started = Instant::now();
         let config = Config::from_options(options)?;
-        match super::capacity(problem, options) {
-            Some(capacity) => fit(problem, options, &config, capacity, started),
-            None => minimise_peak(problem, options, &config, started),
+        match options.capacity {
+            Some(capacity) => fit(problem, options, &config, capacity),
+            None => minimise_peak(problem, options, &config),
         }
     }
 }
@@ -232,25 +229,19 @@ fn obviously_infeasible(problem: &Problem, capacity: u64) -> Option<String> {
 /// The §3.1 baseline: the greedy engine's skyline pass (highest contention first, on top), as
 /// TelaMalloc runs it before searching.
 fn baseline(problem: &Problem, options: &SolveOptions) -> Result<Plan, Halt> {
-    let run = greedy::Run::new(greedy::Order::Contention, greedy::Fit::Top);
+    let run = greedy::Pass::new(greedy::Order::Contention, greedy::Fit::Top);
     let order = run.order.arrange(problem.buffers(), options.seed);
-    let placement = greedy::place(problem, &order, run.fit, &options.deadline(Instant::now()))?;
+    let placement = greedy::place(problem, &order, run.fit, &options.deadline())?;
     Ok(Plan::new(problem, placement.offsets, placement.order))
 }
 
 /// Capacity mode: a plan within `capacity`, or a proof that none exists, or the best plan known.
-fn fit(
-    problem: &Problem,
-    options: &SolveOptions,
-    config: &Config,
-    capacity: u64,
-    started: Instant,
-) -> Result<Outcome, Halt> {
+fn fit(problem: &Problem, options: &SolveOptions, config: &Config, capacity: u64) -> Result<Outcome, Halt> {
     if let Some(reason) = obviously_infeasible(problem, capacity) {
         return Err(Halt::Infeasible(reason));
     }
     let name = "telamalloc";
-    let deadline = options.deadline(started);
+    let deadline = options.deadline();
     let mut parts = Parts::split(problem);
     parts.place_singles(problem);
     let mut report = Report { parts: parts.len() as u64, ..Report::default() };
@@ -317,20 +308,15 @@ fn fit(
 }
 
 /// Makespan mode: [`improve`] the start plan.
-fn minimise_peak(
-    problem: &Problem,
-    options: &SolveOptions,
-    config: &Config,
-    started: Instant,
-) -> Result<Outcome, Halt> {
+fn minimise_peak(problem: &Problem, options: &SolveOptions, config: &Config) -> Result<Outcome, Halt> {
     let start = greedy::start_plan(problem, options)?;
-    Ok(improve(problem, options, config, start, started))
+    Ok(improve(problem, options, config, start))
 }
 
 /// The shared minimisation driver with the capacity search as its probe. Parts are independent,
 /// so each keeps its own best plan and proven bound across probes, and a probe only searches the
 /// parts that do not fit yet.
-fn improve(problem: &Problem, options: &SolveOptions, config: &Config, start: Plan, started: Instant) -> Outcome {
+fn improve(problem: &Problem, options: &SolveOptions, config: &Config, start: Plan) -> Outcome {
     let mut parts = Parts::split(problem);
     parts.adopt(problem, &start.offsets, &start.placement_order, |_| true);
     let mut report = Report { parts: parts.len() as u64, ..Report::default() };
@@ -342,11 +328,11 @@ fn improve(problem: &Problem, options: &SolveOptions, config: &Config, start: Pl
     // budget is spent.
     let stop = options.cancel.child();
     let driver_options = SolveOptions { cancel: stop.clone(), ..options.clone() };
-    let deadline = driver_options.deadline(started);
-    let untimed = SolveOptions { time_limit: None, ..driver_options.clone() }.deadline(started);
+    let deadline = driver_options.deadline();
+    let untimed = SolveOptions { time_limit: None, ..driver_options.clone() }.deadline();
     let timed = options.time_limit.is_some();
     let budget = config.budget(problem.len(), true);
-    let caller = options.deadline(started);
+    let caller = options.deadline();
     let minimised = minimise::minimise(
         "telamalloc",
         problem,

@@ -4,7 +4,7 @@
 //! bounds into one member list), so a trace of many short-lived buffers costs no allocation per part.
 
 use super::propagation::Failure;
-use super::search::{Limits, Outcome, Search, Settings};
+use super::search::{Ending, Limits, Search, Settings};
 use super::timeline::Timeline;
 use super::{phases, report::Report};
 use crate::model::Problem;
@@ -20,7 +20,7 @@ const CROSS_SECTION_LIMIT: u64 = 1_000_000;
 const COMPLETE_LIMIT: usize = 4_000;
 
 /// What searching a part gave.
-pub enum Searched {
+pub(super) enum Searched {
     /// A plan within the capacity, now kept.
     Found,
     /// The limits stopped it (`None`: the step budget).
@@ -29,7 +29,7 @@ pub enum Searched {
     Infeasible(String),
 }
 
-pub struct Parts {
+pub(super) struct Parts {
     /// Part `k` is `members[bounds[k]..bounds[k + 1]]`.
     members: Vec<usize>,
     bounds: Vec<usize>,
@@ -47,7 +47,7 @@ pub struct Parts {
 }
 
 impl Parts {
-    pub fn split(problem: &Problem) -> Parts {
+    pub(super) fn split(problem: &Problem) -> Parts {
         let buffers = problem.buffers();
         let (members, bounds) = phases::independent_parts(buffers);
         let count = bounds.len() - 1;
@@ -73,16 +73,16 @@ impl Parts {
         parts
     }
 
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.makespan.len()
     }
 
-    pub fn members(&self, k: usize) -> &[usize] {
+    pub(super) fn members(&self, k: usize) -> &[usize] {
         &self.members[self.bounds[k]..self.bounds[k + 1]]
     }
 
     /// A part of one buffer is solved: its pinned offset or 0.
-    pub fn place_singles(&mut self, problem: &Problem) {
+    pub(super) fn place_singles(&mut self, problem: &Problem) {
         for k in 0..self.len() {
             if let &[i] = self.members(k) {
                 let buffer = &problem.buffers()[i];
@@ -94,7 +94,13 @@ impl Parts {
 
     /// Takes, for every part where `wanted(k)` and where it is better, what a whole-problem plan
     /// gives.
-    pub fn adopt(&mut self, problem: &Problem, offsets: &[u64], order: &[usize], wanted: impl Fn(usize) -> bool) {
+    pub(super) fn adopt(
+        &mut self,
+        problem: &Problem,
+        offsets: &[u64],
+        order: &[usize],
+        wanted: impl Fn(usize) -> bool,
+    ) {
         let buffers = problem.buffers();
         let mut position = vec![0usize; buffers.len()];
         for (p, &i) in order.iter().enumerate() {
@@ -115,16 +121,16 @@ impl Parts {
     }
 
     /// Whether part `k` has a plan within `capacity`.
-    pub fn fits(&self, k: usize, capacity: u64) -> bool {
+    pub(super) fn fits(&self, k: usize, capacity: u64) -> bool {
         self.makespan[k].is_some_and(|peak| peak <= capacity)
     }
 
-    pub fn searchable(&self, k: usize) -> bool {
+    pub(super) fn searchable(&self, k: usize) -> bool {
         self.incidences[k] <= SEARCH_LIMIT
     }
 
     /// Searches part `k` at `capacity`, keeping the plan it finds.
-    pub fn search(
+    pub(super) fn search(
         &mut self,
         k: usize,
         problem: &Problem,
@@ -149,7 +155,7 @@ impl Parts {
         let outcome = search.run(limits);
         report.absorb(&search.search_stats(), &search.propagation());
         match outcome {
-            Outcome::Found { offsets, order } => {
+            Ending::Found { offsets, order } => {
                 let buffers = problem.buffers();
                 let mut peak = 0;
                 for (j, &i) in timeline.global.iter().enumerate() {
@@ -160,14 +166,14 @@ impl Parts {
                 self.searched_order[k] = Some(order.iter().map(|&j| timeline.global[j as usize]).collect());
                 Searched::Found
             }
-            Outcome::Infeasible(failure) => {
+            Ending::Infeasible(failure) => {
                 self.refuted(k, capacity);
                 Searched::Infeasible(match failure {
                     Some(failure) => explain(problem, &timeline, failure, capacity),
                     None => format!("a complete search found no plan within {capacity} bytes"),
                 })
             }
-            Outcome::Stopped(why) => Searched::Stopped(why),
+            Ending::Stopped(why) => Searched::Stopped(why),
         }
     }
 
@@ -179,7 +185,7 @@ impl Parts {
 
     /// The whole plan from the parts' plans (every part must have one), and a placement order:
     /// each part's search order, or the order of the plan its offsets came from.
-    pub fn assemble(&self) -> (Vec<u64>, Vec<usize>) {
+    pub(super) fn assemble(&self) -> (Vec<u64>, Vec<usize>) {
         let mut order = Vec::with_capacity(self.offsets.len());
         for k in 0..self.len() {
             match &self.searched_order[k] {

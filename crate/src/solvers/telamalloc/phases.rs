@@ -13,7 +13,7 @@ use crate::model::Buffer;
 /// Splits buffer indices into groups that share no time point, in time order: group `k` is
 /// `members[bounds[k]..bounds[k + 1]]`, sorted. Flat, so that a million one-buffer groups cost no
 /// allocation each.
-pub fn independent_parts(buffers: &[Buffer]) -> (Vec<usize>, Vec<usize>) {
+pub(super) fn independent_parts(buffers: &[Buffer]) -> (Vec<usize>, Vec<usize>) {
     let mut members: Vec<usize> = (0..buffers.len()).collect();
     members.sort_unstable_by_key(|&i| (buffers[i].start, i));
     let mut bounds = Vec::new();
@@ -33,7 +33,7 @@ pub fn independent_parts(buffers: &[Buffer]) -> (Vec<usize>, Vec<usize>) {
 
 /// The phase of every buffer of `timeline` (0 = highest contention) and the number of phases. The
 /// threshold drops by `step` × the peak load each round (`step` in (0, 1]).
-pub fn phases(timeline: &Timeline, step: f64) -> (Vec<u32>, usize) {
+pub(super) fn phases(timeline: &Timeline, step: f64) -> (Vec<u32>, usize) {
     const UNASSIGNED: u32 = u32::MAX;
     let n = timeline.len();
     let mut phase_of = vec![UNASSIGNED; n];

@@ -14,7 +14,7 @@ use crate::alignment::align_up;
 use num_integer::gcd;
 
 /// `offset` of a buffer not placed yet.
-pub const UNPLACED: u64 = u64::MAX;
+pub(super) const UNPLACED: u64 = u64::MAX;
 
 /// One undoable change.
 #[derive(Clone, Copy, Debug)]
@@ -25,7 +25,7 @@ enum Change {
 
 /// Why a placement (or the root) failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Failure {
+pub(super) enum Failure {
     /// The buffer has no offset left within the capacity.
     WipeOut(u32),
     /// In this section the free space that the unplaced buffers can use is smaller than they need.
@@ -35,7 +35,7 @@ pub enum Failure {
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct PropagationStats {
+pub(super) struct PropagationStats {
     pub placements: u64,
     pub raised: u64,
     pub wipe_outs: u64,
@@ -46,7 +46,7 @@ pub struct PropagationStats {
     pub work: u64,
 }
 
-pub struct Propagator {
+pub(super) struct Propagator {
     pub capacity: u64,
     /// Offset of each placed buffer, [`UNPLACED`] otherwise.
     pub offset: Vec<u64>,
@@ -75,7 +75,7 @@ pub struct Propagator {
 }
 
 impl Propagator {
-    pub fn new(timeline: &Timeline, capacity: u64, cross_section: bool) -> Propagator {
+    pub(super) fn new(timeline: &Timeline, capacity: u64, cross_section: bool) -> Propagator {
         Propagator {
             capacity,
             offset: vec![UNPLACED; timeline.len()],
@@ -99,7 +99,7 @@ impl Propagator {
 
     /// Places the pinned buffers and computes every lowest offset and every section from scratch.
     /// A failure here holds whatever the search does: the problem is infeasible at this capacity.
-    pub fn initialise(&mut self, timeline: &Timeline) -> Result<(), Failure> {
+    pub(super) fn initialise(&mut self, timeline: &Timeline) -> Result<(), Failure> {
         for i in 0..timeline.len() as u32 {
             let Some(at) = timeline.pinned[i as usize] else { continue };
             let fits = at.checked_add(timeline.size[i as usize]).is_some_and(|top| top <= self.capacity);
@@ -131,12 +131,12 @@ impl Propagator {
         Ok(())
     }
 
-    pub fn is_placed(&self, j: u32) -> bool {
+    pub(super) fn is_placed(&self, j: u32) -> bool {
         self.offset[j as usize] != UNPLACED
     }
 
     /// A point to come back to with [`Propagator::undo_to`].
-    pub fn mark(&self) -> usize {
+    pub(super) fn mark(&self) -> usize {
         self.trail.len()
     }
 
@@ -158,7 +158,7 @@ impl Propagator {
     /// Not inlined into the search loop, for the same reason as `Candidates::frontier`: V8
     /// allocates registers per function, and the loop's own state crowded this one's out.
     #[inline(never)]
-    pub fn place(&mut self, timeline: &Timeline, i: u32) -> Result<(), Failure> {
+    pub(super) fn place(&mut self, timeline: &Timeline, i: u32) -> Result<(), Failure> {
         // Not timed: a clock read per placement cost more than the placement itself in wasm, where
         // `Instant::now` is a call out to JavaScript. `work` measures the propagation's effort.
         self.stats.placements += 1;
@@ -325,7 +325,7 @@ impl Propagator {
     }
 
     /// Undoes every change after `mark`, calling `unplaced` for each buffer taken back.
-    pub fn undo_to(&mut self, timeline: &Timeline, mark: usize, mut unplaced: impl FnMut(u32)) {
+    pub(super) fn undo_to(&mut self, timeline: &Timeline, mark: usize, mut unplaced: impl FnMut(u32)) {
         while self.trail.len() > mark {
             match self.trail.pop() {
                 Some(Change::Raised { buffer, old }) => {
@@ -350,7 +350,7 @@ impl Propagator {
 
 /// An unplaced buffer alive in the section being checked.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Unplaced {
+pub(super) struct Unplaced {
     pub buffer: u32,
     pub size: u64,
     pub lowest: u64,
@@ -363,7 +363,7 @@ pub struct Unplaced {
 /// there is a sum of some of their sizes. The last bound (a subset sum, by a bitset over multiples
 /// of `unit`, the sizes' common divisor) is what finds the gaps no combination fills exactly, which
 /// matters where a section may leave nothing empty.
-pub struct GapFill {
+pub(super) struct GapFill {
     unit: u64,
     fitting: Vec<u64>,
     bits: Vec<u64>,
@@ -373,7 +373,7 @@ pub struct GapFill {
 const SUBSET_SUM_UNITS: u64 = 1 << 13;
 
 impl GapFill {
-    pub fn new(sizes: impl Iterator<Item = u64>) -> GapFill {
+    pub(super) fn new(sizes: impl Iterator<Item = u64>) -> GapFill {
         let unit = sizes.fold(0, gcd).max(1);
         GapFill { unit, fitting: Vec::new(), bits: Vec::new() }
     }
@@ -383,7 +383,7 @@ impl GapFill {
     ///
     /// Not inlined (nor the subset sum): small functions get V8's registers to themselves.
     #[inline(never)]
-    pub fn usable(
+    pub(super) fn usable(
         &mut self,
         unplaced: &[Unplaced],
         low: u64,

@@ -6,7 +6,7 @@ use super::search::SearchStats;
 use crate::model::{StatValue, Stats};
 
 #[derive(Default)]
-pub struct Report {
+pub(super) struct Report {
     pub search: SearchStats,
     pub wipe_outs: u64,
     pub section_failures: u64,
@@ -18,7 +18,7 @@ pub struct Report {
 }
 
 impl Report {
-    pub fn absorb(&mut self, search: &SearchStats, propagation: &PropagationStats) {
+    pub(super) fn absorb(&mut self, search: &SearchStats, propagation: &PropagationStats) {
         self.search.add(search);
         self.wipe_outs += propagation.wipe_outs;
         self.section_failures += propagation.section_failures;
@@ -26,7 +26,7 @@ impl Report {
         self.searched += 1;
     }
 
-    pub fn write(&self, stats: &mut Stats) {
+    pub(super) fn write(&self, stats: &mut Stats) {
         let s = &self.search;
         for (name, value) in [
             ("steps", s.steps),

@@ -19,7 +19,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::backtracking::{Episode, Level};
 use super::candidates::{self, Candidates};
-use super::canonical::{Canonical, Run};
+use super::canonical::{CallEnd, Canonical};
 use super::phases;
 use super::propagation::{Failure, Propagator};
 use super::timeline::Timeline;
@@ -27,7 +27,7 @@ use crate::options::{Deadline, Halt};
 
 /// The knobs of the search (see the solver's parameters).
 #[derive(Clone, Debug)]
-pub struct Settings {
+pub(super) struct Settings {
     /// Heuristic candidates per decision point: 3 = the three heuristics in the current phase.
     pub candidates: usize,
     /// Bound on a decision point's candidate list after failed ones are prepended.
@@ -63,7 +63,7 @@ impl Default for Settings {
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct SearchStats {
+pub(super) struct SearchStats {
     pub steps: u64,
     pub minor_backtracks: u64,
     pub major_backtracks: u64,
@@ -75,7 +75,7 @@ pub struct SearchStats {
 }
 
 impl SearchStats {
-    pub fn add(&mut self, other: &SearchStats) {
+    pub(super) fn add(&mut self, other: &SearchStats) {
         self.steps += other.steps;
         self.minor_backtracks += other.minor_backtracks;
         self.major_backtracks += other.major_backtracks;
@@ -89,14 +89,14 @@ impl SearchStats {
 
 /// When to stop: the deadline (time and cancel), a number of steps and an amount of propagation
 /// work (see [`super::propagation::PropagationStats::work`]).
-pub struct Limits<'a> {
+pub(super) struct Limits<'a> {
     pub deadline: &'a Deadline,
     pub max_steps: u64,
     pub max_work: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub(super) enum Ending {
     /// Local offsets of every buffer, and the order they were placed in (pinned ones first).
     Found { offsets: Vec<u64>, order: Vec<u32> },
     /// Proven: no plan fits. The root's failure, or `None` when a complete search ran out.
@@ -135,7 +135,7 @@ const FRESH_PARTS: [bool; 3] = [false, false, true];
 const POLL_EVERY: u64 = 64;
 const POLL_WORK: u64 = 1 << 18;
 
-pub struct Search<'t> {
+pub(super) struct Search<'t> {
     timeline: &'t Timeline,
     propagator: Propagator,
     candidates: Candidates,
@@ -165,7 +165,7 @@ pub struct Search<'t> {
 
 impl<'t> Search<'t> {
     /// Sets up the search and propagates the root; a root failure proves infeasibility.
-    pub fn new(timeline: &'t Timeline, capacity: u64, settings: Settings) -> Result<Search<'t>, Failure> {
+    pub(super) fn new(timeline: &'t Timeline, capacity: u64, settings: Settings) -> Result<Search<'t>, Failure> {
         let mut propagator = Propagator::new(timeline, capacity, settings.cross_section);
         propagator.initialise(timeline)?;
         let (phase_of, phases) = phases::phases(timeline, settings.phase_step);
@@ -205,14 +205,14 @@ impl<'t> Search<'t> {
     }
 
     /// Propagation statistics of both kinds of search.
-    pub fn propagation(&self) -> super::propagation::PropagationStats {
+    pub(super) fn propagation(&self) -> super::propagation::PropagationStats {
         let mut stats = self.propagator.stats.clone();
         stats.work += self.canonical.iter().map(|c| c.stats.work).sum::<u64>();
         stats
     }
 
     /// Steps and backtracks of both kinds of search.
-    pub fn search_stats(&self) -> SearchStats {
+    pub(super) fn search_stats(&self) -> SearchStats {
         let mut stats = self.stats.clone();
         for complete in self.canonical.iter().map(|c| &c.stats) {
             stats.steps += complete.steps;
@@ -233,12 +233,12 @@ impl<'t> Search<'t> {
     }
 
     /// Searches until a plan is found, infeasibility is proven, or the limits stop it.
-    pub fn run(&mut self, limits: &Limits) -> Outcome {
+    pub(super) fn run(&mut self, limits: &Limits) -> Ending {
         let heuristic_only = self.settings.restarts_before_complete == u32::MAX;
         if self.settings.restarts_before_complete == 0 {
             loop {
                 match self.complete_turn(limits) {
-                    Outcome::Stopped(None) if self.within(limits) => {}
+                    Ending::Stopped(None) if self.within(limits) => {}
                     done => return done,
                 }
             }
@@ -250,9 +250,9 @@ impl<'t> Search<'t> {
                     let pinned =
                         (0..self.timeline.len() as u32).filter(|&j| self.timeline.pinned[j as usize].is_some());
                     let order = pinned.chain(self.levels.iter().filter_map(|l| l.placed)).collect();
-                    return Outcome::Found { offsets: self.propagator.offset.clone(), order };
+                    return Ending::Found { offsets: self.propagator.offset.clone(), order };
                 }
-                Step::Stopped(why) => return Outcome::Stopped(why),
+                Step::Stopped(why) => return Ending::Stopped(why),
                 Step::Yield => resume = true,
                 Step::Exhausted => {
                     self.restart();
@@ -261,7 +261,7 @@ impl<'t> Search<'t> {
             }
             if !heuristic_only && self.stats.restarts + 1 >= self.settings.restarts_before_complete as u64 {
                 match self.complete_turn(limits) {
-                    Outcome::Stopped(None) if self.within(limits) => {}
+                    Ending::Stopped(None) if self.within(limits) => {}
                     done => return done,
                 }
             }
@@ -279,7 +279,7 @@ impl<'t> Search<'t> {
 
     /// Resumes the complete search whose turn it is, for at most its budget of work (which
     /// doubles once every search had a turn).
-    fn complete_turn(&mut self, limits: &Limits) -> Outcome {
+    fn complete_turn(&mut self, limits: &Limits) -> Ending {
         let budget = self.complete_budget;
         if self.turn + 1 == ORDERS.len() {
             self.complete_budget = budget.saturating_mul(2);
@@ -299,10 +299,10 @@ impl<'t> Search<'t> {
             stopped.is_some()
         });
         match run {
-            Run::Found => Outcome::Found { offsets: canonical.offsets().to_vec(), order: canonical.order() },
-            Run::Infeasible => Outcome::Infeasible(None),
-            Run::Paused => Outcome::Stopped(None),
-            Run::Stopped => Outcome::Stopped(stopped),
+            CallEnd::Found => Ending::Found { offsets: canonical.offsets().to_vec(), order: canonical.order() },
+            CallEnd::Infeasible => Ending::Infeasible(None),
+            CallEnd::Paused => Ending::Stopped(None),
+            CallEnd::Stopped => Ending::Stopped(stopped),
         }
     }
 

@@ -6,7 +6,7 @@
 use crate::model::Buffer;
 
 /// A group of buffers in compressed time. Buffer `j` is alive in sections `first[j]..last[j]`.
-pub struct Timeline {
+pub(super) struct Timeline {
     /// Index of each local buffer in the problem's buffer list.
     pub global: Vec<usize>,
     pub size: Vec<u64>,
@@ -29,7 +29,7 @@ pub struct Timeline {
 impl Timeline {
     /// The number of (buffer, section) pairs a timeline over `members` would store: what building
     /// it costs in memory, and what one pass of cross-section reasoning over everything costs.
-    pub fn incidences(buffers: &[Buffer], members: &[usize]) -> u64 {
+    pub(super) fn incidences(buffers: &[Buffer], members: &[usize]) -> u64 {
         let times = endpoints(buffers, members);
         members
             .iter()
@@ -40,7 +40,7 @@ impl Timeline {
             .sum()
     }
 
-    pub fn new(buffers: &[Buffer], members: &[usize]) -> Timeline {
+    pub(super) fn new(buffers: &[Buffer], members: &[usize]) -> Timeline {
         let times = endpoints(buffers, members);
         let sections = times.len().saturating_sub(1);
         let n = members.len();
@@ -99,34 +99,34 @@ impl Timeline {
         timeline
     }
 
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.size.len()
     }
 
-    pub fn sections(&self) -> usize {
+    pub(super) fn sections(&self) -> usize {
         self.load.len()
     }
 
     /// The sections of buffer `j`.
-    pub fn span(&self, j: u32) -> std::ops::Range<usize> {
+    pub(super) fn span(&self, j: u32) -> std::ops::Range<usize> {
         self.first[j as usize] as usize..self.last[j as usize] as usize
     }
 
     /// The buffers alive in section `t`, smallest first.
-    pub fn alive(&self, t: usize) -> &[u32] {
+    pub(super) fn alive(&self, t: usize) -> &[u32] {
         &self.alive[self.alive_from[t]..self.alive_from[t + 1]]
     }
 
     /// Calls `visit` once for every other buffer alive at some time `j` is (those alive in `j`'s
     /// first section, then those starting inside its lifetime) until it returns false; false when
     /// it stopped early. O(conflicts of `j`), no pair list.
-    pub fn for_each_overlapping(&self, j: u32, mut visit: impl FnMut(u32) -> bool) -> bool {
+    pub(super) fn for_each_overlapping(&self, j: u32, mut visit: impl FnMut(u32) -> bool) -> bool {
         let span = self.span(j);
         let starting = &self.by_first[self.first_from[span.start + 1]..self.first_from[span.end]];
         self.alive(span.start).iter().filter(|&&k| k != j).chain(starting).all(|&k| visit(k))
     }
 
-    pub fn max_load(&self) -> u64 {
+    pub(super) fn max_load(&self) -> u64 {
         self.load.iter().copied().max().unwrap_or(0)
     }
 }

@@ -30,7 +30,7 @@ use crate::options::Deadline;
 
 /// How a search (or one call of it) ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Ending {
     /// A plan: each buffer's offset (by problem index) and the order they were placed in.
     Solved { offsets: Vec<u64>, placement_order: Vec<usize> },
     /// The whole tree was explored: no plan fits the capacity (a proof).
@@ -83,7 +83,7 @@ pub struct Tiling {
     refuted: HashSet<u128>,
     stack: Vec<Frame>,
     started: bool,
-    finished: Option<Outcome>,
+    finished: Option<Ending>,
     /// Nodes searched (placements tried) so far, over every call.
     pub nodes: u64,
     next_poll: u64,
@@ -164,7 +164,7 @@ impl Tiling {
     }
 
     /// Searches until a plan, a proof, `node_limit` nodes in all (over every call) or `deadline`.
-    pub fn run(&mut self, node_limit: u64, deadline: &Deadline) -> Outcome {
+    pub fn run(&mut self, node_limit: u64, deadline: &Deadline) -> Ending {
         if let Some(outcome) = &self.finished {
             return outcome.clone();
         }
@@ -172,7 +172,7 @@ impl Tiling {
             self.started = true;
             match self.expand() {
                 Some(frame) => self.stack.push(frame),
-                None => return self.finish(Outcome::Exhausted),
+                None => return self.finish(Ending::Exhausted),
             }
         }
         while let Some(frame) = self.stack.last_mut() {
@@ -187,12 +187,12 @@ impl Tiling {
                 continue;
             }
             if self.nodes >= node_limit {
-                return Outcome::Stopped;
+                return Ending::Stopped;
             }
             if self.nodes >= self.next_poll {
                 self.next_poll = self.nodes + POLL_EVERY;
                 if deadline.expired().is_some() {
-                    return Outcome::Stopped;
+                    return Ending::Stopped;
                 }
             }
             let r = frame.candidates[frame.next];
@@ -201,7 +201,7 @@ impl Tiling {
             self.place(r as usize);
             self.nodes += 1;
             if self.order.len() == self.placed.len() {
-                let outcome = Outcome::Solved {
+                let outcome = Ending::Solved {
                     offsets: self.offset.clone(),
                     placement_order: self.order.iter().map(|&r| r as usize).collect(),
                 };
@@ -215,10 +215,10 @@ impl Tiling {
                 None => self.remember(self.hash),
             }
         }
-        self.finish(Outcome::Exhausted)
+        self.finish(Ending::Exhausted)
     }
 
-    fn finish(&mut self, outcome: Outcome) -> Outcome {
+    fn finish(&mut self, outcome: Ending) -> Ending {
         self.stack = Vec::new();
         self.refuted = HashSet::new();
         self.finished = Some(outcome.clone());

@@ -12,7 +12,7 @@ use crate::model::Buffer;
 use crate::options::{Deadline, Halt};
 
 /// What TVM's greedy reads of the conflicts while it places buffers one by one.
-pub trait Conflicts {
+pub(crate) trait Conflicts {
     /// How many conflicts buffer `i` lists: TVM's `conflicts.size()`, the greedy's tie-break.
     fn degree(&self, i: usize) -> u64;
     /// The highest reach among the placed conflicts of `i` (0 when none is placed).
@@ -25,10 +25,10 @@ pub trait Conflicts {
 /// The most neighbour entries (twice the conflicting pairs) a [`Graph`] is built with from
 /// lifetimes: 2^25 entries are 128 MiB. TVM lists every pair too; past this the hill climb refuses
 /// the instance rather than exhaust memory.
-pub const MAX_ENTRIES: u64 = 1 << 25;
+pub(crate) const MAX_ENTRIES: u64 = 1 << 25;
 
 /// Why a graph of `entries` is not built.
-pub fn too_many(entries: u64) -> String {
+pub(super) fn too_many(entries: u64) -> String {
     format!(
         "{} pairs of buffers alive together: more than the {} listed here (TVM plans an explicit conflict graph)",
         entries / 2,
@@ -39,14 +39,15 @@ pub fn too_many(entries: u64) -> String {
 /// Conflict lists in one array (compressed rows): the neighbours of `i` are
 /// `neighbours[first[i]..first[i + 1]]`.
 #[derive(Clone, Debug)]
-pub struct Graph {
+pub(crate) struct Graph {
     first: Vec<usize>,
     neighbours: Vec<u32>,
 }
 
 impl Graph {
     /// The lists as given (TVM's `set_conflicts`), one-sided or not; each index below `lists.len()`.
-    pub fn from_lists(lists: &[Vec<usize>]) -> Graph {
+    #[cfg(test)]
+    pub(crate) fn from_lists(lists: &[Vec<usize>]) -> Graph {
         let mut first = Vec::with_capacity(lists.len() + 1);
         let mut neighbours = Vec::new();
         for list in lists {
@@ -59,7 +60,7 @@ impl Graph {
 
     /// The buffers alive at the same time as each other, by a sweep over starts: O(n log n + pairs).
     /// Refuses (`Unsupported`) past [`MAX_ENTRIES`]; the deadline stops it.
-    pub fn from_lifetimes(buffers: &[Buffer], deadline: &Deadline) -> Result<Graph, Halt> {
+    pub(crate) fn from_lifetimes(buffers: &[Buffer], deadline: &Deadline) -> Result<Graph, Halt> {
         let degrees = crate::metrics::conflicts_per_buffer(buffers);
         let entries: u64 = degrees.iter().sum();
         if entries > MAX_ENTRIES {
@@ -92,36 +93,32 @@ impl Graph {
         Ok(Graph { first, neighbours })
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.first.len() - 1
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn neighbours(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn neighbours(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
         self.neighbours[self.first[i]..self.first[i + 1]].iter().map(|&j| j as usize)
     }
 
-    pub fn degree(&self, i: usize) -> u64 {
+    pub(crate) fn degree(&self, i: usize) -> u64 {
         (self.first[i + 1] - self.first[i]) as u64
     }
 
     /// All entries of all lists (twice the pairs, for symmetric lists).
-    pub fn entries(&self) -> u64 {
+    pub(crate) fn entries(&self) -> u64 {
         self.neighbours.len() as u64
     }
 }
 
 /// A [`Graph`] with the reach of each placed buffer.
-pub struct Placed<'a> {
+pub(crate) struct Placed<'a> {
     graph: &'a Graph,
     reach: Vec<Option<u64>>,
 }
 
 impl<'a> Placed<'a> {
-    pub fn new(graph: &'a Graph) -> Self {
+    pub(crate) fn new(graph: &'a Graph) -> Self {
         Placed { graph, reach: vec![None; graph.len()] }
     }
 }
@@ -142,7 +139,7 @@ impl Conflicts for Placed<'_> {
 
 /// Lifetimes in a segment tree over their distinct times: placing a buffer raises the reach over
 /// its lifetime, and the highest reach a lifetime sees is the highest of its placed conflicts.
-pub struct Timeline {
+pub(crate) struct Timeline {
     /// Each buffer's lifetime as a range of elementary intervals.
     spans: Vec<(usize, usize)>,
     degrees: Vec<u64>,
@@ -150,7 +147,7 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    pub fn new(buffers: &[Buffer]) -> Self {
+    pub(crate) fn new(buffers: &[Buffer]) -> Self {
         let mut times: Vec<u64> = buffers.iter().flat_map(|b| [b.start, b.end]).collect();
         times.sort_unstable();
         times.dedup();

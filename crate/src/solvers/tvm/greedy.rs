@@ -12,7 +12,7 @@ use crate::options::{Deadline, Halt};
 /// TVM's two sort orders. Both break the last tie by name, descending (TVM compares `name_hint`
 /// strings byte by byte; memplan's unique `id` stands for it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Priority {
+pub(crate) enum Priority {
     /// `greedy_by_size` (TVM's default, and the hill climb's first order): size descending, then
     /// the number of conflicts descending, then name descending.
     Size,
@@ -23,7 +23,7 @@ pub enum Priority {
 
 impl Priority {
     /// `among` in this priority's order.
-    pub fn arrange(self, buffers: &[Buffer], conflicts: &impl Conflicts, among: &[usize]) -> Vec<usize> {
+    pub(crate) fn arrange(self, buffers: &[Buffer], conflicts: &impl Conflicts, among: &[usize]) -> Vec<usize> {
         let mut order = among.to_vec();
         // Names are unique, so the order is total and an unstable sort gives TVM's order.
         match self {
@@ -47,14 +47,14 @@ impl Priority {
 /// Where a conflicting buffer may start above `buffer` at `offset`: its top rounded up to its own
 /// alignment (TVM rounds to the placed buffer's alignment). Saturates: a buffer that would have to
 /// start there overflows anyway.
-pub fn reach(buffer: &Buffer, offset: u64) -> u64 {
+pub(super) fn reach(buffer: &Buffer, offset: u64) -> u64 {
     offset.checked_add(buffer.size).and_then(|top| align_up(top, buffer.alignment)).unwrap_or(u64::MAX)
 }
 
 /// Places the buffers of `order` on top of their highest placed conflict (TVM's
 /// `PostSortAllocation`, one pool), rounded up to their own alignment as memplan requires (TVM's
 /// buffers share one alignment, where this changes nothing). `Overflow` when an offset passes u64.
-pub fn place_on_top(
+pub(crate) fn place_on_top(
     buffers: &[Buffer],
     order: &[usize],
     conflicts: &mut impl Conflicts,

@@ -35,16 +35,16 @@ use crate::model::Buffer;
 use crate::options::{Deadline, Halt};
 
 /// TVM's `_max_attempts`.
-pub const ATTEMPTS: u64 = 500;
+pub(crate) const ATTEMPTS: u64 = 500;
 
 /// The default work budget (conflict-list entries visited after the first pass): all 500 attempts
 /// on instances of up to a million listed conflicts (MiniMalloc's challenging suite has at most
 /// tens of thousands), about a minute's work at most on larger ones. TVM has no budget.
-pub const BUDGET: u64 = 1_000_000_000;
+pub(crate) const BUDGET: u64 = 1_000_000_000;
 
 /// How a climb is run.
 #[derive(Clone, Debug)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub attempts: u64,
     /// Stop once a fitting plan needs at most this many bytes (TVM's memory pressure).
     pub desired: u64,
@@ -58,7 +58,7 @@ pub struct Settings {
 
 /// A climb's answer: the last plan accepted, and how the climb went.
 #[derive(Clone, Debug)]
-pub struct Climb {
+pub(crate) struct Climb {
     pub offsets: Vec<u64>,
     /// The order that plan was placed in (pinned buffers first).
     pub order: Vec<usize>,
@@ -136,7 +136,7 @@ impl Instance<'_> {
 }
 
 /// Runs the climb over the unpinned buffers of `order` (TVM's first order).
-pub fn climb(
+pub(crate) fn climb(
     buffers: &[Buffer],
     graph: &Graph,
     pinned: &[Option<u64>],

@@ -35,19 +35,16 @@ mod greedy;
 mod hill_climb;
 mod rand_r;
 
-pub use conflicts::{Conflicts, Graph, MAX_ENTRIES, Placed, Timeline};
-pub use greedy::{Priority, place_on_top};
-pub use hill_climb::{ATTEMPTS, BUDGET, Climb, Settings, climb};
-pub use rand_r::RandR;
+pub(crate) use conflicts::{Conflicts, Graph, MAX_ENTRIES, Placed, Timeline};
+pub(crate) use greedy::{Priority, place_on_top};
+pub(crate) use hill_climb::{ATTEMPTS, BUDGET, Settings, climb};
 
-use web_time::Instant;
-
-use super::{Capabilities, Solver, capacity, finish, stop_reason};
+use super::{Capabilities, Solver, finish, stop_reason};
 use crate::model::{Buffer, Outcome, Problem, Stats, Stopped};
 use crate::options::{Halt, Parameter, SolveOptions};
 
 /// The three planners and the `tvm` alias, in the order listings show them.
-pub fn presets() -> Vec<Box<dyn Solver>> {
+pub(crate) fn presets() -> Vec<Box<dyn Solver>> {
     vec![
         Box::new(TvmGreedy::by_size("tvm")),
         Box::new(TvmGreedy::by_size("tvm-greedy-by-size")),
@@ -58,17 +55,17 @@ pub fn presets() -> Vec<Box<dyn Solver>> {
 
 /// `tvm-greedy-by-size` (or its alias) and `tvm-greedy-by-conflicts`.
 #[derive(Clone, Debug)]
-pub struct TvmGreedy {
+pub(crate) struct TvmGreedy {
     name: &'static str,
     priority: Priority,
 }
 
 impl TvmGreedy {
-    pub fn by_size(name: &'static str) -> Self {
+    pub(crate) fn by_size(name: &'static str) -> Self {
         TvmGreedy { name, priority: Priority::Size }
     }
 
-    pub fn by_conflicts() -> Self {
+    pub(crate) fn by_conflicts() -> Self {
         TvmGreedy { name: "tvm-greedy-by-conflicts", priority: Priority::Conflicts }
     }
 }
@@ -92,7 +89,7 @@ impl Solver for TvmGreedy {
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
-        let deadline = options.deadline(Instant::now());
+        let deadline = options.deadline();
         let buffers = problem.buffers();
         let mut timeline = Timeline::new(buffers);
         let mut offsets = vec![0u64; buffers.len()];
@@ -140,7 +137,7 @@ fn pin(buffers: &[Buffer], conflicts: &mut impl Conflicts, offsets: &mut [u64]) 
 
 /// `tvm-hill-climb`.
 #[derive(Clone, Copy, Debug)]
-pub struct HillClimb;
+pub(crate) struct HillClimb;
 
 impl HillClimb {
     fn settings(problem: &Problem, options: &SolveOptions) -> Result<Settings, Halt> {
@@ -150,7 +147,7 @@ impl HillClimb {
         // Seed 0 is TVM's state; a seed's high half is folded in rather than dropped.
         let seed = (options.seed ^ (options.seed >> 32)) as u32;
         let budget = options.params.get_or("budget", BUDGET)?;
-        Ok(Settings { attempts, desired, hint: capacity(problem, options), seed, budget })
+        Ok(Settings { attempts, desired, hint: options.capacity, seed, budget })
     }
 }
 
@@ -189,7 +186,7 @@ impl Solver for HillClimb {
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
         let settings = HillClimb::settings(problem, options)?;
-        let deadline = options.deadline(Instant::now());
+        let deadline = options.deadline();
         let buffers = problem.buffers();
         let free: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_none()).collect();
         let entries: u64 = crate::metrics::conflicts_per_buffer(buffers).iter().sum();
@@ -226,7 +223,7 @@ impl Solver for HillClimb {
 /// outcome says so, with [`Stopped::Budget`].
 fn first_pass_only(problem: &Problem, options: &SolveOptions, free: &[usize], entries: u64) -> Result<Outcome, Halt> {
     use crate::solvers::greedy::{Fit, place};
-    let deadline = options.deadline(Instant::now());
+    let deadline = options.deadline();
     let timeline = Timeline::new(problem.buffers());
     let order = Priority::Size.arrange(problem.buffers(), &timeline, free);
     let placement = place(problem, &order, Fit::First, &deadline)?;

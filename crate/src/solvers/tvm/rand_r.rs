@@ -6,11 +6,11 @@
 
 /// A `rand_r` state (glibc's `unsigned int`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RandR(u32);
+pub(crate) struct RandR(u32);
 
 impl RandR {
     /// A generator with state `seed` (TVM starts from 0).
-    pub fn new(seed: u32) -> Self {
+    pub(crate) fn new(seed: u32) -> Self {
         RandR(seed)
     }
 
@@ -20,7 +20,7 @@ impl RandR {
     }
 
     /// The next value, in `0..2^31` (C's `int` result, never negative).
-    pub fn draw(&mut self) -> u64 {
+    pub(crate) fn draw(&mut self) -> u64 {
         let mut result = self.step() % 2048;
         result = (result << 10) ^ (self.step() % 1024);
         result = (result << 10) ^ (self.step() % 1024);
@@ -28,7 +28,7 @@ impl RandR {
     }
 
     /// `rand_r() % n` as TVM writes it (an `int` taken modulo a count); `n` > 0.
-    pub fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.draw() % n as u64) as usize
     }
 }

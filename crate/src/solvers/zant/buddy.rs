@@ -19,21 +19,21 @@ const ORDERS: usize = 64;
 
 /// A top-level block: the unit the arena grows by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TopBlock {
+pub(super) struct TopBlock {
     pub base: u64,
     /// Its size is 2^order.
     pub order: u32,
 }
 
 impl TopBlock {
-    pub fn size(self) -> u64 {
+    pub(super) fn size(self) -> u64 {
         1 << self.order
     }
 }
 
 /// The buddy system's answer for one walk.
 #[derive(Clone, Debug)]
-pub struct BuddyPlan {
+pub(super) struct BuddyPlan {
     /// For each walk position, its buffer's offset.
     pub offsets: Vec<u64>,
     pub top_blocks: Vec<TopBlock>,
@@ -95,7 +95,7 @@ fn request_order(buffer: &Buffer) -> Option<u32> {
 /// from `base`. A top-level block's base is aligned to the largest power-of-two alignment among the
 /// walked buffers (at most its size), so every block inside it is aligned to its own size or that,
 /// whichever is smaller, which is enough for each buffer it serves.
-pub fn plan(buffers: &[Buffer], walk: &[usize], base: u64, deadline: &Deadline) -> Result<BuddyPlan, Halt> {
+pub(super) fn plan(buffers: &[Buffer], walk: &[usize], base: u64, deadline: &Deadline) -> Result<BuddyPlan, Halt> {
     let largest_alignment =
         walk.iter().map(|&i| buffers[i].alignment).filter(|a| a.is_power_of_two()).max().unwrap_or(1);
     let mut free = FreeBlocks { by_order: vec![BTreeSet::new(); ORDERS], splits: 0, merges: 0 };

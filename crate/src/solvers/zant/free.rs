@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 /// Which free object a buffer takes among those large enough.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Reuse {
+pub(crate) enum Reuse {
     /// The first in creation order (Zant v0: "a free buffer ... with a size that is greater or equal").
     First,
     /// The smallest; ties go to the lowest creation index (Zant v1's default).
@@ -17,7 +17,7 @@ pub enum Reuse {
 /// The free objects, indexed by creation index. An object is either free (in here) or holds a
 /// buffer, never both.
 #[derive(Clone, Debug)]
-pub enum FreeObjects {
+pub(super) enum FreeObjects {
     /// (size, creation index): the smallest large-enough object is the first at or after
     /// (request, 0), the largest is the last.
     BySize {
@@ -29,7 +29,7 @@ pub enum FreeObjects {
 
 impl FreeObjects {
     /// An empty set for objects with creation indices below `capacity`.
-    pub fn new(reuse: Reuse, capacity: usize) -> Self {
+    pub(super) fn new(reuse: Reuse, capacity: usize) -> Self {
         match reuse {
             Reuse::First => FreeObjects::InCreationOrder(CreationOrderTree::new(capacity)),
             Reuse::Best => FreeObjects::BySize { objects: BTreeSet::new(), largest: false },
@@ -38,7 +38,7 @@ impl FreeObjects {
     }
 
     /// Marks `object` (of `size` >= 1) free.
-    pub fn insert(&mut self, object: usize, size: u64) {
+    pub(super) fn insert(&mut self, object: usize, size: u64) {
         match self {
             FreeObjects::BySize { objects, .. } => {
                 objects.insert((size, object));
@@ -48,7 +48,7 @@ impl FreeObjects {
     }
 
     /// Removes and returns the free object the rule picks for a buffer of `request` bytes (>= 1).
-    pub fn take(&mut self, request: u64) -> Option<usize> {
+    pub(super) fn take(&mut self, request: u64) -> Option<usize> {
         match self {
             FreeObjects::BySize { objects, largest } => {
                 let size = if *largest { objects.last()?.0 } else { objects.range((request, 0)..).next()?.0 };
@@ -72,19 +72,19 @@ impl FreeObjects {
 /// A max segment tree over creation indices holding each free object's size (0 = not free), so
 /// that the first index whose size is at least a request is found by one descent from the root.
 #[derive(Clone, Debug)]
-pub struct CreationOrderTree {
+pub(super) struct CreationOrderTree {
     leaves: usize,
     /// `max[1]` is the root; node k has children 2k and 2k + 1; leaf i is `max[leaves + i]`.
     max: Vec<u64>,
 }
 
 impl CreationOrderTree {
-    pub fn new(capacity: usize) -> Self {
+    pub(super) fn new(capacity: usize) -> Self {
         let leaves = capacity.max(1).next_power_of_two();
         CreationOrderTree { leaves, max: vec![0; 2 * leaves] }
     }
 
-    pub fn set(&mut self, index: usize, size: u64) {
+    pub(super) fn set(&mut self, index: usize, size: u64) {
         let mut node = self.leaves + index;
         self.max[node] = size;
         while node > 1 {
@@ -94,7 +94,7 @@ impl CreationOrderTree {
     }
 
     /// The lowest index whose size is at least `request` (>= 1, so empty leaves never match).
-    pub fn first_at_least(&self, request: u64) -> Option<usize> {
+    pub(super) fn first_at_least(&self, request: u64) -> Option<usize> {
         if self.max[1] < request {
             return None;
         }

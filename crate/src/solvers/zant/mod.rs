@@ -15,9 +15,7 @@ mod pool;
 #[cfg(test)]
 mod tests;
 
-use web_time::Instant;
-
-pub use free::Reuse;
+pub(crate) use free::Reuse;
 use pool::{Pool, Rules};
 
 use super::{Capabilities, Solver, finish, stop_reason};
@@ -25,11 +23,11 @@ use crate::model::{Buffer, Outcome, Problem, Stats};
 use crate::options::{Halt, SolveOptions};
 
 /// How many later buffers `zant-lookahead` sizes a new object for.
-pub const LOOKAHEAD: usize = 8;
+pub(crate) const LOOKAHEAD: usize = 8;
 
 /// One of Zant's planners.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
+pub(crate) enum Variant {
     /// The note's base algorithm: the first free object in creation order that is large enough.
     First,
     /// The smallest free object that is large enough (Zant v1's default).
@@ -49,10 +47,10 @@ pub enum Variant {
 }
 
 impl Variant {
-    pub const ALL: [Variant; 6] =
+    pub(crate) const ALL: [Variant; 6] =
         [Variant::First, Variant::Best, Variant::Worst, Variant::Lookahead, Variant::Prepopulated, Variant::Buddy];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Variant::First => "zant",
             Variant::Best => "zant-best",
@@ -63,7 +61,7 @@ impl Variant {
         }
     }
 
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Variant::First => "Zant's buffer reuse: start order, first free object (in creation order) large enough",
             Variant::Best => "Zant's buffer reuse with best fit: the smallest free object large enough (Zant v1)",
@@ -91,22 +89,18 @@ impl Variant {
 
 /// A Zant planner as a [`Solver`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Zant {
+pub(crate) struct Zant {
     variant: Variant,
 }
 
 impl Zant {
-    pub const fn new(variant: Variant) -> Self {
+    pub(crate) const fn new(variant: Variant) -> Self {
         Zant { variant }
-    }
-
-    pub fn variant(&self) -> Variant {
-        self.variant
     }
 }
 
 /// Every variant, in the order listings show them.
-pub fn presets() -> Vec<Box<dyn Solver>> {
+pub(crate) fn presets() -> Vec<Box<dyn Solver>> {
     Variant::ALL.into_iter().map(|v| Box::new(Zant::new(v)) as Box<dyn Solver>).collect()
 }
 
@@ -124,7 +118,7 @@ impl Solver for Zant {
     }
 
     fn run(&self, problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
-        let deadline = options.deadline(Instant::now());
+        let deadline = options.deadline();
         let buffers = problem.buffers();
         let mut by_start: Vec<usize> = (0..buffers.len()).collect();
         by_start.sort_unstable_by_key(|&i| (buffers[i].start, i));

@@ -14,7 +14,7 @@ use crate::options::{Deadline, Halt};
 
 /// How a walk picks free objects and sizes new ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Rules {
+pub(super) struct Rules {
     pub reuse: Reuse,
     /// A new object is sized for the largest of its buffer and the next `lookahead` buffers that
     /// start once it has ended (0 = exactly its buffer's size).
@@ -23,7 +23,7 @@ pub struct Rules {
 
 /// One shared object: a block of memory that buffers with disjoint lifetimes take in turn.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Object {
+pub(super) struct Object {
     pub size: u64,
     /// The object's offset must be a multiple of this: the lcm of its buffers' alignments (for
     /// powers of two, the largest).
@@ -36,7 +36,7 @@ pub struct Object {
 
 /// The result of a walk: the objects in creation order and which one each buffer took.
 #[derive(Clone, Debug)]
-pub struct Pool {
+pub(super) struct Pool {
     pub objects: Vec<Object>,
     /// For each walk position, the creation index of its buffer's object.
     pub object_of: Vec<usize>,
@@ -46,7 +46,7 @@ impl Pool {
     /// Walks `walk` (buffer indices sorted by start, ties by index). `prepopulate` gives the sizes
     /// of objects that exist, free, before the walk. An object whose buffer has ended (end <= the
     /// next start, lifetimes being half-open) is free again.
-    pub fn build(
+    pub(super) fn build(
         buffers: &[Buffer],
         walk: &[usize],
         prepopulate: &[u64],
@@ -95,18 +95,18 @@ impl Pool {
     }
 
     /// The objects some buffer used.
-    pub fn used(&self) -> impl Iterator<Item = &Object> {
+    pub(super) fn used(&self) -> impl Iterator<Item = &Object> {
         self.objects.iter().filter(|o| o.users > 0)
     }
 
     /// The sum of the used objects' sizes (at most the stacked height, which fit in u64).
-    pub fn size(&self) -> u64 {
+    pub(super) fn size(&self) -> u64 {
         self.used().fold(0u64, |sum, o| sum.saturating_add(o.size))
     }
 
     /// Each object's offset when the used objects are stacked in creation order from `base`, each
     /// aligned up to its alignment. Unused objects take no room; their entry is 0 and means nothing.
-    pub fn stack(&self, buffers: &[Buffer], base: u64) -> Result<Vec<u64>, Halt> {
+    pub(super) fn stack(&self, buffers: &[Buffer], base: u64) -> Result<Vec<u64>, Halt> {
         let mut offsets = vec![0u64; self.objects.len()];
         let mut top = base;
         for (index, object) in self.objects.iter().enumerate() {
@@ -132,7 +132,7 @@ fn lookahead_size(buffers: &[Buffer], walk: &[usize], i: usize, count: usize) ->
 
 /// The sizes of the walked buffers alive at the first time their load is highest, in walk order
 /// (the note's "peak memory buffers"). Pinned buffers are not walked and so not counted.
-pub fn peak_sizes(buffers: &[Buffer], walk: &[usize]) -> Vec<u64> {
+pub(super) fn peak_sizes(buffers: &[Buffer], walk: &[usize]) -> Vec<u64> {
     let Some(peak) = metrics::peak_time(walk.iter().map(|&i| &buffers[i])) else { return Vec::new() };
     walk.iter().filter(|&&i| buffers[i].start <= peak && peak < buffers[i].end).map(|&i| buffers[i].size).collect()
 }

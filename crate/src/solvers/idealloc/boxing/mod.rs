@@ -12,7 +12,7 @@ mod strips;
 
 use rayon::prelude::*;
 
-pub use schedule::{MIN_RATIO, MU_MAX, Schedule, epsilon_range};
+pub(super) use schedule::{MIN_RATIO, MU_MAX, Schedule, epsilon_range};
 
 use super::jobs::{Item, JobId, Jobs, Made, mix};
 use crate::options::{Deadline, Halt};
@@ -23,7 +23,12 @@ use same_height::{BoxShape, PARALLEL_MIN_JOBS, box_one_height};
 /// [`box_by_size_class`]; the last call boxes all that is left. Every input job ends up in exactly
 /// one of the top-level jobs returned, and every box holds its contents (their load never exceeds
 /// its height).
-pub fn box_in_rounds(jobs: &mut Jobs, schedule: &Schedule, seed: u64, deadline: &Deadline) -> Result<Vec<JobId>, Halt> {
+pub(super) fn box_in_rounds(
+    jobs: &mut Jobs,
+    schedule: &Schedule,
+    seed: u64,
+    deadline: &Deadline,
+) -> Result<Vec<JobId>, Halt> {
     // Two lists reused by every round (a round used to split the whole list into two new ones):
     // the jobs left alone stay in `ids`, in order, and the boxes made of the small ones follow them.
     let mut ids: Vec<JobId> = jobs.inputs().collect();
@@ -74,7 +79,7 @@ enum Class {
 /// with ⌊H/h⌋ jobs to a box (§5.8's interface: no rescaling), the classes in parallel (§5.9).
 /// A class whose rounded height exceeds H (which the invariants of §3.2 rule out) is left unboxed.
 /// The jobs that come out (boxes, and the jobs of classes left alone) are appended to `out`.
-pub fn box_by_size_class(
+pub(super) fn box_by_size_class(
     jobs: &mut Jobs,
     ids: &[JobId],
     box_height: u64,
@@ -229,7 +234,7 @@ mod tests {
     fn a_cancel_stops_the_boxing() {
         let options = crate::SolveOptions::default();
         options.cancel.cancel();
-        let deadline = options.deadline(web_time::Instant::now());
+        let deadline = options.deadline();
         let mut jobs = arena((0..100).map(|i| (4, i as u64, i as u64 + 3)));
         let ids: Vec<JobId> = jobs.inputs().collect();
         let boxed = box_by_size_class(&mut jobs, &ids, 16, 0.5, 0, &deadline, &mut Vec::new());

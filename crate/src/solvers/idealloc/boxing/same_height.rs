@@ -15,14 +15,14 @@ use super::strips::{box_by_rows, box_in_strips};
 use crate::options::{Deadline, Halt};
 
 /// Below this many jobs on the two sides together, a step is not worth a parallel task.
-pub const PARALLEL_MIN_JOBS: usize = 2048;
+pub(super) const PARALLEL_MIN_JOBS: usize = 2048;
 /// Parallel tasks nest at most this deep; deeper steps run from an explicit stack, so that a chain
 /// of nested splits cannot overflow the thread's stack.
 const PARALLEL_MAX_DEPTH: usize = 32;
 
 /// What every step shares: H jobs per box, the box height, and Lemma 1's ε.
 #[derive(Clone, Copy, Debug)]
-pub struct BoxShape {
+pub(super) struct BoxShape {
     pub per_box: usize,
     pub box_height: u64,
     pub epsilon: f64,
@@ -30,7 +30,7 @@ pub struct BoxShape {
 
 /// Boxes all `items` (jobs of `jobs`, one height, `shape.per_box` to a box) into `made`, the
 /// construction of Theorem 2; every job ends up in exactly one box. The items are reordered.
-pub fn box_one_height(
+pub(super) fn box_one_height(
     jobs: &Jobs,
     items: &mut [Item],
     shape: BoxShape,

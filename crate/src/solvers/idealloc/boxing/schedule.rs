@@ -12,11 +12,11 @@ use std::collections::BTreeSet;
 
 /// (√5 − 1)/2: the largest μ for which the last Corollary 15 call cannot give a size class a
 /// zero box-height parameter (inequality 10, §3.2).
-pub const MU_MAX: f64 = 0.618_033_988_749_894_9;
+pub(crate) const MU_MAX: f64 = 0.618_033_988_749_894_9;
 
 /// The smallest h_max / h_min for which inequality 12 holds, so that the legal range of ε is not
 /// empty (§3.2); below it the prelude adds a dummy job (§5.6).
-pub const MIN_RATIO: f64 = 2216.53;
+pub(crate) const MIN_RATIO: f64 = 2216.53;
 
 /// More rounds than any real input needs (each one raises h_min past μH); a guard, not a knob.
 const MAX_ROUNDS: usize = 64;
@@ -27,7 +27,7 @@ const CALIBRATION_STEPS: usize = 100;
 /// One application of Corollary 15: jobs of height at most `threshold` go into boxes of height
 /// `box_height`, with error parameter `mu`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Round {
+pub(crate) struct Round {
     pub mu: f64,
     pub box_height: u64,
     pub threshold: u64,
@@ -36,7 +36,7 @@ pub struct Round {
 /// Theorem 16 for one ε: the small-job rounds of its top branch, then the last call of
 /// Corollary 15 on everything (threshold `u64::MAX`), and the ratio r* before that call.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Schedule {
+pub(crate) struct Schedule {
     pub epsilon: f64,
     pub rounds: Vec<Round>,
     pub last: Round,
@@ -45,7 +45,7 @@ pub struct Schedule {
 
 /// The legal range of ε for a height ratio r, inequality 11:
 /// ((log₂ r)¹⁴ / r)^(1/6) ≤ ε ≤ μ_max (log₂ r)². `None` when it is empty (r below inequality 12).
-pub fn epsilon_range(ratio: f64) -> Option<(f64, f64)> {
+pub(crate) fn epsilon_range(ratio: f64) -> Option<(f64, f64)> {
     if !ratio.is_finite() || ratio <= 1.0 {
         return None;
     }
@@ -72,7 +72,7 @@ impl Schedule {
     /// Theorem 16's rounds for `epsilon` on jobs with these heights (not empty), with the repairs
     /// of §3.2: μ never above [`MU_MAX`], the loop stops when a round would box nothing (it would
     /// never end), and the last call uses μ* = ε / (log₂ r*)² instead of ε.
-    pub fn plan(heights: &[u64], epsilon: f64) -> Schedule {
+    pub(crate) fn plan(heights: &[u64], epsilon: f64) -> Schedule {
         let mut heights: BTreeSet<u64> = heights.iter().copied().filter(|&h| h > 0).collect();
         if heights.is_empty() {
             heights.insert(1);
@@ -109,7 +109,7 @@ impl Schedule {
 
     /// §5.6: from the low end of the legal range, each step adds 1 % of what is left of it; the ε
     /// whose schedule ends with the smallest r* wins (the first on ties).
-    pub fn calibrated(heights: &[u64], range: (f64, f64)) -> Schedule {
+    pub(crate) fn calibrated(heights: &[u64], range: (f64, f64)) -> Schedule {
         let (low, high) = range;
         let mut epsilon = low;
         let mut best = Schedule::plan(heights, epsilon);

@@ -14,7 +14,7 @@ use super::super::jobs::{Item, Jobs, Made, all_alive_at_once};
 /// H⌈1/ε²⌉ latest ends of the rest) stay unresolved; the rest is cut alternately into vertical and
 /// horizontal strips of H⌈1/ε⌉ jobs, and each strip is boxed H jobs at a time: vertical strips by
 /// decreasing end, horizontal strips by increasing start.
-pub fn box_in_strips(
+pub(super) fn box_in_strips(
     jobs: &Jobs,
     live: &mut [Item],
     per_box: usize,
@@ -84,7 +84,7 @@ pub fn box_in_strips(
 /// rows `per_box` at a time into boxes of `box_height`. The jobs are all alive at one time (those
 /// of a critical point), so the colouring gives each a row of its own in order of start (ties in
 /// the given order).
-pub fn box_by_rows(jobs: &Jobs, items: &mut [Item], per_box: usize, box_height: u64, made: &mut Made) {
+pub(super) fn box_by_rows(jobs: &Jobs, items: &mut [Item], per_box: usize, box_height: u64, made: &mut Made) {
     debug_assert!(all_alive_at_once(items, |item| (item.start, item.end)), "jobs of one critical point");
     // (As in [`box_in_strips`]: the records arrive while the jobs are sorted.)
     if items.len() <= Jobs::PREFETCH_AT_ONCE {
