@@ -1258,7 +1258,7 @@ await test('highlighting keeps the makespan and L labels; the peak mark covers n
 // The Model tab at a phone's, a laptop's and a desktop's width: the two plans fill the room the
 // pane has (at 1280x800 about 300 px stayed empty under them), their titles on one line, nothing
 // over anything else.
-await test('the Model tab at 390, 800 and 1280 px: the plans fill the pane, titles on one line, nothing overlaps', async (page) => {
+await test('the Model tab at 390, 800 and 1280 px: the plans fill the pane, both in the window, titles on one line, nothing overlaps', async (page) => {
   const found = [];
   for (const [width, height] of [[390, 844], [800, 800], [1280, 800]]) {
     await page.setViewportSize({ width, height });
@@ -1280,6 +1280,10 @@ await test('the Model tab at 390, 800 and 1280 px: the plans fill the pane, titl
         return Math.round(pane.bottom - Math.max(...views));
       });
       if (room > 24) problems.push(`${room} px empty under the plans`);
+      // Both plans are seen at once, side by side or one above the other, without a scroll (at
+      // 800 px the second stood a scroll below the first).
+      const below = await page.evaluate(() => [...document.querySelectorAll('#model-grid .planview')].filter((v) => v.getBoundingClientRect().bottom > innerHeight + 1).length);
+      if (below > 0) problems.push(`${below} plan(s) reach below the window`);
     }
     await page.screenshot({ path: join(screenshots, `model-tab-${width}.png`), fullPage: true });
     if (problems.length) found.push(`${width}x${height}: ${problems.join('; ')}`);
