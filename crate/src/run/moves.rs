@@ -15,6 +15,17 @@ use crate::model::{Piece, Problem};
 /// blocks the other's return): undoing a swap takes a search, not this pass. Returns how many
 /// buffers went back.
 pub(crate) fn return_to_start(problem: &Problem, start: &[u64], offsets: &mut [u64]) -> usize {
+    return_within(problem, start, offsets, PAIR_BUDGET)
+}
+
+/// How many pairs of buffers the pass may look at, all passes together: a return is checked
+/// against every buffer that starts before the returning one ends, which on a long program with
+/// most buffers moved is quadratic. Past the budget the pass stops where it is (the plan is
+/// valid at every step; only fewer buffers went back), so a run ends within about a second.
+const PAIR_BUDGET: u64 = 200_000_000;
+
+/// [`return_to_start`] that stops once it has looked at `budget` pairs of buffers.
+fn return_within(problem: &Problem, start: &[u64], offsets: &mut [u64], budget: u64) -> usize {
     let buffers = problem.buffers();
     if start.len() != buffers.len() || offsets.len() != buffers.len() {
         return 0;
@@ -27,6 +38,7 @@ pub(crate) fn return_to_start(problem: &Problem, start: &[u64], offsets: &mut [u
     by_start.sort_by_key(|&i| buffers[i].start);
     let mut moved: Vec<usize> = (0..buffers.len()).filter(|&i| offsets[i] != start[i]).collect();
     moved.sort_by_key(|&i| std::cmp::Reverse(buffers[i].size));
+    let looked_at = std::cell::Cell::new(0u64);
     let fits = |i: usize, offsets: &[u64]| -> bool {
         let buffer = &buffers[i];
         if start[i].checked_add(buffer.size).is_none_or(|top| top > makespan) {
@@ -34,6 +46,10 @@ pub(crate) fn return_to_start(problem: &Problem, start: &[u64], offsets: &mut [u
         }
         // Only buffers that start before this one ends can share a time with it.
         let before_end = by_start.partition_point(|&j| buffers[j].start < buffer.end);
+        looked_at.set(looked_at.get() + before_end as u64);
+        if looked_at.get() > budget {
+            return false;
+        }
         by_start[..before_end].iter().all(|&j| {
             j == i
                 || buffers[j].end <= buffer.start
@@ -52,7 +68,7 @@ pub(crate) fn return_to_start(problem: &Problem, start: &[u64], offsets: &mut [u
                 true
             }
         });
-        if returned == before || moved.is_empty() {
+        if returned == before || moved.is_empty() || looked_at.get() > budget {
             return returned;
         }
     }
@@ -88,6 +104,18 @@ mod tests {
         assert!(validate::validate(&p, &plan, None).is_valid());
         assert_eq!(return_to_start(&p, &start, &mut plan), 1);
         assert_eq!(plan, [0, 4, 0]);
+        assert!(validate::validate(&p, &plan, None).is_valid());
+    }
+
+    #[test]
+    fn past_its_budget_the_pass_stops_with_a_valid_plan() {
+        let p = problem(vec![Buffer::new("a", 0, 2, 4), Buffer::new("c", 0, 4, 8)]);
+        let mut plan = [8, 12];
+        assert_eq!(return_within(&p, &[0, 4], &mut plan, 0), 0);
+        assert_eq!(plan, [8, 12]);
+        // Enough for the first pass (c refused, a back) but not the second.
+        assert_eq!(return_within(&p, &[0, 4], &mut plan, 4), 1);
+        assert_eq!(plan, [0, 12]);
         assert!(validate::validate(&p, &plan, None).is_valid());
     }
 
