@@ -71,6 +71,10 @@ pub(crate) struct SolveRequest {
     /// Solver-specific settings by name (see [`SolverInfo::parameters`]), as text.
     #[cfg_attr(test, ts(optional))]
     pub params: Option<BTreeMap<String, String>>,
+    /// A plan to start from and keep where it costs nothing (a compiler's, one offset per buffer)
+    /// as decimal u64s, exact past 2^53; absent for none.
+    #[cfg_attr(test, ts(optional))]
+    pub warm_start: Option<Vec<String>>,
 }
 
 /// A running solve as the worker polls it (`Job.poll()`).
@@ -118,6 +122,16 @@ impl SolveRequest {
             None | Some("") => 0,
             Some(text) => text.parse::<u64>().map_err(|_| Refusal::request(format!("seed '{text}' is not a u64")))?,
         };
+        let warm_start = match self.warm_start {
+            None => None,
+            Some(offsets) => Some(
+                offsets
+                    .iter()
+                    .map(|text| text.trim().parse::<u64>())
+                    .collect::<Result<Vec<u64>, _>>()
+                    .map_err(|_| Refusal::request("the warm start has an offset that is not a u64"))?,
+            ),
+        };
         let params =
             self.params.unwrap_or_default().into_iter().fold(Params::new(), |p, (name, value)| p.with(name, value));
         Ok(Request {
@@ -126,6 +140,7 @@ impl SolveRequest {
             seed,
             effort: self.effort.unwrap_or_default(),
             params,
+            warm_start,
             ..Request::new(self.solver)
         })
     }
@@ -233,17 +248,21 @@ mod tests {
     fn the_pages_request_translates_into_the_cores() {
         let asked: SolveRequest = serde_json::from_value(serde_json::json!({
             "solver": "minimalloc", "capacity": "1KiB", "timeLimit": 2.5, "seed": "18446744073709551615",
-            "effort": "high", "params": { "orderings": "2" }
+            "effort": "high", "params": { "orderings": "2" }, "warmStart": ["0", "18446744073709551615"]
         }))
         .unwrap();
         let request = asked.into_request().unwrap();
         assert_eq!(request.solver, "minimalloc");
         assert_eq!(request.capacity, Some(Capacity::Text("1KiB".into())));
         assert_eq!((request.time_limit, request.seed, request.effort), (Some(2.5), u64::MAX, Effort::High));
+        assert_eq!(request.warm_start, Some(vec![0, u64::MAX]));
         assert_eq!(request.prepare().unwrap().options().capacity, Some(1024));
 
         let bad_seed = SolveRequest { solver: "auto".into(), seed: Some("-1".into()), ..SolveRequest::default() };
         assert_eq!(bad_seed.into_request().unwrap_err().kind, RefusalKind::Request);
+        let bad_start =
+            SolveRequest { solver: "auto".into(), warm_start: Some(vec!["4.5".into()]), ..SolveRequest::default() };
+        assert_eq!(bad_start.into_request().unwrap_err().kind, RefusalKind::Request);
         let bad_capacity =
             SolveRequest { solver: "auto".into(), capacity: Some("lots".into()), ..SolveRequest::default() };
         let refusal = Refusal::from(bad_capacity.into_request().unwrap().prepare().unwrap_err());

@@ -13,8 +13,7 @@ import { drawable, toneRank, verdictBadge, verdictText } from './verdict';
 import { PlanView } from './view/planview';
 import { Viewport } from './view/viewport';
 import type { ColorBy } from './view/colors';
-
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+import { $ } from './dom';
 
 interface Row {
   solver: string;
@@ -22,6 +21,20 @@ interface Row {
   error: string | null;
   /** The running solve's progress line. */
   progress: string | null;
+}
+
+/** What the page does for compare mode. */
+export interface CompareHost {
+  /** Solves the current instance with one solver, showing its progress line. */
+  runOne(solver: string, show: (line: string) => void): Promise<SolveResult>;
+  /** Loads a pending edit and waits for every load asked for: the instance to run, or null. */
+  prepare(): Promise<InstanceData | null>;
+  /** The capacity the controls give, in bytes (null: none). */
+  capacity(): number | null;
+  /** A compare starts or ends; `label` (when given) is the status to show. */
+  busyChanged(busy: boolean, label: string | null, kind: 'ok' | 'error'): void;
+  /** The core's comparison of two plans of the instance (peaks, moved buffers). */
+  diffPlans(a: BigUint64Array, b: BigUint64Array): Promise<PlanDiff>;
 }
 
 type Key = 'solver' | 'makespan' | 'frag' | 'fragPct' | 'time' | 'stopped' | 'valid';
@@ -42,20 +55,8 @@ export class ComparePanel {
   private diff: PlanDiffPanel;
   running = false;
 
-  /**
-   * @param runOne solves the current instance with one solver, showing its progress
-   * @param prepare loads a pending edit and waits for every load asked for (the instance to run)
-   * @param onBusy a compare starts or ends; `label` (when given) is the status to show
-   * @param diffPlans the core's comparison of two plans of the instance (peaks, moved buffers)
-   */
-  constructor(
-    private runOne: (solver: string, show: (line: string) => void) => Promise<SolveResult>,
-    private prepare: () => Promise<InstanceData | null>,
-    private capacity: () => number | null,
-    private onBusy: (busy: boolean, label: string | null, kind: 'ok' | 'error') => void,
-    diffPlans: (a: BigUint64Array, b: BigUint64Array) => Promise<PlanDiff>,
-  ) {
-    this.diff = new PlanDiffPanel(diffPlans);
+  constructor(private host: CompareHost) {
+    this.diff = new PlanDiffPanel((a, b) => host.diffPlans(a, b));
     this.runButton.addEventListener('click', () => void this.run());
     $('compare-all').addEventListener('click', () => this.setChecked(null));
     $('compare-none').addEventListener('click', () => this.setChecked([]));
@@ -109,8 +110,8 @@ export class ComparePanel {
     let label: string | null = null;
     let kind: 'ok' | 'error' = 'ok';
     try {
-      this.onBusy(true, 'loading the input…', 'ok');
-      const inst = await this.prepare();
+      this.host.busyChanged(true, 'loading the input…', 'ok');
+      const inst = await this.host.prepare();
       if (!inst || inst !== this.inst) return; // not loaded: the load says why
       const rows: Row[] = this.checked.map((solver) => ({ solver, result: null, error: null, progress: null }));
       this.rows = rows;
@@ -119,9 +120,9 @@ export class ComparePanel {
       let cancelled = false;
       for (let k = 0; k < rows.length && !cancelled; k++) {
         const row = rows[k];
-        this.onBusy(true, `comparing: ${row.solver} (${k + 1} of ${rows.length})`, 'ok');
+        this.host.busyChanged(true, `comparing: ${row.solver} (${k + 1} of ${rows.length})`, 'ok');
         try {
-          row.result = await this.runOne(row.solver, (line) => {
+          row.result = await this.host.runOne(row.solver, (line) => {
             row.progress = line;
             this.renderTable();
           });
@@ -145,7 +146,7 @@ export class ComparePanel {
       }
     } finally {
       this.running = false;
-      this.onBusy(false, label, kind);
+      this.host.busyChanged(false, label, kind);
     }
   }
 
@@ -251,7 +252,7 @@ export class ComparePanel {
     // Nothing compared yet on this instance: say how, where the plans will be.
     $('compare-prompt').hidden = !inst || this.rows.length > 0;
     if (!inst) return;
-    const capacity = this.capacity();
+    const capacity = this.host.capacity();
     const shared = this.sharedAxis.checked;
     // The address axis reaches the instance's max load, the capacity, and the plan's peak: every
     // plan's on a shared axis, each its own otherwise.

@@ -6,8 +6,7 @@ import type { InstanceData, SolveResult } from './protocol';
 import { bytes, esc, grouped, percent } from './format';
 import { DiffView } from './view/diff';
 import type { ColorBy } from './view/colors';
-
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+import { $ } from './dom';
 
 /** One compared run with a drawable plan. */
 export interface PlanRun {

@@ -4,8 +4,8 @@
 // `listSolvers()`, so solvers added to the core appear by themselves.
 import type { Catalogue, Parameter, SolveRequest, SolverInfo } from './generated/core';
 import { esc } from './format';
+import { $ } from './dom';
 
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 /** The select's value for "choose a greedy order and fit". */
 const COMBINATION = 'greedy-…';
 

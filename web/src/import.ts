@@ -11,17 +11,16 @@ import { drawable } from './verdict';
 import { DiffView } from './view/diff';
 import type { ColorBy } from './view/colors';
 import { legendHtml } from './view/legend';
-
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+import { $ } from './dom';
 
 /** What the page does for the panel. */
 export interface ModelHost {
   /** Imports the model and loads its instance as the page's input; null when it was refused or a
    * newer load replaced it (the status says why). */
   load(source: ModelSource): Promise<ImportedModel | null>;
-  /** memplan's best plan of the loaded instance (auto), shown as the page's result; null when the
-   * run ended without one. */
-  solve(): Promise<SolveResult | null>;
+  /** memplan's best plan of the loaded instance (auto) from `warmStart` (the compiler's plan),
+   * shown as the page's result; null when the run ended without one. */
+  solve(warmStart: BigUint64Array | undefined): Promise<SolveResult | null>;
   diff(a: BigUint64Array, b: BigUint64Array): Promise<PlanDiff>;
   /** Offsets as a plan of the loaded instance, checked by the core (a link's compiler plan). */
   checkPlan(offsets: BigUint64Array): Promise<SolveResult>;
@@ -107,7 +106,9 @@ export class ModelPanel {
   private async compare(serial: number, model: ImportedModel) {
     const { instance, info, compiler } = model;
     this.saving.textContent = `${info.name}: ${grouped(info.buffers)} buffers from ${grouped(info.operators)} operators; solving with auto…`;
-    const best = await this.host.solve();
+    // From the compiler's plan: the core keeps it where memplan saves nothing, and after a saving
+    // puts back every buffer that moved for nothing, so the moves shown are the ones that pay.
+    const best = await this.host.solve(drawable(compiler) ? compiler.offsets : undefined);
     if (serial !== this.serial) return;
     if (!best || !drawable(best) || !drawable(compiler)) {
       this.saving.textContent = `${info.name}: memplan's run ended without a valid plan; nothing to compare`;

@@ -5,6 +5,7 @@ import type { InputError } from './generated/core';
 import type { ModelSource, Source } from './protocol';
 import { isModelFile } from './import';
 import { bytes, esc, grouped } from './format';
+import { $ } from './dom';
 
 export interface Example {
   id: string;
@@ -38,8 +39,6 @@ function galleryTitle(e: Example): string {
 export const EDITOR_LIMIT = 512 * 1024;
 const LINE_HEIGHT = 16;
 const PAD_TOP = 4;
-
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 /** What was loaded and from where, so that a share link can name it again: a gallery example, a
  * generated trace, pasted text, or an instance at an address (`url`, e.g. an embed's). */

@@ -21,8 +21,7 @@ import { ColourControl, attachViewButtons } from './page/viewcontrols';
 import { attachExports, download } from './page/exports';
 import { AddressSync, pageState } from './page/urlstate';
 import { applyEmbed, applyTheme } from './page/theme';
-
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+import { $ } from './dom';
 
 const initial = decode(location.search);
 
@@ -50,16 +49,16 @@ const tabs = new Tabs();
 
 const input = new InputPanel(['half-open', 'inclusive', 'exclusive'], (request) => session.request(request));
 input.onEdit = () => updateButtons();
-const compare = new ComparePanel(
-  (solver, show) => session.solveWith(solver, show),
-  () => session.settle(),
-  () => plan.capacity(),
-  (busy, label, kind) => {
+const compare = new ComparePanel({
+  runOne: (solver, show) => session.solveWith(solver, show),
+  prepare: () => session.settle(),
+  capacity: () => plan.capacity(),
+  busyChanged: (busy, label, kind) => {
     session.setBusy(busy);
     if (label !== null) setStatus(label, busy ? 'busy' : kind);
   },
-  (a, b) => engine.diff(a, b),
-);
+  diffPlans: (a, b) => engine.diff(a, b),
+});
 const models = new ModelPanel({
   load: async (source) => {
     const model = await session.loadModel(source);
@@ -67,8 +66,8 @@ const models = new ModelPanel({
     if (model && hasCategories(shown.inst)) colours.set('category');
     return model;
   },
-  // memplan's best: auto at the controls' effort, seed and time limit.
-  solve: () => session.run('auto'),
+  // memplan's best: auto at the controls' effort, seed and time limit, from the compiler's plan.
+  solve: (warmStart) => session.run('auto', { warmStart }),
   diff: (a, b) => engine.diff(a, b),
   exportPlan: (offsets, format) => engine.exportPlan(offsets, format),
   download,
@@ -110,7 +109,6 @@ const session = new Session(shown, engine, input, controls, {
     if (sync) address.syncLater();
   },
   updateButtons: () => updateButtons(),
-  busyChanged: () => updateButtons(),
   running: showRunning,
   runEnded: () => showVerdict(shown),
 });
@@ -170,7 +168,7 @@ $('share-button').addEventListener('click', async () => {
 
 controls.onRun = () => void (tabs.open === 'compare' ? compare.run() : session.run());
 $('run-prompt-button').addEventListener('click', () => void session.run());
-$('minimise-button').addEventListener('click', () => void session.run(shown.result?.summary.solver ?? controls.solver, true));
+$('minimise-button').addEventListener('click', () => void session.run(shown.result?.summary.solver ?? controls.solver, { minimise: true }));
 controls.onCancel = () => void session.cancel();
 controls.onCapacity = () => plan.capacityChanged();
 controls.onThreads = async (threads) => {
@@ -239,7 +237,7 @@ async function start() {
     // (A gallery model is imported and solved by the Model tab itself.)
     await session.settle();
     if (initial.controls.capacity !== undefined) controls.setCapacity(initial.controls.capacity);
-    if (shown.inst) await (initial.tab === 'compare' ? compare.run() : session.run(controls.solver, initial.minimise));
+    if (shown.inst) await (initial.tab === 'compare' ? compare.run() : session.run(controls.solver, { minimise: initial.minimise }));
     if (initial.autoplay && shown.result && drawable(shown.result)) replay.start();
   }
   address.start();

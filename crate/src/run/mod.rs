@@ -8,6 +8,7 @@
 //! the answer is never worse than it: when no solver beats it, it is the answer, with the winner
 //! [`WARM_WINNER`]. [`Summary`] is what the faces print or send.
 
+mod moves;
 pub mod registry;
 mod request;
 mod summary;
@@ -87,7 +88,7 @@ fn execute(
     #[cfg(target_arch = "wasm32")]
     let outcome = work(options)?;
     let outcome = match &warm {
-        Some(warm) => keep_warm(problem, outcome, warm),
+        Some(warm) => return_unmoved(problem, keep_warm(problem, outcome, warm), warm),
         None => outcome,
     };
     let report = validate::validate_outcome(problem, &outcome);
@@ -111,6 +112,21 @@ fn keep_warm(problem: &Problem, mut outcome: Outcome, warm: &crate::Plan) -> Out
     if outcome.capacity.is_some() && outcome.feasible() && outcome.stopped == crate::Stopped::Completed {
         outcome.stopped = crate::Stopped::Fits;
     }
+    outcome
+}
+
+/// The outcome with every buffer that moved from the warm start for nothing back at its warm
+/// offset ([`moves::return_to_start`]): the peak stays (or drops), so what the caller learns moved
+/// is what the saving needs. The count goes in the statistics (`returned_to_start`).
+fn return_unmoved(problem: &Problem, mut outcome: Outcome, warm: &crate::Plan) -> Outcome {
+    let Some(plan) = outcome.plan.as_mut().filter(|plan| plan.offsets != warm.offsets) else { return outcome };
+    if !validate::validate(problem, &plan.offsets, None).is_valid() {
+        return outcome; // the validator reports it below; nothing is moved in an invalid plan
+    }
+    let returned = moves::return_to_start(problem, &warm.offsets, &mut plan.offsets);
+    plan.makespan = crate::model::load::makespan(problem.buffers(), &plan.offsets);
+    outcome.stats.insert("returned_to_start".into(), StatValue::Count(returned as u64));
+    outcome.settle(problem);
     outcome
 }
 

@@ -109,7 +109,12 @@ seed?: string, effort?: Effort,
 /**
  * Solver-specific settings by name (see [`SolverInfo::parameters`]), as text.
  */
-params?: { [key in string]?: string }, };
+params?: { [key in string]?: string }, 
+/**
+ * A plan to start from and keep where it costs nothing (a compiler's, one offset per buffer)
+ * as decimal u64s, exact past 2^53; absent for none.
+ */
+warmStart?: Array<string>, };
 
 export type Refusal = { kind: RefusalKind, 
 /**

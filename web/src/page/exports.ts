@@ -5,8 +5,7 @@ import { drawable } from '../verdict';
 import { exportImage } from '../view/exportimage';
 import type { PlanView } from '../view/planview';
 import type { Shown } from './state';
-
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+import { $ } from '../dom';
 
 /** Saves `blob` as a file named `name` (the browser's download). */
 export function download(name: string, blob: Blob) {

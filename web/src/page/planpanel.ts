@@ -11,8 +11,7 @@ import { Replay } from '../view/replay';
 import { SearchBox } from '../view/searchbox';
 import { showFigures } from './results';
 import type { Shown } from './state';
-
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+import { $ } from '../dom';
 
 export class PlanPanel {
   readonly viewport = new Viewport();

@@ -5,8 +5,7 @@ import { bytes, duration, grouped, percent, span } from '../format';
 import { drawSparkline, type ProgressTrace } from '../progress';
 import { drawable, toneOf, verdictText } from '../verdict';
 import type { Shown } from './state';
-
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+import { $ } from '../dom';
 
 /** The instance's summary rows (buffers, L, sizes, span, conflicts, notes). */
 export function summaryRows(i: InstanceData): [string, string][] {

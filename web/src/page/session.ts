@@ -19,14 +19,22 @@ export interface SessionHooks {
   /** The result changed: `fit`, a new plan the view fits its addresses to; `sync`, a run's (the
    * address says the page ran). */
   resultChanged(fit: boolean, sync: boolean): void;
-  /** Run, Cancel and Compare's Run are enabled as `shown.solving` and the input allow. */
+  /** A run started or ended, or the input changed: Run, Cancel and Compare's Run are enabled as
+   * `shown.solving` and the input allow. */
   updateButtons(): void;
-  /** A run starts or ends. */
-  busyChanged(): void;
   /** A run's progress line and trace, four times a second. */
   running(line: string, trace: ProgressTrace): void;
   /** A run ended (with a result or without): the verdict is the run's, or the last result's. */
   runEnded(): void;
+}
+
+/** How a run of the page's instance is asked for, beyond the controls. */
+export interface RunOptions {
+  /** Leave the capacity out, so that a solver that would stop at the first plan within it
+   * minimises instead. */
+  minimise?: boolean;
+  /** A plan to start from (a compiler's): the core keeps it where beating it costs moves only. */
+  warmStart?: BigUint64Array;
 }
 
 export class Session {
@@ -52,7 +60,7 @@ export class Session {
 
   setBusy(busy: boolean) {
     this.shown.solving = busy;
-    this.hooks.busyChanged();
+    this.hooks.updateButtons();
   }
 
   /** Loads an edit still waiting for its pause, then waits until every load asked for so far has
@@ -168,16 +176,16 @@ export class Session {
 
   /** Solves with `solver`; `show` gets a progress line (and the history of the best plan and the
    * bound, for the sparkline) four times a second, drawn by the timer only: the worker's reports
-   * just update what it shows. `minimise` leaves the capacity out, so that a solver that would stop
-   * at the first plan within it minimises instead. */
-  async solveWith(solver: string, show: (line: string, trace: ProgressTrace) => void, minimise = false): Promise<SolveResult> {
+   * just update what it shows. */
+  async solveWith(solver: string, show: (line: string, trace: ProgressTrace) => void, how: RunOptions = {}): Promise<SolveResult> {
     const began = performance.now();
     const trace = new ProgressTrace(this.shown.inst?.summary.lower_bound ?? null);
     const tick = () => show(progressLine(solver, trace, performance.now() - began), trace);
     tick();
     const timer = window.setInterval(tick, 250);
     const options = this.controls.options(solver);
-    if (minimise) options.capacity = undefined;
+    if (how.minimise) options.capacity = undefined;
+    if (how.warmStart) options.warmStart = Array.from(how.warmStart, String);
     try {
       return await this.engine.solve(options, (p, elapsedMs) => trace.add(p, elapsedMs));
     } finally {
@@ -187,7 +195,8 @@ export class Session {
 
   /** Runs `solver` on the page's instance and shows its result; the result, or null when the run
    * ended without one (or another run or load took its place). */
-  async run(solver = this.controls.solver, minimise = false): Promise<SolveResult | null> {
+  async run(solver = this.controls.solver, how: RunOptions = {}): Promise<SolveResult | null> {
+    const minimise = how.minimise === true;
     const shown = this.shown;
     if (shown.solving) return null;
     this.setBusy(true);
@@ -198,7 +207,7 @@ export class Session {
       setStatus(`${minimise ? 'minimising' : 'solving'} with ${solver}…`, 'busy');
       let solved: SolveResult | null = null;
       try {
-        solved = await this.solveWith(solver, (line, trace) => this.hooks.running(line, trace), minimise);
+        solved = await this.solveWith(solver, (line, trace) => this.hooks.running(line, trace), how);
       } catch (error) {
         if (this.instSerial !== serial) return null; // a new input replaced this one (and says so)
         // No summary came back: the previous result goes (it is not this run's), and the verdict's

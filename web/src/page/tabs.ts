@@ -1,8 +1,8 @@
 // The page's tabs (Plan, Compare, Model): one pane shown at a time, the tab's view drawn when it
 // becomes visible (a hidden canvas has no size), and the address told which tab is open.
 import type { Tab } from '../share';
+import { $ } from '../dom';
 
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 export const TABS: Tab[] = ['plan', 'compare', 'model'];
 
 export class Tabs {

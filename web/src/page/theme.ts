@@ -1,8 +1,7 @@
 // Light or dark, and the embed's compact layout: what the address the page was opened with says
 // about how the page looks, applied before anything is drawn.
 import type { PageState } from '../share';
-
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+import { $ } from '../dom';
 
 /** A link's `theme` (an embed matching the page around it), else the system's, followed as it
  * changes. Call before the plan view reads the colours. */

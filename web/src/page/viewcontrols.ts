@@ -7,8 +7,7 @@ import { legendHtml } from '../view/legend';
 import type { Detail, PlanView } from '../view/planview';
 import type { Viewport } from '../view/viewport';
 import type { InstanceData } from '../protocol';
-
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+import { $ } from '../dom';
 
 /** A view that colours its plans as the page's colour select says. */
 export interface Colourable {

@@ -2,8 +2,7 @@
 // order, with play/pause, single steps, a position slider and a speed in buffers per second.
 import { grouped } from '../format';
 import type { PlanView } from './planview';
-
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+import { $ } from '../dom';
 
 export class Replay {
   private play = $<HTMLButtonElement>('replay-play');

@@ -83,7 +83,7 @@ enum Command {
         /// Start from this plan of the same buffers (`.csv` or `.json` with an `offset` for every
         /// buffer, matched by id), e.g. a compiler's: it is checked first, the search solvers and
         /// `auto` start from it, and the answer is never higher than it (`winner` is `warm` when
-        /// nothing beat it).
+        /// nothing beat it); after a saving, the buffers that moved for nothing go back to it.
         #[arg(long, value_name = "PLAN")]
         warm: Option<String>,
     },
