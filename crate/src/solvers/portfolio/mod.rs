@@ -664,13 +664,14 @@ fn race(
             .filter_map(|(name, result)| result.map(|outcome| (name, outcome)))
             .collect();
     }
-    // The exact search on one thread; `peak`, then TelaMalloc on the other (or on the first once
-    // it is free). `peak` ends by its node budget even with a time limit, and TelaMalloc has the
-    // rest of the time; without one, neither waits on the other's time.
+    // The exact search on one thread; TelaMalloc, then `peak` on the other (or on the first once
+    // it is free). With a time limit TelaMalloc comes first: with a capacity it is often the one
+    // that fits it, and `peak`, whose node budget holds under a time limit, would hold the
+    // thread for that long. Without one the order changes only when each runs, not what it finds.
     let with_peak = peak_races(problem);
-    let (exact, (stretch, heuristic)) = rayon::join(
+    let (exact, (heuristic, stretch)) = rayon::join(
         || run(SEARCHERS[0]),
-        || rayon::join(|| with_peak.then(|| run(SEARCHERS[2])).flatten(), || run(SEARCHERS[1])),
+        || rayon::join(|| run(SEARCHERS[1]), || with_peak.then(|| run(SEARCHERS[2])).flatten()),
     );
     [(SEARCHERS[0], exact), (SEARCHERS[1], heuristic), (SEARCHERS[2], stretch)]
         .into_iter()
