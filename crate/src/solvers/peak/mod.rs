@@ -114,6 +114,9 @@ impl Solver for Peak {
         // The nodes the narrower stretch's search needed (see [`wider_budget`]).
         let mut needed: Option<u64> = None;
         let mut tried = Vec::new();
+        // The stretch searched last: a wider one that holds no more (the whole trace already, as
+        // on MiniMalloc's challenging instances) would repeat its search node for node.
+        let mut searched: Option<(u64, u64)> = None;
         // A wider stretch when the narrower one leaves the plan above the bound (S_1 needs about
         // 1,500 buffers in it, pangu_2.6B and Y_1 a few hundred), while time is left.
         for widen in 0..STRETCHES {
@@ -123,8 +126,12 @@ impl Solver for Peak {
                 break;
             }
             let wanted = window.saturating_mul(1 << widen);
+            let bounds = stretch(problem, peak, wanted);
+            if searched.replace(bounds) == Some(bounds) {
+                continue;
+            }
             let given = if budget > 0 { Budget::Given(budget) } else { Budget::After(needed) };
-            let Some(solved) = around_peak(problem, options, &deadline, peak, wanted, given)? else {
+            let Some(solved) = around_peak(problem, options, &deadline, peak, bounds, given)? else {
                 continue;
             };
             last_stopped = solved.stopped;
@@ -192,17 +199,16 @@ struct Solved {
     nodes: u64,
 }
 
-/// One plan from the stretch around `peak` in which about `wanted` buffers start or end, with
-/// what its search did; `None` when MiniMalloc found no plan of the stretch.
+/// One plan from the stretch `[low, high)` around `peak` ([`stretch`]), with what its search did;
+/// `None` when MiniMalloc found no plan of the stretch.
 fn around_peak(
     problem: &Problem,
     options: &SolveOptions,
     deadline: &crate::options::Deadline,
     peak: u64,
-    wanted: u64,
+    (low, high): (u64, u64),
     budget: Budget,
 ) -> Result<Option<Solved>, Halt> {
-    let (low, high) = stretch(problem, peak, wanted);
     let (sub, across, cut) = cut_out(problem, low, high)?;
     // MiniMalloc on the stretch: a node budget (high effort's in auto at normal effort, four
     // times that at high: the stretch is the whole problem's crux), within what is left of the

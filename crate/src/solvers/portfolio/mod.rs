@@ -14,9 +14,10 @@
 //!    bound stops the members listed after it (none of them could win), so a large trace that a
 //!    greedy order packs perfectly does not wait for idealloc's iterations.
 //! 2. At every effort, on inputs of at most [`SEARCH_MAX`] buffers, the search solvers race from
-//!    the start plan each has alone ([`start_plan`]): MiniMalloc's exact search and TelaMalloc's
-//!    heuristic search run side by side; the first to settle the question stops the other; on
-//!    small inputs the large-neighbourhood search follows when neither settled it. Without a
+//!    the start plan each has alone ([`start_plan`]): MiniMalloc's exact search, TelaMalloc's
+//!    heuristic search and `peak` (as it runs alone, where it plans the input) run side by side;
+//!    the first to settle the question stops the others; on small inputs the large-neighbourhood
+//!    search follows when none settled it. Without a
 //!    capacity they lower the makespan and prove bounds; with a capacity the quick plan does not
 //!    meet, they try to meet it. The better plan wins (ties: MiniMalloc's), and the bound is the
 //!    best either proved. Each works to its own budget for the effort.
@@ -24,6 +25,8 @@
 //! Without a time limit every member works to a budget counted in work, not time (iterations,
 //! nodes, steps), so a seed gives the same plan on any machine. With a time limit, phase 2 uses
 //! whatever time phase 1 left.
+
+mod bisection;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -246,8 +249,8 @@ impl Solver for Auto {
 
     fn description(&self) -> String {
         "portfolio: races greedy planners, Zant, TVM's passes and hill climb, idealloc, stacking and (past 4,096 buffers) peak \
-         on all cores (more at higher --effort), then, up to 4,096 buffers, MiniMalloc and TelaMalloc (and lns on small \
-         inputs) search from the start they have alone, and above that the large-neighbourhood search; keeps the lowest \
+         on all cores (more at higher --effort), then, up to 4,096 buffers, MiniMalloc, TelaMalloc and peak (and lns on \
+         small inputs) search from the start they have alone, and above that the large-neighbourhood search; keeps the lowest \
          makespan, never above a member's alone"
             .into()
     }
@@ -574,8 +577,9 @@ fn lns_phase(problem: &Problem, options: &SolveOptions, quick: Outcome) -> Outco
     best
 }
 
-/// The searches of phase 2, by name.
-const SEARCHERS: [&str; 2] = ["minimalloc", "telamalloc"];
+/// The searches of phase 2, by name: the exact search, TelaMalloc's, and `peak` where it races
+/// ([`peak_races`]).
+const SEARCHERS: [&str; 3] = ["minimalloc", "telamalloc", "peak"];
 
 /// Whether a searcher's outcome ends the search: a plan proven optimal or within the capacity
 /// asked for, or a proof that nothing fits the capacity.
@@ -588,15 +592,31 @@ fn conclusive(outcome: &Outcome) -> bool {
 fn search(name: &str, problem: &Problem, options: &SolveOptions, start: &Arc<Plan>) -> Option<Outcome> {
     let searcher_options =
         SolveOptions { params: Params::new(), start: Some(start.clone()), progress: None, ..options.clone() };
+    if name == bisection::NAME {
+        return bisection::minimise(problem, &searcher_options, (**start).clone()).ok();
+    }
     let result = match name {
         "minimalloc" => minimalloc::MiniMalloc::default().solve(problem, &searcher_options),
+        // `peak` takes no start plan: alone, it searches its stretch from its own.
+        "peak" => peak::Peak.solve(problem, &SolveOptions { start: None, ..searcher_options }),
         _ => telamalloc::Telamalloc.solve(problem, &searcher_options),
     };
     result.ok()
 }
 
-/// Both searchers at once (`rayon::join`): a conclusive result stops the other, whose partial
-/// result is then dropped. Without a time limit only MiniMalloc may stop TelaMalloc: its answer
+/// Whether `peak` races in phase 2: wherever it plans the input (no alignment, no pinned
+/// buffers). On inputs whose stretch around the peak is the whole input (every challenging
+/// instance) it is MiniMalloc's search of the input with the buffers alive throughout merged into
+/// one, from its own greedy start and with its own budget (high effort's at normal effort): on D
+/// and J that budget found plans 0.3 and 0.7 % below the exact search's at its normal budget
+/// (1,031,168 and 1,029,120 bytes against 1,034,240 and 1,036,288), for about five times the
+/// nodes. It costs nothing where the exact search settles the input, which stops it.
+fn peak_races(problem: &Problem) -> bool {
+    !problem.has_alignment() && !problem.has_pinned()
+}
+
+/// The searchers at once (`rayon::join`): a conclusive result stops the others, whose partial
+/// results are then dropped. Without a time limit only MiniMalloc may stop TelaMalloc: its answer
 /// under a node budget does not depend on timing, so neither does the outcome. Each racer stops at
 /// the run's deadline (on one thread they run one after the other, the second with what the first
 /// left).
@@ -617,8 +637,27 @@ fn race(
         }
         result
     };
-    let (exact, heuristic) = rayon::join(|| run(SEARCHERS[0]), || run(SEARCHERS[1]));
-    [(SEARCHERS[0], exact), (SEARCHERS[1], heuristic)]
+    // A timed minimisation: the exact search's descent on one thread and its bisection on the
+    // other (see [`bisection`]), which found lower plans of D and J in a minute than TelaMalloc
+    // and `peak` there (whose high-effort budget outlasts a minute on D and J).
+    if timed && capacity.is_none() && bisection::takes(problem) {
+        let (exact, bisected) = rayon::join(|| run(SEARCHERS[0]), || run(bisection::NAME));
+        return [(SEARCHERS[0], exact), (bisection::NAME, bisected)]
+            .into_iter()
+            .filter(|(name, _)| stopper.get().is_none_or(|winner| winner == name))
+            .filter_map(|(name, result)| result.map(|outcome| (name, outcome)))
+            .collect();
+    }
+    // The exact search on one thread; TelaMalloc, then `peak` on the other (or on the first once
+    // it is free). With a time limit TelaMalloc comes first: with a capacity it is often the one
+    // that fits it, and `peak`, whose node budget holds under a time limit, would hold the
+    // thread for that long. Without one the order changes only when each runs, not what it finds.
+    let with_peak = peak_races(problem);
+    let (exact, (heuristic, stretch)) = rayon::join(
+        || run(SEARCHERS[0]),
+        || rayon::join(|| run(SEARCHERS[1]), || with_peak.then(|| run(SEARCHERS[2])).flatten()),
+    );
+    [(SEARCHERS[0], exact), (SEARCHERS[1], heuristic), (SEARCHERS[2], stretch)]
         .into_iter()
         .filter(|(name, _)| stopper.get().is_none_or(|winner| winner == name))
         .filter_map(|(name, result)| result.map(|outcome| (name, outcome)))
@@ -628,8 +667,8 @@ fn race(
 /// First time slice of [`take_turns`]; each round doubles it.
 const FIRST_TURN: std::time::Duration = std::time::Duration::from_millis(100);
 
-/// One thread with a time limit: the searchers take turns with doubling time slices, TelaMalloc
-/// first (its heuristic attempts are quick to find plans that exist), so that neither stalls
+/// One thread with a time limit: MiniMalloc and TelaMalloc take turns with doubling time slices
+/// (`peak`, which cannot resume from the best plan so far, sits out), TelaMalloc first (its heuristic attempts are quick to find plans that exist), so that neither stalls
 /// the other the way running them one after the other would. Each turn restarts its solver from
 /// the best plan so far; the doubling bounds the repeated work by the time of the last turn. Ends
 /// at the first conclusive result, the deadline or a cancel.
