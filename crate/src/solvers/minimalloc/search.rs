@@ -175,6 +175,18 @@ struct Frame {
     trying: Option<(Candidate, usize, bool)>,
 }
 
+/// What [`Search::holds`] learnt of a node that may have a completion.
+#[derive(Clone, Copy, Debug)]
+struct NodeView {
+    /// The lowest top any unplaced buffer can reach (h_min, for dominance).
+    lowest_top: u64,
+    /// The section range `[low, high)` of the unplaced buffers searched.
+    low: u32,
+    high: u32,
+    /// The largest unplaced total of those sections, when inference computed it.
+    fullest: Option<u64>,
+}
+
 /// Nested decompositions deeper than this are searched as one (the stack of parts stays shallow).
 const MAX_PART_DEPTH: u32 = 64;
 /// How often (in nodes) the deadline is polled.
@@ -706,12 +718,35 @@ impl<'a> Search<'a> {
     /// unplaced buffers (eq. 3).
     fn expand(&mut self, list: &[u32], max_offset: u64, last_rank: u32, key: NodeKey) -> Option<Frame> {
         let instance = self.instance;
-        let lowest_top = self.holds(list, max_offset)?;
+        let view = self.holds(list, max_offset)?;
+        let lowest_top = view.lowest_top;
+        // Eq. (3) for every child at once: a child's maximum offset is its candidate's offset,
+        // and every buffer still unplaced in a section then stacks above it (above the candidate
+        // itself where it is alive too). So no candidate above the capacity less the fullest
+        // section's unplaced total has a completion: they are cut here, before they are sorted,
+        // instead of making each child to see its inference fail.
+        let headroom = if self.rules.inference && self.rules.canonical {
+            let fullest = match view.fullest {
+                Some(fullest) => fullest,
+                None => self.total[view.low as usize..view.high as usize].iter().copied().max().unwrap_or(0),
+            };
+            Some((self.capacity.saturating_sub(fullest), fullest))
+        } else {
+            None
+        };
         let from = self.candidates.len();
+        // The last candidate the rules let through (a candidate above a pinned buffer that it
+        // repeats is not considered again), and the lowest offset cut by the headroom.
+        let mut last_kept: Option<(u32, u64)> = None;
+        let mut lowest_cut = u64::MAX;
         for (position, &rank) in list.iter().enumerate() {
             let r = rank as usize;
             let offset = self.lowest[r];
-            self.consider(Candidate { offset, rank, position: position as u32 }, max_offset, last_rank, lowest_top);
+            let candidate = Candidate { offset, rank, position: position as u32 };
+            if self.consider(candidate, max_offset, last_rank, lowest_top) {
+                last_kept = Some((rank, offset));
+                self.keep_under(candidate, headroom, &mut lowest_cut);
+            }
             // Beside a pinned buffer a buffer may also rest on top of it (the gaps above).
             for obstacle in instance.obstacles(r) {
                 if obstacle.top > offset
@@ -721,58 +756,60 @@ impl<'a> Search<'a> {
                         self.cut_below(top);
                         false
                     })
-                    && self.candidates[from..].last().is_none_or(|c| c.rank != rank || c.offset != above)
+                    && last_kept != Some((rank, above))
                 {
-                    self.consider(
-                        Candidate { offset: above, rank, position: position as u32 },
-                        max_offset,
-                        last_rank,
-                        lowest_top,
-                    );
+                    let candidate = Candidate { offset: above, rank, position: position as u32 };
+                    if self.consider(candidate, max_offset, last_rank, lowest_top) {
+                        last_kept = Some((rank, above));
+                        self.keep_under(candidate, headroom, &mut lowest_cut);
+                    }
                 }
             }
         }
-        let mut to = self.candidates.len();
+        if let Some((_, fullest)) = headroom
+            && lowest_cut != u64::MAX
+        {
+            self.cut_below(lowest_cut.saturating_add(fullest));
+        }
+        let to = self.candidates.len();
         let priority = &self.priority;
         self.candidates[from..to].sort_unstable_by_key(|c| (c.offset, priority[c.rank as usize]));
-        if self.rules.inference && self.rules.canonical {
-            // Eq. (3) for every child at once: a child's maximum offset is its candidate's offset,
-            // and every buffer still unplaced in a section then stacks above it (above the
-            // candidate itself where it is alive too). So no candidate above the capacity less
-            // the fullest section's unplaced total has a completion: cut them all here instead of
-            // making each child to see its inference fail.
-            let (low, high) = self.range(list);
-            let fullest = self.total[low as usize..high as usize].iter().copied().max().unwrap_or(0);
-            let headroom = self.capacity.saturating_sub(fullest);
-            let keep = from + self.candidates[from..to].partition_point(|c| c.offset <= headroom);
-            if keep < to {
-                self.cut_below(self.candidates[keep].offset.saturating_add(fullest));
-            }
-            self.counters.pruned_inference += (to - keep) as u64;
-            self.candidates.truncate(keep);
-            to = keep;
-        }
         Some(Frame { from, to, next: from, key, trying: None })
     }
 
     /// Whether the node can still be completed as far as cheap tests tell: every buffer still
     /// fits under the capacity, and every section can hold its unplaced buffers (eq. 3). Sets
     /// each buffer's lowest fit; returns the lowest top among them (h_min, for dominance).
-    fn holds(&mut self, list: &[u32], max_offset: u64) -> Option<u64> {
+    fn holds(&mut self, list: &[u32], max_offset: u64) -> Option<NodeView> {
         let instance = self.instance;
         let mut lowest_top = u64::MAX;
+        // The list's section range, and the lowest offset a canonical child can take (see below),
+        // gathered in the same pass.
+        let (mut low, mut high) = (u32::MAX, 0);
+        let mut next = u64::MAX;
+        // Without pinned buffers or alignments every buffer's lowest fit is its floor.
+        let plain = instance.obstacles.is_empty() && instance.classes.is_empty();
         for &rank in list {
             let r = rank as usize;
-            let fit = if instance.obstacle_start[r] == instance.obstacle_start[r + 1] {
-                crate::alignment::align_up(self.floor[r], instance.alignment[r])
-            } else {
+            let pinned_beside = !plain && instance.obstacle_start[r] != instance.obstacle_start[r + 1];
+            let fit = if plain {
+                Some(self.floor[r])
+            } else if pinned_beside {
                 instance.lowest_fit(r, self.floor[r])
+            } else {
+                crate::alignment::align_up(self.floor[r], instance.alignment[r])
             };
             let top = fit.and_then(|o| o.checked_add(instance.size[r]));
             match top {
                 Some(top) if top <= self.capacity => {
-                    self.lowest[r] = fit.unwrap_or(0); // Some: top is Some
+                    let fit = fit.unwrap_or(0); // Some: top is Some
+                    self.lowest[r] = fit;
                     lowest_top = lowest_top.min(top);
+                    low = low.min(instance.first[r]);
+                    high = high.max(instance.last[r]);
+                    if fit >= max_offset || pinned_beside {
+                        next = next.min(fit);
+                    }
                 }
                 _ => {
                     if let Some(top) = top {
@@ -783,43 +820,42 @@ impl<'a> Search<'a> {
                 }
             }
         }
+        if list.is_empty() {
+            (low, high) = (0, 0);
+        }
+        let mut fullest = None;
         if self.rules.inference {
             // The next placement is a candidate, at or above the maximum offset, and a canonical
             // search places nothing lower after it: the lowest candidate offset is a floor for
             // every buffer still unplaced (buffers beside pinned ones may also go above them:
             // their lowest fit counts whatever it is).
             let floor = if self.rules.canonical {
-                let next = list
-                    .iter()
-                    .map(|&rank| rank as usize)
-                    .filter(|&r| {
-                        self.lowest[r] >= max_offset || instance.obstacle_start[r] != instance.obstacle_start[r + 1]
-                    })
-                    .map(|r| self.lowest[r])
-                    .min();
-                let Some(next) = next else {
+                if next == u64::MAX {
                     // Every buffer is stuck below the maximum offset: no candidate at all.
                     self.counters.pruned_inference += 1;
                     return None;
-                };
+                }
                 max_offset.max(next)
             } else {
                 0
             };
-            if !self.sections_hold(list, floor) {
+            let Some(most) = self.sections_hold(list, floor, low, high) else {
                 self.counters.pruned_inference += 1;
                 return None;
-            }
-            if self.rules.stacking && !self.stacks_hold(list, floor) {
+            };
+            fullest = Some(most);
+            if self.rules.stacking && !self.stacks_hold(list, floor, low, high) {
                 self.counters.pruned_stacking += 1;
                 return None;
             }
         }
-        Some(lowest_top)
+        Some(NodeView { lowest_top, low, high, fullest })
     }
 
-    /// Adds the candidate unless a rule rejects it.
-    fn consider(&mut self, candidate: Candidate, max_offset: u64, last_rank: u32, lowest_top: u64) {
+    /// Whether the candidate passes the rules of a single placement (counting the one that
+    /// rejects it).
+    #[inline]
+    fn consider(&mut self, candidate: Candidate, max_offset: u64, last_rank: u32, lowest_top: u64) -> bool {
         if self.rules.canonical
             && (candidate.offset < max_offset
                 || (candidate.offset == max_offset
@@ -827,14 +863,29 @@ impl<'a> Search<'a> {
                     && self.priority[candidate.rank as usize] < self.priority[last_rank as usize]))
         {
             self.counters.pruned_canonical += 1;
-            return;
+            return false;
         }
         if self.rules.dominance && candidate.offset >= lowest_top {
             self.counters.pruned_dominance += 1;
-            return;
+            return false;
         }
         if self.rules.symmetry && self.on_smaller_twin(candidate) {
             self.counters.pruned_symmetry += 1;
+            return false;
+        }
+        true
+    }
+
+    /// Adds a candidate the rules let through, unless it is above the node's `headroom` (the
+    /// capacity less the fullest section's unplaced total, with that total; see
+    /// [`Search::expand`]): then it is cut, and `lowest_cut` keeps the lowest offset cut.
+    #[inline]
+    fn keep_under(&mut self, candidate: Candidate, headroom: Option<(u64, u64)>, lowest_cut: &mut u64) {
+        if let Some((headroom, _)) = headroom
+            && candidate.offset > headroom
+        {
+            self.counters.pruned_inference += 1;
+            *lowest_cut = (*lowest_cut).min(candidate.offset);
             return;
         }
         self.candidates.push(candidate);
@@ -865,12 +916,13 @@ impl<'a> Search<'a> {
     ///
     /// Most nodes that fail, fail in a section that failed recently: those few sections are
     /// checked first, from their own members, before the sweep over every section.
-    fn sections_hold(&mut self, list: &[u32], max_offset: u64) -> bool {
+    ///
+    /// `[low, high)` is the list's section range: only sections inside it are tested, since there
+    /// every unplaced buffer is in the list (the others are in other parts), so its lowest fit is
+    /// the current one. Returns, when the node holds, the largest unplaced total of those sections.
+    fn sections_hold(&mut self, list: &[u32], max_offset: u64, low: u32, high: u32) -> Option<u64> {
         let instance = self.instance;
         let base = if self.rules.canonical { max_offset } else { 0 };
-        // Only sections inside the list's range: there every unplaced buffer is in the list (the
-        // others are in other parts), so its lowest fit is the current one.
-        let (low, high) = self.range(list);
         for w in 0..RECENT_FAILURES {
             let s = self.recent_failures[w];
             if (low..high).contains(&s) {
@@ -879,7 +931,7 @@ impl<'a> Search<'a> {
                     self.cut_below(need);
                     // Move it to the front: the next failure is likely there again.
                     self.recent_failures[..=w].rotate_right(1);
-                    return false;
+                    return None;
                 }
             }
         }
@@ -888,7 +940,7 @@ impl<'a> Search<'a> {
             let (first, last) = (instance.first[r], instance.last[r]);
             let Some(height) = self.height(r, base) else {
                 self.reset_effective(low, high);
-                return false;
+                return None;
             };
             for slot in &mut self.effective[first as usize..last as usize] {
                 *slot = (*slot).min(height);
@@ -897,7 +949,9 @@ impl<'a> Search<'a> {
         let mut failed = None;
         // The capacity this node needs: the most any section needs.
         let mut needed = 0;
+        let mut fullest = 0;
         for s in low as usize..high as usize {
+            fullest = fullest.max(self.total[s]);
             let effective = std::mem::replace(&mut self.effective[s], u64::MAX);
             if effective != u64::MAX {
                 let need = self.stack_top(s, effective);
@@ -911,8 +965,9 @@ impl<'a> Search<'a> {
             self.cut_below(needed);
             self.recent_failures.rotate_right(1);
             self.recent_failures[0] = s as u32;
+            return None;
         }
-        failed.is_none()
+        Some(fullest)
     }
 
     /// The stacking bound ([`super::stacks`]) in the sections of the list's range where one of
@@ -921,12 +976,11 @@ impl<'a> Search<'a> {
     /// release is the lowest offset it can still take ([`Search::height`], `base` as in
     /// [`Search::sections_hold`]). Only sections with an aligned buffer: without one, eq. (3)
     /// sees nearly as much.
-    fn stacks_hold(&mut self, list: &[u32], base: u64) -> bool {
+    fn stacks_hold(&mut self, list: &[u32], base: u64, low: u32, high: u32) -> bool {
         let instance = self.instance;
         if instance.classes.is_empty() && instance.pins.is_empty() {
             return true;
         }
-        let (low, high) = self.range(list);
         for &rank in list {
             let r = rank as usize;
             if instance.last[r] > instance.first[r] {
@@ -987,8 +1041,11 @@ impl<'a> Search<'a> {
     /// around the bytes pinned buffers hold in the section (no buffer alive there may use them),
     /// and for each alignment class the padding it forces ([`Search::class_top`]).
     fn stack_top(&self, s: usize, effective: u64) -> u64 {
-        let mut top = self.instance.top_around_pins(s, effective, self.total[s]);
         let classes = self.instance.classes.len();
+        if classes == 0 && self.instance.pins.is_empty() {
+            return effective.saturating_add(self.total[s]);
+        }
+        let mut top = self.instance.top_around_pins(s, effective, self.total[s]);
         for k in 0..classes {
             let slots = self.slots[s * classes + k];
             if slots > 0 {

@@ -19,10 +19,11 @@
 //! Which windows: every run of `width` consecutive sections, widths growing from two, as long as
 //! a window holds at most [`MAX_WINDOW_BUFFERS`] unpinned buffers. Two windows whose buffers conflict in
 //! the same pairs are the same instance (a plan is valid exactly when conflicting buffers do not
-//! overlap), so each is solved once. A window whose greedy plan already fits the bound cannot
-//! raise it and is skipped; any other is probed bottom up, at the bound, from the refuted range on,
-//! until its search finds a plan (the window is settled) or its node budget ends (its refutations
-//! still count).
+//! overlap), so each is solved once. The windows with the highest greedy plans go first (they are
+//! the likeliest to need much). A window whose greedy plan already fits the bound cannot raise it
+//! and is skipped; any other is probed from the top down, each probe just below its lowest plan,
+//! until a probe refutes (the window needs that plan's height), a plan fits the bound (the window
+//! cannot raise it) or its node budget ends.
 //!
 //! Searched once per problem: each window's probes are kept in the problem's memo
 //! ([`Problem::memo`]), keyed by the window and what its probe was asked, so a run's solvers (the
@@ -92,6 +93,7 @@ struct ProbeKey {
     window: Vec<u64>,
     from: u64,
     upper: u64,
+    target: u64,
     nodes: u64,
 }
 
@@ -124,20 +126,78 @@ pub fn window_bound(
     let settings = window_settings(settings);
     let mut found = WindowBound { bound: known, ..WindowBound::default() };
     let buffers = problem.buffers();
-    if buffers.len() > MAX_BUFFERS || buffers.len() < 3 || buffers.iter().any(Buffer::has_gaps) {
+    if buffers.len() > MAX_BUFFERS
+        || buffers.len() < 3
+        || buffers.iter().any(Buffer::has_gaps)
+        || known >= target
+        || budget == 0
+    {
         return found;
     }
     let mut times: Vec<u64> = buffers.iter().flat_map(|b| [b.start, b.end]).collect();
     times.sort_unstable();
     times.dedup();
+    let windows = candidate_windows(problem, &times);
+    for Window { t0, t1, members, key, instance, greedy } in windows {
+        if found.bound >= target || found.nodes >= budget || deadline.expired().is_some() {
+            return found;
+        }
+        // A window whose greedy plan already fits the bound cannot raise it.
+        if greedy <= found.bound {
+            continue;
+        }
+        found.searched += 1;
+        let left = (budget - found.nodes).min(WINDOW_NODES);
+        let key = ProbeKey { window: key, from: found.bound, upper: greedy, target, nodes: left };
+        let kept = problem.memo().with(|searched: &mut Searched| {
+            searched.0.iter().find(|(s, _)| *s == settings).and_then(|(_, probes)| probes.get(&key).copied())
+        });
+        let (refuted, nodes) = match kept {
+            Some(answer) => {
+                found.reused += 1;
+                answer
+            }
+            None => {
+                let answer = refute_from(&instance, found.bound, greedy, target, &settings, left, deadline);
+                if deadline.expired().is_none() {
+                    keep(problem, &settings, key, answer);
+                }
+                answer
+            }
+        };
+        found.nodes += nodes;
+        if refuted > found.bound {
+            found.bound = refuted;
+            found.window = Some((t0, t1, members));
+        }
+    }
+    found
+}
+
+/// One window to search: its times, how many buffers are alive in it, its conflict key
+/// ([`conflict_key`]), its buffers with their lifetimes cut to it, and its greedy plan's makespan.
+struct Window {
+    t0: u64,
+    t1: u64,
+    members: usize,
+    key: Vec<u64>,
+    instance: Problem,
+    greedy: u64,
+}
+
+/// Every run of at least two consecutive sections (`times` are the section boundaries) with at
+/// most [`MAX_WINDOW_BUFFERS`] unpinned buffers, each set of conflicts once, the highest greedy
+/// plans first (then the narrowest windows, then the earliest): a window whose greedy plan is
+/// high is likely to need much, and once the bound is up the windows whose greedy plans fit it
+/// are skipped without a search.
+fn candidate_windows(problem: &Problem, times: &[u64]) -> Vec<Window> {
+    let buffers = problem.buffers();
     let sections = times.len().saturating_sub(1);
     let mut seen: HashSet<Vec<u64>> = HashSet::new();
+    let mut windows = Vec::new();
     for width in 2..sections {
         let mut any_small = false;
         for i in 0..sections - width + 1 {
-            if found.bound >= target || found.nodes >= budget || deadline.expired().is_some() {
-                return found;
-            }
             let (t0, t1) = (times[i], times[i + width]);
             let members: Vec<usize> =
                 (0..buffers.len()).filter(|&j| buffers[j].start < t1 && t0 < buffers[j].end).collect();
@@ -157,45 +217,21 @@ pub fn window_bound(
                     piece
                 })
                 .collect();
-            let window = conflict_key(&members, &cut);
-            if !seen.insert(window.clone()) {
+            let key = conflict_key(&members, &cut);
+            if !seen.insert(key.clone()) {
                 continue;
             }
             let Ok(instance) = Problem::new(cut, None) else { continue };
             let Ok(greedy) = best_quick_pass(&instance, &CancelFlag::new()) else { continue };
-            if greedy.makespan <= found.bound {
-                continue;
-            }
-            found.searched += 1;
-            let left = (budget - found.nodes).min(WINDOW_NODES);
-            let key = ProbeKey { window, from: found.bound, upper: greedy.makespan, nodes: left };
-            let kept = problem.memo().with(|searched: &mut Searched| {
-                searched.0.iter().find(|(s, _)| *s == settings).and_then(|(_, probes)| probes.get(&key).copied())
-            });
-            let (refuted, nodes) = match kept {
-                Some(answer) => {
-                    found.reused += 1;
-                    answer
-                }
-                None => {
-                    let answer = refute_from(&instance, found.bound, greedy.makespan, &settings, left, deadline);
-                    if deadline.expired().is_none() {
-                        keep(problem, &settings, key, answer);
-                    }
-                    answer
-                }
-            };
-            found.nodes += nodes;
-            if refuted > found.bound {
-                found.bound = refuted;
-                found.window = Some((t0, t1, members.len()));
-            }
+            windows.push(Window { t0, t1, members: members.len(), key, instance, greedy: greedy.makespan });
         }
         if !any_small {
             break;
         }
     }
-    found
+    // A stable sort: among equal greedy plans the narrower window, then the earlier, goes first.
+    windows.sort_by_key(|w| std::cmp::Reverse(w.greedy));
+    windows
 }
 
 /// Keeps a probe's answer in the problem's memo.
@@ -231,15 +267,20 @@ fn conflict_key(members: &[usize], cut: &[Buffer]) -> Vec<u64> {
     key
 }
 
-/// The least capacity `window` may fit, from `from` on: a probe at `from` first (most windows fit
-/// the bound, and that settles them), then a bisection between the capacities refuted (with the
-/// range each refutation proves) and the lowest plan found (`upper` at first, the greedy plan's),
-/// until they meet, a probe stops without an answer or `nodes` run out. Returns the capacity below
-/// which nothing fits (at least `from`) and the nodes spent.
+/// The least capacity `window` may fit, as far as it matters: whether it is above `from`, up to
+/// `target`. Probes descend from the lowest plan known (`upper` at first, the greedy plan's, or
+/// `target` when that is lower): each probe just below it either finds a lower plan (cheap on
+/// small windows, and the next probe goes just below that) or refutes that capacity, and with it
+/// everything below, in one search; it stops once a plan fits `from`, a refutation settles the
+/// window, a probe stops without an answer or `nodes` run out. A refutation from below would
+/// need one proof per capacity refuted (or a bisection's proofs half way up), each nearly as
+/// costly as the one just below the optimum that this descent needs alone. Returns the capacity
+/// below which nothing fits (at least `from`) and the nodes spent.
 fn refute_from(
     window: &Problem,
     from: u64,
     upper: u64,
+    target: u64,
     settings: &Settings,
     nodes: u64,
     deadline: &Deadline,
@@ -248,9 +289,9 @@ fn refute_from(
     // Nothing fits below `low`; a plan fits `high`.
     let mut low = from.max(window.lower_bound());
     let mut high = upper;
-    let mut capacity = low;
     let mut spent = 0u64;
-    while low < high && spent < nodes && deadline.expired().is_none() {
+    while low < high.min(target) && spent < nodes && deadline.expired().is_none() {
+        let capacity = high.min(target) - 1;
         let mut decider = Decider::new(window, &prepared, capacity, settings);
         decider.advance(nodes - spent, deadline);
         spent += decider.report.counters.nodes;
@@ -262,7 +303,6 @@ fn refute_from(
             }
             Decision::Unknown => break,
         }
-        capacity = low + (high - low) / 2;
     }
     (low.max(from), spent)
 }
