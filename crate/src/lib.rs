@@ -19,7 +19,11 @@
 //! - **A check**: [`validate::validate`] for any plan; [`run::given`] for a plan that came with
 //!   the input, as an outcome.
 //! - **The catalogue**: [`run::registry::infos`] lists every solver with its capabilities and
-//!   parameters.
+//!   parameters; [`solvers`] holds the [`Solver`] trait and the solvers a user may configure in
+//!   code, each with its settings.
+//! - **Measures and instances**: [`metrics`] (makespan, load, conflicts of an instance), [`diff`]
+//!   (two plans of one instance compared), [`generate`] (random and structured instances),
+//!   [`parse_size`] (`"1KiB"` as bytes).
 //!
 //! ```
 //! use memplan::format::{self, ReadOptions};
@@ -42,13 +46,12 @@
 //! # let _ = Stopped::Fits;
 //! ```
 //!
-//! Modules hidden from these docs (the solvers' internals, the bench, the generators, the
-//! occupancy structures) are reachable only so that memplan's own command-line tool, Python
-//! package, tests and benchmarks can use them; they are not an API to build on.
+//! Everything else is internal to the crate; the one module hidden from these docs, `bench`, is
+//! public only for memplan's own command-line tool.
 
-// An item is `pub` only when a face, a test or a Rust user reaches it from outside the crate; the
-// lint flags any other. (Natively: the wasm build compiles the page's protocol, which only the
-// facade reads.)
+// An item is `pub` only when a face or a Rust user reaches it from outside the crate (the tests of
+// internals sit beside them); the lint flags any other. (Natively: the wasm build compiles the
+// page's protocol, which only the facade reads.)
 #![cfg_attr(not(target_arch = "wasm32"), warn(unreachable_pub))]
 
 // The API: what the three faces and a Rust user call.
@@ -57,26 +60,34 @@ pub mod import;
 pub mod run;
 pub mod validate;
 
-// Internals, public only for memplan's own CLI, Python package, tests, benchmarks and fuzzers
-// (see the crate documentation); the items a user needs are re-exported below.
+// The measures of an instance or a plan, the comparison of two plans and the instance generators
+// (the CLI's `generate`, the tests and the benchmarks use them).
+pub mod diff;
+pub mod generate;
+pub mod metrics;
+// The solver catalogue: each solver a user may configure, with its settings.
+pub mod solvers;
+
+// Internals; the items a user needs are re-exported below.
 pub(crate) mod alignment;
+// Public only for memplan's own command-line tool (`memplan bench` and its heap meter): not an API
+// to build on.
 #[doc(hidden)]
 pub mod bench;
-#[doc(hidden)]
-pub mod diff;
-#[doc(hidden)]
-pub mod generate;
-#[doc(hidden)]
-pub mod metrics;
-#[doc(hidden)]
-pub mod model;
+pub(crate) mod model;
 pub(crate) mod occupancy;
-#[doc(hidden)]
-pub mod options;
-#[doc(hidden)]
-pub mod size;
-#[doc(hidden)]
-pub mod solvers;
+pub(crate) mod options;
+pub(crate) mod size;
+
+// The integration tests' helpers (random instances, naive placement rules, the exhaustive oracle),
+// shared with the unit tests of internals that are not public, so that one copy serves both. They
+// name the crate `memplan`, as an outside test does.
+#[cfg(test)]
+extern crate self as memplan;
+#[cfg(test)]
+#[path = "../tests/common/mod.rs"]
+#[allow(unreachable_pub)]
+pub(crate) mod test_support;
 
 // What the wasm facade and the page say to each other; natively only its test of the generated
 // TypeScript (and the translation into a request) compiles it.
@@ -85,14 +96,15 @@ pub mod solvers;
 pub(crate) mod protocol;
 
 pub use model::{
-    Buffer, Category, Gap, InputError, InputErrors, Outcome, Plan, Problem, Semantics, Stats, StopGroup, Stopped,
-    Window,
+    Buffer, Category, Gap, InputError, InputErrors, Outcome, Plan, Problem, Semantics, StatValue, Stats, StopGroup,
+    Stopped, Window,
 };
 pub use options::{
-    CancelFlag, Deadline, Effort, Halt, MAX_THREADS, Parameter, Params, Progress, ProgressSink, SolveError,
+    CancelFlag, Deadline, Effort, Halt, MAX_THREADS, Parameter, Params, Progress, ProgressSink, Range, SolveError,
     SolveOptions,
 };
 pub use run::{Capacity, Request};
+pub use size::parse_size;
 pub use solvers::{Capabilities, Solver};
 
 #[cfg(target_arch = "wasm32")]

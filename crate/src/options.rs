@@ -198,7 +198,7 @@ impl SolveOptions {
 /// the clock and return what they have (`auto` always has a plan). A limit too long for a
 /// [`Duration`] (about 585 billion years) or `+inf` is no limit (`None`), as a deadline that far
 /// ahead is never reached anyway. `NaN` and negative numbers are errors.
-pub fn time_limit_from_secs(secs: f64) -> Result<Option<Duration>, SolveError> {
+pub(crate) fn time_limit_from_secs(secs: f64) -> Result<Option<Duration>, SolveError> {
     if secs.is_nan() || secs < 0.0 {
         return Err(SolveError::InvalidTimeLimit(secs.to_string()));
     }

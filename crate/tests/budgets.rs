@@ -84,36 +84,3 @@ fn every_solver_ends_by_itself_on_small_aligned_pinned_instance() {
 fn every_solver_ends_by_itself_on_small_windowed_instance() {
     every_solver_ends_by_itself_on("windowed_20.csv");
 }
-
-/// The exact search's budget grows with the effort, and its default is what an explicit
-/// `--param budget` of the same size gives: the same nodes, the same answer, `budget` as reason.
-/// (On the windowed instance: the aligned and pinned one is proven optimal at normal effort.)
-#[test]
-fn the_exact_search_stops_on_its_effort_budget() {
-    let problem = fixture("windowed_20.csv");
-    let mut nodes = Vec::new();
-    for effort in [memplan::Effort::Low, memplan::Effort::Normal] {
-        let options = SolveOptions { effort, threads: Some(1), ..SolveOptions::default() };
-        let run = run::solve(&problem, "minimalloc", &options).unwrap();
-        assert_eq!(run.outcome.stopped, Stopped::Budget, "{effort:?}");
-        let budget = memplan::solvers::minimalloc::default_budget(&problem, effort);
-        let spent = match run.outcome.stats.get("nodes") {
-            Some(memplan::model::StatValue::Count(n)) => *n,
-            other => panic!("nodes: {other:?}"),
-        };
-        // A search checks its share of the budget between nodes: it may pass it by a few.
-        let slack = budget / 100 + problem.len() as u64;
-        assert!(spent >= budget && spent <= budget + slack, "{effort:?}: {spent} nodes, budget {budget}");
-        let explicit = SolveOptions {
-            effort,
-            threads: Some(1),
-            params: memplan::Params::new().with("budget", budget.to_string()),
-            ..SolveOptions::default()
-        };
-        let again = run::solve(&problem, "minimalloc", &explicit).unwrap();
-        assert_eq!(again.outcome.makespan(), run.outcome.makespan(), "{effort:?}");
-        assert_eq!(again.outcome.lower_bound, run.outcome.lower_bound, "{effort:?}");
-        nodes.push(spent);
-    }
-    assert!(nodes[0] < nodes[1], "low effort spends fewer nodes than normal: {nodes:?}");
-}

@@ -88,7 +88,7 @@ fn heuristics_stop_midway_when_cancelled() {
 fn lns_returns_its_best_plan_when_cancelled() {
     let problem = memplan::generate::trace(memplan::generate::TraceSpec::new(20_000, 3));
     // A warm start, so that the cancel lands among the moves, not in the greedy start plan.
-    let start = memplan::solvers::greedy::best_quick_pass(&problem, &Default::default()).unwrap();
+    let start = common::quick_start(&problem);
     let options = SolveOptions {
         params: Params::new().with("budget", u64::MAX.to_string()),
         start: Some(std::sync::Arc::new(start)),

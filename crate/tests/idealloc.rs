@@ -39,7 +39,7 @@ fn solve_checked(problem: &Problem, options: &SolveOptions) -> Outcome {
 
 fn stat(solution: &Outcome, name: &str) -> Option<u64> {
     match solution.stats.get(name)? {
-        memplan::model::StatValue::Count(count) => Some(*count),
+        memplan::StatValue::Count(count) => Some(*count),
         _ => None,
     }
 }
@@ -125,7 +125,7 @@ fn one_size_is_optimal() {
     let solution = solve_checked(&problem, &SolveOptions::default());
     assert_eq!(solution.makespan().unwrap(), problem.max_load());
     assert!(solution.optimal());
-    assert_eq!(solution.stats.get("case"), Some(&memplan::model::StatValue::Text("one size".into())));
+    assert_eq!(solution.stats.get("case"), Some(&memplan::StatValue::Text("one size".into())));
 }
 
 /// No two buffers alive at once: all at 0 (or at the start address, aligned).

@@ -5,10 +5,9 @@
 
 mod common;
 
-use common::{checked, instances, instances_with_gaps};
+use common::{checked, first_fit_in_input_order, instances, instances_with_gaps, quick_start};
 use memplan::generate::{TraceSpec, trace};
-use memplan::solvers::greedy::{Fit, Order, best_quick_pass, place};
-use memplan::{Outcome, Params, Plan, Problem, SolveOptions, Stopped, run};
+use memplan::{Outcome, Params, Problem, SolveOptions, Stopped, run};
 use proptest::prelude::*;
 use std::sync::Arc;
 
@@ -23,13 +22,6 @@ fn small(seed: u64) -> SolveOptions {
     SolveOptions { seed, params: Params::new().with("budget", "20000"), ..SolveOptions::default() }
 }
 
-/// A deliberately poor plan: first fit in input order.
-fn poor_plan(problem: &Problem) -> Plan {
-    let order: Vec<usize> = Order::Input.arrange(problem.buffers(), 0);
-    let placement = place(problem, &order, Fit::First, &memplan::options::Deadline::none()).unwrap();
-    Plan::new(problem, placement.offsets, placement.order)
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
@@ -38,14 +30,14 @@ proptest! {
     fn plans_are_valid_and_never_above_the_start(problem in instances(14, 40), seed in 0u64..4) {
         let outcome = solve(&problem, &small(seed));
         let plan = checked(&problem, &outcome);
-        let start = best_quick_pass(&problem, &Default::default()).unwrap();
+        let start = quick_start(&problem);
         prop_assert!(plan.makespan <= start.makespan);
     }
 
     /// From a poor warm start: valid, never above it.
     #[test]
     fn plans_from_a_warm_start_are_never_above_it(problem in instances(14, 40), seed in 0u64..4) {
-        let start = poor_plan(&problem);
+        let start = first_fit_in_input_order(&problem);
         let options = SolveOptions { start: Some(Arc::new(start.clone())), ..small(seed) };
         let outcome = solve(&problem, &options);
         prop_assert!(checked(&problem, &outcome).makespan <= start.makespan);
@@ -56,7 +48,7 @@ proptest! {
     fn plans_with_gaps_are_valid(problem in instances_with_gaps(12, 40, true), seed in 0u64..4) {
         let outcome = solve(&problem, &small(seed));
         let plan = checked(&problem, &outcome);
-        let start = best_quick_pass(&problem, &Default::default()).unwrap();
+        let start = quick_start(&problem);
         prop_assert!(plan.makespan <= start.makespan);
     }
 
@@ -73,7 +65,7 @@ proptest! {
 #[test]
 fn a_poor_plan_of_a_generated_trace_is_lowered() {
     let problem = trace(TraceSpec::new(2_000, 7));
-    let start = poor_plan(&problem);
+    let start = first_fit_in_input_order(&problem);
     let options = SolveOptions {
         start: Some(Arc::new(start.clone())),
         params: Params::new().with("budget", "20000000"),
@@ -107,32 +99,11 @@ fn a_seed_gives_the_same_plan_on_one_thread_and_two_and_every_run() {
 #[test]
 fn a_cancelled_run_says_so_and_still_has_a_valid_plan() {
     let problem = trace(TraceSpec::new(1_000, 2));
-    let start = poor_plan(&problem);
+    let start = first_fit_in_input_order(&problem);
     // With a warm start there is a plan before the first move, so the cancel ends the moves.
     let options = SolveOptions { start: Some(Arc::new(start.clone())), ..SolveOptions::default() };
     options.cancel.cancel();
     let outcome = solve(&problem, &options);
     assert_eq!(outcome.stopped, Stopped::Cancelled);
     assert_eq!(checked(&problem, &outcome).offsets, start.offsets);
-}
-
-/// Past the exact search's size limit, `auto` hands its best quick plan to `lns`: the answer is
-/// valid, says so, and is never above the quick phase's.
-#[test]
-fn auto_runs_lns_past_the_search_limit() {
-    // Aligned to the sizes' granularity (which changes no plan's makespan), so that `peak`, which
-    // refuses alignment and meets the max load on such a trace, does not settle it first.
-    let plain = trace(TraceSpec::new(memplan::solvers::portfolio::SEARCH_MAX + 400, 4));
-    let aligned = plain.buffers().iter().map(|b| b.clone().with_alignment(64)).collect();
-    let problem = Problem::new(aligned, None).unwrap();
-    let options = SolveOptions::default();
-    let quick = memplan::solvers::portfolio::quick_phase_outcome(&problem, &options).unwrap();
-    let outcome = run::solve(&problem, "auto", &options).unwrap();
-    assert!(outcome.is_valid(), "{}", outcome.violations.join("\n"));
-    let outcome = outcome.outcome;
-    let plan = checked(&problem, &outcome);
-    assert!(plan.makespan <= quick.makespan().unwrap());
-    let search = format!("{:?}", outcome.stats.get("search"));
-    assert!(search.contains("lns"), "{search}");
-    assert!(matches!(outcome.stopped, Stopped::Budget | Stopped::LowerBound), "{:?}", outcome.stopped);
 }

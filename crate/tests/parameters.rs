@@ -2,7 +2,7 @@
 //! parameter's declared range is an error naming the parameter and the range, never a silent
 //! clamp; the ends of each range are accepted.
 
-use memplan::options::Range;
+use memplan::Range;
 use memplan::run::registry as solvers;
 use memplan::{Buffer, Params, Problem, SolveError, SolveOptions, Stopped, run};
 
@@ -146,7 +146,7 @@ fn capacity_zero_has_one_answer() {
 /// refusing only what is below its minimum.
 #[test]
 fn at_least_is_an_integer_range_open_at_the_top() {
-    use memplan::options::Parameter;
+    use memplan::Parameter;
     let open = Parameter::at_least("budget", 7, 1, "how much");
     assert_eq!(open, Parameter::int("budget", 7, 1, u64::MAX, "how much"));
     assert_eq!(open.range, Some(Range::Int { min: 1, max: u64::MAX }));

@@ -1,16 +1,16 @@
 //! `peak` (the stretch around the heaviest moment solved exactly, the rest greedily) against the
-//! validator and a brute-force oracle: every plan valid and never below what its stretch needs; the
-//! stretch cut out of a tiny instance never needs more than the whole instance's optimum (it is a
-//! relaxation, so its optimum is a lower bound); alignment and pinned buffers declined; one plan
-//! per seed; `auto` never above it.
+//! validator and a brute-force oracle: every plan valid and never below what its stretch needs, the
+//! bound it proves never above the optimum; alignment and pinned buffers declined; one plan per
+//! seed. (The stretch itself is tested beside it, in `solvers/peak/tests.rs`; `auto` never above
+//! it in `run/tests.rs`.)
 
 mod common;
 
 use common::{brute_force_optimum, checked, instances};
+use memplan::StatValue;
 use memplan::generate::{TraceSpec, trace};
-use memplan::model::StatValue;
 use memplan::solvers::Solver;
-use memplan::solvers::peak::{Peak, cut_out, peak_time, stretch};
+use memplan::solvers::peak::Peak;
 use memplan::{Buffer, Outcome, Params, Problem, SolveError, SolveOptions, run};
 use proptest::prelude::*;
 
@@ -44,20 +44,6 @@ proptest! {
         prop_assert!(plan.makespan >= stretch);
     }
 
-    /// The stretch with the buffers across it merged into one is a relaxation: on tiny instances
-    /// its optimum is never above the whole instance's.
-    #[test]
-    fn the_stretch_never_needs_more_than_the_whole(problem in plain(7, 20), window in 1u64..6) {
-        let peak = peak_time(&problem).unwrap();
-        let (low, high) = stretch(&problem, peak, window);
-        prop_assert!(low <= peak && peak < high);
-        let (sub, across, cut) = cut_out(&problem, low, high).unwrap();
-        prop_assert_eq!(sub.len(), cut.len() + usize::from(!across.is_empty()));
-        prop_assert!(brute_force_optimum(&sub) <= brute_force_optimum(&problem));
-        // Every buffer alive at the peak is in the stretch, so it needs at least the max load.
-        prop_assert_eq!(sub.max_load(), problem.max_load());
-    }
-
     /// What the stretches' searches prove is a lower bound of the whole (each stretch is a
     /// relaxation): never above the brute-force optimum, and the plan is optimal when it meets it.
     #[test]
@@ -69,16 +55,6 @@ proptest! {
         if checked(&problem, &outcome).makespan == outcome.lower_bound {
             prop_assert!(outcome.optimal());
         }
-    }
-
-    /// Each wider stretch (twice the starts and ends) holds the narrower one, so its cut-out is no
-    /// easier: a stretch is only widened because the plan around the narrower one was above L.
-    #[test]
-    fn a_wider_stretch_holds_the_narrower(problem in plain(40, 60), window in 1u64..40) {
-        let peak = peak_time(&problem).unwrap();
-        let (low, high) = stretch(&problem, peak, window);
-        let (wide_low, wide_high) = stretch(&problem, peak, 2 * window);
-        prop_assert!(wide_low <= low && high <= wide_high, "[{low}, {high}) not in [{wide_low}, {wide_high})");
     }
 }
 
@@ -106,16 +82,4 @@ fn a_seed_gives_the_same_plan_on_a_generated_trace() {
     let second = solve(&problem, 200);
     assert_eq!(checked(&problem, &first).offsets, checked(&problem, &second).offsets);
     assert!(first.stats.contains_key("stretch"), "{:?}", first.stats);
-}
-
-/// Past the exact search's size limit `auto` runs `peak` among its quick members: its answer is
-/// valid and never above `peak`'s own plan.
-#[test]
-fn auto_runs_peak_past_the_search_limit() {
-    let problem = trace(TraceSpec::new(memplan::solvers::portfolio::SEARCH_MAX + 400, 4));
-    let own = solve(&problem, memplan::solvers::peak::WINDOW);
-    let outcome = run::solve(&problem, "auto", &SolveOptions::default()).unwrap();
-    assert!(outcome.is_valid(), "{}", outcome.violations.join("\n"));
-    let plan = checked(&problem, &outcome.outcome);
-    assert!(plan.makespan <= checked(&problem, &own).makespan);
 }

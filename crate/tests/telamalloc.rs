@@ -7,8 +7,8 @@ mod common;
 use std::time::Duration;
 
 use common::{brute_force_optimum, checked, instances};
+use memplan::StatValue;
 use memplan::generate;
-use memplan::model::StatValue;
 use memplan::{Buffer, Outcome, Params, Problem, SolveOptions, Stopped, run};
 use proptest::prelude::*;
 

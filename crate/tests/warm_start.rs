@@ -55,7 +55,7 @@ fn a_warm_plan_that_breaks_a_rule_is_refused_naming_it() {
 fn a_search_solvers_time_includes_its_start_plan() {
     let problem = trace(TraceSpec::new(60, 3));
     let ms = |outcome: &memplan::Outcome, key: &str| match outcome.stats.get(key) {
-        Some(memplan::model::StatValue::Ratio(value)) => *value,
+        Some(memplan::StatValue::Ratio(value)) => *value,
         other => panic!("{key}: {other:?}"),
     };
     for solver in ["minimalloc", "telamalloc", "lns"] {

@@ -1,8 +1,8 @@
 //! `SolveResult`: a run's [`Summary`] with its plan, as Python reads it (pyo3 getters over the
 //! core's summary, so every field means what the CLI's JSON line says).
 
+use memplan::StatValue;
 use memplan::Stopped;
-use memplan::model::StatValue;
 use memplan::run::{Run, Summary};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memplan::size::parse_size;
+use memplan::parse_size;
 
 #[path = "../../src/size/oracle.rs"]
 mod oracle;

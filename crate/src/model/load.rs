@@ -11,7 +11,7 @@ pub fn max_load_wide<'a>(buffers: impl IntoIterator<Item = &'a Buffer>) -> u128 
 }
 
 /// The max load of the buffers' hulls ([`Buffer::hull`]: gaps ignored), without making them.
-pub fn max_load_of_hulls<'a>(buffers: impl IntoIterator<Item = &'a Buffer>) -> u128 {
+pub(crate) fn max_load_of_hulls<'a>(buffers: impl IntoIterator<Item = &'a Buffer>) -> u128 {
     let mut max = 0;
     sweep(buffers, Pieces::Hull, |_, load| max = max.max(load));
     max

@@ -3,18 +3,18 @@
 mod buffer;
 mod category;
 mod error;
-pub mod load;
+pub(crate) mod load;
 mod memo;
 mod problem;
 mod semantics;
 mod solution;
-pub mod stacking;
-pub mod wire;
+pub(crate) mod stacking;
+pub(crate) mod wire;
 
-pub use buffer::{Buffer, Gap, Piece, Window};
+pub(crate) use buffer::Piece;
+pub use buffer::{Buffer, Gap, Window};
 pub use category::Category;
 pub use error::{InputError, InputErrors};
-pub use memo::Memo;
 pub use problem::Problem;
 pub use semantics::Semantics;
 pub use solution::{Outcome, Plan, StatValue, Stats, StopGroup, Stopped};

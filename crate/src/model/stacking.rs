@@ -27,7 +27,7 @@ use super::Buffer;
 use crate::alignment::align_up;
 
 /// The most buffers one stacking looks at: `2^14` subsets.
-pub const MAX_STACKED: usize = 14;
+pub(crate) const MAX_STACKED: usize = 14;
 
 /// The most subset steps (subsets times buffers) over every time of one instance.
 const WORK: u64 = 1 << 23;
@@ -42,7 +42,7 @@ const MAX_TIMES: usize = 256;
 
 /// One buffer to stack: its size, its alignment and its release (the lowest offset it may take).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Item {
+pub(crate) struct Item {
     pub size: u64,
     pub alignment: u64,
     pub release: u64,
@@ -50,7 +50,7 @@ pub struct Item {
 
 impl Item {
     /// An item free to start anywhere (release 0), as at one time of the instance.
-    pub fn new(size: u64, alignment: u64) -> Item {
+    pub(crate) fn new(size: u64, alignment: u64) -> Item {
         Item { size, alignment, release: 0 }
     }
 
@@ -58,7 +58,7 @@ impl Item {
     /// above both `below` and its release, plus its size (`u64::MAX` past the address space, so a
     /// top past u64 reads as `u64::MAX`).
     #[inline]
-    pub fn ends_on(&self, below: u64) -> u64 {
+    pub(crate) fn ends_on(&self, below: u64) -> u64 {
         align_up(below.max(self.release), self.alignment)
             .and_then(|start| start.checked_add(self.size))
             .unwrap_or(u64::MAX)
@@ -73,14 +73,14 @@ impl From<&Buffer> for Item {
 
 /// The top of `items` stacked in the order given, each on the one before ([`Item::ends_on`]): some
 /// stacking's top, so at least the least one.
-pub fn stack_in_order<T: Borrow<Item>>(items: &[T]) -> u64 {
+pub(crate) fn stack_in_order<T: Borrow<Item>>(items: &[T]) -> u64 {
     items.iter().fold(0, |top, item| item.borrow().ends_on(top))
 }
 
 /// The subset programme (see the module's doc) with its scratch space, kept between runs: MiniMalloc
 /// runs it at many search nodes.
 #[derive(Debug, Default)]
-pub struct Programme {
+pub(crate) struct Programme {
     /// The least top of each subset stacked so far (`u64::MAX`: not reached yet).
     top: Vec<u64>,
 }
@@ -90,7 +90,7 @@ impl Programme {
     /// above its release: the exact one-dimensional optimum (`u64::MAX` when it is past u64).
     /// `None` for more than [`MAX_STACKED`] items. `T` is an [`Item`] or a caller's item that
     /// carries one (the search's carries its buffer's rank for its cache).
-    pub fn least_top<T: Borrow<Item>>(&mut self, items: &[T]) -> Option<u64> {
+    pub(crate) fn least_top<T: Borrow<Item>>(&mut self, items: &[T]) -> Option<u64> {
         if items.len() > MAX_STACKED {
             return None;
         }
@@ -116,8 +116,9 @@ impl Programme {
     }
 }
 
-/// [`Programme::least_top`] with scratch space of its own, for a single run.
-pub fn least_stack(items: &[Item]) -> Option<u64> {
+/// [`Programme::least_top`] with scratch space of its own, for a single run (the tests' entry).
+#[cfg(test)]
+pub(crate) fn least_stack(items: &[Item]) -> Option<u64> {
     Programme::default().least_top(items)
 }
 
@@ -135,7 +136,7 @@ fn some_stack(items: &mut [Item]) -> u64 {
 /// buffers alive at one time is within one of these. `visit` also gets the set's sizes plus its
 /// alignments less one each, summed: no stacking of the set ends above that, so a caller can
 /// skip a set in O(1).
-pub fn for_each_maximal_live_set(buffers: &[Buffer], mut visit: impl FnMut(&[usize], u128)) {
+pub(crate) fn for_each_maximal_live_set(buffers: &[Buffer], mut visit: impl FnMut(&[usize], u128)) {
     // (time, is_start, index): ends before starts at one time, as `[start, end)` asks.
     let mut events: Vec<(u64, bool, usize)> = Vec::with_capacity(buffers.len() * 2);
     for (i, b) in buffers.iter().enumerate().filter(|(_, b)| b.size > 0) {
@@ -174,7 +175,7 @@ pub fn for_each_maximal_live_set(buffers: &[Buffer], mut visit: impl FnMut(&[usi
 
 /// The stacking bound of `buffers` (see the module's doc), or `known` when it is no higher. Only a
 /// buffer's pieces with its whole size count (not its gaps or windows), which only weakens it.
-pub fn stacking_bound(buffers: &[Buffer], known: u64) -> u64 {
+pub(crate) fn stacking_bound(buffers: &[Buffer], known: u64) -> u64 {
     if !buffers.iter().any(|b| b.alignment > 1 && b.size > 0) {
         return known;
     }

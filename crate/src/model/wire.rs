@@ -8,15 +8,15 @@
 use serde::{Deserialize, Deserializer, Serializer};
 
 /// The largest integer a JSON reader in JavaScript holds exactly (`Number.MAX_SAFE_INTEGER`).
-pub const EXACT_LIMIT: u64 = (1 << 53) - 1;
+pub(crate) const EXACT_LIMIT: u64 = (1 << 53) - 1;
 
 /// Writes `value` by the rule: a number up to 2^53 − 1, else a decimal string.
-pub fn serialize_u64<S: Serializer>(value: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize_u64<S: Serializer>(value: &u64, serializer: S) -> Result<S::Ok, S::Error> {
     if *value <= EXACT_LIMIT { serializer.serialize_u64(*value) } else { serializer.collect_str(value) }
 }
 
 /// [`serialize_u64`]'s rule for a 128-bit value (a sum of sizes).
-pub fn serialize_u128<S: Serializer>(value: &u128, serializer: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize_u128<S: Serializer>(value: &u128, serializer: S) -> Result<S::Ok, S::Error> {
     match u64::try_from(*value) {
         Ok(value) => serialize_u64(&value, serializer),
         Err(_) => serializer.collect_str(value),
@@ -25,7 +25,7 @@ pub fn serialize_u128<S: Serializer>(value: &u128, serializer: S) -> Result<S::O
 
 /// [`serialize_u64`]'s rule for a signed value (a difference of sizes): a number when its
 /// magnitude is at most 2^53 − 1, else a decimal string.
-pub fn serialize_i128<S: Serializer>(value: &i128, serializer: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize_i128<S: Serializer>(value: &i128, serializer: S) -> Result<S::Ok, S::Error> {
     match i64::try_from(*value) {
         Ok(small) if small.unsigned_abs() <= EXACT_LIMIT => serializer.serialize_i64(small),
         _ => serializer.collect_str(value),
@@ -33,7 +33,7 @@ pub fn serialize_i128<S: Serializer>(value: &i128, serializer: S) -> Result<S::O
 }
 
 /// [`serialize_u64`] for an optional value (`null` when absent).
-pub fn serialize_option_u64<S: Serializer>(value: &Option<u64>, serializer: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize_option_u64<S: Serializer>(value: &Option<u64>, serializer: S) -> Result<S::Ok, S::Error> {
     match value {
         Some(value) => serialize_u64(value, serializer),
         None => serializer.serialize_none(),
@@ -41,7 +41,7 @@ pub fn serialize_option_u64<S: Serializer>(value: &Option<u64>, serializer: S) -
 }
 
 /// Reads a value written by [`serialize_u64`]: a JSON number or a decimal string.
-pub fn deserialize_u64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+pub(crate) fn deserialize_u64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum Either {
@@ -55,14 +55,14 @@ pub fn deserialize_u64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64
 }
 
 /// [`deserialize_u64`] for an optional value.
-pub fn deserialize_option_u64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+pub(crate) fn deserialize_option_u64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
     #[derive(Deserialize)]
     struct Wrapped(#[serde(deserialize_with = "deserialize_u64")] u64);
     Ok(Option::<Wrapped>::deserialize(deserializer)?.map(|Wrapped(value)| value))
 }
 
 /// A float rounded to six significant digits (non-finite values as they are).
-pub fn round_float(value: f64) -> f64 {
+pub(crate) fn round_float(value: f64) -> f64 {
     if !value.is_finite() || value == 0.0 {
         return value;
     }
@@ -79,12 +79,12 @@ pub fn round_float(value: f64) -> f64 {
 }
 
 /// Writes a float rounded by [`round_float`].
-pub fn serialize_f64<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize_f64<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_f64(round_float(*value))
 }
 
 /// [`serialize_f64`] for an optional value.
-pub fn serialize_option_f64<S: Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize_option_f64<S: Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
     match value {
         Some(value) => serialize_f64(value, serializer),
         None => serializer.serialize_none(),

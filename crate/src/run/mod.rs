@@ -214,3 +214,6 @@ fn warm_start(problem: &Problem, options: &SolveOptions) -> Result<Option<Arc<cr
         Err(_) => Ok(None),
     }
 }
+
+#[cfg(test)]
+mod tests;

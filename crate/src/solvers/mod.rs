@@ -4,6 +4,12 @@
 //! This module holds what every solver shares (the trait, how a result becomes an outcome, the
 //! start plan); the list of solvers by name is [`crate::run::registry`], above the portfolio, so
 //! that no solver depends on it.
+//!
+//! Public: the trait, [`Capabilities`], and the solvers a Rust user may build and configure in
+//! code, each with its settings ([`greedy::Greedy`] with its passes, [`minimalloc::MiniMalloc`]
+//! with its [`minimalloc::Settings`] and [`minimalloc::Rules`], [`peak::Peak`],
+//! [`portfolio::Auto`], [`stacking::Stacking`]). Every solver, these included, is reached by name
+//! through [`crate::run`]; their internals are the crate's own.
 
 mod capabilities;
 pub(crate) mod executorch;
@@ -16,7 +22,7 @@ pub mod peak;
 pub mod portfolio;
 pub mod stacking;
 pub(crate) mod telamalloc;
-pub mod tiling;
+pub(crate) mod tiling;
 pub(crate) mod tvm;
 mod view;
 pub(crate) mod zant;

@@ -87,16 +87,20 @@ fn module_of(relative: &Path) -> ModulePath {
     parts
 }
 
-/// Modules written inline (`mod tests { … }`), which are modules too.
+/// Modules written inline (`mod tests { … }`), which are modules too, and modules whose file a
+/// `#[path]` attribute places outside the folder read (the tests' shared helpers): known by name,
+/// so that a path into one is not taken for a path into its parent.
 fn inline_modules(module: &ModulePath, items: &[syn::Item], out: &mut BTreeSet<ModulePath>) {
     for item in items {
-        if let syn::Item::Mod(m) = item
-            && let Some((_, inner)) = &m.content
-        {
+        if let syn::Item::Mod(m) = item {
             let mut child = module.clone();
             child.push(m.ident.to_string());
-            out.insert(child.clone());
-            inline_modules(&child, inner, out);
+            if let Some((_, inner)) = &m.content {
+                out.insert(child.clone());
+                inline_modules(&child, inner, out);
+            } else if m.attrs.iter().any(|a| a.path().is_ident("path")) {
+                out.insert(child);
+            }
         }
     }
 }

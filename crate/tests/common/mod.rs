@@ -181,6 +181,24 @@ pub fn every_planner() -> Vec<std::sync::Arc<dyn Solver>> {
     all
 }
 
+/// The plan a search starts from when its caller gives none: the best of XLA's pair of passes
+/// (size and lifetime, best fit) and the skyline, built here from the public greedy solver.
+pub fn quick_start(problem: &Problem) -> Plan {
+    let passes = vec![
+        Pass::new(Order::Size, Fit::Best),
+        Pass::new(Order::Lifetime, Fit::Best),
+        Pass::new(Order::Contention, Fit::Top),
+    ];
+    let greedy = Greedy::new("quick-start", "the best of the quick passes", passes);
+    greedy.solve(problem, &memplan::SolveOptions::default()).unwrap().plan.expect("greedy always plans")
+}
+
+/// A deliberately poor plan: first fit in input order.
+pub fn first_fit_in_input_order(problem: &Problem) -> Plan {
+    let greedy = Greedy::combination(Pass::new(Order::Input, Fit::First));
+    greedy.solve(problem, &memplan::SolveOptions::default()).unwrap().plan.expect("greedy always plans")
+}
+
 /// Whether `solver` declines `problem` by its capabilities (`peak` takes neither alignment nor
 /// pinned buffers): such a solver answers with `SolveError::Unsupported`, which `peak`'s tests check.
 pub fn declines(solver: &dyn Solver, problem: &Problem) -> bool {
@@ -681,4 +699,90 @@ pub fn false_claims_of_every_solver(
     options: &memplan::SolveOptions,
 ) -> Vec<Checked> {
     check_every_solver(problem, optimum, options).into_iter().filter(|c| !c.wrong.is_empty()).collect()
+}
+
+/// A problem of `(start, length, size, alignment)` buffers, named by index.
+pub fn problem_of(specs: Vec<(u64, u64, u64, u64)>) -> Problem {
+    let buffers = specs
+        .into_iter()
+        .enumerate()
+        .map(|(i, (start, length, size, alignment))| {
+            Buffer::new(format!("b{i}"), start, start + length, size).with_alignment(alignment)
+        })
+        .collect();
+    Problem::new(buffers, None).expect("generated buffers are valid")
+}
+
+/// Tiny instances shaped like the generated ones: few buffers, alignments up to 32 and sizes that
+/// are mostly not multiples of them, lifetimes that overlap a lot.
+pub fn tiny_aligned(max_buffers: usize) -> impl Strategy<Value = Problem> {
+    let buffer = (0u64..8, 1u64..6, 1u64..=40, prop::sample::select(vec![1u64, 2, 4, 8, 16, 32]));
+    prop::collection::vec(buffer, 1..=max_buffers).prop_map(problem_of)
+}
+
+/// One row of the recorded optima.
+pub struct Recorded {
+    pub instance: String,
+    pub seed: Option<u64>,
+    pub buffers: usize,
+    /// CP-SAT proved `makespan` optimal (else it is only the best it found, above `bound`).
+    pub proven: bool,
+    pub makespan: u64,
+    pub bound: u64,
+}
+
+/// The optima CP-SAT recorded for the aligned set (`tests/fixtures/aligned/optima.csv`).
+pub fn recorded() -> Vec<Recorded> {
+    let text = include_str!("../fixtures/aligned/optima.csv");
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("instance,buffers,seed,status,makespan,bound,seconds"));
+    lines
+        .map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            Recorded {
+                instance: cells[0].to_string(),
+                buffers: cells[1].parse().unwrap(),
+                seed: (!cells[2].is_empty()).then(|| cells[2].parse().unwrap()),
+                proven: cells[3] == "OPTIMAL",
+                makespan: cells[4].parse().unwrap(),
+                bound: cells[5].parse().unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// The instance of a recorded row: generated from its seed, or read from the set's folder.
+pub fn instance(row: &Recorded) -> Problem {
+    match row.seed {
+        Some(seed) => memplan::generate::aligned(row.buffers, seed),
+        None => {
+            let path = format!("{}/tests/fixtures/aligned/{}", env!("CARGO_MANIFEST_DIR"), row.instance);
+            let text = std::fs::read_to_string(&path).unwrap();
+            memplan::format::read(&text, &memplan::format::ReadOptions::default())
+                .unwrap_or_else(|e| panic!("{path}: {e}"))
+                .problem
+        }
+    }
+}
+
+/// [`instances`] of up to five buffers, half the time without pinned ones, with one to three more alive
+/// from the first start to the last end: most of a size that stacks (a multiple of every
+/// alignment), some not.
+pub fn with_spanning() -> impl Strategy<Value = Problem> {
+    let extra = prop::collection::vec((1u64..5, 0u8..4), 1..=3);
+    (instances(5, 16), extra, any::<bool>()).prop_map(|(problem, extra, keep_pins)| {
+        let mut buffers: Vec<Buffer> = problem
+            .buffers()
+            .iter()
+            .map(|b| Buffer { pinned: if keep_pins { b.pinned } else { None }, ..b.clone() })
+            .collect();
+        let first = buffers.iter().map(|b| b.start).min().unwrap();
+        let last = buffers.iter().map(|b| b.end).max().unwrap();
+        let unit = buffers.iter().map(|b| b.alignment).max().unwrap(); // powers of two: their lcm
+        for (k, (units, odd)) in extra.into_iter().enumerate() {
+            let size = units * unit + u64::from(odd == 0);
+            buffers.push(Buffer::new(format!("s{k}"), first, last, size));
+        }
+        Problem::new(buffers, None).unwrap()
+    })
 }

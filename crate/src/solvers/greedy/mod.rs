@@ -99,7 +99,7 @@ impl Greedy {
 }
 
 /// The presets, in the order listings show them.
-pub fn presets() -> Vec<Box<dyn Solver>> {
+pub(crate) fn presets() -> Vec<Box<dyn Solver>> {
     preset_planners().into_iter().map(|greedy| Box::new(greedy) as Box<dyn Solver>).collect()
 }
 
@@ -215,7 +215,7 @@ const QUICK_PASSES: [Pass; 3] =
 
 /// The plan a search starts from: the caller's warm start ([`SolveOptions::start`]), else the best
 /// of a few quick greedy passes ([`best_quick_pass`]).
-pub fn start_plan(problem: &Problem, options: &SolveOptions) -> Result<Plan, Halt> {
+pub(crate) fn start_plan(problem: &Problem, options: &SolveOptions) -> Result<Plan, Halt> {
     match &options.start {
         Some(start) => Ok(Plan::clone(start)),
         None => best_quick_pass(problem, &options.cancel),
@@ -224,7 +224,7 @@ pub fn start_plan(problem: &Problem, options: &SolveOptions) -> Result<Plan, Hal
 
 /// The best plan of a few greedy passes, for a search to start from when its caller has none. No
 /// time limit applies (a search needs a plan to return); a cancel stops it.
-pub fn best_quick_pass(problem: &Problem, cancel: &CancelFlag) -> Result<Plan, Halt> {
+pub(crate) fn best_quick_pass(problem: &Problem, cancel: &CancelFlag) -> Result<Plan, Halt> {
     let deadline = SolveOptions { cancel: cancel.clone(), ..SolveOptions::default() }.deadline();
     let mut best: Option<Plan> = None;
     for run in QUICK_PASSES {
@@ -240,14 +240,14 @@ pub fn best_quick_pass(problem: &Problem, cancel: &CancelFlag) -> Result<Plan, H
 
 /// Offsets and the order in which they were chosen.
 #[derive(Clone, Debug, Default)]
-pub struct Placement {
+pub(crate) struct Placement {
     pub offsets: Vec<u64>,
     pub order: Vec<usize>,
 }
 
 /// Places pinned buffers at their offsets, then the others in `order` by `fit`. Fails when two
 /// pinned buffers overlap, on an offset past u64, or when the deadline passes.
-pub fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) -> Result<Placement, Halt> {
+pub(crate) fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) -> Result<Placement, Halt> {
     // Without a ceiling nothing gives up.
     place_under(problem, order, fit, deadline, &Ceiling::default()).map(|placement| placement.unwrap_or_default())
 }

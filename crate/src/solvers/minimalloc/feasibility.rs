@@ -40,7 +40,7 @@ impl Default for Settings {
 
 /// What a feasibility search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     Feasible {
         offsets: Vec<u64>,
         placement_order: Vec<usize>,
@@ -52,7 +52,7 @@ pub enum Decision {
 
 /// The decision with what it cost.
 #[derive(Clone, Debug)]
-pub struct Report {
+pub(crate) struct Report {
     pub decision: Decision,
     pub counters: Counters,
     pub rounds: u64,
@@ -67,7 +67,7 @@ pub struct Report {
 
 impl Report {
     /// Nothing decided and nothing spent yet.
-    pub fn undecided() -> Self {
+    pub(crate) fn undecided() -> Self {
         Report {
             decision: Decision::Unknown,
             counters: Counters::default(),
@@ -81,7 +81,7 @@ impl Report {
 
 /// A reason why no plan fits `capacity`, found without searching: a buffer or a pinned buffer
 /// above it, pinned buffers on top of each other, or more bytes alive at once than it holds.
-pub fn quick_refutation(problem: &Problem, capacity: Option<u64>) -> Option<String> {
+pub(crate) fn quick_refutation(problem: &Problem, capacity: Option<u64>) -> Option<String> {
     let buffers = problem.buffers();
     if let Some(reason) = pinned_overlap(problem) {
         return Some(reason);
@@ -148,7 +148,7 @@ type OrderingResult = (Ending, Counters, Option<(Vec<u64>, Vec<usize>)>);
 /// The search's view of a problem under each pre-ordering, built once and reused by every probe
 /// of a minimisation: with its spanning buffers stacked at the bottom ([`Spanning`], when the
 /// rule is on and there are any), of the rest.
-pub struct Prepared {
+pub(crate) struct Prepared {
     instances: Vec<(String, RankedBuffers)>,
     spanning: Option<Spanning>,
     /// With windowed gaps, the search that honours them ([`piecewise`]) instead of the orderings'.
@@ -158,7 +158,7 @@ pub struct Prepared {
 impl Prepared {
     /// Refuses problems with too many overlapping pairs (see [`MAX_PAIRS`]), counted without the
     /// stacked buffers.
-    pub fn new(problem: &Problem, settings: &Settings) -> Result<Prepared, Halt> {
+    pub(crate) fn new(problem: &Problem, settings: &Settings) -> Result<Prepared, Halt> {
         let spanning = if settings.rules.spanning { Spanning::new(problem) } else { None };
         let problem = spanning.as_ref().map_or(problem, |reduced| &reduced.rest);
         if piecewise::applies(problem) {
@@ -196,7 +196,7 @@ impl Prepared {
     }
 
     /// How many buffers are stacked below the search's (see [`Spanning`]).
-    pub fn stacked(&self) -> usize {
+    pub(crate) fn stacked(&self) -> usize {
         self.spanning.as_ref().map_or(0, |reduced| reduced.stack.len())
     }
 
@@ -215,7 +215,12 @@ impl Prepared {
 }
 
 /// Decides whether `problem` fits `capacity`.
-pub fn decide(problem: &Problem, capacity: u64, settings: &Settings, deadline: &Deadline) -> Result<Report, Halt> {
+pub(crate) fn decide(
+    problem: &Problem,
+    capacity: u64,
+    settings: &Settings,
+    deadline: &Deadline,
+) -> Result<Report, Halt> {
     if let Some(reason) = quick_refutation(problem, Some(capacity)) {
         let mut report = Report::undecided();
         report.decision = Decision::Infeasible(reason);
@@ -227,7 +232,7 @@ pub fn decide(problem: &Problem, capacity: u64, settings: &Settings, deadline: &
 }
 
 /// [`decide`] on a prepared problem.
-pub fn decide_prepared(
+pub(crate) fn decide_prepared(
     problem: &Problem,
     prepared: &Prepared,
     capacity: u64,
@@ -242,7 +247,7 @@ pub fn decide_prepared(
 /// A feasibility search at one capacity that can be resumed: [`Decider::advance`] spends more
 /// nodes where the last call stopped, so that asking the same question again with a larger budget
 /// (a minimisation that returns to its lower bound every round) wastes nothing.
-pub struct Decider<'p> {
+pub(crate) struct Decider<'p> {
     /// The searched buffers ([`Prepared::searched`]), and the capacity asked about.
     problem: &'p Problem,
     prepared: &'p Prepared,
@@ -260,7 +265,7 @@ pub struct Decider<'p> {
 }
 
 impl<'p> Decider<'p> {
-    pub fn new(problem: &'p Problem, prepared: &'p Prepared, capacity: u64, settings: &Settings) -> Self {
+    pub(crate) fn new(problem: &'p Problem, prepared: &'p Prepared, capacity: u64, settings: &Settings) -> Self {
         let mut report = Report { stacked: prepared.stacked(), ..Report::undecided() };
         let mut tiling = None;
         let mut windowed = None;
@@ -302,18 +307,18 @@ impl<'p> Decider<'p> {
     }
 
     /// The capacity asked about.
-    pub fn capacity(&self) -> u64 {
+    pub(crate) fn capacity(&self) -> u64 {
         self.capacity
     }
 
     /// Whether the question is answered (a plan or a proof).
-    pub fn decided(&self) -> bool {
+    pub(crate) fn decided(&self) -> bool {
         self.report.decision != Decision::Unknown
     }
 
     /// Searches on for at most about `nodes` more nodes (each ordering of a round may spend what
     /// is left), or until `deadline`. Returns the nodes counted by this call.
-    pub fn advance(&mut self, nodes: u64, deadline: &Deadline) -> u64 {
+    pub(crate) fn advance(&mut self, nodes: u64, deadline: &Deadline) -> u64 {
         let instances = &self.prepared.instances;
         let mut spent = 0u64;
         while !self.decided() {
@@ -482,3 +487,6 @@ fn plan_of(problem: &Problem, instance: &RankedBuffers, search: &Search) -> (Vec
     order.extend(search.placement_order().into_iter().map(|rank| instance.original[rank as usize]));
     (offsets, order)
 }
+
+#[cfg(test)]
+mod tests;

@@ -27,10 +27,11 @@ use std::cell::OnceCell;
 
 use web_time::Instant;
 
-pub use feasibility::{Decider, Decision, Prepared, Report, Settings, decide, decide_prepared, quick_refutation};
-pub use search::{Counters, Rules};
-pub use spanning::Spanning;
-pub use windows::{WindowBound, window_bound};
+pub use feasibility::Settings;
+pub(crate) use feasibility::{Decider, Decision, Prepared, Report, decide, quick_refutation};
+pub(crate) use search::Counters;
+pub use search::Rules;
+pub(crate) use windows::{WindowBound, window_bound};
 
 use super::greedy::start_plan;
 use super::minimise::{self, Deadlines, Probe, Schedule};
@@ -49,7 +50,7 @@ const MAX_MINIMISE_BUFFERS: usize = 4096;
 /// [`MIN_NODE_COST`]. On the challenging instances (150 to 450 buffers) and on generated traces
 /// of 3,000 the time per node follows it within a factor of about 1.5; a caller turns a budget of
 /// time into nodes with it.
-pub fn node_cost(problem: &Problem) -> u64 {
+pub(crate) fn node_cost(problem: &Problem) -> u64 {
     sections::Layout::new(problem).node_cost().max(MIN_NODE_COST)
 }
 
@@ -73,7 +74,7 @@ const HIGH_NODE_BUDGET: u64 = 1_000_000;
 /// count of work rather than time, so that a run ends by itself on any instance (some small ones
 /// with alignment and pins would run for minutes) and gives the same answer on every machine.
 /// With a time limit the clock decides instead, as for the other searches.
-pub fn default_budget(problem: &Problem, effort: Effort) -> u64 {
+pub(crate) fn default_budget(problem: &Problem, effort: Effort) -> u64 {
     let cap = NORMAL_NODES_PER_BUFFER.saturating_mul(problem.len() as u64);
     let normal = (NORMAL_WORK / node_cost(problem)).min(cap);
     match effort {
@@ -156,7 +157,7 @@ const WINDOW_NODES: u64 = 200_000;
 /// Statistics of the window bound: the windows searched and the nodes they count, and how many of
 /// them an earlier solver of the run had searched (`windows_reused`: their nodes count, but took
 /// no time now).
-pub fn window_stats(stats: &mut Stats, found: &WindowBound) {
+pub(crate) fn window_stats(stats: &mut Stats, found: &WindowBound) {
     stats.insert("window_bound".into(), found.bound.into());
     stats.insert("windows_searched".into(), StatValue::Count(found.searched));
     stats.insert("window_nodes".into(), StatValue::Count(found.nodes));
@@ -517,3 +518,6 @@ mod tests {
         assert_eq!(MiniMalloc::default().settings(&SolveOptions::default()).unwrap().rules, Rules::default());
     }
 }
+
+#[cfg(test)]
+mod tiling_tests;

@@ -93,7 +93,7 @@ pub(super) enum Ending {
 
 /// Counters for the solution's statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counters {
+pub(crate) struct Counters {
     pub nodes: u64,
     pub backtracks: u64,
     /// Candidates skipped for offset or index monotonicity.
@@ -119,7 +119,7 @@ pub struct Counters {
 }
 
 impl Counters {
-    pub fn add(&mut self, other: &Counters) {
+    pub(crate) fn add(&mut self, other: &Counters) {
         self.nodes += other.nodes;
         self.backtracks += other.backtracks;
         self.pruned_canonical += other.pruned_canonical;
@@ -135,7 +135,7 @@ impl Counters {
     }
 
     /// What was counted since `before` (counters only grow).
-    pub fn since(&self, before: &Counters) -> Counters {
+    pub(crate) fn since(&self, before: &Counters) -> Counters {
         Counters {
             nodes: self.nodes - before.nodes,
             backtracks: self.backtracks - before.backtracks,

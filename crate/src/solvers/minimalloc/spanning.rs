@@ -42,7 +42,7 @@ const VISITS_PER_BUFFER: usize = 8;
 /// An instance with its spanning buffers stacked at the bottom: the rest, and how to lift a plan
 /// of the rest back to one of the whole.
 #[derive(Clone, Debug)]
-pub struct Spanning {
+pub(crate) struct Spanning {
     /// The buffers not stacked, as an instance of their own (no capacity).
     pub rest: Problem,
     /// For each buffer of `rest`, its index in the whole instance.
@@ -58,7 +58,7 @@ pub struct Spanning {
 impl Spanning {
     /// The reduction of `problem`, or `None` when no buffer can be stacked (or the instance has
     /// pinned buffers, or its alignments have no common multiple in `u64`).
-    pub fn new(problem: &Problem) -> Option<Spanning> {
+    pub(crate) fn new(problem: &Problem) -> Option<Spanning> {
         let buffers = problem.buffers();
         if buffers.len() < 2 || problem.has_pinned() {
             return None;
@@ -136,13 +136,13 @@ impl Spanning {
 
     /// The capacity the rest must fit for the whole to fit `capacity` (`None`: not even the stack
     /// fits).
-    pub fn capacity(&self, capacity: u64) -> Option<u64> {
+    pub(crate) fn capacity(&self, capacity: u64) -> Option<u64> {
         capacity.checked_sub(self.height)
     }
 
     /// The whole's offsets and placement order from the rest's: the stack first, at its offsets,
     /// then the rest lifted by the stack's height.
-    pub fn lift(&self, offsets: &[u64], order: &[usize]) -> (Vec<u64>, Vec<usize>) {
+    pub(crate) fn lift(&self, offsets: &[u64], order: &[usize]) -> (Vec<u64>, Vec<usize>) {
         let mut whole = vec![0; self.kept.len() + self.stack.len() + self.free.len()];
         for &(i, offset) in &self.stack {
             whole[i] = offset;
@@ -158,7 +158,25 @@ impl Spanning {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+    use crate::test_support::{brute_force_optimum, with_spanning};
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+        /// The spanning buffers stacked at the bottom: the rest under the capacity less the
+        /// stack's height has the brute-force optimum of the whole less that height.
+        #[test]
+        fn stacking_spanning_buffers_keeps_the_optimum(problem in with_spanning()) {
+            let optimum = brute_force_optimum(&problem);
+            if let Some(reduced) = Spanning::new(&problem) {
+                prop_assert!(!problem.has_pinned());
+                prop_assert_eq!(brute_force_optimum(&reduced.rest) + reduced.height, optimum);
+            }
+        }
+    }
 
     #[test]
     fn nested_spans_are_stacked_in_turn() {

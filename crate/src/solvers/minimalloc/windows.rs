@@ -51,7 +51,7 @@ const WINDOW_NODES: u64 = 20_000;
 
 /// What the window bound found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WindowBound {
+pub(crate) struct WindowBound {
     /// The bound: at least the `known` one it was given.
     pub bound: u64,
     /// The window that raised it last: `[t0, t1)` and how many buffers are alive in it.
@@ -67,7 +67,7 @@ pub struct WindowBound {
 impl WindowBound {
     /// Why no plan fits below the bound, in words, with the window's times as the input wrote
     /// them (`semantics`, [`Problem::semantics`]).
-    pub fn detail(&self, semantics: Semantics) -> Option<String> {
+    pub(crate) fn detail(&self, semantics: Semantics) -> Option<String> {
         let (t0, t1, count) = self.window?;
         Some(format!(
             "the exact search proved that the {count} buffers alive in {}, their lifetimes cut to that window, alone need {} bytes",
@@ -115,7 +115,7 @@ fn window_settings(settings: &Settings) -> Settings {
 /// takes its answer and its node count from the memo, so the result is the one a first
 /// computation would give, and `reused` counts the windows answered that way. A probe that the
 /// deadline cut short is not kept (its answer depends on timing).
-pub fn window_bound(
+pub(crate) fn window_bound(
     problem: &Problem,
     known: u64,
     target: u64,
@@ -306,3 +306,6 @@ fn refute_from(
     }
     (low.max(from), spent)
 }
+
+#[cfg(test)]
+mod tests;

@@ -45,7 +45,7 @@ use crate::options::{Effort, Halt, Parameter, Params, SolveOptions};
 /// pass leaves it 4.47 % above), and MiniMalloc's cost climbs steeply past that: 600, 1,200, 2,400
 /// reaches S_1's bound at the last stretch without overshooting it, where the old 1,000 then 4,000
 /// overshot. Chosen on idealloc's three large traces and on generated traces, with held-out seeds.
-pub const WINDOW: u64 = 600;
+pub(crate) const WINDOW: u64 = 600;
 
 pub struct Peak;
 
@@ -313,7 +313,7 @@ fn wider_budget(own: u64, nodes: u64, buffers: usize) -> u64 {
 const DIVE: u64 = 4 * 3 * 2;
 
 /// The earliest time at which the load is highest; `None` when no buffer has bytes.
-pub fn peak_time(problem: &Problem) -> Option<u64> {
+pub(crate) fn peak_time(problem: &Problem) -> Option<u64> {
     let mut events: Vec<(u64, i128)> = Vec::with_capacity(2 * problem.len());
     for b in problem.buffers().iter().filter(|b| b.size > 0 && b.start < b.end) {
         events.push((b.start, i128::from(b.size)));
@@ -338,7 +338,7 @@ pub fn peak_time(problem: &Problem) -> Option<u64> {
 /// The stretch `[low, high)` around `peak`, the narrowest (growing both ways alike) in which at
 /// least `window` starts and ends fall ([`Timeline::stretch`], the search `lns` widens its windows
 /// with), cut to the trace; the whole trace when none holds that many.
-pub fn stretch(problem: &Problem, peak: u64, window: u64) -> (u64, u64) {
+pub(crate) fn stretch(problem: &Problem, peak: u64, window: u64) -> (u64, u64) {
     let buffers = problem.buffers();
     let first = buffers.iter().map(|b| b.start).min().unwrap_or(0);
     let last = buffers.iter().map(|b| b.end).max().unwrap_or(0);
@@ -350,7 +350,7 @@ pub fn stretch(problem: &Problem, peak: u64, window: u64) -> (u64, u64) {
 /// The stretch `[low, high)` as an instance of its own: one buffer as large as all those alive
 /// across it (first, when there are any), then every other buffer alive in it, cut to it. Returns
 /// the instance, the buffers across and the others in the instance's order.
-pub fn cut_out(problem: &Problem, low: u64, high: u64) -> Result<(Problem, Vec<usize>, Vec<usize>), Halt> {
+pub(crate) fn cut_out(problem: &Problem, low: u64, high: u64) -> Result<(Problem, Vec<usize>, Vec<usize>), Halt> {
     let buffers = problem.buffers();
     let (mut across, mut cut) = (Vec::new(), Vec::new());
     for (i, b) in buffers.iter().enumerate() {
@@ -371,3 +371,6 @@ pub fn cut_out(problem: &Problem, low: u64, high: u64) -> Result<(Problem, Vec<u
     let sub = Problem::new(sub, None).map_err(|e| Halt::Unsupported(format!("the stretch around the peak: {e}")))?;
     Ok((sub, across, cut))
 }
+
+#[cfg(test)]
+mod tests;

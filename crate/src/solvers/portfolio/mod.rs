@@ -72,12 +72,12 @@ const HIGH_CLIMB: (u64, u64) = (300_000_000, 10_000);
 const IDEALLOC_SMALL_MAX: usize = 256;
 /// The search solvers of phase 2 run on inputs up to this size (MiniMalloc's own limit for
 /// minimisation; TelaMalloc's layout grows with buffers × time segments).
-pub const SEARCH_MAX: usize = 4_096;
+pub(crate) const SEARCH_MAX: usize = 4_096;
 /// The stacking search joins `auto` up to this many buffers: each order it tries costs about
 /// buffers × neighbours, and larger instances are the greedy members' and the searches' ground.
 const STACKING_MAX: usize = 64;
 /// One planner of the portfolio with the seed and parameters it runs with.
-pub struct Member {
+pub(crate) struct Member {
     pub solver: Box<dyn Solver>,
     pub seed: u64,
     pub params: Params,
@@ -102,14 +102,14 @@ impl Member {
     }
 
     /// The options this member runs with: the caller's, with its own seed and parameters.
-    pub fn options(&self, options: &SolveOptions) -> SolveOptions {
+    pub(crate) fn options(&self, options: &SolveOptions) -> SolveOptions {
         SolveOptions { seed: self.seed, params: self.params.clone(), ..options.clone() }
     }
 }
 
 /// Phase 1's members for an effort level and input, cheapest first. Each carries its own seed so
 /// that a random restart is reproducible on its own.
-pub fn members(problem: &Problem, effort: Effort, seed: u64, timed: bool) -> Vec<Member> {
+pub(crate) fn members(problem: &Problem, effort: Effort, seed: u64, timed: bool) -> Vec<Member> {
     let buffers = problem.len();
     let mut members = Vec::new();
     let deterministic_orders: Vec<Order> = Order::ALL.into_iter().filter(|&o| o != Order::Random).collect();
@@ -298,16 +298,16 @@ fn round_ms(elapsed: std::time::Duration) -> f64 {
 }
 
 /// What phase 1 found.
-pub struct Quick {
+pub(crate) struct Quick {
     /// The best plan, named as `auto`'s with the member that made it as the winner.
     pub best: Outcome,
     /// Members that returned a plan.
     pub finished: usize,
 }
 
-/// The best plan of phase 1 at the options' effort: what the run passes to a search solver as its
-/// warm start.
-pub fn quick_phase_outcome(problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
+/// The best plan of phase 1 at the options' effort, for the tests that hold `auto`'s answer to it.
+#[cfg(test)]
+pub(crate) fn quick_phase_outcome(problem: &Problem, options: &SolveOptions) -> Result<Outcome, Halt> {
     let members = members(problem, options.effort, options.seed, options.time_limit.is_some());
     Ok(quick_phase(problem, options, &members)?.best)
 }
@@ -316,7 +316,7 @@ pub fn quick_phase_outcome(problem: &Problem, options: &SolveOptions) -> Result<
 /// phase 2 starts its searchers from it): the best of the greedy orders with first fit, a few
 /// milliseconds on the challenging instances, where the whole quick phase (the hill climb, Zant,
 /// best fit) costs several times the exact search it would start. `None` after a cancel.
-pub fn start_plan(problem: &Problem, options: &SolveOptions) -> Result<Option<Plan>, Halt> {
+pub(crate) fn start_plan(problem: &Problem, options: &SolveOptions) -> Result<Option<Plan>, Halt> {
     let members: Vec<Member> = Order::ALL
         .into_iter()
         .filter(|&order| order != Order::Random)

@@ -30,7 +30,7 @@ use crate::options::Deadline;
 
 /// How a search (or one call of it) ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ending {
+pub(crate) enum Ending {
     /// A plan: each buffer's offset (by problem index) and the order they were placed in.
     Solved { offsets: Vec<u64>, placement_order: Vec<usize> },
     /// The whole tree was explored: no plan fits the capacity (a proof).
@@ -62,7 +62,7 @@ struct Wall {
     starts: bool,
 }
 
-pub struct Tiling {
+pub(crate) struct Tiling {
     capacity: u64,
     /// Per buffer (problem index): its sections `[first, last)`, size and alignment.
     first: Vec<u32>,
@@ -95,7 +95,7 @@ impl Tiling {
     /// The search of `problem` at `capacity`, or `None` when the capacity is not tight for it (a
     /// section with live buffers holds less or more than `capacity`), or the problem has pinned
     /// buffers, gaps or empty buffers, which the search does not model.
-    pub fn new(problem: &Problem, capacity: u64) -> Option<Tiling> {
+    pub(crate) fn new(problem: &Problem, capacity: u64) -> Option<Tiling> {
         let buffers = problem.buffers();
         if buffers.is_empty()
             || problem.max_load() != capacity
@@ -164,7 +164,7 @@ impl Tiling {
     }
 
     /// Searches until a plan, a proof, `node_limit` nodes in all (over every call) or `deadline`.
-    pub fn run(&mut self, node_limit: u64, deadline: &Deadline) -> Ending {
+    pub(crate) fn run(&mut self, node_limit: u64, deadline: &Deadline) -> Ending {
         if let Some(outcome) = &self.finished {
             return outcome.clone();
         }
