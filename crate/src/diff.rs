@@ -33,6 +33,17 @@ pub enum PlanMismatch {
 /// The offsets of a plan read from a file (its own problem and an offset per buffer, or `None`
 /// when the file has none) for `problem`'s buffers, matched by id. Every buffer must be in the
 /// plan with the same size and lifetime, and the offsets must pass the validator (no capacity).
+///
+/// ```
+/// use memplan::diff::{PlanMismatch, plan_for};
+/// use memplan::{Buffer, Problem};
+///
+/// let problem = Problem::new(vec![Buffer::new("a", 0, 2, 4), Buffer::new("b", 1, 3, 4)], None).unwrap();
+/// // The plan's file lists the buffers in another order.
+/// let file = Problem::new(vec![Buffer::new("b", 1, 3, 4), Buffer::new("a", 0, 2, 4)], None).unwrap();
+/// assert_eq!(plan_for(&problem, &file, Some(&[4, 0])), Ok(vec![0, 4]));
+/// assert!(matches!(plan_for(&problem, &file, None), Err(PlanMismatch::NoOffsets)));
+/// ```
 pub fn plan_for(problem: &Problem, plan: &Problem, offsets: Option<&[u64]>) -> Result<Vec<u64>, PlanMismatch> {
     let offsets = offsets.filter(|o| o.len() == plan.len()).ok_or(PlanMismatch::NoOffsets)?;
     let by_id: HashMap<&str, usize> = plan.buffers().iter().enumerate().map(|(i, b)| (b.id.as_str(), i)).collect();
@@ -119,6 +130,17 @@ pub struct PlanDiff {
 impl PlanDiff {
     /// The difference of two plans of `problem` (an offset per buffer each; check them first with
     /// [`check`] or [`plan_for`]).
+    ///
+    /// ```
+    /// use memplan::diff::PlanDiff;
+    /// use memplan::{Buffer, Problem};
+    ///
+    /// let problem = Problem::new(vec![Buffer::new("a", 0, 2, 4), Buffer::new("b", 1, 3, 4)], None).unwrap();
+    /// let diff = PlanDiff::new(&problem, &[0, 8], &[0, 4]);
+    /// assert_eq!((diff.peak_a, diff.peak_b, diff.saved_bytes), (12, 8, 4));
+    /// assert_eq!(diff.moved, 1);
+    /// assert_eq!(diff.moved_buffers[0].id, "b");
+    /// ```
     pub fn new(problem: &Problem, a: &[u64], b: &[u64]) -> PlanDiff {
         let peak_a = crate::model::load::makespan(problem.buffers(), a);
         let peak_b = crate::model::load::makespan(problem.buffers(), b);

@@ -90,6 +90,18 @@ pub struct InstanceSummary {
     pub semantics: Semantics,
 }
 
+/// The figures of an instance that `memplan stats` prints.
+///
+/// ```
+/// use memplan::{Buffer, Problem, metrics};
+///
+/// let buffers = vec![Buffer::new("a", 0, 2, 4), Buffer::new("b", 1, 3, 6), Buffer::new("c", 3, 4, 1)];
+/// let problem = Problem::new(buffers, None).unwrap();
+/// let summary = metrics::summary(&problem);
+/// assert_eq!((summary.buffers, summary.max_load, summary.conflicts), (3, 10, 1));
+/// // The makespan of a plan: the highest offset + size.
+/// assert_eq!(metrics::makespan(problem.buffers(), &[0, 4, 0]), 10);
+/// ```
 pub fn summary(problem: &Problem) -> InstanceSummary {
     let buffers = problem.buffers();
     InstanceSummary {

@@ -5,6 +5,17 @@
 /// Fractions are allowed when the result is a whole number of bytes; underscores between digits
 /// are ignored. The arithmetic is exact and checked: a size past `u64::MAX` bytes, however it is
 /// written (many digits, a suffix, a long fraction), is an error, never a wrapped value.
+///
+/// ```
+/// use memplan::parse_size;
+///
+/// assert_eq!(parse_size("64KiB"), Ok(65_536));
+/// assert_eq!(parse_size("1.5K"), Ok(1_536));
+/// assert_eq!(parse_size("2MB"), Ok(2_000_000));
+/// assert_eq!(parse_size("1_000"), Ok(1_000));
+/// assert!(parse_size("-1").is_err());
+/// assert!(parse_size("0.5B").is_err()); // not a whole number of bytes
+/// ```
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let trimmed = text.trim().replace('_', "");
     if trimmed.starts_with('-') {

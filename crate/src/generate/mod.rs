@@ -32,6 +32,14 @@ impl TraceSpec {
 /// A trace: about two buffers start per time step; lifetimes are short (1–16 steps) for 90 % of
 /// buffers and long (up to [`LONG_LIFETIME`] steps) for the rest; sizes are log-uniform. The
 /// density does not depend on the length, so a longer trace is more of the same program.
+///
+/// ```
+/// use memplan::generate::{TraceSpec, trace};
+///
+/// let problem = trace(TraceSpec::new(500, 7));
+/// assert_eq!(problem.len(), 500);
+/// assert_eq!(problem.buffers(), trace(TraceSpec::new(500, 7)).buffers()); // one instance per seed
+/// ```
 pub fn trace(spec: TraceSpec) -> Problem {
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
     let steps = (spec.buffers as u64 / 2).max(1);

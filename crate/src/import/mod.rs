@@ -109,6 +109,19 @@ pub struct ModelInfo {
 /// plan. The kind comes from the content ([`ModelKind::detect`]); the defaults are each
 /// importer's (LiteRT's arena for TFLite: subgraph 0, alignment 64; for XLA the trace with the
 /// most events, alignment 64).
+///
+/// ```
+/// use memplan::import::{ModelKind, import_model};
+///
+/// let bytes = std::fs::read("tests/fixtures/executorch/mlp.pte").expect("the fixture");
+/// let model = import_model(&bytes, "mlp.pte").expect("an ExecuTorch program");
+/// assert_eq!(model.info.kind, ModelKind::Pte);
+/// // The compiler's own plan is a valid plan of the instance.
+/// assert_eq!(model.compiler_plan.len(), model.problem.len());
+/// assert!(memplan::validate::validate(&model.problem, &model.compiler_plan, None).is_valid());
+///
+/// assert!(import_model(b"not a model", "notes.txt").is_err());
+/// ```
 pub fn import_model(bytes: &[u8], name: &str) -> Result<ImportedModel, ImportError> {
     match ModelKind::detect(bytes, name) {
         Some(ModelKind::Tflite) => {

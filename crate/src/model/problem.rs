@@ -29,6 +29,24 @@ pub struct Problem {
 
 impl Problem {
     /// Checks the buffers and returns every violation, each with the buffer's line when known.
+    ///
+    /// ```
+    /// use memplan::{Buffer, Gap, Problem};
+    ///
+    /// // `a` lives in [0, 4), `b` in [2, 6) but away in [3, 5), `c` is pinned at offset 16.
+    /// let buffers = vec![
+    ///     Buffer::new("a", 0, 4, 8).with_alignment(8),
+    ///     Buffer::new("b", 2, 6, 4).with_gaps(vec![Gap::new(3, 5)]),
+    ///     Buffer::new("c", 0, 6, 2).pinned_at(16),
+    /// ];
+    /// let problem = Problem::new(buffers, Some(64)).expect("valid buffers");
+    /// assert_eq!(problem.len(), 3);
+    /// assert_eq!(problem.max_load(), 14); // at time 2: a, b and c
+    ///
+    /// // An empty lifetime is refused, with the buffer named.
+    /// let errors = Problem::new(vec![Buffer::new("d", 5, 5, 1)], None).unwrap_err();
+    /// assert!(errors.to_string().contains('d'), "{errors}");
+    /// ```
     pub fn new(buffers: Vec<Buffer>, capacity: Option<u64>) -> Result<Problem, InputErrors> {
         let mut errors = Vec::new();
         let located = |buffer: &Buffer, message: String| match buffer.line {
