@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use memplan::diff::{PlanMismatch, plan_for};
-use memplan::import::tflite::{self, ImportError, ImportOptions, Instance, Runtime, TensorRole};
+use memplan::import::tflite::{self, ImportError, ImportOptions, Imported, Runtime, TensorRole};
 use memplan::{Category, SolveOptions, run};
 use serde_json::Value;
 
@@ -34,12 +34,12 @@ fn runtime_plan(record: &Value, index: usize) -> (u64, Vec<Option<u64>>, Vec<u64
     (subgraph["arena_size"].as_u64().unwrap(), offsets, scratch)
 }
 
-fn makespan(instance: &Instance, offsets: &[u64]) -> u64 {
+fn makespan(instance: &Imported, offsets: &[u64]) -> u64 {
     memplan::metrics::makespan(instance.problem.buffers(), offsets)
 }
 
 /// The instance has a buffer for exactly the tensors the runtime placed in its arena.
-fn assert_same_tensors(name: &str, instance: &Instance, runtime: &[Option<u64>]) {
+fn assert_same_tensors(name: &str, instance: &Imported, runtime: &[Option<u64>]) {
     assert_eq!(instance.tensors.len(), runtime.len(), "{name}: tensor count");
     for (t, (role, offset)) in instance.tensors.iter().zip(runtime).enumerate() {
         assert_eq!(
@@ -51,7 +51,7 @@ fn assert_same_tensors(name: &str, instance: &Instance, runtime: &[Option<u64>])
 }
 
 /// Reproduces the runtime exactly: every tensor's offset and the arena size.
-fn assert_reproduces(name: &str, index: usize) -> (Instance, u64) {
+fn assert_reproduces(name: &str, index: usize) -> (Imported, u64) {
     let instance = tflite::import(&model(name), index, &ImportOptions::default()).unwrap();
     let (arena, runtime, scratch) = runtime_plan(&recorded(name), index);
     assert!(scratch.is_empty(), "{name}: the runtime added scratch tensors {scratch:?}");
@@ -63,7 +63,7 @@ fn assert_reproduces(name: &str, index: usize) -> (Instance, u64) {
 }
 
 /// memplan's default planner on the instance: valid, and never above the runtime's arena.
-fn assert_auto_no_worse(name: &str, instance: &Instance, arena: u64) {
+fn assert_auto_no_worse(name: &str, instance: &Imported, arena: u64) {
     let run =
         run::solve(&instance.problem, "auto", &SolveOptions { threads: Some(1), ..SolveOptions::default() }).unwrap();
     assert!(run.is_valid(), "{name}: {:?}", run.violations);

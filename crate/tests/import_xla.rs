@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use memplan::import::xla::{self, ImportError, ImportOptions, Instance};
+use memplan::import::xla::{self, ImportError, ImportOptions, Imported};
 use memplan::{Category, SolveOptions, run};
 
 fn fixtures() -> PathBuf {
@@ -17,11 +17,11 @@ fn dump(name: &str) -> Vec<u8> {
     std::fs::read(fixtures().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-fn import(name: &str) -> Instance {
+fn import(name: &str) -> Imported {
     xla::import(&dump(name), None, &ImportOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-fn makespan(instance: &Instance, offsets: &[u64]) -> u64 {
+fn makespan(instance: &Imported, offsets: &[u64]) -> u64 {
     memplan::metrics::makespan(instance.problem.buffers(), offsets)
 }
 

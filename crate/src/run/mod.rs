@@ -54,6 +54,17 @@ impl Run {
 /// holds a [`SolveOptions`]); the same checks and resolution as [`Request::run`], which the faces
 /// use. `Err` only when the request cannot be served (an unknown solver, a parameter it does not
 /// declare, a value it cannot use).
+///
+/// ```
+/// use memplan::{Buffer, Problem, SolveOptions, run};
+///
+/// let problem = Problem::new(vec![Buffer::new("a", 0, 2, 4), Buffer::new("b", 1, 3, 4)], None).unwrap();
+/// let run = run::solve(&problem, "minimalloc", &SolveOptions::default()).expect("a known solver");
+/// assert!(run.is_valid());
+/// assert_eq!(run.outcome.makespan(), Some(8)); // alive together: one above the other
+/// assert!(run.outcome.optimal()); // proven: it meets the lower bound
+/// assert!(run::solve(&problem, "no-such-solver", &SolveOptions::default()).is_err());
+/// ```
 pub fn solve(problem: &Problem, solver: &str, options: &SolveOptions) -> Result<Run, SolveError> {
     Prepared::new(solver, options.clone())?.run(problem)
 }
@@ -204,10 +215,10 @@ fn milliseconds(time: Duration) -> f64 {
     (time.as_secs_f64() * 1e6).round() / 1000.0
 }
 
-/// The start plan for a search solver ([`portfolio::start_plan`]: the best greedy order, no
+/// The start plan for a search solver ([`portfolio::best_first_fit_plan`]: the best greedy order, no
 /// search). A cancel before it ends leaves none (the solver then stops too).
 fn warm_start(problem: &Problem, options: &SolveOptions) -> Result<Option<Arc<crate::Plan>>, SolveError> {
-    match portfolio::start_plan(problem, options) {
+    match portfolio::best_first_fit_plan(problem, options) {
         Ok(plan) => Ok(plan.map(Arc::new)),
         Err(crate::Halt::Unsupported(what)) => Err(SolveError::Unsupported(what)),
         Err(crate::Halt::Request(error)) => Err(error),

@@ -51,7 +51,7 @@ impl Default for ImportOptions {
 
 /// One planned memory of a program as an instance.
 #[derive(Clone, Debug)]
-pub struct Instance {
+pub struct Imported {
     /// One buffer per storage: id = the value index of its first tensor.
     pub problem: Problem,
     /// The tensor values (indices into the plan's values) that share each buffer's storage.
@@ -85,7 +85,7 @@ pub struct Summary {
     pub alignment: u64,
 }
 
-impl Instance {
+impl Imported {
     pub fn summary(&self) -> Summary {
         Summary {
             method: self.method.clone(),
@@ -102,7 +102,7 @@ impl Instance {
 }
 
 /// The instance of one planned memory of the program in `bytes` (its first execution plan).
-pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<Instance, ImportError> {
+pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<Imported, ImportError> {
     if options.alignment == 0 {
         return Err(ImportError::Request("the alignment must be at least 1".into()));
     }
@@ -214,7 +214,7 @@ pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<Instance, ImportE
         buffers.push(buffer);
     }
     let problem = Problem::new(buffers, None).map_err(|errors| ImportError::Unsupported(errors.to_string()))?;
-    Ok(Instance {
+    Ok(Imported {
         problem,
         values: groups.iter().map(|g| g.values.clone()).collect(),
         compiler_plan: groups.iter().map(|g| g.offset).collect(),

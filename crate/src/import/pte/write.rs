@@ -9,7 +9,7 @@
 //! updated, and the segments (constant data) follow at their old alignment, unchanged: their
 //! offsets are relative to where they start.
 
-use super::{ImportError, Instance, program};
+use super::{ImportError, Imported, program};
 use crate::model::load::makespan;
 
 /// The extended header's magic, at byte 8 of the file.
@@ -24,7 +24,7 @@ const MAX_SEGMENT_ALIGNMENT: u64 = 4096;
 
 /// The program in `bytes` with `offsets` (one per buffer of `instance`, which was imported from
 /// these bytes) as the tensors' places. The plan is checked against the instance first.
-pub fn with_plan(bytes: &[u8], instance: &Instance, offsets: &[u64]) -> Result<Vec<u8>, ImportError> {
+pub fn with_plan(bytes: &[u8], instance: &Imported, offsets: &[u64]) -> Result<Vec<u8>, ImportError> {
     if offsets.len() != instance.problem.len() {
         return Err(ImportError::Request(format!(
             "the plan has {} offsets for the program's {} buffers",

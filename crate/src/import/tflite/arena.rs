@@ -96,7 +96,7 @@ impl TensorRole {
 
 /// One subgraph's instance: the buffers LiteRT's arena plans, and each tensor's part in it.
 #[derive(Clone, Debug)]
-pub struct Instance {
+pub struct Imported {
     pub subgraph: usize,
     /// The subgraph's name in the file, if it has one.
     pub name: Option<String>,
@@ -128,7 +128,7 @@ pub struct Summary {
     pub max_load: u64,
 }
 
-impl Instance {
+impl Imported {
     pub fn summary(&self) -> Summary {
         let count = |wanted: fn(&TensorRole) -> bool| self.tensors.iter().filter(|r| wanted(r)).count();
         Summary {
@@ -146,7 +146,7 @@ impl Instance {
         }
     }
 
-    /// Each tensor's offset under `offsets` (one per buffer of [`Instance::problem`]): a shared
+    /// Each tensor's offset under `offsets` (one per buffer of [`Imported::problem`]): a shared
     /// tensor gets its group's offset, a tensor outside the arena `None`.
     pub fn tensor_offsets(&self, offsets: &[u64]) -> Vec<Option<u64>> {
         self.tensors.iter().map(|role| role.buffer().and_then(|b| offsets.get(b).copied())).collect()
@@ -250,7 +250,7 @@ fn tensor_bytes(tensor: &schema::Tensor, t: usize, options: &ImportOptions) -> R
 }
 
 /// Builds subgraph `index`'s instance; see the module documentation for the rules.
-pub fn instance(model: &Model, index: usize, options: &ImportOptions) -> Result<Instance, ImportError> {
+pub fn instance(model: &Model, index: usize, options: &ImportOptions) -> Result<Imported, ImportError> {
     let subgraph = model.subgraphs.get(index).ok_or_else(|| {
         ImportError::Request(format!("the model has {} subgraphs; there is no subgraph {index}", model.subgraphs.len()))
     })?;
@@ -458,5 +458,5 @@ pub fn instance(model: &Model, index: usize, options: &ImportOptions) -> Result<
         .collect();
     let problem = Problem::new(buffers, None)
         .map_err(|errors| ImportError::Unsupported(format!("subgraph {index}: {errors}")))?;
-    Ok(Instance { subgraph: index, name: subgraph.name.clone(), operators, problem, tensors })
+    Ok(Imported { subgraph: index, name: subgraph.name.clone(), operators, problem, tensors })
 }

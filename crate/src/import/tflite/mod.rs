@@ -12,7 +12,7 @@ mod names;
 pub mod offline;
 pub mod schema;
 
-pub use arena::{Instance, Summary, TensorRole, builtin_name};
+pub use arena::{Imported, Summary, TensorRole, builtin_name};
 pub use offline::OfflinePlan;
 pub use schema::Model;
 
@@ -78,13 +78,13 @@ pub fn read(bytes: &[u8]) -> Result<Model, ImportError> {
 }
 
 /// The instance of subgraph `subgraph`.
-pub fn import(bytes: &[u8], subgraph: usize, options: &ImportOptions) -> Result<Instance, ImportError> {
+pub fn import(bytes: &[u8], subgraph: usize, options: &ImportOptions) -> Result<Imported, ImportError> {
     options.check()?;
     arena::instance(&read(bytes)?, subgraph, options)
 }
 
 /// The instances of every subgraph, in order.
-pub fn import_all(bytes: &[u8], options: &ImportOptions) -> Result<Vec<Instance>, ImportError> {
+pub fn import_all(bytes: &[u8], options: &ImportOptions) -> Result<Vec<Imported>, ImportError> {
     options.check()?;
     let model = read(bytes)?;
     (0..model.subgraphs.len()).map(|index| arena::instance(&model, index, options)).collect()
@@ -93,7 +93,7 @@ pub fn import_all(bytes: &[u8], options: &ImportOptions) -> Result<Vec<Instance>
 /// The offsets LiteRT's arena planner chooses for the instance: memplan's `tflite` preset (whole-run
 /// tensors first, then by size, best fit), which reproduces it; `crate/tests/import_tflite.rs`
 /// checks it against the runtime's addresses.
-pub fn compiler_plan(instance: &Instance) -> Vec<u64> {
+pub fn compiler_plan(instance: &Imported) -> Vec<u64> {
     let run = crate::run::solve(&instance.problem, "tflite", &SolveOptions::default())
         // The preset exists and takes no parameters, and with no capacity it always has a plan.
         .expect("the tflite preset is registered");
@@ -106,7 +106,7 @@ pub fn compiler_plan(instance: &Instance) -> Vec<u64> {
 /// Import the instance for [`Runtime::Micro`], whose lifetimes TFLite Micro plans the rest
 /// against; an instance that shares memory in place (LiteRT's) is refused. TFLite Micro wants one offset per tensor of every subgraph together; models of
 /// several subgraphs are refused (see the error).
-pub fn with_offline_plan(bytes: &[u8], instance: &Instance, offsets: &[u64]) -> Result<Vec<u8>, ImportError> {
+pub fn with_offline_plan(bytes: &[u8], instance: &Imported, offsets: &[u64]) -> Result<Vec<u8>, ImportError> {
     let model = read(bytes)?;
     if model.subgraphs.len() > 1 {
         return Err(ImportError::Unsupported(format!(

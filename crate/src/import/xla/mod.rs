@@ -37,7 +37,7 @@ impl Default for ImportOptions {
 
 /// One heap simulator trace as an instance.
 #[derive(Clone, Debug)]
-pub struct Instance {
+pub struct Imported {
     /// The module's name.
     pub module: String,
     /// The trace's index in `heap_simulator_traces`.
@@ -122,7 +122,7 @@ pub fn traces(bytes: &[u8]) -> Result<Vec<TraceSummary>, ImportError> {
 }
 
 /// The instance of trace `trace`, or of the trace with the most values when `None`.
-pub fn import(bytes: &[u8], trace: Option<usize>, options: &ImportOptions) -> Result<Instance, ImportError> {
+pub fn import(bytes: &[u8], trace: Option<usize>, options: &ImportOptions) -> Result<Imported, ImportError> {
     if !options.alignment.is_power_of_two() {
         return Err(ImportError::Request(format!("alignment {} is not a power of two", options.alignment)));
     }
@@ -149,10 +149,10 @@ pub fn import(bytes: &[u8], trace: Option<usize>, options: &ImportOptions) -> Re
     let problem = simulation.problem(options.alignment, &categories)?;
     let compiler = plan::compiler_plan(&assignment.buffer_allocations, &simulation, options.alignment);
     let module = proto.hlo_module.as_ref().map(|m| m.name.clone()).unwrap_or_default();
-    Ok(Instance { module, trace: index, problem, simulation, compiler })
+    Ok(Imported { module, trace: index, problem, simulation, compiler })
 }
 
-impl Instance {
+impl Imported {
     pub fn summary(&self, traces: usize) -> Summary {
         Summary {
             module: self.module.clone(),
@@ -168,6 +168,6 @@ impl Instance {
 }
 
 /// XLA's own offsets for the instance (its buffer assignment).
-pub fn compiler_plan(instance: &Instance) -> Result<&CompilerPlan, ImportError> {
+pub fn compiler_plan(instance: &Imported) -> Result<&CompilerPlan, ImportError> {
     instance.compiler.as_ref().map_err(Clone::clone)
 }

@@ -215,7 +215,7 @@ const QUICK_PASSES: [Pass; 3] =
 
 /// The plan a search starts from: the caller's warm start ([`SolveOptions::start`]), else the best
 /// of a few quick greedy passes ([`best_quick_pass`]).
-pub(crate) fn start_plan(problem: &Problem, options: &SolveOptions) -> Result<Plan, Halt> {
+pub(crate) fn given_or_quick_pass(problem: &Problem, options: &SolveOptions) -> Result<Plan, Halt> {
     match &options.start {
         Some(start) => Ok(Plan::clone(start)),
         None => best_quick_pass(problem, &options.cancel),

@@ -24,7 +24,7 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::greedy::start_plan;
+use super::greedy::given_or_quick_pass;
 use super::{Capabilities, Solver, stop_reason};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stats, Stopped};
 use crate::options::{Effort, Halt, Parameter, Progress, SolveOptions};
@@ -101,7 +101,7 @@ impl Solver for Lns {
         let budget: u64 = params.get_or("budget", default)?;
         let most = params.get_or::<u64>("most", MOST_FREE)? as usize;
         let patience: u64 = params.get_or("patience", PATIENCE)?;
-        let start = start_plan(problem, options)?;
+        let start = given_or_quick_pass(problem, options)?;
         let capacity = options.capacity;
         let mut search = Search::new(problem, start.offsets.clone(), options.seed);
         let bound = problem.lower_bound();

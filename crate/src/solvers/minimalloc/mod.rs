@@ -33,7 +33,7 @@ pub(crate) use search::Counters;
 pub use search::Rules;
 pub(crate) use windows::{WindowBound, window_bound};
 
-use super::greedy::start_plan;
+use super::greedy::given_or_quick_pass;
 use super::minimise::{self, Deadlines, Probe, Schedule};
 use super::view::View;
 use super::{Capabilities, Solver, conclude, stop_reason};
@@ -253,7 +253,7 @@ impl Solver for MiniMalloc {
 /// over their whole lifetimes, gaps or not) every unpinned buffer stacked above the pinned ones:
 /// a plan as soon as no two pinned buffers' live pieces meet, which [`quick_refutation`] checked.
 fn start_or_stack(problem: &Problem, options: &SolveOptions) -> Result<Plan, Halt> {
-    match start_plan(problem, options) {
+    match given_or_quick_pass(problem, options) {
         Err(Halt::Infeasible(_)) => Ok(stacked_plan(problem)),
         other => other,
     }

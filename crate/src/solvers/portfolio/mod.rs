@@ -14,7 +14,7 @@
 //!    bound stops the members listed after it (none of them could win), so a large trace that a
 //!    greedy order packs perfectly does not wait for idealloc's iterations.
 //! 2. At every effort, on inputs of at most [`SEARCH_MAX`] buffers, the search solvers race from
-//!    the start plan each has alone ([`start_plan`]): MiniMalloc's exact search, TelaMalloc's
+//!    the start plan each has alone ([`best_first_fit_plan`]): MiniMalloc's exact search, TelaMalloc's
 //!    heuristic search and `peak` (as it runs alone, where it plans the input) run side by side;
 //!    the first to settle the question stops the others; on small inputs the large-neighbourhood
 //!    search follows when none settled it. Without a
@@ -316,7 +316,7 @@ pub(crate) fn quick_phase_outcome(problem: &Problem, options: &SolveOptions) -> 
 /// phase 2 starts its searchers from it): the best of the greedy orders with first fit, a few
 /// milliseconds on the challenging instances, where the whole quick phase (the hill climb, Zant,
 /// best fit) costs several times the exact search it would start. `None` after a cancel.
-pub(crate) fn start_plan(problem: &Problem, options: &SolveOptions) -> Result<Option<Plan>, Halt> {
+pub(crate) fn best_first_fit_plan(problem: &Problem, options: &SolveOptions) -> Result<Option<Plan>, Halt> {
     let members: Vec<Member> = Order::ALL
         .into_iter()
         .filter(|&order| order != Order::Random)
@@ -327,12 +327,12 @@ pub(crate) fn start_plan(problem: &Problem, options: &SolveOptions) -> Result<Op
 }
 
 /// The start of a phase-2 searcher, as [`crate::run::solve`] gives it when the searcher runs
-/// alone: the lower of the caller's start and [`start_plan`]. Starting from the same plan, with
+/// alone: the lower of the caller's start and [`best_first_fit_plan`]. Starting from the same plan, with
 /// the same budget and seed, each searcher finds here what it finds alone, so `auto` is never
 /// worse than it (a start from the quick phase's best plan would be lower, but a search from a
 /// lower start can end higher).
 fn searcher_start(problem: &Problem, options: &SolveOptions, quick: &Outcome) -> Option<Arc<Plan>> {
-    let own = start_plan(problem, options).ok().flatten();
+    let own = best_first_fit_plan(problem, options).ok().flatten();
     let given = options.start.as_deref().cloned();
     let start = match (given, own) {
         (Some(given), Some(own)) if own.makespan < given.makespan => own,

@@ -22,7 +22,7 @@ mod stacks;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::greedy::start_plan;
+use super::greedy::given_or_quick_pass;
 use super::minimalloc::{Decision, Settings, decide, window_bound, window_stats};
 use super::{Capabilities, Solver, stop_reason};
 use crate::alignment::align_up;
@@ -92,7 +92,7 @@ impl Solver for Stacking {
             return Err(Halt::Infeasible(reason)); // pinned buffers that overlap
         }
         if buffers.len() > MAX_BUFFERS {
-            let plan = start_plan(problem, options)?;
+            let plan = given_or_quick_pass(problem, options)?;
             let mut outcome = Outcome::new(self.name(), problem, capacity, Some(plan), 0, Stopped::Completed);
             outcome.stats.insert("search".into(), format!("skipped: more than {MAX_BUFFERS} buffers").into());
             return Ok(outcome);

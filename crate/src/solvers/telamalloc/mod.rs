@@ -284,7 +284,7 @@ fn fit(problem: &Problem, options: &SolveOptions, config: &Config, capacity: u64
         if unsolved.iter().any(|&k| parts.makespan[k].is_none()) && deadline.cancel_flag().is_cancelled() {
             return Err(Halt::Cancelled);
         }
-        let start = greedy::start_plan(problem, options)?;
+        let start = greedy::given_or_quick_pass(problem, options)?;
         parts.adopt(problem, &start.offsets, &start.placement_order, |k| unsolved.contains(&k));
         let fitted = unsolved.iter().filter(|&&k| parts.fits(k, capacity)).count();
         stats.insert("parts_by_start_plan".into(), StatValue::Count(fitted as u64));
@@ -309,7 +309,7 @@ fn fit(problem: &Problem, options: &SolveOptions, config: &Config, capacity: u64
 
 /// Makespan mode: [`improve`] the start plan.
 fn minimise_peak(problem: &Problem, options: &SolveOptions, config: &Config) -> Result<Outcome, Halt> {
-    let start = greedy::start_plan(problem, options)?;
+    let start = greedy::given_or_quick_pass(problem, options)?;
     Ok(improve(problem, options, config, start))
 }
 
