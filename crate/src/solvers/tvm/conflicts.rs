@@ -179,55 +179,75 @@ impl Conflicts for Timeline {
 
 /// Range "raise to at least v" and range maximum, without pushing tags down: `tag[k]` is the
 /// most any raise covering node k's whole range set, `top[k]` the most set anywhere inside it.
+///
+/// Bottom-up over a perfect tree (leaves at `[size, 2 * size)`), in loops rather than recursion:
+/// in wasm a call costs more than a node's work. A range is covered by O(log n) whole nodes, and
+/// every ancestor of one of them holds the range's first or last leaf, so a raise lifts `top`
+/// along those two paths and a query reads the `tag`s along them.
 struct MaxTree {
-    len: usize,
+    size: usize,
     tag: Vec<u64>,
     top: Vec<u64>,
 }
 
 impl MaxTree {
     fn new(len: usize) -> Self {
-        // Halving [from, to) at its middle goes at most ceil(log2 len) levels deep.
-        let nodes = 2 * len.next_power_of_two();
-        MaxTree { len, tag: vec![0; nodes], top: vec![0; nodes] }
+        let size = len.next_power_of_two();
+        MaxTree { size, tag: vec![0; 2 * size], top: vec![0; 2 * size] }
     }
 
     fn raise(&mut self, lo: usize, hi: usize, value: u64) {
-        if lo < hi {
-            self.raise_in(1, 0, self.len, lo, hi, value);
-        }
-    }
-
-    fn raise_in(&mut self, k: usize, from: usize, to: usize, lo: usize, hi: usize, value: u64) {
-        self.top[k] = self.top[k].max(value);
-        if lo <= from && to <= hi {
-            self.tag[k] = self.tag[k].max(value);
+        if lo >= hi {
             return;
         }
-        let mid = (from + to) / 2;
-        if lo < mid {
-            self.raise_in(2 * k, from, mid, lo, hi, value);
+        let (mut l, mut r) = (lo + self.size, hi + self.size);
+        while l < r {
+            if l & 1 == 1 {
+                self.tag[l] = self.tag[l].max(value);
+                self.top[l] = self.top[l].max(value);
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                self.tag[r] = self.tag[r].max(value);
+                self.top[r] = self.top[r].max(value);
+            }
+            l >>= 1;
+            r >>= 1;
         }
-        if mid < hi {
-            self.raise_in(2 * k + 1, mid, to, lo, hi, value);
+        for leaf in [lo + self.size, hi - 1 + self.size] {
+            let mut k = leaf >> 1;
+            while k >= 1 {
+                self.top[k] = self.top[k].max(value);
+                k >>= 1;
+            }
         }
     }
 
     fn max(&self, lo: usize, hi: usize) -> u64 {
-        if lo < hi { self.max_in(1, 0, self.len, lo, hi) } else { 0 }
-    }
-
-    fn max_in(&self, k: usize, from: usize, to: usize, lo: usize, hi: usize) -> u64 {
-        if lo <= from && to <= hi {
-            return self.top[k];
+        if lo >= hi {
+            return 0;
         }
-        let mid = (from + to) / 2;
-        let mut best = self.tag[k];
-        if lo < mid {
-            best = best.max(self.max_in(2 * k, from, mid, lo, hi));
+        let mut best = 0;
+        let (mut l, mut r) = (lo + self.size, hi + self.size);
+        while l < r {
+            if l & 1 == 1 {
+                best = best.max(self.top[l]);
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                best = best.max(self.top[r]);
+            }
+            l >>= 1;
+            r >>= 1;
         }
-        if mid < hi {
-            best = best.max(self.max_in(2 * k + 1, mid, to, lo, hi));
+        for leaf in [lo + self.size, hi - 1 + self.size] {
+            let mut k = leaf >> 1;
+            while k >= 1 {
+                best = best.max(self.tag[k]);
+                k >>= 1;
+            }
         }
         best
     }
@@ -259,6 +279,33 @@ mod tests {
             reach[i] = Some(value);
             placed.place(i, value);
             timeline.place(i, value);
+        }
+    }
+
+    /// The tree against a plain array on every length up to 40 (powers of two and not), with
+    /// ranges of every shape: each maximum is the largest value raised over any of its points.
+    #[test]
+    fn max_tree_agrees_with_an_array() {
+        let mut state = 7u64;
+        let mut next = |bound: u64| {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % bound
+        };
+        for len in 1..=40usize {
+            let mut tree = MaxTree::new(len);
+            let mut plain = vec![0u64; len];
+            for _ in 0..200 {
+                let lo = next(len as u64) as usize;
+                let hi = lo + 1 + next((len - lo) as u64) as usize;
+                if next(2) == 0 {
+                    let value = next(1000);
+                    tree.raise(lo, hi, value);
+                    plain[lo..hi].iter_mut().for_each(|v| *v = (*v).max(value));
+                } else {
+                    assert_eq!(tree.max(lo, hi), plain[lo..hi].iter().copied().max().unwrap(), "len {len}, {lo}..{hi}");
+                }
+            }
+            assert_eq!(tree.max(3, 3), 0);
         }
     }
 }

@@ -50,18 +50,58 @@ pub(super) fn box_in_rounds(
     Ok(top)
 }
 
-/// The power of (1 + ε) that a height rounds up to: the smallest i with h ≤ (1 + ε)^i.
-fn size_class(height: u64, base: f64) -> i64 {
-    let h = height as f64;
-    let mut i = (h.ln() / base.ln()).ceil() as i64;
-    // Correct the float estimate so that (1 + ε)^(i−1) < h ≤ (1 + ε)^i.
-    while i > 0 && base.powf((i - 1) as f64) >= h {
-        i -= 1;
+/// The powers of (1 + ε) that heights round up to, each computed once: `powf` and `ln` are
+/// software routines in wasm (no instruction does them), and heights taken in ascending order
+/// mostly fall in the class of the one before.
+struct Powers {
+    base: f64,
+    ln_base: f64,
+    /// The last two powers computed, as `(i, (1 + ε)^i)`.
+    known: [(i64, f64); 2],
+}
+
+impl Powers {
+    fn new(base: f64) -> Self {
+        Powers { base, ln_base: base.ln(), known: [(i64::MIN, 0.0); 2] }
     }
-    while base.powf(i as f64) < h {
-        i += 1;
+
+    /// (1 + ε)^i, as `powf` computes it.
+    fn get(&mut self, i: i64) -> f64 {
+        if let Some(&(_, power)) = self.known.iter().find(|&&(k, _)| k == i) {
+            return power;
+        }
+        let power = self.base.powf(i as f64);
+        self.known = [self.known[1], (i, power)];
+        power
     }
-    i
+
+    /// Whether `height` is in class `i`: (1 + ε)^(i−1) < h ≤ (1 + ε)^i.
+    fn holds(&mut self, i: i64, h: f64) -> bool {
+        (i == 0 || self.get(i - 1) < h) && self.get(i) >= h
+    }
+
+    /// The power of (1 + ε) that a height rounds up to: the smallest i with h ≤ (1 + ε)^i.
+    /// `hint` is a class to try first (the previous height's): the powers grow with i by far
+    /// more than `powf`'s rounding (ε ≥ 1e-6), so one class at most holds and trying it first
+    /// gives the same answer as the search from the logarithm.
+    fn class(&mut self, height: u64, hint: Option<i64>) -> i64 {
+        let h = height as f64;
+        if let Some(i) = hint
+            && i >= 0
+            && self.holds(i, h)
+        {
+            return i;
+        }
+        let mut i = (h.ln() / self.ln_base).ceil() as i64;
+        // Correct the float estimate so that (1 + ε)^(i−1) < h ≤ (1 + ε)^i.
+        while i > 0 && self.get(i - 1) >= h {
+            i -= 1;
+        }
+        while self.get(i) < h {
+            i += 1;
+        }
+        i
+    }
 }
 
 /// One size class of [`box_by_size_class`] on its way through boxing.
@@ -98,7 +138,16 @@ pub(super) fn box_by_size_class(
     let mut heights: Vec<u64> = ids.iter().map(|&id| jobs.get(id).size).collect();
     heights.sort_unstable();
     heights.dedup();
-    let class_of: Vec<i64> = heights.iter().map(|&h| size_class(h, base)).collect();
+    let mut powers = Powers::new(base);
+    let mut hint = None;
+    let class_of: Vec<i64> = heights
+        .iter()
+        .map(|&h| {
+            let class = powers.class(h, hint);
+            hint = Some(class);
+            class
+        })
+        .collect();
     let mut classed: Vec<(i64, JobId)> =
         ids.iter().map(|&id| (class_of[heights.partition_point(|&h| h < jobs.get(id).size)], id)).collect();
     classed.sort_by_key(|&(class, _)| class);
@@ -106,7 +155,7 @@ pub(super) fn box_by_size_class(
     for group in classed.chunk_by(|a, b| a.0 == b.0) {
         let class = group[0].0;
         let tallest = group.iter().map(|&(_, id)| jobs.get(id).size).max().unwrap_or(1);
-        let rounded = (base.powf(class as f64).floor() as u64).max(tallest);
+        let rounded = (powers.get(class).floor() as u64).max(tallest);
         if rounded > box_height {
             classes.push((class, Class::Unboxed(group.iter().map(|&(_, id)| id).collect())));
             continue;
@@ -162,11 +211,17 @@ mod tests {
 
     #[test]
     fn size_classes_are_powers_of_one_plus_epsilon() {
-        let base: f64 = 1.5;
-        for h in 1u64..2000 {
-            let i = size_class(h, base);
-            assert!(base.powf(i as f64) >= h as f64);
-            assert!(i == 0 || base.powf((i - 1) as f64) < h as f64, "h {h} class {i}");
+        for base in [1.5, 1.0 + 1e-6, 1.01] {
+            let mut powers = Powers::new(base);
+            let mut hint = None;
+            for h in (1u64..2000).chain([1 << 20, (1 << 20) + 1, 1 << 40, u64::MAX / 3]) {
+                // With the previous class as a hint (the ascending order boxing uses) or none.
+                for i in [powers.class(h, hint), powers.class(h, None), powers.class(h, Some(7))] {
+                    assert!(base.powf(i as f64) >= h as f64);
+                    assert!(i == 0 || base.powf((i - 1) as f64) < h as f64, "h {h} class {i}");
+                }
+                hint = Some(powers.class(h, hint));
+            }
         }
     }
 
