@@ -43,6 +43,9 @@ if cargo clippy --version >/dev/null 2>&1; then
 else
   echo "== clippy is not installed: lints skipped"
 fi
+# The API's documentation: every link resolves and none points at an internal (the docs of a
+# public item are read by users who cannot follow it).
+RUSTDOCFLAGS="-D warnings" stage "Rust core: API docs (links)" cargo doc -p memplan --no-deps --quiet
 
 echo "== Rust core: unit, property and command-line tests"
 # --lib --bins --tests: every test target; the doc-tests run next, for the core only (the Python

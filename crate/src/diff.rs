@@ -98,7 +98,7 @@ pub struct MovedBuffer {
 }
 
 /// What plan B changes from plan A on one instance (A is the reference, e.g. the compiler's plan;
-/// B the candidate, e.g. memplan's). Integers follow [`wire`]'s rule.
+/// B the candidate, e.g. memplan's). Integers follow `wire`'s rule.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct PlanDiff {

@@ -45,7 +45,7 @@ pub fn contention_per_buffer(buffers: &[Buffer]) -> Vec<u64> {
 }
 
 /// An instance at a glance (`memplan stats`, the page's header): sizes, span, conflicts. Integers
-/// follow [`crate::model::wire`]'s rule in JSON.
+/// follow `crate::model::wire`'s rule in JSON.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct InstanceSummary {

@@ -73,7 +73,7 @@ impl CancelFlag {
 }
 
 /// A report during a long solve (for the playground's progress line). Integers follow
-/// [`crate::model::wire`]'s rule in JSON.
+/// `crate::model::wire`'s rule in JSON.
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Progress {
@@ -505,7 +505,7 @@ impl SolveError {
 }
 
 /// Why a solver's work ended without a plan of its own. It lives inside the solvers, whose
-/// [`crate::Solver::solve`] turns it into an outcome (see [`crate::solvers::conclude`]).
+/// [`crate::Solver::solve`] turns it into an outcome (see `crate::solvers::conclude`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Halt {
     /// A proof that no plan fits.

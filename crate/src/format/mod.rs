@@ -151,7 +151,7 @@ pub fn write(document: &Document, offsets: &[u64], format: Format) -> String {
     }
 }
 
-/// [`write`] into `out` as it goes (a file, standard output), never holding the whole text: the
+/// [`write()`] into `out` as it goes (a file, standard output), never holding the whole text: the
 /// same bytes.
 pub fn write_to(
     document: &Document,

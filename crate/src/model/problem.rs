@@ -136,15 +136,15 @@ impl Problem {
     }
 
     /// A lower bound on the makespan of every valid plan that the instance gives without search:
-    /// L, the largest buffer, the top of each pinned buffer, the alignment bound ([`alignment_bound`]) and the stacking
-    /// bound ([`super::stacking`]: the least top of the buffers alive at one time, each at a
+    /// L, the largest buffer, the top of each pinned buffer, the alignment bound (`alignment_bound`) and the stacking
+    /// bound (`super::stacking`: the least top of the buffers alive at one time, each at a
     /// multiple of its alignment).
     pub fn lower_bound(&self) -> u64 {
         self.lower_bound
     }
 
     /// Facts that solvers derived from the buffers and keep for the other solvers given this
-    /// problem (or a clone of it): see [`Memo`].
+    /// problem (or a clone of it): see `Memo`.
     pub fn memo(&self) -> &Memo {
         &self.memo
     }

@@ -28,7 +28,7 @@ impl Plan {
 
 /// A solver statistic: counters stay exact integers, ratios are floats. Statistics are for people
 /// and benchmarks; nothing a caller must act on lives in them. In JSON they follow
-/// [`super::wire`]'s rule.
+/// `super::wire`'s rule.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum StatValue {

@@ -8,7 +8,7 @@ use super::Run;
 use crate::model::wire;
 use crate::model::{Problem, Stats, Stopped};
 
-/// A run's result in the form the edges send. Integers follow [`wire`]'s rule (a JSON number up
+/// A run's result in the form the edges send. Integers follow `wire`'s rule (a JSON number up
 /// to 2^53 − 1, else a decimal string); `makespan`, `fragmentation` and `fragmentation_pct` are `null`
 /// when no plan came back. The plan's offsets travel separately (a file, or a typed array).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

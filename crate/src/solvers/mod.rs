@@ -52,7 +52,7 @@ pub trait Solver: Send + Sync {
     /// limit or a cancel are outcomes. Fills in what every outcome shares (capacity, seed, time)
     /// and settles the reason against the bound ([`Outcome::settle`]). A solver that cannot use
     /// gaps plans the hulls, and zero-size buffers are placed apart unless it asks for them
-    /// ([`view::View`]).
+    /// (`view::View`).
     ///
     /// The options are resolved here when the caller has not ([`SolveOptions::resolve`]): the
     /// solver reads the capacity that applies from them, and its deadline counts from the run's

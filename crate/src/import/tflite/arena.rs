@@ -14,7 +14,7 @@
 //!   to the end of the run, time `operators + 1` (after the last operator, when the caller reads
 //!   the outputs), so that "alive for the whole run" is exactly "allocated at 0, never freed".
 //! - **In place**: some kernels write their first output over an input, which then shares its
-//!   memory and its reference count (see [`in_place`]). The shared group is one buffer, named
+//!   memory and its reference count (see `in_place`). The shared group is one buffer, named
 //!   and numbered after its first tensor (the root), of the root's size.
 //! - **Loops**: the condition and body subgraphs of a WHILE get their inputs from the WHILE
 //!   kernel, outside their own arena; their other tensors are planned as above.

@@ -103,7 +103,7 @@ pub(crate) fn presets() -> Vec<Box<dyn Solver>> {
     preset_planners().into_iter().map(|greedy| Box::new(greedy) as Box<dyn Solver>).collect()
 }
 
-/// The presets with their runs readable ([`Greedy::runs`]), for tests that check each against its
+/// The presets with their runs readable ([`Greedy::passes`]), for tests that check each against its
 /// definition.
 pub fn preset_planners() -> Vec<Greedy> {
     use Fit::*;

@@ -6,7 +6,7 @@
 //! ([`Stopped::Fits`]), or a proof that none exists ([`Stopped::Infeasible`], with the reason).
 //! Without one it minimises the makespan: it starts from the start plan it is given (the run
 //! passes the best greedy plan of the portfolio) and probes capacities between the lower bound and
-//! that plan with the shared driver ([`crate::solvers::minimise`]).
+//! that plan with the shared driver (`crate::solvers::minimise`).
 //!
 //! When the budget or the time limit ends a feasibility search without an answer, the solver
 //! still returns a plan: the start plan, which may or may not fit, with the reason it stopped. A

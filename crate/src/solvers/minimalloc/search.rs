@@ -39,24 +39,24 @@ pub struct Rules {
     /// the lower rank) goes below: swapping them gives the same plan otherwise.
     pub symmetry: bool,
     /// When a buffer none of whose neighbours is left unplaced fails, its later siblings fail
-    /// too (see [`Search::advance`]).
+    /// too (see `Search::advance`).
     pub hatless: bool,
     /// At a tight capacity (every section with a live buffer exactly full), decide with the
-    /// tiling search ([`crate::solvers::tiling`]) before the canonical one.
+    /// tiling search (`crate::solvers::tiling`) before the canonical one.
     pub tiling: bool,
     /// In the sections where the most buffers are unplaced, those buffers must stack, each at a
     /// multiple of its alignment and no lower than it can still go, under the capacity (the
-    /// stacking bound inside the nodes, see [`super::stacks`]). Part of inference: off with it.
+    /// stacking bound inside the nodes, see `super::stacks`). Part of inference: off with it.
     pub stacking: bool,
     /// Node keys hash each floor as the search sees it, rounded up to the buffer's alignment (see
-    /// [`Search::floor_key`]), so that more refuted states are recognised. Part of memo.
+    /// `Search::floor_key`), so that more refuted states are recognised. Part of memo.
     pub coarse_keys: bool,
     /// Before searching, the buffers alive in short runs of sections, their lifetimes cut to
     /// them, are searched as instances of their own: what they need bounds the whole (see
-    /// [`super::windows`]). Used by the solver around the search, not inside its nodes.
+    /// `super::windows`). Used by the solver around the search, not inside its nodes.
     pub windows: bool,
     /// The buffers alive throughout the instance are stacked at the bottom and the search places
-    /// the rest under what the stack leaves of the capacity (see [`super::spanning`]). Applied
+    /// the rest under what the stack leaves of the capacity (see `super::spanning`). Applied
     /// to the instance before the search, not inside its nodes.
     pub spanning: bool,
 }

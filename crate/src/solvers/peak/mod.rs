@@ -5,7 +5,7 @@
 //! plan loses is lost there: a hole under the peak lifts everything stacked over it, weights and
 //! workspaces alive for most of the trace, which no local move brings down. This planner does it
 //! the other way round:
-//! 1. A stretch of time around the peak in which about [`WINDOW`] starts and ends fall.
+//! 1. A stretch of time around the peak in which about `WINDOW` starts and ends fall.
 //!    The buffers alive across the whole stretch meet every other buffer there, so in any plan they
 //!    can be stacked at the bottom, the others keeping their order above them: the stretch's
 //!    optimum is that of one buffer the size of them all plus the others, cut to the stretch.
@@ -23,7 +23,7 @@
 //! above the max load whatever the stretch, and `auto` keeps the best of its members.
 //!
 //! A wider stretch is tried while the plan is above the bound, each search of one given at most
-//! the nodes the narrower stretch's search visited, or a dive's worth if more ([`wider_budget`]):
+//! the nodes the narrower stretch's search visited, or a dive's worth if more (`wider_budget`):
 //! on generated traces the wider stretches' searches ran their whole budgets for no better plan
 //! of the whole, where now a wider stretch costs what the narrower one did. What the searches
 //! prove about their stretch bounds the whole (each stretch is a relaxation), and the outcome

@@ -13,8 +13,8 @@
 //!    whatever the number of threads or the machine's load. A member whose plan meets the lower
 //!    bound stops the members listed after it (none of them could win), so a large trace that a
 //!    greedy order packs perfectly does not wait for idealloc's iterations.
-//! 2. At every effort, on inputs of at most [`SEARCH_MAX`] buffers, the search solvers race from
-//!    the start plan each has alone ([`best_first_fit_plan`]): MiniMalloc's exact search, TelaMalloc's
+//! 2. At every effort, on inputs of at most `SEARCH_MAX` buffers, the search solvers race from
+//!    the start plan each has alone (`best_first_fit_plan`): MiniMalloc's exact search, TelaMalloc's
 //!    heuristic search and `peak` (as it runs alone, where it plans the input) run side by side;
 //!    the first to settle the question stops the others; on small inputs the large-neighbourhood
 //!    search follows when none settled it. Without a

@@ -1,10 +1,10 @@
 //! `stacking`: plans for small instances with alignment that meet the stacking bound.
 //!
-//! The instance's lower bound knows alignment ([`crate::model::stacking`]): at its tightest time
+//! The instance's lower bound knows alignment (`crate::model::stacking`): at its tightest time
 //! the buffers alive there cannot end lower than their least stack, and on random aligned
 //! instances of 20 to 30 buffers that is the optimum most of the time. A plan that meets it must
 //! stack that live set as tightly as alignment allows, and those stackings are few (four on the
-//! issue's instance). So this solver enumerates them ([`stacks`]), pins the tightest live set at
+//! issue's instance). So this solver enumerates them (`stacks`), pins the tightest live set at
 //! each in turn, and places the other buffers first fit in an order that simulated annealing
 //! improves (moves: take a buffer out of the order and put it back elsewhere; a worse makespan is
 //! accepted with a probability that falls as the temperature does). Without such a stacking (the
@@ -15,7 +15,7 @@
 //! same plan. First fit over every order reaches every optimum (the tests' oracle relies on it),
 //! so nothing is lost by searching orders. Pinned buffers stay where they are and the stackings
 //! are not tried then (they would have to respect the pins). Work is capped by the neighbours
-//! visited, so a large instance gets few orders (and above [`MAX_BUFFERS`] the start plan alone).
+//! visited, so a large instance gets few orders (and above `MAX_BUFFERS` the start plan alone).
 
 mod stacks;
 
