@@ -85,8 +85,8 @@ pub mod solvers;
 pub(crate) mod protocol;
 
 pub use model::{
-    Buffer, Category, Gap, InputError, InputErrors, Outcome, Plan, Problem, Semantics, Stats, StopGroup, Stopped,
-    Window,
+    Buffer, BufferId, Category, Details, Gap, InputError, InputErrors, Outcome, Plan, Problem, Semantics, Stats,
+    StopGroup, Stopped, Window,
 };
 pub use options::{
     CancelFlag, Deadline, Effort, Halt, MAX_THREADS, Parameter, Params, Progress, ProgressSink, SolveError,

@@ -11,7 +11,7 @@ mod solution;
 pub mod stacking;
 pub mod wire;
 
-pub use buffer::{Buffer, Gap, Piece, Window};
+pub use buffer::{Buffer, BufferId, Details, Gap, Piece, Window};
 pub use category::Category;
 pub use error::{InputError, InputErrors};
 pub use memo::Memo;
