@@ -49,18 +49,22 @@ pub fn plan_for(problem: &Problem, plan: &Problem, offsets: Option<&[u64]>) -> R
     let by_id: HashMap<&str, usize> = plan.buffers().iter().enumerate().map(|(i, b)| (b.id.as_str(), i)).collect();
     let mut found = Vec::with_capacity(problem.len());
     for buffer in problem.buffers() {
-        let index = *by_id.get(buffer.id.as_str()).ok_or_else(|| PlanMismatch::Missing(buffer.id.clone()))?;
+        let index = *by_id.get(buffer.id.as_str()).ok_or_else(|| PlanMismatch::Missing(buffer.id.to_string()))?;
         let theirs = &plan.buffers()[index];
         let shape = |b: &crate::Buffer| format!("{} bytes over [{}, {})", b.size, b.start, b.end);
         if (theirs.size, theirs.start, theirs.end) != (buffer.size, buffer.start, buffer.end) {
-            return Err(PlanMismatch::Differs { id: buffer.id.clone(), expected: shape(buffer), found: shape(theirs) });
+            return Err(PlanMismatch::Differs {
+                id: buffer.id.to_string(),
+                expected: shape(buffer),
+                found: shape(theirs),
+            });
         }
         found.push(offsets[index]);
     }
     if plan.len() > problem.len() {
         let ours: HashMap<&str, ()> = problem.buffers().iter().map(|b| (b.id.as_str(), ())).collect();
         if let Some(extra) = plan.buffers().iter().find(|b| !ours.contains_key(b.id.as_str())) {
-            return Err(PlanMismatch::Extra(extra.id.clone()));
+            return Err(PlanMismatch::Extra(extra.id.to_string()));
         }
     }
     check(problem, &found)?;
@@ -152,7 +156,7 @@ impl PlanDiff {
             .filter(|&(i, _)| a.get(i) != b.get(i))
             .map(|(index, buffer)| MovedBuffer {
                 index,
-                id: buffer.id.clone(),
+                id: buffer.id.to_string(),
                 name: buffer.name.clone(),
                 size: buffer.size,
                 from: a.get(index).copied().unwrap_or(0),

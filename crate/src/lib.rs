@@ -96,8 +96,8 @@ pub(crate) mod test_support;
 pub(crate) mod protocol;
 
 pub use model::{
-    Buffer, Category, Gap, InputError, InputErrors, Outcome, Plan, Problem, Semantics, StatValue, Stats, StopGroup,
-    Stopped, Window,
+    Buffer, BufferId, Category, Details, Gap, InputError, InputErrors, Outcome, Plan, Problem, Semantics, StatValue,
+    Stats, StopGroup, Stopped, Window,
 };
 pub use options::{
     CancelFlag, Deadline, Effort, Halt, MAX_THREADS, Parameter, Params, Progress, ProgressSink, Range, SolveError,

@@ -151,7 +151,7 @@ impl Instance {
     }
 
     pub fn ids(&self) -> Vec<String> {
-        self.problem().buffers().iter().map(|b| b.id.clone()).collect()
+        self.problem().buffers().iter().map(|b| b.id.to_string()).collect()
     }
 
     /// The names the compiler gave the buffers (a `name` column or field, a tensor's or an HLO

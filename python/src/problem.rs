@@ -245,7 +245,7 @@ impl Problem {
     /// Buffer ids, in order (strings: a CSV's ``id`` column, a tensor's index, ...).
     #[getter]
     fn ids(&self) -> Vec<String> {
-        self.problem().buffers().iter().map(|b| b.id.clone()).collect()
+        self.problem().buffers().iter().map(|b| b.id.to_string()).collect()
     }
 
     /// The names the compiler gave the buffers (``None`` for a buffer without one).

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use self::records::{Cell, Record, Records};
 use super::reading::{self, Row, Rows, WrittenLifetime};
 use super::{Document, Format, Note, Offsets, ReadOptions};
-use crate::model::{Buffer, Category, InputError, InputErrors, Problem, Semantics};
+use crate::model::{Buffer, BufferId, Category, Details, InputError, InputErrors, Problem, Semantics};
 
 /// What a column holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -444,7 +444,7 @@ fn read_row(
         )]);
     }
     let mut reader = RowReader { record, layout, errors: Vec::new() };
-    let id = reader.cell(at.id).text.to_string();
+    let id = BufferId::from(&*reader.cell(at.id).text);
     if id.is_empty() {
         reader.fail(at.id, "missing value; every buffer needs an id");
     }
@@ -501,8 +501,8 @@ fn read_row(
         Offsets::Plan => (None, offset),
     };
     let alignment = alignment.unwrap_or(1);
-    let buffer =
-        Buffer { id, start, end, size, alignment, pinned, hint, name, category, gaps, line: Some(record.line) };
+    let buffer = Buffer { id, start, end, size, alignment, pinned, line: Some(record.line), details: None }
+        .with_details(Details { hint, name, category, gaps });
     Ok(Row { buffer, written: (lower, upper, size), planned })
 }
 

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use self::members::{Kind, Locator, Members};
 use super::reading::{self, Row, Rows, WrittenLifetime};
 use super::{Document, Format, Offsets, ReadOptions};
-use crate::model::{Buffer, Category, Gap, InputError, InputErrors, Problem, Semantics, Window};
+use crate::model::{Buffer, Category, Details, Gap, InputError, InputErrors, Problem, Semantics, Window};
 
 /// One element of a buffer's `gaps`, as written (times in the file's semantics).
 #[derive(serde::Deserialize)]
@@ -404,7 +404,8 @@ impl<'t> BufferReader<'t, '_> {
             Offsets::Plan => (None, offset_value),
         };
         let line = self.locator.line(self.raw.get());
-        let buffer = Buffer { id, start, end, size, alignment, pinned, hint, name, category, gaps, line };
+        let buffer = Buffer { id: id.into(), start, end, size, alignment, pinned, line, details: None }
+            .with_details(Details { hint, name, category, gaps });
         Ok(Row { buffer, written: (written_start, written_end, size), planned })
     }
 }

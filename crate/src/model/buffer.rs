@@ -59,13 +59,23 @@ impl Piece {
     }
 }
 
+/// A buffer's id as written in the input: inline up to 24 bytes (ids are mostly short numbers
+/// or names), so that millions of buffers need no heap block each. It reads as a `&str`.
+pub type BufferId = compact_str::CompactString;
+
 /// One buffer to place. It is alive during the half-open lifetime `[start, end)`, except in its
 /// gaps: two buffers conflict iff their live pieces ([`Buffer::pieces`]) meet in time and in bytes.
 /// Without gaps that is `a.start < b.end && b.start < a.end` (MiniMalloc's convention).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// What most buffers lack (a hint, a name, a category, gaps) lives in [`Details`], behind one
+/// pointer that stays empty for them: on millions of buffers the fields took most of the
+/// process's memory. They read and write as fields of the buffer (`buffer.gaps`, `buffer.name`)
+/// through [`Deref`](std::ops::Deref); writing one gives the buffer its details.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(from = "BufferRecord", into = "BufferRecord")]
 pub struct Buffer {
     /// The id as written in the input; the index in [`crate::Problem::buffers`] is the internal id.
-    pub id: String,
+    pub id: BufferId,
     pub start: u64,
     pub end: u64,
     pub size: u64,
@@ -73,45 +83,129 @@ pub struct Buffer {
     pub alignment: u64,
     /// A fixed offset the planner must keep (MiniMalloc's `offset` column on input).
     pub pinned: Option<u64>,
+    /// The 1-based line of the input this buffer came from, for error messages.
+    pub line: Option<usize>,
+    /// The hint, name, category and gaps, read through the buffer ([`Buffer::details`]). None
+    /// while every one has its default; a write through `DerefMut` may leave a boxed default,
+    /// which compares equal to none.
+    pub details: Option<Box<Details>>,
+}
+
+impl PartialEq for Buffer {
+    fn eq(&self, other: &Buffer) -> bool {
+        (&self.id, self.start, self.end, self.size, self.alignment, self.pinned, self.line)
+            == (&other.id, other.start, other.end, other.size, other.alignment, other.pinned, other.line)
+            && self.details() == other.details()
+    }
+}
+
+impl Eq for Buffer {}
+
+/// The attributes of a buffer that most buffers lack, read through the buffer (see [`Buffer`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Details {
     /// MiniMalloc's `hint` column, carried through to the output untouched.
     pub hint: Option<u64>,
     /// The name the buffer's producer gave it (a tensor's name in a model), carried through to the
     /// output untouched. Never empty: an empty name is no name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// What the buffer holds (input, output, weight, ...) when its producer knows, carried
     /// through to the output untouched like the name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<Category>,
     /// Stretches of the lifetime where the buffer is not alive, or only in a window of its bytes;
     /// sorted, disjoint, inside `[start, end)` ([`crate::Problem::new`] checks it).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gaps: Vec<Gap>,
-    /// The 1-based line of the input this buffer came from, for error messages.
-    pub line: Option<usize>,
+}
+
+/// The details of every buffer that has none of its own.
+static NO_DETAILS: Details = Details { hint: None, name: None, category: None, gaps: Vec::new() };
+
+impl std::ops::Deref for Buffer {
+    type Target = Details;
+
+    fn deref(&self) -> &Details {
+        self.details()
+    }
+}
+
+impl std::ops::DerefMut for Buffer {
+    fn deref_mut(&mut self) -> &mut Details {
+        self.details.get_or_insert_with(Box::default)
+    }
+}
+
+/// A buffer with every field in line: its serialised form.
+#[derive(Serialize, Deserialize)]
+struct BufferRecord {
+    id: String,
+    start: u64,
+    end: u64,
+    size: u64,
+    alignment: u64,
+    pinned: Option<u64>,
+    hint: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    category: Option<Category>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    gaps: Vec<Gap>,
+    line: Option<usize>,
+}
+
+impl From<BufferRecord> for Buffer {
+    fn from(record: BufferRecord) -> Self {
+        let BufferRecord { id, start, end, size, alignment, pinned, hint, name, category, gaps, line } = record;
+        Buffer { id: id.into(), start, end, size, alignment, pinned, line, details: None }.with_details(Details {
+            hint,
+            name,
+            category,
+            gaps,
+        })
+    }
+}
+
+impl From<Buffer> for BufferRecord {
+    fn from(buffer: Buffer) -> Self {
+        let Details { hint, name, category, gaps } = buffer.details.map(|details| *details).unwrap_or_default();
+        BufferRecord {
+            id: buffer.id.into(),
+            start: buffer.start,
+            end: buffer.end,
+            size: buffer.size,
+            alignment: buffer.alignment,
+            pinned: buffer.pinned,
+            hint,
+            name,
+            category,
+            gaps,
+            line: buffer.line,
+        }
+    }
 }
 
 impl Buffer {
-    pub fn new(id: impl Into<String>, start: u64, end: u64, size: u64) -> Self {
-        Buffer {
-            id: id.into(),
-            start,
-            end,
-            size,
-            alignment: 1,
-            pinned: None,
-            hint: None,
-            name: None,
-            category: None,
-            gaps: Vec::new(),
-            line: None,
-        }
+    pub fn new(id: impl Into<BufferId>, start: u64, end: u64, size: u64) -> Self {
+        Buffer { id: id.into(), start, end, size, alignment: 1, pinned: None, line: None, details: None }
+    }
+
+    /// The buffer's hint, name, category and gaps (the defaults when it has none).
+    pub fn details(&self) -> &Details {
+        self.details.as_deref().unwrap_or(&NO_DETAILS)
+    }
+
+    /// Gives the buffer these details; the defaults take no memory.
+    pub fn with_details(mut self, details: Details) -> Self {
+        self.details = (details != Details::default()).then(|| Box::new(details));
+        self
     }
 
     /// Gives the buffer gaps (sorted and disjoint, inside its lifetime: [`crate::Problem::new`]
     /// checks them).
     pub fn with_gaps(mut self, gaps: Vec<Gap>) -> Self {
-        self.gaps = gaps;
+        if !gaps.is_empty() || self.details.is_some() {
+            self.gaps = gaps;
+        }
         self
     }
 
@@ -122,7 +216,11 @@ impl Buffer {
     /// The buffer without its gaps: alive over its whole lifetime with its whole size. A plan of
     /// hulls is a plan of the buffers (each hull holds every live piece), only looser.
     pub fn hull(&self) -> Buffer {
-        Buffer { gaps: Vec::new(), ..self.clone() }
+        let mut hull = self.clone();
+        if hull.has_gaps() {
+            hull.gaps = Vec::new();
+        }
+        hull
     }
 
     /// The live pieces in time order: the stretches between gaps with the whole size, and the
@@ -154,7 +252,11 @@ impl Buffer {
     /// Names the buffer; an empty name leaves it unnamed.
     pub fn named(mut self, name: impl Into<String>) -> Self {
         let name = name.into();
-        self.name = if name.is_empty() { None } else { Some(name) };
+        if !name.is_empty() {
+            self.name = Some(name);
+        } else if self.name.is_some() {
+            self.name = None;
+        }
         self
     }
 
@@ -203,5 +305,31 @@ mod tests {
         assert_eq!(pieces, vec![(2, 4, 0, 8), (4, 6, 2, 4), (6, 10, 0, 8)]);
         assert_eq!(Buffer::new("z", 0, 3, 0).pieces(), Vec::new());
         assert_eq!(buffer.hull().pieces().len(), 1);
+    }
+
+    #[test]
+    fn details_read_and_write_as_fields_and_take_no_memory_unset() {
+        let plain = Buffer::new("a", 0, 4, 8);
+        assert!(plain.details.is_none() && plain.gaps.is_empty() && plain.name.is_none() && plain.hint.is_none());
+        // A write through the buffer gives it details; writing the defaults back compares equal
+        // to a buffer that never had any.
+        let mut written = plain.clone();
+        written.hint = Some(3);
+        assert_eq!((written.hint, written.details().hint), (Some(3), Some(3)));
+        assert_ne!(written, plain);
+        written.hint = None;
+        assert!(written.details.is_some());
+        assert_eq!(written, plain);
+        assert!(Buffer::new("a", 0, 4, 8).named("").with_gaps(Vec::new()).details.is_none());
+        // An ordinary buffer stays small: the rare attributes cost one pointer.
+        assert!(std::mem::size_of::<Buffer>() <= 96, "{}", std::mem::size_of::<Buffer>());
+    }
+
+    #[test]
+    fn a_buffer_serialises_with_every_field_in_line() {
+        let buffer = Buffer::new("b", 1, 9, 4).named("t").with_gaps(vec![Gap::new(2, 3)]).pinned_at(0);
+        let text = serde_json::to_string(&buffer).unwrap();
+        assert!(text.contains(r#""name":"t""#) && text.contains(r#""gaps":[{"start":2,"end":3}]"#), "{text}");
+        assert_eq!(serde_json::from_str::<Buffer>(&text).unwrap(), buffer);
     }
 }

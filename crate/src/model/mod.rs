@@ -12,7 +12,7 @@ pub(crate) mod stacking;
 pub(crate) mod wire;
 
 pub(crate) use buffer::Piece;
-pub use buffer::{Buffer, Gap, Window};
+pub use buffer::{Buffer, BufferId, Details, Gap, Window};
 pub use category::Category;
 pub use error::{InputError, InputErrors};
 pub use problem::Problem;

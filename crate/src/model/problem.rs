@@ -177,8 +177,8 @@ impl Problem {
 }
 
 /// For each buffer whose id an earlier buffer has, the index of the first buffer with that id.
-/// An open-addressing table of (fingerprint, index) pairs, 8 bytes a slot at half load, where a
-/// map keyed by the ids took about 66 bytes a buffer on millions of them.
+/// Open-addressing tables of (fingerprint, index) pairs, 8 bytes a slot at half load, one per
+/// group of hashes, where a map keyed by the ids took about 66 bytes a buffer on millions of them.
 fn first_with_same_id(buffers: &[Buffer]) -> HashMap<usize, usize> {
     let mut duplicates = HashMap::new();
     let Ok(count) = u32::try_from(buffers.len()) else {
@@ -193,28 +193,74 @@ fn first_with_same_id(buffers: &[Buffer]) -> HashMap<usize, usize> {
         }
         return duplicates;
     };
-    const EMPTY: u32 = u32::MAX;
-    let slots = (count as usize * 2).next_power_of_two().max(16);
-    let mask = slots - 1;
-    let mut table: Vec<(u32, u32)> = vec![(0, EMPTY); slots];
+    // The ids' hashes grouped by their top bits (a stable counting sort, so each group lists its
+    // buffers in input order), then each group through its own table, small enough to stay in
+    // cache: one table over millions of ids took a cache and TLB miss per buffer, most of
+    // building a problem.
+    let groups = (count as usize / GROUP).next_power_of_two();
+    let group_of = |hash: u64| hash.checked_shr(64 - groups.trailing_zeros()).unwrap_or(0) as usize;
+    let mut bounds = vec![0u32; groups + 1];
+    for buffer in buffers {
+        bounds[group_of(id_hash(buffer.id.as_bytes())) + 1] += 1;
+    }
+    for g in 0..groups {
+        bounds[g + 1] += bounds[g];
+    }
+    // (The low half of each hash: a group's table takes its slot from the low bits, and its
+    // fingerprint is the rest.)
+    let mut grouped: Vec<(u32, u32)> = vec![(0, 0); buffers.len()];
+    let mut next = bounds.clone();
     for (i, buffer) in buffers.iter().enumerate() {
         let hash = id_hash(buffer.id.as_bytes());
-        let fingerprint = (hash >> 32) as u32;
-        let mut slot = hash as usize & mask;
-        loop {
-            let (print, index) = table[slot];
-            if index == EMPTY {
-                table[slot] = (fingerprint, i as u32);
-                break;
-            }
-            if print == fingerprint && buffers[index as usize].id == buffer.id {
-                duplicates.insert(i, index as usize);
-                break;
-            }
-            slot = (slot + 1) & mask;
+        let at = &mut next[group_of(hash)];
+        grouped[*at as usize] = (hash as u32, i as u32);
+        *at += 1;
+    }
+    let mut table: Vec<(u32, u32)> = Vec::new();
+    for group in bounds.windows(2) {
+        let members = &grouped[group[0] as usize..group[1] as usize];
+        let slots = (members.len() * 2).next_power_of_two().max(16);
+        table.clear();
+        table.resize(slots, (0, EMPTY));
+        for &(hash, i) in members {
+            probe(&mut table, buffers, &mut duplicates, i as usize, hash, slots - 1);
         }
     }
     duplicates
+}
+
+/// About how many buffers [`first_with_same_id`] puts in one table (16 KiB of hashes and
+/// indices, 32 KiB of table).
+const GROUP: usize = 2048;
+
+/// A free slot of [`first_with_same_id`]'s table.
+const EMPTY: u32 = u32::MAX;
+
+/// Enters buffer `i` (whose id's hash has `hash` as its low half) in the table, or records the
+/// first buffer with its id in `duplicates`.
+fn probe(
+    table: &mut [(u32, u32)],
+    buffers: &[Buffer],
+    duplicates: &mut HashMap<usize, usize>,
+    i: usize,
+    hash: u32,
+    mask: usize,
+) {
+    let buffer = &buffers[i];
+    let fingerprint = hash;
+    let mut slot = hash as usize & mask;
+    loop {
+        let (print, index) = table[slot];
+        if index == EMPTY {
+            table[slot] = (fingerprint, i as u32);
+            return;
+        }
+        if print == fingerprint && buffers[index as usize].id == buffer.id {
+            duplicates.insert(i, index as usize);
+            return;
+        }
+        slot = (slot + 1) & mask;
+    }
 }
 
 /// A fast non-cryptographic hash of an id (a multiply-rotate over 8 bytes at a time): ids come

@@ -89,7 +89,7 @@ impl Solver for ExecutorchGreedy {
         let mut top = 0u64;
         for object in &objects {
             let first = &buffers[object.members[0]];
-            let overflow = || Halt::Overflow { buffer: first.id.clone(), offset: top, size: object.size };
+            let overflow = || Halt::Overflow { buffer: first.id.to_string(), offset: top, size: object.size };
             let alignment =
                 object.members.iter().try_fold(1u64, |a, &j| crate::alignment::lcm(a, buffers[j].alignment));
             let base = alignment.and_then(|a| crate::alignment::align_up(top, a)).ok_or_else(overflow)?;

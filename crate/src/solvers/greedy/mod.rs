@@ -439,7 +439,7 @@ fn locate<A: Address>(
     alignment: u64,
     fit: Fit,
 ) -> Result<(u64, u64), Halt> {
-    let overflow = || Halt::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size };
+    let overflow = || Halt::Overflow { buffer: buffer.id.to_string(), offset: u64::MAX, size };
     let offset = fit.choose(occupancy, query, size, alignment).ok_or_else(overflow)?;
     let top = offset.checked_add(size).ok_or_else(overflow)?;
     Ok((offset, top))

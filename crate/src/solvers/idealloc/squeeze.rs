@@ -236,7 +236,8 @@ impl<'a> Arena<'a> {
                 if let Some(&(_, _, reads, _)) = chunk.get(k + AHEAD / 2) {
                     sets.prefetch_spilled(reads);
                 }
-                let overflow = || Halt::Overflow { buffer: buffers[i].id.clone(), offset: u64::MAX, size: fit.size };
+                let overflow =
+                    || Halt::Overflow { buffer: buffers[i].id.to_string(), offset: u64::MAX, size: fit.size };
                 let offset =
                     sets.lowest_fit_from(reads, fit.size, fit.alignment, self.start_address).ok_or_else(overflow)?;
                 let top = offset.checked_add(fit.size).ok_or_else(overflow)?;

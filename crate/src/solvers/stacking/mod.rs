@@ -157,7 +157,7 @@ impl Solver for Stacking {
         let (makespan, offsets, order) = best;
         if makespan == u64::MAX {
             let b = &buffers[order.first().copied().unwrap_or(0)];
-            return Err(Halt::Overflow { buffer: b.id.clone(), offset: u64::MAX, size: b.size });
+            return Err(Halt::Overflow { buffer: b.id.to_string(), offset: u64::MAX, size: b.size });
         }
         let plan = Plan::new(problem, offsets, order);
         let reached = capacity.is_some_and(|c| plan.makespan <= c);

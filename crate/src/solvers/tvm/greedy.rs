@@ -64,7 +64,7 @@ pub(crate) fn place_on_top(
     for (step, &i) in order.iter().enumerate() {
         deadline.poll(step)?;
         let buffer = &buffers[i];
-        let overflow = || Halt::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
+        let overflow = || Halt::Overflow { buffer: buffer.id.to_string(), offset: u64::MAX, size: buffer.size };
         let offset = align_up(conflicts.highest(i), buffer.alignment).ok_or_else(overflow)?;
         offset.checked_add(buffer.size).ok_or_else(overflow)?;
         offsets[i] = offset;

@@ -107,7 +107,7 @@ impl Instance<'_> {
             deadline.poll(step)?;
             let buffer = &buffers[i];
             let size = u128::from(buffer.size);
-            let overflow = || Halt::Overflow { buffer: buffer.id.clone(), offset: u64::MAX, size: buffer.size };
+            let overflow = || Halt::Overflow { buffer: buffer.id.to_string(), offset: u64::MAX, size: buffer.size };
             // Placed conflicts as (offset, where a buffer may start above it), by offset.
             below.clear();
             below.extend(self.graph.neighbours(i).filter_map(|j| placed[j].map(|at| (at, reach(&buffers[j], at)))));

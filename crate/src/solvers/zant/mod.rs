@@ -208,5 +208,5 @@ fn check_pinned(buffers: &[Buffer], pinned: &[usize]) -> Result<(), Halt> {
 
 /// The error for a buffer whose placement would pass u64.
 fn overflow(buffer: &Buffer, offset: u64) -> Halt {
-    Halt::Overflow { buffer: buffer.id.clone(), offset, size: buffer.size }
+    Halt::Overflow { buffer: buffer.id.to_string(), offset, size: buffer.size }
 }

@@ -111,7 +111,7 @@ impl Pool {
         let mut top = base;
         for (index, object) in self.objects.iter().enumerate() {
             let Some(user) = object.first_user else { continue };
-            let error = || Halt::Overflow { buffer: buffers[user].id.clone(), offset: top, size: object.size };
+            let error = || Halt::Overflow { buffer: buffers[user].id.to_string(), offset: top, size: object.size };
             let offset = align_up(top, object.alignment).ok_or_else(error)?;
             top = offset.checked_add(object.size).ok_or_else(error)?;
             offsets[index] = offset;
