@@ -5,15 +5,14 @@
 //! every kind: generated traces, mixed alignments, and the small hard ones with alignment and pins
 //! or windowed gaps; and MiniMalloc's challenging D, which the searches do not settle.
 
-use memplan::format::{self, ReadOptions};
+mod common;
+
 use memplan::generate::{TraceSpec, aligned, trace};
 use memplan::run::{self, registry};
 use memplan::{Effort, Problem, SolveError, SolveOptions};
 
 fn fixture(name: &str) -> Problem {
-    let path = format!("{}/tests/fixtures/budgets/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    format::read(&text, &ReadOptions::default()).unwrap_or_else(|e| panic!("{path}: {e}")).problem
+    common::read_problem(&format!("tests/fixtures/budgets/{name}"))
 }
 
 /// The corpus, by name. Each run gets a fresh copy of the instance: a problem remembers what an
@@ -37,9 +36,7 @@ fn corpus() -> Vec<(String, Box<dyn Fn() -> Problem>)> {
 /// `peak` alone (the exact search of its stretch, here the whole instance, with its own budget)
 /// once ended 0.3 % below `auto`, which did not run it below 512 buffers.
 fn challenging_d() -> Problem {
-    let path = format!("{}/../public/examples/minimalloc/challenging/D.1048576.csv", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    format::read(&text, &ReadOptions::default()).unwrap_or_else(|e| panic!("{path}: {e}")).problem
+    common::read_problem("../public/examples/minimalloc/challenging/D.1048576.csv")
 }
 
 /// Runs `auto` and every other solver alone on `instance` with `options`, and fails when one of

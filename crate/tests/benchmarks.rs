@@ -5,13 +5,11 @@
 mod common;
 
 use common::{declines, every_planner};
-use memplan::format::{self, ReadOptions};
+
 use memplan::{Problem, SolveOptions, validate};
 
 fn load(path: &str) -> Problem {
-    let file = format!("{}/../public/examples/{path}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
-    format::read(&text, &ReadOptions::default()).unwrap_or_else(|e| panic!("{file}: {e}")).problem
+    common::read_problem(&format!("../public/examples/{path}"))
 }
 
 fn every_plan_is_valid(path: &str) {

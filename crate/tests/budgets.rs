@@ -12,7 +12,8 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use memplan::format::{self, ReadOptions};
+mod common;
+
 use memplan::run::{self, registry};
 use memplan::{CancelFlag, Problem, SolveError, SolveOptions, Stopped};
 
@@ -20,9 +21,7 @@ use memplan::{CancelFlag, Problem, SolveError, SolveOptions, Stopped};
 const WATCHDOG: Duration = Duration::from_secs(600);
 
 fn fixture(name: &str) -> Problem {
-    let path = format!("{}/tests/fixtures/budgets/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    format::read(&text, &ReadOptions::default()).unwrap_or_else(|e| panic!("{path}: {e}")).problem
+    common::read_problem(&format!("tests/fixtures/budgets/{name}"))
 }
 
 /// Runs `solver` at its defaults (normal effort, no time limit), cancelled by a watchdog if it is

@@ -17,9 +17,7 @@ use memplan::{Effort, Params, Problem, SolveOptions, Stopped, run};
 const RUN_BEFORE_CANCEL: Duration = Duration::from_millis(300);
 
 fn challenging(name: &str) -> Problem {
-    let file = format!("{}/../public/examples/minimalloc/challenging/{name}.1048576.csv", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
-    memplan::format::read(&text, &memplan::format::ReadOptions::default()).unwrap().problem
+    common::read_problem(&format!("../public/examples/minimalloc/challenging/{name}.1048576.csv"))
 }
 
 /// A trace large enough that one greedy pass takes about a second or more.

@@ -292,9 +292,7 @@ fn target_fragmentation_exits_early() {
 #[test]
 fn shipped_instances() {
     for path in ["idealloc/somas_tensors/resnet50.csv", "idealloc/iopddl/G_1.csv"] {
-        let file = format!("{}/../public/examples/{path}", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(&file).unwrap();
-        let problem = memplan::format::read(&text, &memplan::format::ReadOptions::default()).unwrap().problem;
+        let problem = common::read_problem(&format!("../public/examples/{path}"));
         solve_checked(&problem, &with(&[("iterations", "10")]));
     }
 }

@@ -262,12 +262,7 @@ fn statistics_count_the_search() {
 #[test]
 fn challenging_h_and_i_fit_within_a_node_budget() {
     for name in ["H", "I"] {
-        let file =
-            format!("{}/../public/examples/minimalloc/challenging/{name}.1048576.csv", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
-        let problem = memplan::format::read(&text, &memplan::format::ReadOptions::default())
-            .unwrap_or_else(|e| panic!("{file}: {e}"))
-            .problem;
+        let problem = common::read_problem(&format!("../public/examples/minimalloc/challenging/{name}.1048576.csv"));
         let options = SolveOptions {
             capacity: Some(1 << 20),
             params: memplan::Params::new().with("budget", "50000"),
@@ -282,11 +277,7 @@ fn challenging_h_and_i_fit_within_a_node_budget() {
 
 /// Reads a fixture of the budgets tests.
 fn budget_fixture(name: &str) -> Problem {
-    let file = format!("{}/tests/fixtures/budgets/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
-    memplan::format::read(&text, &memplan::format::ReadOptions::default())
-        .unwrap_or_else(|e| panic!("{file}: {e}"))
-        .problem
+    common::read_problem(&format!("tests/fixtures/budgets/{name}"))
 }
 
 /// Twenty-four buffers with alignments up to 32 and two pinned ones, whose optimum (145, CP-SAT's

@@ -12,8 +12,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use common::{Checked, check_every_solver, exhaustive_optimum_within, naive_plan_errors};
-use memplan::format::{self, ReadOptions};
+use common::{Checked, check_every_solver, exhaustive_optimum_within, naive_plan_errors, read_problem, table_rows};
 use memplan::{Problem, SolveOptions, Stopped};
 
 /// One row of `optima.csv`: the instance's file, its proven optimum, and whether CP-SAT proved
@@ -31,23 +30,18 @@ fn fixtures() -> PathBuf {
 fn records() -> Vec<Record> {
     let text =
         std::fs::read_to_string(fixtures().join("optima.csv")).expect("the oracle fixtures are in the repository");
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("instance,buffers,optimum,below,seconds"));
-    lines
-        .map(|line| {
-            let cells: Vec<&str> = line.split(',').collect();
-            Record {
-                instance: cells[0].to_string(),
-                optimum: cells[2].parse().expect("an optimum is an integer"),
-                below_infeasible: cells[3] == "infeasible",
-            }
+    table_rows(&text, "instance,buffers,optimum,below,seconds")
+        .into_iter()
+        .map(|cells| Record {
+            instance: cells[0].to_string(),
+            optimum: cells[2].parse().expect("an optimum is an integer"),
+            below_infeasible: cells[3] == "infeasible",
         })
         .collect()
 }
 
 fn read(instance: &str) -> Problem {
-    let text = std::fs::read_to_string(fixtures().join(instance)).expect("every recorded instance has its file");
-    format::read(&text, &ReadOptions::default()).unwrap_or_else(|e| panic!("{instance}: {e}")).problem
+    read_problem(&format!("tests/fixtures/oracle/{instance}"))
 }
 
 /// A bound on each run so that nothing hangs; the claims must hold however a run ends.

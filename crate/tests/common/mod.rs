@@ -734,19 +734,15 @@ pub struct Recorded {
 /// The optima CP-SAT recorded for the aligned set (`tests/fixtures/aligned/optima.csv`).
 pub fn recorded() -> Vec<Recorded> {
     let text = include_str!("../fixtures/aligned/optima.csv");
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("instance,buffers,seed,status,makespan,bound,seconds"));
-    lines
-        .map(|line| {
-            let cells: Vec<&str> = line.split(',').collect();
-            Recorded {
-                instance: cells[0].to_string(),
-                buffers: cells[1].parse().unwrap(),
-                seed: (!cells[2].is_empty()).then(|| cells[2].parse().unwrap()),
-                proven: cells[3] == "OPTIMAL",
-                makespan: cells[4].parse().unwrap(),
-                bound: cells[5].parse().unwrap(),
-            }
+    table_rows(text, "instance,buffers,seed,status,makespan,bound,seconds")
+        .into_iter()
+        .map(|cells| Recorded {
+            instance: cells[0].to_string(),
+            buffers: cells[1].parse().unwrap(),
+            seed: (!cells[2].is_empty()).then(|| cells[2].parse().unwrap()),
+            proven: cells[3] == "OPTIMAL",
+            makespan: cells[4].parse().unwrap(),
+            bound: cells[5].parse().unwrap(),
         })
         .collect()
 }
@@ -755,14 +751,26 @@ pub fn recorded() -> Vec<Recorded> {
 pub fn instance(row: &Recorded) -> Problem {
     match row.seed {
         Some(seed) => memplan::generate::aligned(row.buffers, seed),
-        None => {
-            let path = format!("{}/tests/fixtures/aligned/{}", env!("CARGO_MANIFEST_DIR"), row.instance);
-            let text = std::fs::read_to_string(&path).unwrap();
-            memplan::format::read(&text, &memplan::format::ReadOptions::default())
-                .unwrap_or_else(|e| panic!("{path}: {e}"))
-                .problem
-        }
+        None => read_problem(&format!("tests/fixtures/aligned/{}", row.instance)),
     }
+}
+
+/// The instance in a file of the repository, `path` relative to the crate's folder (e.g.
+/// `tests/fixtures/budgets/X.csv`, `../public/examples/...`), read with the default options.
+/// A missing or unreadable file fails the test naming the file.
+pub fn read_problem(path: &str) -> Problem {
+    let file = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
+    memplan::format::read(&text, &memplan::format::ReadOptions::default())
+        .unwrap_or_else(|e| panic!("{file}: {e}"))
+        .problem
+}
+
+/// The rows of a small CSV table the tests keep beside their fixtures, after checking its header.
+pub fn table_rows<'a>(text: &'a str, header: &str) -> Vec<Vec<&'a str>> {
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some(header), "the table's header");
+    lines.map(|line| line.split(',').collect()).collect()
 }
 
 /// [`instances`] of up to five buffers, half the time without pinned ones, with one to three more alive
