@@ -250,14 +250,22 @@ pub(crate) mod tests {
     /// Every placement on a grid of offsets (each a multiple of its alignment, at or above its
     /// release, below `limit`) with no two overlapping: the least top, from the definition.
     fn grid(items: &[Item], limit: u64) -> u64 {
+        grid_around(items, &[], limit)
+    }
+
+    /// [`grid`] around fixed ranges `[low, high)` (pinned buffers) that no item may overlap; the
+    /// top counts the items only (the ranges may stand above it).
+    pub(crate) fn grid_around(items: &[Item], fixed: &[(u64, u64)], limit: u64) -> u64 {
         fn walk(items: &[Item], k: usize, limit: u64, placed: &mut Vec<(u64, u64)>, best: &mut u64) {
             if k == items.len() {
-                *best = (*best).min(placed.iter().map(|p| p.1).max().unwrap_or(0));
+                let ends = placed[placed.len() - k..].iter().map(|p| p.1);
+                *best = (*best).min(ends.max().unwrap_or(0));
                 return;
             }
             let item = items[k];
             let mut offset = align_up(item.release, item.alignment).unwrap();
-            while offset + item.size <= limit {
+            // A placement ending at or above the best top found cannot lower it.
+            while offset + item.size <= limit && offset + item.size < *best {
                 let end = offset + item.size;
                 if placed.iter().all(|&(low, high)| end <= low || high <= offset) {
                     placed.push((offset, end));
@@ -268,7 +276,8 @@ pub(crate) mod tests {
             }
         }
         let mut best = u64::MAX;
-        walk(items, 0, limit, &mut Vec::new(), &mut best);
+        let mut placed = fixed.to_vec();
+        walk(items, 0, limit, &mut placed, &mut best);
         best
     }
 

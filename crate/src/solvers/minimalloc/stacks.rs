@@ -237,29 +237,9 @@ mod tests {
     /// below `limit`) that overlaps neither another item nor a pin: the least top, from the
     /// definition.
     fn grid_around(items: &[Item], pins: &[Obstacle], limit: u64) -> u64 {
-        fn walk(items: &[Item], k: usize, limit: u64, placed: &mut Vec<(u64, u64)>, best: &mut u64) {
-            if k == items.len() {
-                // The items' highest end: they were placed after the pins.
-                let ends = placed[placed.len() - k..].iter().map(|p| p.1);
-                *best = (*best).min(ends.max().unwrap_or(0));
-                return;
-            }
-            let item = items[k].stacked;
-            let mut offset = align_up(item.release, item.alignment).unwrap();
-            while offset + item.size <= limit && offset + item.size < *best {
-                let end = offset + item.size;
-                if placed.iter().all(|&(low, high)| end <= low || high <= offset) {
-                    placed.push((offset, end));
-                    walk(items, k + 1, limit, placed, best);
-                    placed.pop();
-                }
-                offset += item.alignment;
-            }
-        }
-        let mut best = u64::MAX;
-        let mut placed: Vec<(u64, u64)> = pins.iter().map(|p| (p.offset, p.top)).collect();
-        walk(items, 0, limit, &mut placed, &mut best);
-        best
+        let stacked: Vec<stacking::Item> = items.iter().map(|i| i.stacked).collect();
+        let fixed: Vec<(u64, u64)> = pins.iter().map(|p| (p.offset, p.top)).collect();
+        stacking::tests::grid_around(&stacked, &fixed, limit)
     }
 
     /// Around pinned ranges the programme finds the least top of every placement that avoids
