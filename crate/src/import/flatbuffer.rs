@@ -10,17 +10,17 @@
 //! are `u32`s relative to where they are stored; a vector is a `u32` count then its elements.
 
 /// A read that failed, said in words (the caller adds which table and field it was reading).
-pub type Read<T> = Result<T, String>;
+pub(crate) type Read<T> = Result<T, String>;
 
 /// How many vector elements a reading may still visit. FlatBuffers lets many offsets point at one
 /// table, so a small hostile file could make a reader visit the same large vector again and again
 /// (16,000 subgraphs that are all one subgraph of 16,000 tensors); a file whose parts are not
 /// shared holds every element it has, so twice its length (plus a little) is never reached by one.
 #[derive(Debug)]
-pub struct Budget(std::cell::Cell<usize>);
+pub(crate) struct Budget(std::cell::Cell<usize>);
 
 impl Budget {
-    pub fn for_file(bytes: &[u8]) -> Budget {
+    pub(crate) fn for_file(bytes: &[u8]) -> Budget {
         Budget(std::cell::Cell::new(bytes.len().saturating_mul(2).saturating_add(1024)))
     }
 
@@ -68,7 +68,7 @@ fn follow(bytes: &[u8], at: usize) -> Read<usize> {
 }
 
 /// The root table of a FlatBuffer; every vector read through it is charged to `budget`.
-pub fn root<'a>(bytes: &'a [u8], budget: &'a Budget) -> Read<Table<'a>> {
+pub(crate) fn root<'a>(bytes: &'a [u8], budget: &'a Budget) -> Read<Table<'a>> {
     if bytes.len() < 8 {
         return Err(format!(
             "{} bytes is too short for a FlatBuffer (at least 8: root offset and identifier)",
@@ -80,13 +80,13 @@ pub fn root<'a>(bytes: &'a [u8], budget: &'a Budget) -> Read<Table<'a>> {
 
 /// The 4-byte file identifier after the root offset (`TFL3` for TFLite, `ET12` for an ExecuTorch
 /// program), when the file has 8 bytes.
-pub fn identifier(bytes: &[u8]) -> Option<&[u8]> {
+pub(crate) fn identifier(bytes: &[u8]) -> Option<&[u8]> {
     bytes.get(4..8)
 }
 
 /// A table: its position and its vtable, both checked to lie inside the file.
 #[derive(Clone, Copy, Debug)]
-pub struct Table<'a> {
+pub(crate) struct Table<'a> {
     bytes: &'a [u8],
     budget: &'a Budget,
     at: usize,
@@ -117,17 +117,17 @@ impl<'a> Table<'a> {
     }
 
     /// Where the table starts in the file.
-    pub fn position(&self) -> usize {
+    pub(crate) fn position(&self) -> usize {
         self.at
     }
 
     /// The number of field slots its vtable has (fields past it are absent).
-    pub fn field_slots(&self) -> usize {
+    pub(crate) fn field_slots(&self) -> usize {
         (self.vtable_len - 4) / 2
     }
 
     /// The position of field `id` in the file, `None` when absent; `size` bytes must fit in the table.
-    pub fn field(&self, id: usize, size: usize) -> Read<Option<usize>> {
+    pub(crate) fn field(&self, id: usize, size: usize) -> Read<Option<usize>> {
         let slot = 4 + 2 * id;
         if slot + 2 > self.vtable_len {
             return Ok(None);
@@ -142,33 +142,33 @@ impl<'a> Table<'a> {
         Ok(Some(self.at + offset))
     }
 
-    pub fn u8(&self, id: usize, default: u8) -> Read<u8> {
+    pub(crate) fn u8(&self, id: usize, default: u8) -> Read<u8> {
         Ok(match self.field(id, 1)? {
             Some(at) => slice(self.bytes, at, 1)?[0],
             None => default,
         })
     }
 
-    pub fn i8(&self, id: usize, default: i8) -> Read<i8> {
+    pub(crate) fn i8(&self, id: usize, default: i8) -> Read<i8> {
         Ok(self.u8(id, default as u8)? as i8)
     }
 
-    pub fn bool(&self, id: usize) -> Read<bool> {
+    pub(crate) fn bool(&self, id: usize) -> Read<bool> {
         Ok(self.u8(id, 0)? != 0)
     }
 
-    pub fn u32(&self, id: usize, default: u32) -> Read<u32> {
+    pub(crate) fn u32(&self, id: usize, default: u32) -> Read<u32> {
         match self.field(id, 4)? {
             Some(at) => u32_at(self.bytes, at),
             None => Ok(default),
         }
     }
 
-    pub fn i32(&self, id: usize, default: i32) -> Read<i32> {
+    pub(crate) fn i32(&self, id: usize, default: i32) -> Read<i32> {
         Ok(self.u32(id, default as u32)? as i32)
     }
 
-    pub fn u64(&self, id: usize, default: u64) -> Read<u64> {
+    pub(crate) fn u64(&self, id: usize, default: u64) -> Read<u64> {
         match self.field(id, 8)? {
             Some(at) => u64_at(self.bytes, at),
             None => Ok(default),
@@ -176,7 +176,7 @@ impl<'a> Table<'a> {
     }
 
     /// The table an offset field points to.
-    pub fn table(&self, id: usize) -> Read<Option<Table<'a>>> {
+    pub(crate) fn table(&self, id: usize) -> Read<Option<Table<'a>>> {
         match self.field(id, 4)? {
             Some(at) => Table::at(self.bytes, self.budget, follow(self.bytes, at)?).map(Some),
             None => Ok(None),
@@ -184,7 +184,7 @@ impl<'a> Table<'a> {
     }
 
     /// The vector an offset field points to, of elements `element_size` bytes wide.
-    pub fn vector(&self, id: usize, element_size: usize) -> Read<Option<Vector<'a>>> {
+    pub(crate) fn vector(&self, id: usize, element_size: usize) -> Read<Option<Vector<'a>>> {
         match self.field(id, 4)? {
             Some(at) => Vector::at(self.bytes, self.budget, follow(self.bytes, at)?, element_size).map(Some),
             None => Ok(None),
@@ -192,22 +192,17 @@ impl<'a> Table<'a> {
     }
 
     /// A string field (invalid UTF-8 replaced, so that a name never stops the reading).
-    pub fn string(&self, id: usize) -> Read<Option<String>> {
+    pub(crate) fn string(&self, id: usize) -> Read<Option<String>> {
         Ok(self.vector(id, 1)?.map(|v| String::from_utf8_lossy(v.data()).into_owned()))
     }
 
     /// A vector of `i32`, empty when absent.
-    pub fn i32s(&self, id: usize) -> Read<Vec<i32>> {
+    pub(crate) fn i32s(&self, id: usize) -> Read<Vec<i32>> {
         Ok(self.vector(id, 4)?.map(|v| v.i32s()).unwrap_or_default())
     }
 
-    /// A vector of `i64`, empty when absent.
-    pub fn i64s(&self, id: usize) -> Read<Vec<i64>> {
-        Ok(self.vector(id, 8)?.map(|v| v.i64s()).unwrap_or_default())
-    }
-
     /// A vector of tables, empty when absent.
-    pub fn tables(&self, id: usize) -> Read<Vec<Table<'a>>> {
+    pub(crate) fn tables(&self, id: usize) -> Read<Vec<Table<'a>>> {
         match self.vector(id, 4)? {
             Some(vector) => (0..vector.len()).map(|i| vector.table(i)).collect(),
             None => Ok(Vec::new()),
@@ -217,7 +212,7 @@ impl<'a> Table<'a> {
 
 /// A vector whose elements are known to lie inside the file.
 #[derive(Clone, Copy, Debug)]
-pub struct Vector<'a> {
+pub(crate) struct Vector<'a> {
     bytes: &'a [u8],
     budget: &'a Budget,
     /// The position of the first element (after the count).
@@ -237,29 +232,25 @@ impl<'a> Vector<'a> {
         Ok(Vector { bytes, budget, start, len, element_size })
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Where the elements start in the file.
-    pub fn position(&self) -> usize {
+    pub(crate) fn position(&self) -> usize {
         self.start
     }
 
     /// The elements' bytes (checked when the vector was found).
-    pub fn data(&self) -> &'a [u8] {
+    pub(crate) fn data(&self) -> &'a [u8] {
         &self.bytes[self.start..self.start + self.len * self.element_size]
     }
 
-    pub fn i32s(&self) -> Vec<i32> {
+    pub(crate) fn i32s(&self) -> Vec<i32> {
         self.data().chunks_exact(4).map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect()
     }
 
-    pub fn i64s(&self) -> Vec<i64> {
+    pub(crate) fn i64s(&self) -> Vec<i64> {
         self.data()
             .chunks_exact(8)
             .map(|w| i64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]))
@@ -267,7 +258,7 @@ impl<'a> Vector<'a> {
     }
 
     /// Element `index` of a vector of tables.
-    pub fn table(&self, index: usize) -> Read<Table<'a>> {
+    pub(crate) fn table(&self, index: usize) -> Read<Table<'a>> {
         Table::at(self.bytes, self.budget, follow(self.bytes, self.start + 4 * index)?)
     }
 }

@@ -5,7 +5,7 @@
 //! [`import_model`] is the one entry for a model of any kind: it tells the kind from the bytes
 //! ([`ModelKind::detect`]) and returns the instance with the compiler's own plan.
 
-pub mod flatbuffer;
+pub(crate) mod flatbuffer;
 pub mod pte;
 pub mod tflite;
 pub mod xla;

@@ -22,7 +22,7 @@
 //! - A buffer lives from its first value's first use to its values' last use.
 //! - Control flow (`JumpFalseCall`) is refused: instruction order is no longer time order.
 
-pub mod program;
+pub(crate) mod program;
 mod write;
 
 use std::collections::HashMap;

@@ -25,7 +25,7 @@ const KERNEL_TYPE_OPTIONAL_TENSOR_LIST: u8 = 11;
 const TENSOR_SCALAR_TYPE: usize = 0;
 const TENSOR_SIZES: usize = 2;
 const TENSOR_DATA_BUFFER_IDX: usize = 5;
-pub const TENSOR_ALLOCATION_INFO: usize = 6;
+pub(crate) const TENSOR_ALLOCATION_INFO: usize = 6;
 /// `AllocationDetails` fields.
 const ALLOCATION_MEMORY_ID: usize = 0;
 const ALLOCATION_OFFSET_LOW: usize = 1;
@@ -116,7 +116,7 @@ pub struct ExecutionPlan {
 }
 
 /// Reads the first execution plan of a `.pte` program. Errors say which part failed.
-pub fn read(bytes: &[u8]) -> Read<ExecutionPlan> {
+pub(crate) fn read(bytes: &[u8]) -> Read<ExecutionPlan> {
     match flatbuffer::identifier(bytes) {
         Some(id) if id == b"ET12" => {}
         Some(other) => {
@@ -211,7 +211,7 @@ fn read_instruction(instruction: &Table) -> Read<Instruction> {
 
 /// Bytes per element of an ExecuTorch scalar type (`scalar_type.fbs`); `None` for a type the
 /// schema does not list. Packed sub-byte types take a byte per element, as the runtime counts them.
-pub fn element_size(scalar_type: i8) -> Option<u64> {
+pub(crate) fn element_size(scalar_type: i8) -> Option<u64> {
     Some(match scalar_type {
         0 | 1 | 11 | 12 | 13 | 16 | 17 | 23..=26 => 1, // bytes, bool, 8-bit quantised, packed, float8
         2 | 5 | 15 | 22 | 27 => 2,                     // short, half, bfloat16, bits16, uint16
@@ -222,7 +222,7 @@ pub fn element_size(scalar_type: i8) -> Option<u64> {
 }
 
 /// The name of a scalar type, for buffer names (`f32[8,64]`).
-pub fn type_name(scalar_type: i8) -> &'static str {
+pub(crate) fn type_name(scalar_type: i8) -> &'static str {
     match scalar_type {
         0 => "u8",
         1 => "i8",

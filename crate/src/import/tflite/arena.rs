@@ -250,7 +250,7 @@ fn tensor_bytes(tensor: &schema::Tensor, t: usize, options: &ImportOptions) -> R
 }
 
 /// Builds subgraph `index`'s instance; see the module documentation for the rules.
-pub fn instance(model: &Model, index: usize, options: &ImportOptions) -> Result<Imported, ImportError> {
+pub(crate) fn instance(model: &Model, index: usize, options: &ImportOptions) -> Result<Imported, ImportError> {
     let subgraph = model.subgraphs.get(index).ok_or_else(|| {
         ImportError::Request(format!("the model has {} subgraphs; there is no subgraph {index}", model.subgraphs.len()))
     })?;

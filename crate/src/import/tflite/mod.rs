@@ -1,16 +1,17 @@
 //! TFLite (`.tflite`, LiteRT) models in: the bytes of a model, one instance per subgraph out, as
-//! LiteRT's arena planner sees it ([`arena`] has the rules and how they were checked); the
-//! offsets LiteRT's own planner would choose ([`compiler_plan`], memplan's `tflite` preset); and a
-//! better plan written back as TFLite Micro's offline plan ([`with_offline_plan`]).
+//! LiteRT's arena planner sees it (the rules, and how they were checked, are in the source's
+//! `arena` module); the offsets LiteRT's own planner would choose ([`compiler_plan`], memplan's
+//! `tflite` preset); and a better plan written back as TFLite Micro's offline plan
+//! ([`with_offline_plan`]).
 //!
-//! The reader is memplan's own ([`crate::import::flatbuffer`], [`schema`]): field numbers from the public
-//! `schema.fbs`, every read bounds-checked, so that a malformed or truncated file is an error that
-//! says what is wrong, never a panic.
+//! The reader is memplan's own (a flatbuffer reader and the `schema` module): field numbers from
+//! the public `schema.fbs`, every read bounds-checked, so that a malformed or truncated file is an
+//! error that says what is wrong, never a panic.
 
-pub mod arena;
+pub(crate) mod arena;
 mod names;
-pub mod offline;
-pub mod schema;
+pub(crate) mod offline;
+pub(crate) mod schema;
 
 pub use arena::{Imported, Summary, TensorRole, builtin_name};
 pub use offline::OfflinePlan;

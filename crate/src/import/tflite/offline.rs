@@ -19,10 +19,10 @@ use super::ImportError;
 use super::schema::Model;
 use crate::import::flatbuffer::{self, Table};
 
-pub const METADATA_NAME: &str = "OfflineMemoryAllocation";
-pub const FORMAT_VERSION: i32 = 1;
+pub(crate) const METADATA_NAME: &str = "OfflineMemoryAllocation";
+pub(crate) const FORMAT_VERSION: i32 = 1;
 /// The offset that leaves a tensor to the runtime's planner.
-pub const ONLINE: i32 = -1;
+pub(crate) const ONLINE: i32 = -1;
 
 /// The `Model` fields this writer knows, all 4 bytes wide: 0 version (a scalar), then offsets:
 /// 1 operator_codes, 2 subgraphs, 3 description, 4 buffers, 5 metadata_buffer, 6 metadata,
@@ -40,14 +40,14 @@ const SHIFT_ALIGNMENT: usize = 64;
 pub struct OfflinePlan {
     pub version: i32,
     pub subgraph: i32,
-    /// One per tensor of the model, subgraph after subgraph; [`ONLINE`] for tensors left to the
+    /// One per tensor of the model, subgraph after subgraph; -1 for tensors left to the
     /// runtime.
     pub offsets: Vec<i32>,
 }
 
 /// The model's `OfflineMemoryAllocation` plan, if it has one (the first entry, as TFLite Micro
 /// reads it).
-pub fn read(bytes: &[u8], model: &Model) -> Result<Option<OfflinePlan>, ImportError> {
+pub(crate) fn read(bytes: &[u8], model: &Model) -> Result<Option<OfflinePlan>, ImportError> {
     let Some(entry) = model.metadata.iter().find(|m| m.name == METADATA_NAME) else { return Ok(None) };
     let malformed = |what: String| {
         ImportError::Malformed(crate::import::ModelKind::Tflite, format!("{METADATA_NAME} metadata: {what}"))
@@ -121,7 +121,7 @@ impl Front {
 
 /// The model with `offsets` (one per tensor of the model, subgraph after subgraph) as its
 /// `OfflineMemoryAllocation` metadata; see the module documentation for how the bytes are laid out.
-pub fn write(bytes: &[u8], model: &Model, offsets: &[i32]) -> Result<Vec<u8>, ImportError> {
+pub(crate) fn write(bytes: &[u8], model: &Model, offsets: &[i32]) -> Result<Vec<u8>, ImportError> {
     let malformed = |what: String| ImportError::Malformed(crate::import::ModelKind::Tflite, what);
     let tensors: usize = model.subgraphs.iter().map(|s| s.tensors.len()).sum();
     if offsets.len() != tensors {

@@ -75,7 +75,7 @@ mod metadata {
 }
 
 /// `BuiltinOperator.CUSTOM`: the operator is named by `custom_code` instead.
-pub const CUSTOM: i32 = 32;
+pub(crate) const CUSTOM: i32 = 32;
 
 #[derive(Clone, Debug)]
 pub struct Model {
@@ -272,7 +272,7 @@ fn read_metadata(table: &Table) -> Read<Metadata> {
 }
 
 /// The byte width of a `TensorType`, or why the arena cannot hold it: `Err` names the type.
-pub fn element_width(code: i8) -> Result<u64, String> {
+pub(crate) fn element_width(code: i8) -> Result<u64, String> {
     Ok(match code {
         0 => 4,       // FLOAT32
         1 => 2,       // FLOAT16

@@ -6,7 +6,7 @@ use prost::Message;
 
 /// `HloProto`: the optimized module and its buffer assignment.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct HloProto {
+pub(crate) struct HloProto {
     #[prost(message, optional, tag = "1")]
     pub hlo_module: Option<HloModule>,
     #[prost(message, optional, tag = "3")]
@@ -15,7 +15,7 @@ pub struct HloProto {
 
 /// `HloModuleProto`, for its name and the names of its instructions.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct HloModule {
+pub(crate) struct HloModule {
     #[prost(string, tag = "1")]
     pub name: String,
     #[prost(message, repeated, tag = "3")]
@@ -24,7 +24,7 @@ pub struct HloModule {
 
 /// `HloComputationProto`.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct HloComputation {
+pub(crate) struct HloComputation {
     #[prost(string, tag = "1")]
     pub name: String,
     #[prost(message, repeated, tag = "2")]
@@ -33,7 +33,7 @@ pub struct HloComputation {
 
 /// `HloInstructionProto`: a name for the id that a logical buffer's `defined_at` gives.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct HloInstruction {
+pub(crate) struct HloInstruction {
     #[prost(string, tag = "1")]
     pub name: String,
     #[prost(string, tag = "2")]
@@ -44,7 +44,7 @@ pub struct HloInstruction {
 
 /// `BufferAssignmentProto`.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct BufferAssignment {
+pub(crate) struct BufferAssignment {
     #[prost(message, repeated, tag = "1")]
     pub logical_buffers: Vec<LogicalBuffer>,
     #[prost(message, repeated, tag = "3")]
@@ -55,7 +55,7 @@ pub struct BufferAssignment {
 
 /// `LogicalBufferProto`: one value's bytes, and where it is defined.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct LogicalBuffer {
+pub(crate) struct LogicalBuffer {
     #[prost(int64, tag = "1")]
     pub id: i64,
     #[prost(int64, tag = "2")]
@@ -68,7 +68,7 @@ pub struct LogicalBuffer {
 
 /// `LogicalBufferProto.Location`.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct Location {
+pub(crate) struct Location {
     #[prost(string, tag = "2")]
     pub instruction_name: String,
     #[prost(int64, repeated, tag = "3")]
@@ -79,7 +79,7 @@ pub struct Location {
 
 /// `BufferAllocationProto`: one contiguous allocation and the offsets of the buffers in it.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct BufferAllocation {
+pub(crate) struct BufferAllocation {
     #[prost(int64, tag = "1")]
     pub index: i64,
     #[prost(int64, tag = "2")]
@@ -102,7 +102,7 @@ pub struct BufferAllocation {
 
 /// `BufferAllocationProto.Assigned`: a logical buffer's place in its allocation.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct Assigned {
+pub(crate) struct Assigned {
     #[prost(int64, tag = "1")]
     pub logical_buffer_id: i64,
     #[prost(int64, tag = "2")]
@@ -113,7 +113,7 @@ pub struct Assigned {
 
 /// `HeapSimulatorTrace`: the events the heap simulator saw, in order, for one allocation.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct HeapSimulatorTrace {
+pub(crate) struct HeapSimulatorTrace {
     #[prost(message, repeated, tag = "1")]
     pub events: Vec<Event>,
     #[prost(bool, tag = "2")]
@@ -124,7 +124,7 @@ pub struct HeapSimulatorTrace {
 
 /// `HeapSimulatorTrace.Event`.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct Event {
+pub(crate) struct Event {
     /// ALLOC 0, FREE 1, SHARE_WITH 2 (see [`EventKind`]).
     #[prost(int32, tag = "1")]
     pub kind: i32,
@@ -140,7 +140,7 @@ pub struct Event {
 
 /// `HeapSimulatorTrace.Event.Kind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EventKind {
+pub(crate) enum EventKind {
     Alloc,
     Free,
     /// The buffer takes the canonical buffer's memory (`share_with_canonical_id`).
@@ -148,7 +148,7 @@ pub enum EventKind {
 }
 
 impl Event {
-    pub fn kind(&self) -> Option<EventKind> {
+    pub(crate) fn kind(&self) -> Option<EventKind> {
         match self.kind {
             0 => Some(EventKind::Alloc),
             1 => Some(EventKind::Free),
@@ -162,7 +162,7 @@ impl LogicalBuffer {
     /// The defining instruction's name, with the shape index when the value is an element of a
     /// tuple (`while.1{1}`), as XLA prints values. `instruction_name` is deprecated and left
     /// empty by jax 0.10.2's XLA; `names` maps instruction ids to the module's names instead.
-    pub fn name(&self, names: &std::collections::HashMap<i64, &str>) -> String {
+    pub(crate) fn name(&self, names: &std::collections::HashMap<i64, &str>) -> String {
         let Some(at) = &self.defined_at else { return String::new() };
         let instruction = if at.instruction_name.is_empty() {
             names.get(&at.instruction_id).copied().unwrap_or_default()
@@ -179,13 +179,13 @@ impl LogicalBuffer {
 
 impl HloProto {
     /// Instruction id → name over every computation of the module.
-    pub fn instruction_names(&self) -> std::collections::HashMap<i64, &str> {
+    pub(crate) fn instruction_names(&self) -> std::collections::HashMap<i64, &str> {
         let computations = self.hlo_module.iter().flat_map(|m| &m.computations);
         computations.flat_map(|c| &c.instructions).map(|i| (i.id, i.name.as_str())).collect()
     }
 }
 
 /// Decodes the bytes of a `*.hlo.pb` dump.
-pub fn decode(bytes: &[u8]) -> Result<HloProto, String> {
+pub(crate) fn decode(bytes: &[u8]) -> Result<HloProto, String> {
     HloProto::decode(bytes).map_err(|e| e.to_string())
 }

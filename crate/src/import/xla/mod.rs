@@ -1,16 +1,16 @@
 //! XLA (`*.hlo.pb`, an `HloProto` dumped with `--xla_dump_hlo_as_proto`) in: the bytes of an
 //! optimized module with its buffer assignment; out, one instance per heap simulator trace, the
-//! one XLA's heap algorithm solved ([`trace`] has the rules), and XLA's own offsets for it
+//! one XLA's heap algorithm solved (the source's `trace` module has the rules), and XLA's own offsets for it
 //! ([`compiler_plan`], from the buffer assignment; memplan's `xla` preset reproduces them).
 //!
-//! The reader is `prost` on memplan's own messages ([`decode`]: only the fields used, field
+//! The reader is `prost` on memplan's own messages (the `decode` module: only the fields used, field
 //! numbers from the public `xla/service/hlo.proto`), so that a malformed or truncated file is an
 //! error that says what is wrong, never a panic.
 
-pub mod decode;
-pub mod plan;
+pub(crate) mod decode;
+pub(crate) mod plan;
 mod roles;
-pub mod trace;
+pub(crate) mod trace;
 
 use std::collections::HashMap;
 

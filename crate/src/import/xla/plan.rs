@@ -59,7 +59,7 @@ fn nonnegative(value: i64, what: impl FnOnce() -> String) -> Result<u64, ImportE
 }
 
 /// XLA's offsets for `simulation`'s groups, from the allocation that holds its values.
-pub fn compiler_plan(
+pub(crate) fn compiler_plan(
     allocations: &[BufferAllocation],
     simulation: &Simulation,
     alignment: u64,

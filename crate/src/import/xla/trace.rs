@@ -66,7 +66,7 @@ pub struct Simulation {
 }
 
 /// Replays `trace`; `names` gives each logical buffer's name.
-pub fn simulate(
+pub(crate) fn simulate(
     assignment: &BufferAssignment,
     trace: &HeapSimulatorTrace,
     names: &HashMap<i64, String>,
