@@ -1820,12 +1820,15 @@ async function openDocs(page) {
 }
 /** The CLI's run for a sample element (an inline instance through a temporary file). */
 function cliFor(plan) {
-  let file = plan.file;
-  if (!file) {
-    file = join(tmpdir(), `memplan-e2e-docs-${process.pid}-${plan.id}.csv`);
-    writeFileSync(file, plan.text);
+  const extra = plan.capacity ? ['--capacity', plan.capacity] : [];
+  if (plan.file) return cliSolve(plan.file, plan.solver, '0', undefined, undefined, extra);
+  const file = join(tmpdir(), `memplan-e2e-docs-${process.pid}-${plan.id}.csv`);
+  writeFileSync(file, plan.text);
+  try {
+    return cliSolve(file, plan.solver, '0', undefined, undefined, extra);
+  } finally {
+    rmSync(file, { force: true });
   }
-  return cliSolve(file, plan.solver, '0', undefined, undefined, plan.capacity ? ['--capacity', plan.capacity] : []);
 }
 await test('docs element: each plan on a non-isolated docs page is the CLI\'s, with its figures, verdict and tooltips', async (page) => {
   await openDocs(page);
@@ -1893,7 +1896,9 @@ await test('docs element: a 20,000-buffer instance solves in the worker, as the 
   await page.waitForFunction(() => document.getElementById('large').dataset.state === 'done', null, { timeout: 120_000 });
   const wall = Date.now() - began;
   const makespan = await page.getAttribute('#large [data-testid=makespan]', 'data-value');
-  assert(makespan === cliMakespan(cliSolve(file, 'first-fit-start', '0')), `20,000 buffers: makespan ${makespan}`);
+  const cliAnswer = cliMakespan(cliSolve(file, 'first-fit-start', '0'));
+  rmSync(file, { force: true });
+  assert(makespan === cliAnswer, `20,000 buffers: makespan ${makespan}`);
   // Too large to travel in a link: the element offers none rather than a broken one.
   assert(!(await page.isVisible('#large [data-testid=playground-link]')), 'a playground link for an instance too large for one');
   figures.push(`docs element, 20,000 buffers (first-fit-start), inline: ${wall} ms from insertion to the plan, longest main-thread task ${(await maxLongTask(page, since)).toFixed(0)} ms (loaded machine)`);

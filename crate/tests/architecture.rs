@@ -46,7 +46,7 @@ struct Planted(PathBuf);
 
 impl Planted {
     fn new(name: &str, files: &[(&str, &str)]) -> Planted {
-        let root = std::env::temp_dir().join(format!("memplan-architecture-{}-{name}", std::process::id()));
+        let root = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("architecture-{name}"));
         let _ = std::fs::remove_dir_all(&root);
         for (path, text) in files {
             let file = root.join(path);

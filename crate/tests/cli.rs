@@ -14,7 +14,7 @@ fn example(path: &str) -> String {
 }
 
 fn scratch(name: &str, contents: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("memplan-cli-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, contents).unwrap();
@@ -240,7 +240,7 @@ fn check_claims_nothing_of_an_invalid_plan() {
 /// valid UTF-8"), and a model file says to import it.
 #[test]
 fn a_file_that_is_not_text_says_where_or_what_it_is() {
-    let dir = std::env::temp_dir().join(format!("memplan-cli-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli");
     std::fs::create_dir_all(&dir).unwrap();
     let write = |name: &str, bytes: &[u8]| {
         let path = dir.join(name);

@@ -305,7 +305,7 @@ fn memplan_cli(args: &[&str]) -> std::process::Output {
 /// only the parameters it declares.
 #[test]
 fn cli_flags_map_to_parameters() {
-    let dir = std::env::temp_dir().join(format!("memplan-idealloc-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("idealloc");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("trace.csv");
     let out = memplan_cli(&["generate", "--buffers", "400", "--seed", "2", "--out", file.to_str().unwrap()]);

@@ -20,7 +20,7 @@ fn expected(name: &str) -> Vec<u8> {
 }
 
 fn scratch(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("memplan-streamed-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("streamed");
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name).to_string_lossy().into_owned()
 }
