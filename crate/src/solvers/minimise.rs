@@ -51,8 +51,10 @@ pub(crate) enum Schedule {
     /// round may spend 1/2^`first_shift` of the solver's work budget (or of the time left), and
     /// each round doubles it; `failures_per_round` probes in a row without an answer end the
     /// descent of a round, and the bound's probe of a round gets as much as these together, except
-    /// in the first round, where it gets `first_bound_weight` descent probes' worth.
-    Descent { first_shift: u32, failures_per_round: u64, first_bound_weight: u64 },
+    /// in the first round, where it gets `first_bound_weight` descent probes' worth. With
+    /// `bound_catches_up` false the bound's probe gets `first_bound_weight` in every round and
+    /// nothing more.
+    Descent { first_shift: u32, failures_per_round: u64, first_bound_weight: u64, bound_catches_up: bool },
     /// The bound, then a bisection between the highest capacity refuted or left unknown and the
     /// best plan. The first probe may spend 1/2^`first_shift` of the budget; each probe that ends
     /// without an answer doubles what the next ones may spend.
@@ -65,7 +67,14 @@ impl Schedule {
     /// quarter of the budget: perfect packings are common, and the exact search may need many
     /// nodes to find one (E: 186,000).
     pub(crate) const EXACT: Schedule =
-        Schedule::Descent { first_shift: 5, failures_per_round: 6, first_bound_weight: 8 };
+        Schedule::Descent { first_shift: 5, failures_per_round: 6, first_bound_weight: 8, bound_catches_up: true };
+    /// MiniMalloc's beside a bisection on another thread, which probes the bound itself first:
+    /// the descent gives the bound two probes' worth a round and the rest to capacities just below
+    /// the best plan. Where the optimum is well above the bound (challenging D: bound 963 units of
+    /// 1,024 bytes, best known 994), [`Schedule::EXACT`]'s bound probes took 37 of the 45 s the
+    /// descent had on D in a minute.
+    pub(crate) const EXACT_BESIDE_BISECTION: Schedule =
+        Schedule::Descent { first_shift: 5, failures_per_round: 6, first_bound_weight: 2, bound_catches_up: false };
     /// TelaMalloc's: its probes start afresh at every capacity and need many steps to settle
     /// anywhere, so fewer and larger ones (the descent's small probes leave it 1 to 16 % higher on
     /// eight of the eleven challenging instances).
@@ -126,6 +135,15 @@ impl ProbeCounts {
     pub(crate) fn total(&self) -> u64 {
         self.feasible + self.infeasible + self.unknown
     }
+}
+
+/// What the bound's probes of a [`Schedule::Descent`] get.
+#[derive(Clone, Copy, Debug)]
+struct BoundShare {
+    /// Descent probes' worth of the first round's (and, without catching up, every round's).
+    first_weight: u64,
+    /// Whether the bound gets as much again as the descent spent, at the end of each round.
+    catches_up: bool,
 }
 
 /// What a minimisation ended with.
@@ -220,8 +238,9 @@ pub(crate) fn minimise(
         rounds: 0,
     };
     match schedule {
-        Schedule::Descent { first_shift, failures_per_round, first_bound_weight } => {
-            run.descend(first_shift, failures_per_round, first_bound_weight, &mut probe)
+        Schedule::Descent { first_shift, failures_per_round, first_bound_weight, bound_catches_up } => {
+            let bound = BoundShare { first_weight: first_bound_weight, catches_up: bound_catches_up };
+            run.descend(first_shift, failures_per_round, bound, &mut probe)
         }
         Schedule::Bisection { first_shift } => run.bisect(first_shift, &mut probe),
     }
@@ -317,7 +336,7 @@ impl Run<'_> {
         &mut self,
         first_shift: u32,
         failures_per_round: u64,
-        first_bound_weight: u64,
+        bound: BoundShare,
         probe: &mut impl FnMut(u64, &Allotment) -> Probe,
     ) {
         let unit = self.unit;
@@ -326,9 +345,10 @@ impl Run<'_> {
             // `floor` is the highest capacity not worth probing again in this round: the bound,
             // or one refuted.
             let mut floor = self.proven_lower;
-            let bound_weight = if self.rounds == 0 { first_bound_weight } else { failures_per_round };
-            let mut next = Next::Bound(bound_weight);
+            let bound_weight =
+                if self.rounds == 0 || !bound.catches_up { bound.first_weight } else { failures_per_round };
             let mut caught_up = false;
+            let mut next = Next::Bound(bound_weight);
             let mut in_a_row = 0;
             // Capacities whose probes failed in this round, not to be asked again until the next.
             let mut failed: Vec<u64> = Vec::new();
@@ -352,7 +372,8 @@ impl Run<'_> {
                 if next == Next::End {
                     // The bound catches up with what the descent spent.
                     let spent = failed.len() as u64;
-                    if caught_up || spent <= bound_weight {
+                    // (Without catching up, the bound's first probe of the round is all it gets.)
+                    if caught_up || !bound.catches_up || spent <= bound_weight {
                         break;
                     }
                     caught_up = true;
@@ -560,6 +581,37 @@ mod tests {
         });
         assert_eq!(found.plan.makespan, 21, "{:?}", found.counts);
         assert_eq!(found.lower_bound, 8);
+    }
+
+    /// Beside a bisection (which probes the bound itself) the descent gives the bound two probes'
+    /// worth once a round, never more, and the rest to the capacities below the best plan.
+    #[test]
+    fn beside_a_bisection_the_bound_gets_two_probes_a_round() {
+        let problem = problem();
+        let start = stacked(&problem, vec![0, 95, 0]); // makespan 100
+        let options = SolveOptions::default();
+        let caller = options.deadline();
+        let stop = options.cancel.child();
+        let driver = SolveOptions { cancel: stop.clone(), ..options.clone() }.deadline();
+        let mut bound_weights = Vec::new();
+        let mut asked = 0;
+        let deadlines = Deadlines { caller: &caller, driver: &driver };
+        let schedule = Schedule::EXACT_BESIDE_BISECTION;
+        let found = minimise("test", &problem, &options, deadlines, start, schedule, |capacity, allotment| {
+            asked += 1;
+            if asked == 300 {
+                stop.cancel();
+            }
+            if capacity == 8 {
+                bound_weights.push(allotment.weight);
+            }
+            // Plans from 50 up; nothing below ever settles.
+            if capacity >= 50 { plan_at(capacity) } else { Probe::Unknown }
+        });
+        assert_eq!(found.plan.makespan, 50);
+        assert!(bound_weights.len() >= 3, "{bound_weights:?}");
+        assert_eq!(bound_weights.len() as u32, found.rounds, "one bound probe a round: {bound_weights:?}");
+        assert!(bound_weights.iter().all(|&w| w == 2), "{bound_weights:?}");
     }
 
     /// A probe may find a plan far below its capacity, even below a capacity that failed in the

@@ -63,6 +63,10 @@ pub(crate) struct Report {
     /// When infeasible: no plan fits any capacity below this either (at least the capacity + 1;
     /// see [`Search::refuted_below`]).
     pub refuted_below: u64,
+    /// Every node searched, by every ordering and the tiling search (tiling nodes as charged),
+    /// including the orderings abandoned once another decided: the work the threads did, which
+    /// `counters` (the budget's count, the same whatever the threads) leaves out.
+    pub explored: u64,
 }
 
 impl Report {
@@ -75,6 +79,7 @@ impl Report {
             ordering: None,
             stacked: 0,
             refuted_below: 0,
+            explored: 0,
         }
     }
 }
@@ -367,6 +372,7 @@ impl<'p> Decider<'p> {
             // moment that depends on timing, and counting their nodes would make the budget (and so
             // the answer of a budgeted run) differ from run to run.
             let decisive = results.iter().position(|(outcome, _, _)| *outcome != Ending::Stopped);
+            self.report.explored += results.iter().map(|(_, counters, _)| counters.nodes).sum::<u64>();
             for (_, counters, _) in &results[..decisive.map_or(results.len(), |k| k + 1)] {
                 self.report.counters.add(counters);
                 spent = spent.saturating_add(counters.nodes);
@@ -423,6 +429,7 @@ impl Decider<'_> {
         let outcome = search.run(&Allowance { node_limit, deadline, abandon: &never });
         let used = search.counters.since(&before);
         self.report.counters.add(&used);
+        self.report.explored += used.nodes;
         *spent = spent.saturating_add(used.nodes);
         self.report.decision = match outcome {
             Ending::Stopped => return,
@@ -453,6 +460,7 @@ impl Decider<'_> {
         let charged = used.div_ceil(TILING_NODES_PER_NODE);
         self.report.counters.nodes += charged;
         self.report.counters.tiling_nodes += used;
+        self.report.explored += charged;
         *spent = spent.saturating_add(charged);
         self.report.decision = match outcome {
             tiling::Ending::Stopped => return false,
@@ -488,5 +496,8 @@ fn plan_of(problem: &Problem, instance: &RankedBuffers, search: &Search) -> (Vec
     (offsets, order)
 }
 
+mod shelf;
 #[cfg(test)]
 mod tests;
+
+pub(crate) use shelf::Shelf;

@@ -28,7 +28,7 @@ use std::cell::OnceCell;
 use web_time::Instant;
 
 pub use feasibility::Settings;
-pub(crate) use feasibility::{Decider, Decision, Prepared, Report, decide, quick_refutation};
+pub(crate) use feasibility::{Decider, Decision, Prepared, Report, Shelf, decide, quick_refutation};
 pub(crate) use search::Counters;
 pub use search::Rules;
 pub(crate) use windows::{WindowBound, window_bound};
@@ -85,14 +85,28 @@ pub(crate) fn default_budget(problem: &Problem, effort: Effort) -> u64 {
 }
 
 /// The exact solver. `settings` are the defaults that `--param` values override.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct MiniMalloc {
     pub settings: Settings,
+    /// How a minimisation spreads its probes (see [`Schedule`]).
+    schedule: Schedule,
+}
+
+impl Default for MiniMalloc {
+    fn default() -> Self {
+        MiniMalloc::new(Settings::default())
+    }
 }
 
 impl MiniMalloc {
     pub fn new(settings: Settings) -> Self {
-        MiniMalloc { settings }
+        MiniMalloc { settings, schedule: Schedule::EXACT }
+    }
+
+    /// The solver as it runs beside a bisection of the same search on another thread, which
+    /// probes the lower bound itself: its minimisation gives the bound less time.
+    pub(crate) fn beside_bisection() -> Self {
+        MiniMalloc { schedule: Schedule::EXACT_BESIDE_BISECTION, ..MiniMalloc::default() }
     }
 
     /// The settings with the parameters applied, once each is checked against its declared range.
@@ -170,6 +184,7 @@ pub(crate) fn window_stats(stats: &mut Stats, found: &WindowBound) {
 fn search_stats(stats: &mut Stats, report: &Report) {
     let c = &report.counters;
     stats.insert("nodes".into(), StatValue::Count(c.nodes));
+    stats.insert("nodes_explored".into(), StatValue::Count(report.explored));
     stats.insert("backtracks".into(), StatValue::Count(c.backtracks));
     stats.insert("pruned_canonical".into(), StatValue::Count(c.pruned_canonical));
     stats.insert("pruned_dominance".into(), StatValue::Count(c.pruned_dominance));
@@ -386,6 +401,7 @@ impl MiniMalloc {
         // Built at the first probe (a start plan at the bound needs none) and kept for every other.
         let prepared: OnceCell<Result<Prepared, Halt>> = OnceCell::new();
         let mut total = Counters::default();
+        let mut explored = 0;
         let mut rounds = 0;
         // The driver stops on its deadline only: it gets one with a flag of its own, raised here
         // when the caller's deadline passes, the caller cancels or the node budget is spent.
@@ -393,9 +409,9 @@ impl MiniMalloc {
         let driver_options = SolveOptions { cancel: stop.clone(), ..options.clone() };
         let driver_deadline = driver_options.deadline();
         let budgeted = settings.budget != u64::MAX;
-        // The search at the lowest capacity left unknown (the bound, which the driver asks about
-        // every round): asked again, it resumes instead of starting over.
-        let mut resumable: Option<Decider> = None;
+        // Searches left unknown (the bound, which the driver asks about every round, and those
+        // just below the best plan): asked again, they resume instead of starting over.
+        let mut shelf = Shelf::default();
         // The window bound, computed at the first probe (see [`windows`]).
         let mut windowed: Option<WindowBound> = None;
         let start_makespan = start.makespan;
@@ -405,7 +421,7 @@ impl MiniMalloc {
             options,
             Deadlines { caller: deadline, driver: &driver_deadline },
             start,
-            Schedule::EXACT,
+            self.schedule,
             |capacity, allotment| {
                 let prepared = match prepared.get_or_init(|| Prepared::new(problem, settings)) {
                     Ok(prepared) => prepared,
@@ -419,6 +435,7 @@ impl MiniMalloc {
                     let nodes = (budget / WINDOW_SHARE).min(WINDOW_NODES);
                     let found = window_bound(problem, problem.lower_bound(), start_makespan, settings, nodes, deadline);
                     total.nodes += found.nodes;
+                    explored += found.nodes;
                     windowed = Some(found);
                 }
                 if let Some(found) = &windowed
@@ -438,34 +455,35 @@ impl MiniMalloc {
                 };
                 // A plan takes a node per buffer at least: a smaller allotment could never find one.
                 let nodes = allotment.portion(budget).max(2 * problem.len() as u64).min(budget - spent);
-                let mut decider = match resumable.take() {
-                    Some(decider) if decider.capacity() == capacity => decider,
-                    other => {
-                        resumable = other;
-                        Decider::new(problem, prepared, capacity, settings)
-                    }
-                };
+                let mut decider =
+                    shelf.take(capacity).unwrap_or_else(|| Decider::new(problem, prepared, capacity, settings));
                 let before = decider.report.counters;
                 let rounds_before = decider.report.rounds;
+                let explored_before = decider.report.explored;
                 decider.advance(nodes, &probe_deadline);
                 total.add(&decider.report.counters.since(&before));
+                explored += decider.report.explored - explored_before;
                 rounds += decider.report.rounds - rounds_before;
                 match &decider.report.decision {
                     Decision::Feasible { offsets, placement_order } => {
+                        // The plan may be lower than the capacity asked: searches above it are moot.
+                        let tops = problem.buffers().iter().zip(offsets).map(|(buffer, &offset)| offset + buffer.size);
+                        shelf.settle_from(tops.max().unwrap_or(0));
                         Probe::Feasible { offsets: offsets.clone(), placement_order: placement_order.clone() }
                     }
-                    Decision::Infeasible(_) => Probe::InfeasibleBelow(decider.report.refuted_below),
+                    Decision::Infeasible(_) => {
+                        shelf.refute_below(decider.report.refuted_below);
+                        Probe::InfeasibleBelow(decider.report.refuted_below)
+                    }
                     Decision::Unknown => {
-                        if resumable.as_ref().is_none_or(|kept| capacity < kept.capacity()) {
-                            resumable = Some(decider);
-                        }
+                        shelf.keep(decider);
                         Probe::Unknown
                     }
                 }
             },
         );
         let stacked = prepared.get().and_then(|p| p.as_ref().ok()).map_or(0, Prepared::stacked);
-        let report = Report { counters: total, rounds, stacked, ..Report::undecided() };
+        let report = Report { counters: total, rounds, stacked, explored, ..Report::undecided() };
         search_stats(&mut stats, &report);
         if let Some(found) = &windowed {
             window_stats(&mut stats, found);

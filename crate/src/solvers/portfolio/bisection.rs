@@ -9,7 +9,7 @@
 //! capacities from above and below, and a fresh search at each keeps one hard capacity from
 //! holding the thread. The two searches together cover what either finds.
 
-use crate::model::{Outcome, Plan, Problem};
+use crate::model::{Outcome, Plan, Problem, StatValue};
 use crate::options::{Halt, SolveOptions};
 use crate::solvers::minimalloc::{self, Decision, Settings};
 use crate::solvers::minimise::{self, Deadlines, Probe, Schedule};
@@ -31,6 +31,8 @@ pub(super) fn takes(problem: &Problem) -> bool {
 pub(super) fn minimise(problem: &Problem, options: &SolveOptions, start: Plan) -> Result<Outcome, Halt> {
     let deadline = options.deadline();
     let settings = Settings::default();
+    // Nodes counted by the probes' budgets, and searched by every thread.
+    let (mut nodes, mut explored) = (0, 0);
     let minimised = minimise::minimise(
         NAME,
         problem,
@@ -39,15 +41,21 @@ pub(super) fn minimise(problem: &Problem, options: &SolveOptions, start: Plan) -
         start,
         SCHEDULE,
         |capacity, allotment| match minimalloc::decide(problem, capacity, &settings, allotment.deadline) {
-            Ok(report) => match report.decision {
-                Decision::Feasible { offsets, placement_order } => Probe::Feasible { offsets, placement_order },
-                Decision::Infeasible(_) => Probe::InfeasibleBelow(report.refuted_below),
-                Decision::Unknown => Probe::Unknown,
-            },
+            Ok(report) => {
+                nodes += report.counters.nodes;
+                explored += report.explored;
+                match report.decision {
+                    Decision::Feasible { offsets, placement_order } => Probe::Feasible { offsets, placement_order },
+                    Decision::Infeasible(_) => Probe::InfeasibleBelow(report.refuted_below),
+                    Decision::Unknown => Probe::Unknown,
+                }
+            }
             Err(_) => Probe::Unknown,
         },
     );
     let mut stats = crate::model::Stats::new();
+    stats.insert("nodes".into(), StatValue::Count(nodes));
+    stats.insert("nodes_explored".into(), StatValue::Count(explored));
     minimised.write_stats(&mut stats);
     let mut outcome = Outcome::new(NAME, problem, None, Some(minimised.plan), minimised.lower_bound, minimised.stopped);
     outcome.stats = stats;

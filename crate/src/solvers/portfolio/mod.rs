@@ -577,6 +577,10 @@ fn lns_phase(problem: &Problem, options: &SolveOptions, quick: Outcome) -> Outco
     best
 }
 
+/// The exact search's descent as it runs beside [`bisection`] (which probes the bound itself):
+/// reported as the exact search.
+const BESIDE_BISECTION: &str = "minimalloc beside the bisection";
+
 /// The searches of phase 2, by name: the exact search, TelaMalloc's, and `peak` where it races
 /// ([`peak_races`]).
 const SEARCHERS: [&str; 3] = ["minimalloc", "telamalloc", "peak"];
@@ -597,6 +601,7 @@ fn search(name: &str, problem: &Problem, options: &SolveOptions, start: &Arc<Pla
     }
     let result = match name {
         "minimalloc" => minimalloc::MiniMalloc::default().solve(problem, &searcher_options),
+        BESIDE_BISECTION => minimalloc::MiniMalloc::beside_bisection().solve(problem, &searcher_options),
         // `peak` takes no start plan: alone, it searches its stretch from its own.
         "peak" => peak::Peak.solve(problem, &SolveOptions { start: None, ..searcher_options }),
         _ => telamalloc::Telamalloc.solve(problem, &searcher_options),
@@ -632,6 +637,7 @@ fn race(
     let run = |name: &'static str| {
         let racer_options = SolveOptions { cancel: race.child(), capacity, ..options.clone() };
         let result = search(name, problem, &racer_options, start);
+        let name = if name == BESIDE_BISECTION { SEARCHERS[0] } else { name };
         if result.as_ref().is_some_and(conclusive) && (timed || name == "minimalloc") && stopper.set(name).is_ok() {
             race.cancel();
         }
@@ -641,7 +647,7 @@ fn race(
     // other (see [`bisection`]), which found lower plans of D and J in a minute than TelaMalloc
     // and `peak` there (whose high-effort budget outlasts a minute on D and J).
     if timed && capacity.is_none() && bisection::takes(problem) {
-        let (exact, bisected) = rayon::join(|| run(SEARCHERS[0]), || run(bisection::NAME));
+        let (exact, bisected) = rayon::join(|| run(BESIDE_BISECTION), || run(bisection::NAME));
         return [(SEARCHERS[0], exact), (bisection::NAME, bisected)]
             .into_iter()
             .filter(|(name, _)| stopper.get().is_none_or(|winner| winner == name))

@@ -35,3 +35,17 @@ fn pinned_buffers_meet_only_in_their_windows() {
     let clash = quick_refutation(&with_window(4, 8), None).expect("bytes [5, 8) are taken twice");
     assert!(clash.contains("pinned buffers"), "{clash}");
 }
+
+/// The nodes every ordering searched, abandoned ones included, are counted apart from the
+/// budget's count, and never fewer.
+#[test]
+fn every_node_searched_is_counted() {
+    use super::{Settings, decide};
+    use crate::options::SolveOptions;
+    let buffers = (0..12u64).map(|i| Buffer::new(format!("b{i}"), i % 4, i % 4 + 3, 1 + i % 5)).collect();
+    let problem = problem(buffers);
+    let capacity = problem.lower_bound();
+    let report = decide(&problem, capacity + 1, &Settings::default(), &SolveOptions::default().deadline()).unwrap();
+    assert!(report.counters.nodes > 0);
+    assert!(report.explored >= report.counters.nodes, "{} < {}", report.explored, report.counters.nodes);
+}
