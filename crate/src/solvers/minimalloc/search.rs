@@ -854,7 +854,7 @@ impl<'a> Search<'a> {
 
     /// Whether the candidate passes the rules of a single placement (counting the one that
     /// rejects it).
-    #[inline]
+    #[inline(always)]
     fn consider(&mut self, candidate: Candidate, max_offset: u64, last_rank: u32, lowest_top: u64) -> bool {
         if self.rules.canonical
             && (candidate.offset < max_offset
@@ -1078,7 +1078,7 @@ impl<'a> Search<'a> {
 
     /// The lowest offset an unplaced buffer can still take at this node (its lowest fit, and no
     /// lower than `base`, the maximum offset placed), or `None` when it can never be placed.
-    #[inline]
+    #[inline(always)]
     fn height(&self, r: usize, base: u64) -> Option<u64> {
         let instance = self.instance;
         let lowest = self.lowest[r];
