@@ -899,6 +899,7 @@ impl<'a> Search<'a> {
     /// completeness argument of the other rules holds for it; and swapping a smaller buffer below
     /// with a larger one directly above lowers it too (by s·l·(l − s)), so that solution never
     /// has one.
+    #[inline(always)]
     fn on_smaller_twin(&self, candidate: Candidate) -> bool {
         let r = candidate.rank as usize;
         let key = (std::cmp::Reverse(self.instance.size[r]), candidate.rank);
@@ -1122,6 +1123,7 @@ impl<'a> Search<'a> {
 
     /// Takes buffer `rank` out of what its sections count as unplaced (their totals, alignment
     /// slots and, for decomposition, the buffers crossing each boundary), or puts it back.
+    #[inline(always)]
     fn move_sections(&mut self, rank: usize, back: bool) {
         let instance = self.instance;
         let size = instance.size[rank];
