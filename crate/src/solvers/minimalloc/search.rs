@@ -854,7 +854,7 @@ impl<'a> Search<'a> {
 
     /// Whether the candidate passes the rules of a single placement (counting the one that
     /// rejects it).
-    #[inline]
+    #[inline(always)]
     fn consider(&mut self, candidate: Candidate, max_offset: u64, last_rank: u32, lowest_top: u64) -> bool {
         if self.rules.canonical
             && (candidate.offset < max_offset
@@ -899,6 +899,7 @@ impl<'a> Search<'a> {
     /// completeness argument of the other rules holds for it; and swapping a smaller buffer below
     /// with a larger one directly above lowers it too (by s·l·(l − s)), so that solution never
     /// has one.
+    #[inline(always)]
     fn on_smaller_twin(&self, candidate: Candidate) -> bool {
         let r = candidate.rank as usize;
         let key = (std::cmp::Reverse(self.instance.size[r]), candidate.rank);
@@ -1078,7 +1079,7 @@ impl<'a> Search<'a> {
 
     /// The lowest offset an unplaced buffer can still take at this node (its lowest fit, and no
     /// lower than `base`, the maximum offset placed), or `None` when it can never be placed.
-    #[inline]
+    #[inline(always)]
     fn height(&self, r: usize, base: u64) -> Option<u64> {
         let instance = self.instance;
         let lowest = self.lowest[r];
@@ -1122,6 +1123,7 @@ impl<'a> Search<'a> {
 
     /// Takes buffer `rank` out of what its sections count as unplaced (their totals, alignment
     /// slots and, for decomposition, the buffers crossing each boundary), or puts it back.
+    #[inline(always)]
     fn move_sections(&mut self, rank: usize, back: bool) {
         let instance = self.instance;
         let size = instance.size[rank];
