@@ -1,13 +1,10 @@
 //! Deciding whether a problem fits a capacity: the quick refutations first, then the canonical
 //! search under each pre-ordering in turn with a node limit that doubles every round.
 //!
-//! The orderings of one round run in parallel (rayon) and the answer is the one of the first
-//! ordering, by position, that decided. An ordering is told to give up only once an ordering
-//! before it has decided, so the answer does not depend on the thread count or on timing.
-
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-use rayon::prelude::*;
+//! The orderings of one round run in parallel (rayon, in slices that keep every thread busy:
+//! [`round`]) and the answer is the one of the first ordering, by position, that decided. An
+//! ordering is told to give up only once an ordering before it has decided, so the answer does
+//! not depend on the thread count or on timing.
 
 use super::orderings::{self, ORDERINGS};
 use super::piecewise::{self, Piecewise};
@@ -341,31 +338,22 @@ impl<'p> Decider<'p> {
             if deadline.expired().is_some() || spent >= nodes {
                 break;
             }
-            let decided = AtomicUsize::new(usize::MAX);
             // Each ordering may spend its share of what is left, so that the nodes counted stay
-            // within the budget.
+            // within the budget; the cumulative limit doubles, within that share.
             let share = (nodes - spent).div_ceil(self.searches.len() as u64);
             let limit = self.limit;
+            let before: Vec<Counters> = self.searches.iter().map(|search| search.counters).collect();
+            let to: Vec<u64> = before.iter().map(|counters| limit.min(counters.nodes.saturating_add(share))).collect();
+            let endings = round::run(&mut self.searches, &to, deadline);
             let problem = self.problem;
-            let results: Vec<OrderingResult> = self
-                .searches
-                .par_iter_mut()
+            let results: Vec<OrderingResult> = endings
+                .into_iter()
+                .zip(&self.searches)
+                .zip(&before)
                 .enumerate()
-                .map(|(k, search)| {
-                    let abandon = || decided.load(Ordering::Relaxed) < k;
-                    let before = search.counters;
-                    if abandon() {
-                        return (Ending::Stopped, Counters::default(), None);
-                    }
-                    // The cumulative limit doubles, within the ordering's share of the budget.
-                    let node_limit = limit.min(before.nodes.saturating_add(share));
-                    let allowance = Allowance { node_limit, deadline, abandon: &abandon };
-                    let outcome = search.run(&allowance);
+                .map(|(k, ((outcome, search), before))| {
                     let plan = (outcome == Ending::Solved).then(|| plan_of(problem, &instances[k].1, search));
-                    if outcome != Ending::Stopped {
-                        decided.fetch_min(k, Ordering::Relaxed);
-                    }
-                    (outcome, search.counters.since(&before), plan)
+                    (outcome, search.counters.since(before), plan)
                 })
                 .collect();
             // Only the orderings up to the decisive one count: those after it were abandoned at a
@@ -496,6 +484,7 @@ fn plan_of(problem: &Problem, instance: &RankedBuffers, search: &Search) -> (Vec
     (offsets, order)
 }
 
+mod round;
 mod shelf;
 #[cfg(test)]
 mod tests;

@@ -49,3 +49,57 @@ fn every_node_searched_is_counted() {
     assert!(report.counters.nodes > 0);
     assert!(report.explored >= report.counters.nodes, "{} < {}", report.explored, report.counters.nodes);
 }
+
+/// A budgeted search gives the same answer, from the same ordering, with the same nodes counted,
+/// on one thread (each ordering of a round whole, in turn) as on two or three (the orderings cut
+/// into slices that free threads take): instances where several rounds pass and later orderings
+/// decide, at capacities from the bound up.
+#[test]
+fn the_answer_and_its_count_do_not_depend_on_the_threads() {
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::{Settings, decide};
+    use crate::options::SolveOptions;
+    let settings = Settings { first_limit: 4, budget: 400_000, ..Settings::default() };
+    let pools: Vec<rayon::ThreadPool> =
+        [1, 2, 3].iter().map(|&n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap()).collect();
+    let (mut later_orderings, mut multi_round, mut decided) = (0, 0, 0);
+    for seed in 0..60u64 {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let buffers: Vec<Buffer> = (0..rng.random_range(18..30))
+            .map(|i| {
+                let start = rng.random_range(0..10u64);
+                Buffer::new(format!("b{i}"), start, start + rng.random_range(1..6), rng.random_range(1..24))
+            })
+            .collect();
+        let problem = problem(buffers);
+        for extra in 0..3 {
+            let capacity = problem.lower_bound() + extra;
+            let reports: Vec<_> = pools
+                .iter()
+                .map(|pool| {
+                    pool.install(|| decide(&problem, capacity, &settings, &SolveOptions::default().deadline()).unwrap())
+                })
+                .collect();
+            let one = &reports[0];
+            for (threads, other) in [2, 3].iter().zip(&reports[1..]) {
+                assert_eq!(other.decision, one.decision, "seed {seed} capacity {capacity}, {threads} threads");
+                assert_eq!(other.ordering, one.ordering, "seed {seed} capacity {capacity}, {threads} threads");
+                assert_eq!(other.counters, one.counters, "seed {seed} capacity {capacity}, {threads} threads");
+                assert_eq!(other.refuted_below, one.refuted_below, "seed {seed} capacity {capacity}");
+            }
+            later_orderings += usize::from(one.ordering.is_some() && one.ordering != Some(orderings_first()));
+            multi_round += usize::from(one.rounds > 1);
+            decided += usize::from(one.ordering.is_some());
+        }
+    }
+    assert!(multi_round > 20, "too few searches ran several rounds: {multi_round}");
+    assert!(decided > 20, "too few searches decided: {decided}");
+    assert!(later_orderings > 0, "no search was decided by an ordering after the first");
+}
+
+/// The name of the first pre-ordering, as a report names it.
+fn orderings_first() -> String {
+    super::orderings::name(&super::ORDERINGS[0])
+}
