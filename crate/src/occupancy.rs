@@ -1226,6 +1226,14 @@ mod tests {
         assert_eq!(uniform.top, uniform.leaves.trailing_zeros());
     }
 
+    /// A leaf's set takes half a node's line (u32 addresses), a node's pair of sets two lines.
+    #[test]
+    fn leaf_sets_take_half_a_line() {
+        assert_eq!(std::mem::size_of::<LeafSet<u32>>(), 32);
+        assert_eq!(std::mem::size_of::<LeafSet<u64>>(), 32);
+        assert_eq!(std::mem::size_of::<Node<u32>>(), 128);
+    }
+
     /// Five leaves pad to eight: the arrays keep the five leaves and their ancestors (nodes 1 to
     /// 6), and the last leaf's lifetimes, whose ancestors end the node array, still meet.
     #[test]
