@@ -205,7 +205,7 @@ impl Instance {
 
     /// The 1-based input line of each buffer (0 when unknown).
     pub fn lines(&self) -> Vec<u32> {
-        self.problem().buffers().iter().map(|b| b.line.unwrap_or(0) as u32).collect()
+        self.problem().buffers().iter().map(|b| b.line.unwrap_or(0)).collect()
     }
 
     /// The offsets written in the input when every buffer has one (the input is a plan to show and

@@ -342,7 +342,7 @@ fn quoted_ids_are_read_and_written() {
 fn blank_lines_comments_and_crlf_are_accepted() {
     let document =
         read_csv("# made by hand\r\nid,lower,upper,size\r\n\r\n  # a comment\r\na,0,1,8\r\n   \r\nb,1,2,8").unwrap();
-    let lines: Vec<Option<usize>> = document.problem.buffers().iter().map(|b| b.line).collect();
+    let lines: Vec<Option<u32>> = document.problem.buffers().iter().map(|b| b.line).collect();
     assert_eq!(lines, [Some(5), Some(7)]);
 }
 

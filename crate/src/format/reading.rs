@@ -160,7 +160,7 @@ impl Rows {
                 let message =
                     format!("buffer {}: offset {offset} + size {} overflows u64", row.buffer.id, row.buffer.size);
                 self.errors.push(match row.buffer.line {
-                    Some(line) => InputError::at_line(line, message),
+                    Some(line) => InputError::at_line(line as usize, message),
                     None => InputError::new(message),
                 });
             }

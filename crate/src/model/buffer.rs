@@ -83,8 +83,10 @@ pub struct Buffer {
     pub alignment: u64,
     /// A fixed offset the planner must keep (MiniMalloc's `offset` column on input).
     pub pinned: Option<u64>,
-    /// The 1-based line of the input this buffer came from, for error messages.
-    pub line: Option<usize>,
+    /// The 1-based line of the input this buffer came from, for error messages. (u32: eight
+    /// bytes a buffer less than a usize's option, on millions of buffers; a line past u32, in a
+    /// text of more than 4 GiB, is left unknown.)
+    pub line: Option<u32>,
     /// The hint, name, category and gaps, read through the buffer ([`Buffer::details`]). None
     /// while every one has its default; a write through `DerefMut` may leave a boxed default,
     /// which compares equal to none.
@@ -156,6 +158,7 @@ struct BufferRecord {
 impl From<BufferRecord> for Buffer {
     fn from(record: BufferRecord) -> Self {
         let BufferRecord { id, start, end, size, alignment, pinned, hint, name, category, gaps, line } = record;
+        let line = line.and_then(|line| u32::try_from(line).ok());
         Buffer { id: id.into(), start, end, size, alignment, pinned, line, details: None }.with_details(Details {
             hint,
             name,
@@ -179,7 +182,7 @@ impl From<Buffer> for BufferRecord {
             name,
             category,
             gaps,
-            line: buffer.line,
+            line: buffer.line.map(|line| line as usize),
         }
     }
 }
@@ -321,8 +324,8 @@ mod tests {
         assert!(written.details.is_some());
         assert_eq!(written, plain);
         assert!(Buffer::new("a", 0, 4, 8).named("").with_gaps(Vec::new()).details.is_none());
-        // An ordinary buffer stays small: the rare attributes cost one pointer.
-        assert!(std::mem::size_of::<Buffer>() <= 96, "{}", std::mem::size_of::<Buffer>());
+        // An ordinary buffer stays small: the rare attributes cost one pointer, the line four bytes.
+        assert!(std::mem::size_of::<Buffer>() <= 88, "{}", std::mem::size_of::<Buffer>());
     }
 
     #[test]

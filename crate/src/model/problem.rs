@@ -50,7 +50,7 @@ impl Problem {
     pub fn new(buffers: Vec<Buffer>, capacity: Option<u64>) -> Result<Problem, InputErrors> {
         let mut errors = Vec::new();
         let located = |buffer: &Buffer, message: String| match buffer.line {
-            Some(line) => InputError::at_line(line, message),
+            Some(line) => InputError::at_line(line as usize, message),
             None => InputError::new(message),
         };
         let first_with_id = first_with_same_id(&buffers);
@@ -325,7 +325,7 @@ fn max_load_error(buffers: &[Buffer], max_load: u128) -> InputError {
         alive.len()
     );
     match alive.first().and_then(|b| b.line) {
-        Some(line) => InputError::at_line(line, format!("{message} (the first of them is on this line)")),
+        Some(line) => InputError::at_line(line as usize, format!("{message} (the first of them is on this line)")),
         None => InputError::new(message),
     }
 }
@@ -394,7 +394,7 @@ mod tests {
             Buffer::new("d", 0, 1, 8).with_alignment(4).pinned_at(6),
         ];
         for (i, b) in buffers.iter_mut().enumerate() {
-            b.line = Some(i + 2);
+            b.line = Some(i as u32 + 2);
         }
         let errors = Problem::new(buffers, None).unwrap_err().errors;
         let lines: Vec<_> = errors.iter().map(|e| e.line.unwrap()).collect();
@@ -411,7 +411,7 @@ mod tests {
         buffers.push(Buffer::new("a long id that does not fit in a word", 0, 1, 1));
         buffers.push(Buffer::new("a long id that does not fit in a word", 0, 1, 1));
         for (i, b) in buffers.iter_mut().enumerate() {
-            b.line = Some(i + 2);
+            b.line = Some(i as u32 + 2);
         }
         let errors = Problem::new(buffers, None).unwrap_err().errors;
         let found: Vec<_> = errors.iter().map(|e| (e.line.unwrap(), e.message.as_str())).collect();

@@ -318,7 +318,7 @@ fn place_with<A: Address>(
 ) -> Result<Finish, Halt> {
     let buffers = problem.buffers();
     let mut occupancy = Occupancy::<A>::build_narrow(buffers.iter().map(|b| (b.start, b.end)), deadline)?;
-    let local = schedule::local_order(order, |i| occupancy.leaf_range(i), occupancy.leaf_count());
+    let local = schedule::local_indices(order, |i| occupancy.leaf_range(i), occupancy.leaf_count());
     let mut offsets = vec![0u64; buffers.len()];
     let placed = match local {
         Some(local) => match place_in(problem, &local, fit, deadline, ceiling, &mut occupancy, &mut offsets) {
@@ -346,9 +346,9 @@ fn place_with<A: Address>(
 /// Places the pinned buffers, then the others in `sequence`, into an empty `occupancy`, writing
 /// `offsets`; stops as soon as a top passes `ceiling` or what the index holds.
 /// ([`Finish::Placed`] carries no placement here: the caller makes it from `offsets`.)
-fn place_in<A: Address>(
+fn place_in<A: Address, S: BufferIndex>(
     problem: &Problem,
-    sequence: &[usize],
+    sequence: &[S],
     fit: Fit,
     deadline: &Deadline,
     ceiling: &Ceiling,
@@ -390,7 +390,7 @@ fn place_in<A: Address>(
     let mut done = 0;
     for part in sequence.chunks(GATHER) {
         chunk.clear();
-        chunk.extend(part.iter().filter(|&&i| buffers[i].pinned.is_none()).map(|&i| Step {
+        chunk.extend(part.iter().map(|&i| i.index()).filter(|&i| buffers[i].pinned.is_none()).map(|i| Step {
             index: i,
             leaves: occupancy.leaf_range(i),
             size: buffers[i].size,
@@ -414,6 +414,26 @@ fn place_in<A: Address>(
         }
     }
     Ok(if peak <= ceiling.get() { Finish::Placed(None) } else { Finish::AboveCeiling })
+}
+
+/// A buffer's index in a visiting order: usize as orders are given, u32 in the time-local order
+/// (see [`schedule::local_order`]).
+trait BufferIndex: Copy {
+    fn index(self) -> usize;
+}
+
+impl BufferIndex for usize {
+    #[inline]
+    fn index(self) -> usize {
+        self
+    }
+}
+
+impl BufferIndex for u32 {
+    #[inline]
+    fn index(self) -> usize {
+        self as usize
+    }
 }
 
 /// How many steps [`place_in`] gathers at a time.

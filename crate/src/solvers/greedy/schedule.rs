@@ -43,17 +43,28 @@ const LONG_SHARE: usize = 256;
 /// among `leaves` leaves) in an order that places each after the same time-overlapping buffers
 /// as `order` does. `None` when windows would not pay (too few leaves for two windows).
 pub(crate) fn local_order(order: &[usize], spans: impl Fn(usize) -> (u32, u32), leaves: u32) -> Option<Vec<usize>> {
+    local_indices(order, spans, leaves).map(|local| local.into_iter().map(|i| i as usize).collect())
+}
+
+/// [`local_order`] with the indices as u32 (buffers are fewer than 2^31, as the occupancy index
+/// numbers them): half the bytes of usize, for a pass that holds the order throughout.
+pub(crate) fn local_indices(order: &[usize], spans: impl Fn(usize) -> (u32, u32), leaves: u32) -> Option<Vec<u32>> {
     let width = window_width(order, &spans)?;
     in_windows(order, spans, leaves, width)
 }
 
 /// [`local_order`] with windows `width` leaves wide.
-fn in_windows(order: &[usize], spans: impl Fn(usize) -> (u32, u32), leaves: u32, width: u32) -> Option<Vec<usize>> {
+fn in_windows(order: &[usize], spans: impl Fn(usize) -> (u32, u32), leaves: u32, width: u32) -> Option<Vec<u32>> {
     if leaves / width < 2 {
         return None;
     }
     let groups = group(order, &spans, leaves, width);
-    Some(schedule(&groups).into_iter().map(|rank| order[rank as usize]).collect())
+    // Ranks turned into buffer indices in place: no second array as long as the order.
+    let mut local = schedule(&groups);
+    for rank in &mut local {
+        *rank = order[*rank as usize] as u32;
+    }
+    Some(local)
 }
 
 /// The narrowest power-of-two width (at least [`MIN_WIDTH`]) that leaves few buffers long.
@@ -177,7 +188,11 @@ mod tests {
     /// Every buffer once, and each after every buffer that overlaps it in time and comes before it
     /// in the given order (and so before each that overlaps it and comes after it).
     fn check(spans: &[(u32, u32)], order: &[usize], leaves: u32, width: u32) {
-        let local = in_windows(order, |i| spans[i], leaves, width).expect("several windows");
+        let local: Vec<usize> = in_windows(order, |i| spans[i], leaves, width)
+            .expect("several windows")
+            .into_iter()
+            .map(|i| i as usize)
+            .collect();
         let mut sorted = local.clone();
         sorted.sort_unstable();
         let mut expected = order.to_vec();
