@@ -77,6 +77,7 @@ pub mod bench;
 pub(crate) mod model;
 pub(crate) mod occupancy;
 pub(crate) mod options;
+pub(crate) mod range_max;
 pub(crate) mod size;
 
 // The integration tests' helpers (random instances, naive placement rules, the exhaustive oracle),

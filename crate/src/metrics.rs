@@ -1,6 +1,7 @@
 //! Measures of an instance and of a plan, each by an event sweep or sorting: O(n log n).
 
 use crate::model::{Buffer, Problem, Semantics, wire};
+use crate::range_max::RangeMax;
 
 pub use crate::model::load::{load_profile, makespan, max_load_wide, peak_time};
 
@@ -32,7 +33,7 @@ pub fn contention_per_buffer(buffers: &[Buffer]) -> Vec<u64> {
     let profile = load_profile(buffers);
     let times: Vec<u64> = profile.iter().map(|&(t, _)| t).collect();
     let loads: Vec<u64> = profile.iter().map(|&(_, l)| l).collect();
-    let tree = MaxTree::new(&loads);
+    let tree = RangeMax::from_values(&loads);
     buffers
         .iter()
         .map(|b| {
@@ -137,42 +138,6 @@ fn apart_in_gaps(buffers: &[Buffer]) -> u64 {
         }
     }
     apart
-}
-
-/// A bottom-up segment tree answering "max over positions [from, to)".
-struct MaxTree {
-    size: usize,
-    nodes: Vec<u64>,
-}
-
-impl MaxTree {
-    fn new(values: &[u64]) -> Self {
-        let size = values.len().max(1);
-        let mut nodes = vec![0; 2 * size];
-        nodes[size..size + values.len()].copy_from_slice(values);
-        for i in (1..size).rev() {
-            nodes[i] = nodes[2 * i].max(nodes[2 * i + 1]);
-        }
-        MaxTree { size, nodes }
-    }
-
-    fn max(&self, from: usize, to: usize) -> u64 {
-        let (mut lo, mut hi) = (from + self.size, to + self.size);
-        let mut best = 0;
-        while lo < hi {
-            if lo & 1 == 1 {
-                best = best.max(self.nodes[lo]);
-                lo += 1;
-            }
-            if hi & 1 == 1 {
-                hi -= 1;
-                best = best.max(self.nodes[hi]);
-            }
-            lo /= 2;
-            hi /= 2;
-        }
-        best
-    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 
 use crate::model::Buffer;
 use crate::options::{Deadline, Halt};
+use crate::range_max::RangeMax;
 
 /// What TVM's greedy reads of the conflicts while it places buffers one by one.
 pub(crate) trait Conflicts {
@@ -143,7 +144,7 @@ pub(crate) struct Timeline {
     /// Each buffer's lifetime as a range of elementary intervals.
     spans: Vec<(usize, usize)>,
     degrees: Vec<u64>,
-    tree: MaxTree,
+    tree: RangeMax,
 }
 
 impl Timeline {
@@ -156,7 +157,7 @@ impl Timeline {
         Timeline {
             spans,
             degrees: crate::metrics::conflicts_per_buffer(buffers),
-            tree: MaxTree::new(times.len().saturating_sub(1).max(1)),
+            tree: RangeMax::new(times.len().saturating_sub(1)),
         }
     }
 }
@@ -174,82 +175,6 @@ impl Conflicts for Timeline {
     fn place(&mut self, i: usize, reach: u64) {
         let (lo, hi) = self.spans[i];
         self.tree.raise(lo, hi, reach);
-    }
-}
-
-/// Range "raise to at least v" and range maximum, without pushing tags down: `tag[k]` is the
-/// most any raise covering node k's whole range set, `top[k]` the most set anywhere inside it.
-///
-/// Bottom-up over a perfect tree (leaves at `[size, 2 * size)`), in loops rather than recursion:
-/// in wasm a call costs more than a node's work. A range is covered by O(log n) whole nodes, and
-/// every ancestor of one of them holds the range's first or last leaf, so a raise lifts `top`
-/// along those two paths and a query reads the `tag`s along them.
-struct MaxTree {
-    size: usize,
-    tag: Vec<u64>,
-    top: Vec<u64>,
-}
-
-impl MaxTree {
-    fn new(len: usize) -> Self {
-        let size = len.next_power_of_two();
-        MaxTree { size, tag: vec![0; 2 * size], top: vec![0; 2 * size] }
-    }
-
-    fn raise(&mut self, lo: usize, hi: usize, value: u64) {
-        if lo >= hi {
-            return;
-        }
-        let (mut l, mut r) = (lo + self.size, hi + self.size);
-        while l < r {
-            if l & 1 == 1 {
-                self.tag[l] = self.tag[l].max(value);
-                self.top[l] = self.top[l].max(value);
-                l += 1;
-            }
-            if r & 1 == 1 {
-                r -= 1;
-                self.tag[r] = self.tag[r].max(value);
-                self.top[r] = self.top[r].max(value);
-            }
-            l >>= 1;
-            r >>= 1;
-        }
-        for leaf in [lo + self.size, hi - 1 + self.size] {
-            let mut k = leaf >> 1;
-            while k >= 1 {
-                self.top[k] = self.top[k].max(value);
-                k >>= 1;
-            }
-        }
-    }
-
-    fn max(&self, lo: usize, hi: usize) -> u64 {
-        if lo >= hi {
-            return 0;
-        }
-        let mut best = 0;
-        let (mut l, mut r) = (lo + self.size, hi + self.size);
-        while l < r {
-            if l & 1 == 1 {
-                best = best.max(self.top[l]);
-                l += 1;
-            }
-            if r & 1 == 1 {
-                r -= 1;
-                best = best.max(self.top[r]);
-            }
-            l >>= 1;
-            r >>= 1;
-        }
-        for leaf in [lo + self.size, hi - 1 + self.size] {
-            let mut k = leaf >> 1;
-            while k >= 1 {
-                best = best.max(self.tag[k]);
-                k >>= 1;
-            }
-        }
-        best
     }
 }
 
@@ -279,33 +204,6 @@ mod tests {
             reach[i] = Some(value);
             placed.place(i, value);
             timeline.place(i, value);
-        }
-    }
-
-    /// The tree against a plain array on every length up to 40 (powers of two and not), with
-    /// ranges of every shape: each maximum is the largest value raised over any of its points.
-    #[test]
-    fn max_tree_agrees_with_an_array() {
-        let mut state = 7u64;
-        let mut next = |bound: u64| {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) % bound
-        };
-        for len in 1..=40usize {
-            let mut tree = MaxTree::new(len);
-            let mut plain = vec![0u64; len];
-            for _ in 0..200 {
-                let lo = next(len as u64) as usize;
-                let hi = lo + 1 + next((len - lo) as u64) as usize;
-                if next(2) == 0 {
-                    let value = next(1000);
-                    tree.raise(lo, hi, value);
-                    plain[lo..hi].iter_mut().for_each(|v| *v = (*v).max(value));
-                } else {
-                    assert_eq!(tree.max(lo, hi), plain[lo..hi].iter().copied().max().unwrap(), "len {len}, {lo}..{hi}");
-                }
-            }
-            assert_eq!(tree.max(3, 3), 0);
         }
     }
 }
