@@ -20,6 +20,7 @@
 //! that capacity and the best plan, so that with probes that always answer (no budget) the driver
 //! ends with a proven optimum.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::model::{Plan, Problem, StatValue, Stats, Stopped};
@@ -202,11 +203,46 @@ pub(crate) struct Deadlines<'a> {
     pub driver: &'a Deadline,
 }
 
+/// What two minimisations of one problem running at once (the exact search's descent and its
+/// bisection, on two threads) tell each other: the lowest makespan either has found and the
+/// highest bound either has proven. Each probes only below the other's best plan and above its
+/// bound, so that neither spends a probe on what the other has already settled. A run keeps its own
+/// plan: the caller takes the better of the two outcomes, and a run never calls its own plan
+/// optimal on the strength of the other's (lower) one.
+#[derive(Debug)]
+pub(crate) struct Incumbent {
+    makespan: AtomicU64,
+    lower_bound: AtomicU64,
+}
+
+impl Incumbent {
+    pub(crate) fn new() -> Self {
+        Incumbent { makespan: AtomicU64::new(u64::MAX), lower_bound: AtomicU64::new(0) }
+    }
+
+    /// The lowest makespan of a plan either run found (`u64::MAX` before any).
+    pub(crate) fn makespan(&self) -> u64 {
+        self.makespan.load(Ordering::Relaxed)
+    }
+
+    /// The highest lower bound either run proved.
+    pub(crate) fn lower_bound(&self) -> u64 {
+        self.lower_bound.load(Ordering::Relaxed)
+    }
+
+    fn publish(&self, makespan: u64, lower_bound: u64) {
+        self.makespan.fetch_min(makespan, Ordering::Relaxed);
+        self.lower_bound.fetch_max(lower_bound, Ordering::Relaxed);
+    }
+}
+
 /// Lowers `start`'s makespan by probing capacities between the proven lower bound and it.
 ///
 /// `probe(capacity, allotment)` must return a plan whose makespan is at most `capacity`, or a
 /// proof that none exists, or `Unknown` once its allotment is spent. The driver stops when the plan
-/// meets the bound or its deadline expires.
+/// meets the bound or its deadline expires. With an `incumbent` it shares its best makespan and
+/// bound with another minimisation of the same problem (see [`Incumbent`]).
+#[allow(clippy::too_many_arguments)] // each is one thing the driver needs; a struct would only rename them
 pub(crate) fn minimise(
     solver: &str,
     problem: &Problem,
@@ -214,6 +250,7 @@ pub(crate) fn minimise(
     deadlines: Deadlines,
     start: Plan,
     schedule: Schedule,
+    incumbent: Option<&Incumbent>,
     mut probe: impl FnMut(u64, &Allotment) -> Probe,
 ) -> Minimised {
     let Deadlines { caller, driver: deadline } = deadlines;
@@ -236,7 +273,9 @@ pub(crate) fn minimise(
         counts: ProbeCounts::default(),
         slice,
         rounds: 0,
+        incumbent,
     };
+    run.share();
     match schedule {
         Schedule::Descent { first_shift, failures_per_round, first_bound_weight, bound_catches_up } => {
             let bound = BoundShare { first_weight: first_bound_weight, catches_up: bound_catches_up };
@@ -272,17 +311,32 @@ struct Run<'a> {
     /// A probe's time slice in the current round (with a time limit).
     slice: Duration,
     rounds: u32,
+    incumbent: Option<&'a Incumbent>,
 }
 
 impl Run<'_> {
-    fn open(&self) -> bool {
-        self.proven_lower < self.best.makespan && self.deadline.expired().is_none()
+    /// The lowest makespan known: this run's best plan, or the other run's through the incumbent.
+    fn best_makespan(&self) -> u64 {
+        self.incumbent.map_or(self.best.makespan, |shared| shared.makespan().min(self.best.makespan))
     }
 
-    /// The multiples of the unit strictly above `floor` and below the best plan: the lowest and the
-    /// highest, if any.
+    /// Tells the incumbent this run's best plan and bound, and takes the other run's bound (a proof
+    /// for the problem, so for this run's plans too).
+    fn share(&mut self) {
+        if let Some(shared) = self.incumbent {
+            shared.publish(self.best.makespan, self.proven_lower);
+            self.proven_lower = self.proven_lower.max(shared.lower_bound()).min(self.best.makespan);
+        }
+    }
+
+    fn open(&self) -> bool {
+        self.proven_lower < self.best_makespan() && self.deadline.expired().is_none()
+    }
+
+    /// The multiples of the unit strictly above `floor` and below the best plan known: the lowest
+    /// and the highest, if any.
     fn range_above(&self, floor: u64) -> Option<(u64, u64)> {
-        let top = (self.best.makespan - 1) / self.unit * self.unit;
+        let top = (self.best_makespan() - 1) / self.unit * self.unit;
         let lowest = (floor / self.unit).saturating_add(1).saturating_mul(self.unit);
         (lowest <= top).then_some((lowest, top))
     }
@@ -322,6 +376,7 @@ impl Run<'_> {
                 Answer::Unknown
             }
         };
+        self.share();
         self.options.report(Progress {
             solver: self.solver.to_string(),
             best_makespan: Some(self.best.makespan),
@@ -353,7 +408,7 @@ impl Run<'_> {
             // Capacities whose probes failed in this round, not to be asked again until the next.
             let mut failed: Vec<u64> = Vec::new();
             while self.open() {
-                let best = self.best.makespan;
+                let best = self.best_makespan();
                 if let Next::Between(below) = next
                     && best - below <= unit
                 {
@@ -398,7 +453,7 @@ impl Run<'_> {
                         in_a_row = 0;
                         match next {
                             // Still above a capacity that failed: halfway down to it.
-                            Next::Between(below) if self.best.makespan > below => Next::Between(below),
+                            Next::Between(below) if self.best_makespan() > below => Next::Between(below),
                             // Plans come easier just below the best: twice as far down next time.
                             _ => Next::Below(best.saturating_sub(capacity).saturating_mul(2).max(unit)),
                         }
@@ -503,7 +558,7 @@ mod tests {
         let driver = SolveOptions { cancel: stop.clone(), ..options.clone() }.deadline();
         let mut asked = 0;
         let deadlines = Deadlines { caller: &caller, driver: &driver };
-        minimise("test", problem, &options, deadlines, start, Schedule::EXACT, |capacity, allotment| {
+        minimise("test", problem, &options, deadlines, start, Schedule::EXACT, None, |capacity, allotment| {
             asked += 1;
             if asked == probes {
                 stop.cancel();
@@ -520,7 +575,16 @@ mod tests {
         probe: impl FnMut(u64, &Allotment) -> Probe,
     ) -> Minimised {
         let deadline = options.deadline();
-        minimise("test", problem, options, Deadlines { caller: &deadline, driver: &deadline }, start, schedule, probe)
+        minimise(
+            "test",
+            problem,
+            options,
+            Deadlines { caller: &deadline, driver: &deadline },
+            start,
+            schedule,
+            None,
+            probe,
+        )
     }
 
     /// A plan of `problem` with makespan `makespan` (b on top of a).
@@ -597,7 +661,7 @@ mod tests {
         let mut asked = 0;
         let deadlines = Deadlines { caller: &caller, driver: &driver };
         let schedule = Schedule::EXACT_BESIDE_BISECTION;
-        let found = minimise("test", &problem, &options, deadlines, start, schedule, |capacity, allotment| {
+        let found = minimise("test", &problem, &options, deadlines, start, schedule, None, |capacity, allotment| {
             asked += 1;
             if asked == 300 {
                 stop.cancel();
@@ -723,7 +787,7 @@ mod tests {
         let deadline = SolveOptions { cancel: stop.clone(), ..options.clone() }.deadline();
         let mut probes = 0;
         let deadlines = Deadlines { caller: &caller, driver: &deadline };
-        let found = minimise("test", &problem, &options, deadlines, start, Schedule::EXACT, |capacity, _| {
+        let found = minimise("test", &problem, &options, deadlines, start, Schedule::EXACT, None, |capacity, _| {
             probes += 1;
             if probes == 40 {
                 stop.cancel();
@@ -749,5 +813,80 @@ mod tests {
         let found = run(&problem, &options, start, |_, _| unreachable!("cancelled before probing"));
         assert_eq!(found.plan.makespan, 15);
         assert_eq!(found.stopped, Stopped::Cancelled);
+    }
+
+    /// [`run_budgeted`] beside another run, through `incumbent`, for both schedules.
+    fn run_beside(
+        schedule: Schedule,
+        incumbent: &Incumbent,
+        problem: &Problem,
+        start: Plan,
+        probes: usize,
+        mut probe: impl FnMut(u64, &Allotment) -> Probe,
+    ) -> Minimised {
+        let options = SolveOptions::default();
+        let caller = options.deadline();
+        let stop = options.cancel.child();
+        let driver = SolveOptions { cancel: stop.clone(), ..options.clone() }.deadline();
+        let mut asked = 0;
+        let deadlines = Deadlines { caller: &caller, driver: &driver };
+        minimise("test", problem, &options, deadlines, start, schedule, Some(incumbent), |capacity, allotment| {
+            asked += 1;
+            if asked == probes {
+                stop.cancel();
+            }
+            probe(capacity, allotment)
+        })
+    }
+
+    const BOTH_SCHEDULES: [Schedule; 2] = [Schedule::EXACT_BESIDE_BISECTION, Schedule::Bisection { first_shift: 4 }];
+
+    /// A plan the other run found (60) bounds what this one probes: nothing at or above it is
+    /// asked, where alone the descent starts one unit below its own plan (100) and the bisection
+    /// halfway up to it.
+    #[test]
+    fn the_other_runs_plan_bounds_the_capacities_probed() {
+        let problem = problem();
+        for schedule in BOTH_SCHEDULES {
+            let incumbent = Incumbent::new();
+            incumbent.publish(60, 0);
+            let mut asked = Vec::new();
+            let start = stacked(&problem, vec![0, 95, 0]); // makespan 100
+            let found = run_beside(schedule, &incumbent, &problem, start, 30, |capacity, _| {
+                asked.push(capacity);
+                if capacity >= 50 { plan_at(capacity) } else { Probe::Unknown }
+            });
+            assert!(asked.iter().all(|&c| c < 60), "{schedule:?}: {asked:?}");
+            assert!(found.plan.makespan < 60, "{schedule:?}: {}", found.plan.makespan);
+            assert_eq!(incumbent.makespan(), found.plan.makespan, "{schedule:?}: the run publishes its plan");
+        }
+    }
+
+    /// A bound the other run proved is taken (a proof for the problem), but a run whose own plan is
+    /// above the other's never calls its plan optimal: here the other run's plan meets the bound,
+    /// and this one stops without probing, with its own plan, the shared bound and no proof.
+    #[test]
+    fn the_other_runs_bound_is_taken_and_its_optimum_is_not_claimed() {
+        let problem = problem();
+        for schedule in BOTH_SCHEDULES {
+            let incumbent = Incumbent::new();
+            incumbent.publish(40, 40);
+            let start = stacked(&problem, vec![0, 95, 0]); // makespan 100
+            let found = run_beside(schedule, &incumbent, &problem, start, 30, |_, _| unreachable!("nothing to probe"));
+            assert_eq!((found.plan.makespan, found.lower_bound), (100, 40), "{schedule:?}");
+            assert_ne!(found.stopped, Stopped::Optimal, "{schedule:?}");
+        }
+        // A bound below the other's plan: the first probe is at the shared bound, and a refutation
+        // there is published.
+        let incumbent = Incumbent::new();
+        incumbent.publish(60, 30);
+        let mut asked = Vec::new();
+        let start = stacked(&problem, vec![0, 95, 0]);
+        let found = run_beside(Schedule::EXACT_BESIDE_BISECTION, &incumbent, &problem, start, 10, |capacity, _| {
+            asked.push(capacity);
+            if capacity <= 30 { Probe::Infeasible } else { Probe::Unknown }
+        });
+        assert_eq!(asked[0], 30, "{asked:?}");
+        assert_eq!((found.lower_bound, incumbent.lower_bound()), (31, 31), "{asked:?}");
     }
 }

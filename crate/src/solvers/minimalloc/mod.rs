@@ -24,6 +24,7 @@ mod transpositions;
 mod windows;
 
 use std::cell::OnceCell;
+use std::sync::Arc;
 
 use web_time::Instant;
 
@@ -34,7 +35,7 @@ pub use search::Rules;
 pub(crate) use windows::{WindowBound, window_bound};
 
 use super::greedy::given_or_quick_pass;
-use super::minimise::{self, Deadlines, Probe, Schedule};
+use super::minimise::{self, Deadlines, Incumbent, Probe, Schedule};
 use super::view::View;
 use super::{Capabilities, Solver, conclude, stop_reason};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stats, Stopped};
@@ -90,6 +91,8 @@ pub struct MiniMalloc {
     pub settings: Settings,
     /// How a minimisation spreads its probes (see [`Schedule`]).
     schedule: Schedule,
+    /// What its minimisation shares with a bisection beside it (see [`Incumbent`]).
+    incumbent: Option<Arc<Incumbent>>,
 }
 
 impl Default for MiniMalloc {
@@ -100,13 +103,14 @@ impl Default for MiniMalloc {
 
 impl MiniMalloc {
     pub fn new(settings: Settings) -> Self {
-        MiniMalloc { settings, schedule: Schedule::EXACT }
+        MiniMalloc { settings, schedule: Schedule::EXACT, incumbent: None }
     }
 
     /// The solver as it runs beside a bisection of the same search on another thread, which
-    /// probes the lower bound itself: its minimisation gives the bound less time.
-    pub(crate) fn beside_bisection() -> Self {
-        MiniMalloc { schedule: Schedule::EXACT_BESIDE_BISECTION, ..MiniMalloc::default() }
+    /// probes the lower bound itself: its minimisation gives the bound less time, and shares its
+    /// best makespan and bound with the bisection through `incumbent`.
+    pub(crate) fn beside_bisection(incumbent: Option<Arc<Incumbent>>) -> Self {
+        MiniMalloc { schedule: Schedule::EXACT_BESIDE_BISECTION, incumbent, ..MiniMalloc::default() }
     }
 
     /// The settings with the parameters applied, once each is checked against its declared range.
@@ -422,6 +426,7 @@ impl MiniMalloc {
             Deadlines { caller: deadline, driver: &driver_deadline },
             start,
             self.schedule,
+            self.incumbent.as_deref(),
             |capacity, allotment| {
                 let prepared = match prepared.get_or_init(|| Prepared::new(problem, settings)) {
                     Ok(prepared) => prepared,

@@ -12,7 +12,7 @@
 use crate::model::{Outcome, Plan, Problem, StatValue};
 use crate::options::{Halt, SolveOptions};
 use crate::solvers::minimalloc::{self, Decision, Settings};
-use crate::solvers::minimise::{self, Deadlines, Probe, Schedule};
+use crate::solvers::minimise::{self, Deadlines, Incumbent, Probe, Schedule};
 
 /// The first probe gets a sixteenth of the time left, as TelaMalloc's bisection does.
 const SCHEDULE: Schedule = Schedule::Bisection { first_shift: 4 };
@@ -28,7 +28,13 @@ pub(super) fn takes(problem: &Problem) -> bool {
 
 /// Minimises `problem`'s makespan from `start` until the options' deadline (it needs a time
 /// limit: its probes have time slices, not node budgets).
-pub(super) fn minimise(problem: &Problem, options: &SolveOptions, start: Plan) -> Result<Outcome, Halt> {
+/// It shares its best makespan and bound with the descent beside it through `incumbent`.
+pub(super) fn minimise(
+    problem: &Problem,
+    options: &SolveOptions,
+    start: Plan,
+    incumbent: Option<&Incumbent>,
+) -> Result<Outcome, Halt> {
     let deadline = options.deadline();
     let settings = Settings::default();
     // Nodes counted by the probes' budgets, and searched by every thread.
@@ -40,6 +46,7 @@ pub(super) fn minimise(problem: &Problem, options: &SolveOptions, start: Plan) -
         Deadlines { caller: &deadline, driver: &deadline },
         start,
         SCHEDULE,
+        incumbent,
         |capacity, allotment| match minimalloc::decide(problem, capacity, &settings, allotment.deadline) {
             Ok(report) => {
                 nodes += report.counters.nodes;
@@ -84,7 +91,7 @@ mod tests {
         .unwrap();
         let stacked = Plan::new(&problem, vec![0, 3, 9, 8], vec![0, 1, 3, 2]);
         let options = SolveOptions { time_limit: Some(Duration::from_secs(30)), ..SolveOptions::default() };
-        let outcome = minimise(&problem, &options, stacked).unwrap();
+        let outcome = minimise(&problem, &options, stacked, None).unwrap();
         assert_eq!(outcome.makespan(), Some(9));
         assert!(outcome.optimal(), "{:?}", outcome.stopped);
     }

@@ -34,6 +34,7 @@ use rayon::prelude::*;
 use web_time::Instant;
 
 use super::greedy::{self, Ceiling, Fit, Greedy, Order, Pass};
+use super::minimise::Incumbent;
 use super::{Capabilities, Solver, idealloc, lns, minimalloc, peak, stacking, telamalloc, tvm, zant};
 use crate::model::{Outcome, Plan, Problem, StatValue, Stopped};
 use crate::options::{CancelFlag, Effort, Halt, Params, Progress, SolveError, SolveOptions};
@@ -592,16 +593,25 @@ fn conclusive(outcome: &Outcome) -> bool {
 }
 
 /// One run of a phase-2 searcher from `start`, with its default budget for the effort (none with
-/// a time limit).
-fn search(name: &str, problem: &Problem, options: &SolveOptions, start: &Arc<Plan>) -> Option<Outcome> {
+/// a time limit). The descent beside the bisection and the bisection share `incumbent`, if any.
+fn search(
+    name: &str,
+    problem: &Problem,
+    options: &SolveOptions,
+    start: &Arc<Plan>,
+    incumbent: Option<&Arc<Incumbent>>,
+) -> Option<Outcome> {
     let searcher_options =
         SolveOptions { params: Params::new(), start: Some(start.clone()), progress: None, ..options.clone() };
     if name == bisection::NAME {
-        return bisection::minimise(problem, &searcher_options, (**start).clone()).ok();
+        return bisection::minimise(problem, &searcher_options, (**start).clone(), incumbent.map(|shared| &**shared))
+            .ok();
     }
     let result = match name {
         "minimalloc" => minimalloc::MiniMalloc::default().solve(problem, &searcher_options),
-        BESIDE_BISECTION => minimalloc::MiniMalloc::beside_bisection().solve(problem, &searcher_options),
+        BESIDE_BISECTION => {
+            minimalloc::MiniMalloc::beside_bisection(incumbent.cloned()).solve(problem, &searcher_options)
+        }
         // `peak` takes no start plan: alone, it searches its stretch from its own.
         "peak" => peak::Peak.solve(problem, &SolveOptions { start: None, ..searcher_options }),
         _ => telamalloc::Telamalloc.solve(problem, &searcher_options),
@@ -634,9 +644,10 @@ fn race(
     let race = options.cancel.child();
     let timed = options.time_limit.is_some();
     let stopper: OnceLock<&str> = OnceLock::new();
+    let incumbent = Arc::new(Incumbent::new());
     let run = |name: &'static str| {
         let racer_options = SolveOptions { cancel: race.child(), capacity, ..options.clone() };
-        let result = search(name, problem, &racer_options, start);
+        let result = search(name, problem, &racer_options, start, Some(&incumbent));
         let name = if name == BESIDE_BISECTION { SEARCHERS[0] } else { name };
         if result.as_ref().is_some_and(conclusive) && (timed || name == "minimalloc") && stopper.set(name).is_ok() {
             race.cancel();
@@ -695,7 +706,7 @@ fn take_turns(
                 return results;
             }
             let turn_options = SolveOptions { capacity, ..options.within(slice.min(remaining)) };
-            let Some(found) = search(name, problem, &turn_options, &best) else { continue };
+            let Some(found) = search(name, problem, &turn_options, &best, None) else { continue };
             if let Some(plan) = &found.plan
                 && plan.makespan < best.makespan
             {

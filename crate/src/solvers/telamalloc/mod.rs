@@ -340,6 +340,7 @@ fn improve(problem: &Problem, options: &SolveOptions, config: &Config, start: Pl
         Deadlines { caller: &caller, driver: &deadline },
         start,
         Schedule::HEURISTIC,
+        None,
         |capacity, allotment| {
             if options.cancel.is_cancelled() {
                 stop.cancel();
