@@ -409,6 +409,13 @@ impl Run<'_> {
             let mut failed: Vec<u64> = Vec::new();
             while self.open() {
                 let best = self.best_makespan();
+                // The other run's plan (through the incumbent) may have passed a capacity that
+                // failed here: the descent starts again just below it.
+                if let Next::Between(below) | Next::Creep(below) = next
+                    && below >= best
+                {
+                    next = Next::Below(unit);
+                }
                 if let Next::Between(below) = next
                     && best - below <= unit
                 {
@@ -888,5 +895,25 @@ mod tests {
         });
         assert_eq!(asked[0], 30, "{asked:?}");
         assert_eq!((found.lower_bound, incumbent.lower_bound()), (31, 31), "{asked:?}");
+    }
+
+    /// The other run's plan may pass capacities this one is working below in the middle of a
+    /// round (here after a few failed probes just below this run's own plan): from then on every
+    /// probe is below it.
+    #[test]
+    fn a_plan_the_other_run_finds_mid_round_moves_the_probes_below_it() {
+        let problem = problem();
+        let incumbent = Incumbent::new();
+        let mut asked = Vec::new();
+        let start = stacked(&problem, vec![0, 95, 0]); // makespan 100
+        let found = run_beside(Schedule::EXACT_BESIDE_BISECTION, &incumbent, &problem, start, 40, |capacity, _| {
+            asked.push(capacity);
+            if asked.len() == 4 {
+                incumbent.publish(40, 0); // the other thread's plan
+            }
+            if capacity < 40 && capacity >= 30 { plan_at(capacity) } else { Probe::Unknown }
+        });
+        assert!(asked[4..].iter().all(|&c| c < 40), "{asked:?}");
+        assert!(found.plan.makespan < 40, "{asked:?}");
     }
 }
