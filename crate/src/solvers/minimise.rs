@@ -911,7 +911,7 @@ mod tests {
             if asked.len() == 4 {
                 incumbent.publish(40, 0); // the other thread's plan
             }
-            if capacity < 40 && capacity >= 30 { plan_at(capacity) } else { Probe::Unknown }
+            if (30..40).contains(&capacity) { plan_at(capacity) } else { Probe::Unknown }
         });
         assert!(asked[4..].iter().all(|&c| c < 40), "{asked:?}");
         assert!(found.plan.makespan < 40, "{asked:?}");
