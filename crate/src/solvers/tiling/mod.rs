@@ -18,6 +18,18 @@
 //! dead end. And since the skyline (so the rest of the search) depends only on the set of buffers
 //! placed, refuted sets are remembered by a 128-bit Zobrist hash and cut when they recur.
 //!
+//! Stronger dead-end tests at the walls do not pay here. Beside a left wall every free cell up to
+//! the higher neighbour must be covered by buffers starting at that section, stacked without a
+//! hole from the wall's height (to exactly the capacity where the neighbour is full: the buffers
+//! starting at a moment fill exactly the holes those ending there leave), each at or above the
+//! skyline over its lifetime; a subset-sum over those heights decides whether any stack closes
+//! the column. Measured on the staircase, guillotine, pinwheel and equal-size families (200 to
+//! 1,000 buffers, seeds 1 and 2), it cut the nodes to a plan by under 1 % on all but one instance
+//! (a pinwheel of 600: 3.6 times fewer) while making each node 2 to 3 times dearer: the wrong
+//! placements are refuted by how the buffers interlock further on, not by one column's sizes.
+//! Putting first the candidates whose top meets the neighbour's height was as mixed (7 times
+//! fewer nodes on one guillotine packing of 600, an equal-size one of 600 no longer solved).
+//!
 //! The search is resumable (an explicit stack), so a minimisation that returns to its bound every
 //! round wastes nothing. It applies only where it is exact: no pinned buffers, no gaps, and every
 //! section with a live buffer loaded to exactly the capacity ([`Tiling::new`] says `None`
