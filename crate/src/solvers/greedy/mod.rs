@@ -337,9 +337,14 @@ fn place_with<A: Address>(
     if !matches!(placed, Finish::Placed(_)) {
         return Ok(placed);
     }
-    let pinned = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_some());
-    let mut placed_order: Vec<usize> = pinned.collect();
-    placed_order.extend(order.iter().copied().filter(|&i| buffers[i].pinned.is_none()));
+    let mut placed_order: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
+    if placed_order.is_empty() {
+        // (Without pins the order is the placement order: asking each buffer in it whether it is
+        // pinned read the buffers in the order's scattered sequence, a cache miss each.)
+        placed_order = order.to_vec();
+    } else {
+        placed_order.extend(order.iter().copied().filter(|&i| buffers[i].pinned.is_none()));
+    }
     Ok(Finish::Placed(Some(Placement { offsets, order: placed_order })))
 }
 
@@ -506,7 +511,11 @@ mod tests {
                 // (`place` stores addresses as u32, this pass as u64.)
                 assert_eq!(placement.offsets, offsets, "{fit:?}");
                 assert!(crate::validate::validate(problem, &offsets, None).is_valid());
-                assert_eq!(placement.order.len(), buffers.len());
+                // The placement order: the pinned buffers by index, then `order` without them.
+                let pinned = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_some());
+                let expected: Vec<usize> =
+                    pinned.chain(order.iter().copied().filter(|&i| buffers[i].pinned.is_none())).collect();
+                assert_eq!(placement.order, expected, "{fit:?}");
             }
         }
     }
