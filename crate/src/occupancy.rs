@@ -1316,9 +1316,9 @@ mod tests {
         let routes = tree.routes();
         let mut routed = routes.sets::<u64>();
         // A pseudo-random sequence of first-fit placements, each checked before it is made.
-        let mut state = 7u64;
+        let mut random = crate::test_support::Lcg::new(7);
         for step in 0..200 {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let state = random.step();
             let i = (state >> 33) as usize % lifetimes.len();
             let (start, end) = lifetimes[i];
             let (size, alignment, floor) = (1 + (state >> 20) % 7, 1 << ((state >> 10) % 3), (state >> 5) % 4);

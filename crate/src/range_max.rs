@@ -104,11 +104,8 @@ mod tests {
     /// over (or given at) any of its points.
     #[test]
     fn range_max_agrees_with_an_array() {
-        let mut state = 7u64;
-        let mut next = |bound: u64| {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) % bound
-        };
+        let mut random = crate::test_support::Lcg::new(7);
+        let mut next = |bound: u64| random.below(bound);
         for len in 1..=40usize {
             for given in [false, true] {
                 let mut plain: Vec<u64> = (0..len).map(|_| if given { next(1000) } else { 0 }).collect();

@@ -794,3 +794,24 @@ pub fn with_spanning() -> impl Strategy<Value = Problem> {
         Problem::new(buffers, None).unwrap()
     })
 }
+
+/// A seeded pseudo-random sequence (Knuth's MMIX linear congruential generator) for tests that
+/// draw many random ranges and want the same ones every run, without proptest's machinery.
+pub struct Lcg(u64);
+
+impl Lcg {
+    pub fn new(seed: u64) -> Lcg {
+        Lcg(seed)
+    }
+
+    /// The next state; its high bits are the random ones.
+    pub fn step(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        self.0
+    }
+
+    /// A value in `0..bound` (`bound` > 0).
+    pub fn below(&mut self, bound: u64) -> u64 {
+        (self.step() >> 33) % bound
+    }
+}

@@ -235,10 +235,9 @@ mod tests {
                 })
                 .collect();
             let mut order: Vec<usize> = (0..spans.len()).collect();
-            let mut state = seed;
+            let mut random = crate::test_support::Lcg::new(seed);
             for i in (1..order.len()).rev() {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                order.swap(i, (state >> 33) as usize % (i + 1));
+                order.swap(i, random.below(i as u64 + 1) as usize);
             }
             // Some buffers (pinned ones, say) may be left out of the order.
             order.truncate(order.len() - order.len() / 8);

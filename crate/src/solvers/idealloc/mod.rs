@@ -471,11 +471,8 @@ mod tests {
 
     /// Uniformly random lifetimes and sizes, on which the iterations often beat the bootstrap.
     fn random_problem(buffers: usize, seed: u64) -> Problem {
-        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut next = |modulus: u64| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (state >> 33) % modulus
-        };
+        let mut random = crate::test_support::Lcg::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let mut next = |modulus: u64| random.below(modulus);
         let buffers = (0..buffers)
             .map(|k| {
                 let (start, length, scale) = (next(200), 1 + next(40), 1 << (1 + next(14)));

@@ -332,11 +332,8 @@ mod tests {
     /// exactly as a direct scan does, pinned buffers and alignment included.
     #[test]
     fn squeezes_match_a_direct_scan() {
-        let mut state = 11u64;
-        let mut next = |modulus: u64| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (state >> 33) % modulus
-        };
+        let mut random = crate::test_support::Lcg::new(11);
+        let mut next = |modulus: u64| random.below(modulus);
         for round in 0..20 {
             let mut buffers = Vec::new();
             for k in 0..40 {
@@ -368,11 +365,8 @@ mod tests {
     /// order itself does, and gives up exactly when that plan's makespan reaches the bound.
     #[test]
     fn windowed_squeezes_place_as_the_loose_order() {
-        let mut state = 5u64;
-        let mut next = |modulus: u64| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (state >> 33) % modulus
-        };
+        let mut random = crate::test_support::Lcg::new(5);
+        let mut next = |modulus: u64| random.below(modulus);
         for round in 0..3u64 {
             let mut buffers = Vec::new();
             for k in 0..6000 {
