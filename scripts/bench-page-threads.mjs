@@ -11,7 +11,7 @@
 //     on this machine: 727 and 1,369 nodes/ms, 1.88x, when idle);
 //   - auto at high effort with a 20 s limit and no capacity on D: the makespan each reaches.
 //
-// Each page run of the exact search follows the native CLI's same run on as many threads
+// Each page run follows the native CLI's same run on as many threads
 // (target/release/memplan, or MEMPLAN_CLI; NATIVE=0 leaves it out), so that both ratios are
 // measured under the same load.
 //
@@ -93,10 +93,10 @@ if (build !== 'threads') console.log('  (not the threaded build: the page is not
 await page.selectOption('[data-testid=example-select]', example);
 await idle();
 
-/** The native CLI's same exact search on `n` threads. */
-function runNative(n) {
+/** The native CLI's same run on `n` threads (`args` after the file). */
+function runNative(n, args = ['--solver', 'minimalloc', '--capacity', capacity, '--time-limit', '30']) {
   const file = join(root, `public/examples/${example}.1048576.csv`);
-  const out = execFileSync(cli, ['solve', file, '--solver', 'minimalloc', '--capacity', capacity, '--time-limit', '30', '--threads', String(n)], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const out = execFileSync(cli, ['solve', file, ...args, '--threads', String(n)], { stdio: ['ignore', 'pipe', 'ignore'] });
   const r = JSON.parse(out.toString());
   return { stats: r.stats, elapsedMs: r.elapsed_ms, makespan: Number(r.makespan) };
 }
@@ -126,10 +126,15 @@ for (const side of native ? ['native', 'page'] : ['page']) {
 
 if (!process.env.SKIP_AUTO) {
   console.log('\nauto --effort high, 20 s limit, no capacity, on D (makespan)');
+  const units = (r) => `makespan ${r.makespan.toLocaleString('en')} (${r.makespan / 1024} units of 1 KiB) in ${(r.elapsedMs / 1000).toFixed(2)} s`;
   for (const n of [1, 2]) {
     await useThreads(n);
+    if (native) {
+      const r = runNative(n, ['--solver', 'auto', '--effort', 'high', '--time-limit', '20']);
+      console.log(`  native ${n} thread${n === 1 ? ' ' : 's'}: ${units(r)} (load ${load()})`);
+    }
     const r = await run({ solver: 'auto', capacity: '', timeLimit: 20, effort: 'high' });
-    console.log(`  ${n} thread${n === 1 ? ' ' : 's'}: makespan ${r.makespan.toLocaleString('en')} (${r.makespan / 1024} units of 1 KiB) in ${(r.elapsedMs / 1000).toFixed(2)} s (load ${r.load})`);
+    console.log(`  page   ${n} thread${n === 1 ? ' ' : 's'}: ${units(r)} (load ${r.load})`);
   }
 }
 
