@@ -4,6 +4,9 @@
 // Usage: node scripts/bench-wasm.mjs [repeats] [solvers] FILES...   (after scripts/build-wasm.sh and
 // cargo build --release). MEMPLAN_CAPACITY=1048576 solves at that capacity (both sides);
 // MEMPLAN_CLI names another native binary (the test suite's smoke run uses the debug one).
+// MEMPLAN_WASM_VS=DIR compares the wasm package against another wasm package (an older build's
+// web/src/pkg-st, copied aside) in the same Node process instead of against native: on a loaded
+// machine a more reliable measure of a change than the wasm/native ratio.
 //
 // The two sides take turns, one native run then one wasm run, repeat after repeat: this machine's
 // speed drifts over seconds (a shared, 2-core VM), and running all native repeats before all wasm
@@ -21,6 +24,13 @@ const root = new URL('..', import.meta.url).pathname;
 const pkgDir = process.env.MEMPLAN_WASM_PKG ?? `${root}web/src/pkg-st`;
 const pkg = await import(`${pkgDir}/index.js`);
 await pkg.default({ module_or_path: readFileSync(`${pkgDir}/index_bg.wasm`) });
+
+const vsDir = process.env.MEMPLAN_WASM_VS;
+let vsPkg = null;
+if (vsDir) {
+  vsPkg = await import(`${vsDir}/index.js`);
+  await vsPkg.default({ module_or_path: readFileSync(`${vsDir}/index_bg.wasm`) });
+}
 
 const capacity = process.env.MEMPLAN_CAPACITY;
 const cli = process.env.MEMPLAN_CLI ?? `${root}target/release/memplan`;
@@ -40,8 +50,8 @@ function runNative(file, solver) {
   return { ms: result.elapsed_ms, makespan: String(result.makespan) };
 }
 
-function runWasm(instance, solver) {
-  const job = pkg.Job.start(instance, { solver, seed: '0', ...(capacity ? { capacity } : {}) });
+function runWasm(instance, solver, module = pkg) {
+  const job = module.Job.start(instance, { solver, seed: '0', ...(capacity ? { capacity } : {}) });
   // The single-threaded build solves inside `start`, so the first poll is done.
   const status = job.poll();
   job.free();
@@ -49,17 +59,21 @@ function runWasm(instance, solver) {
   return { ms: status.summary.elapsed_ms, makespan: String(status.summary.makespan) };
 }
 
-console.log('| instance | solver | wasm ms | native ms | wasm / native | same makespan |');
+const other = vsPkg ? 'other wasm' : 'native';
+console.log(`| instance | solver | wasm ms | ${other} ms | wasm / ${other} | same makespan |`);
 console.log('|---|---|---:|---:|---:|---|');
 for (const file of files) {
-  const instance = new pkg.Instance(readFileSync(file, 'utf8'), '', 'half-open');
+  const text = readFileSync(file, 'utf8');
+  const instance = new pkg.Instance(text, '', 'half-open');
+  const vsInstance = vsPkg ? new vsPkg.Instance(text, '', 'half-open') : null;
   for (const solver of solvers) {
     let { makespan } = runWasm(instance, solver); // warm-up, untimed
+    if (vsInstance) runWasm(vsInstance, solver, vsPkg);
     let same = true;
     const wasmTimes = [];
     const nativeTimes = [];
     for (let i = 0; i < repeats; i++) {
-      const native = runNative(file, solver);
+      const native = vsInstance ? runWasm(vsInstance, solver, vsPkg) : runNative(file, solver);
       const wasm = runWasm(instance, solver);
       nativeTimes.push(native.ms);
       wasmTimes.push(wasm.ms);
@@ -69,4 +83,5 @@ for (const file of files) {
     console.log(`| ${basename(file)} | ${solver} | ${wasmMs.toFixed(3)} | ${nativeMs.toFixed(3)} | ${(wasmMs / nativeMs).toFixed(2)} | ${same ? 'yes' : 'NO'} |`);
   }
   instance.free();
+  vsInstance?.free();
 }
