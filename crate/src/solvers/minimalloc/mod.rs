@@ -85,6 +85,18 @@ pub(crate) fn default_budget(problem: &Problem, effort: Effort) -> u64 {
     }
 }
 
+/// Whether every moment with a live buffer holds exactly the max load (and nothing is pinned or
+/// gapped): at the bound such an instance is a tiling, which the tiling search decides exactly and
+/// often fast, and perfect packings (plans at the bound) are common among them. So beside a
+/// bisection the descent keeps the bound's full share there: with two probes' worth a round, a
+/// perfect packing of 2,000 buffers took 9.5 s instead of 6.
+fn tight(problem: &Problem) -> bool {
+    let max = problem.max_load();
+    !problem.has_pinned()
+        && !problem.has_gaps()
+        && crate::metrics::load_profile(problem.buffers()).iter().all(|&(_, load)| load == 0 || load == max)
+}
+
 /// The exact solver. `settings` are the defaults that `--param` values override.
 #[derive(Clone, Debug)]
 pub struct MiniMalloc {
@@ -107,10 +119,12 @@ impl MiniMalloc {
     }
 
     /// The solver as it runs beside a bisection of the same search on another thread, which
-    /// probes the lower bound itself: its minimisation gives the bound less time, and shares its
-    /// best makespan and bound with the bisection through `incumbent`.
-    pub(crate) fn beside_bisection(incumbent: Option<Arc<Incumbent>>) -> Self {
-        MiniMalloc { schedule: Schedule::EXACT_BESIDE_BISECTION, incumbent, ..MiniMalloc::default() }
+    /// probes the lower bound itself: its minimisation shares its best makespan and bound with the
+    /// bisection through `incumbent`, and gives the bound less time, unless `problem` is tight
+    /// (see [`tight`]).
+    pub(crate) fn beside_bisection(problem: &Problem, incumbent: Option<Arc<Incumbent>>) -> Self {
+        let schedule = if tight(problem) { Schedule::EXACT } else { Schedule::EXACT_BESIDE_BISECTION };
+        MiniMalloc { schedule, incumbent, ..MiniMalloc::default() }
     }
 
     /// The settings with the parameters applied, once each is checked against its declared range.
@@ -512,6 +526,27 @@ impl MiniMalloc {
 mod tests {
     use super::*;
     use crate::Params;
+
+    /// Perfect packings of every construction but the towers are tight; a trace is not, nor is a
+    /// tight instance with a pinned buffer; and only a tight one keeps the bound's full share
+    /// beside a bisection.
+    #[test]
+    fn tight_instances_are_told_apart() {
+        use crate::generate::Shape;
+        for name in ["perfect", "guillotine", "pinwheel", "staircase", "equal-sizes", "power-of-two"] {
+            let problem = Shape::parse(name).unwrap().generate(200, 3);
+            assert!(tight(&problem), "{name}");
+            assert_eq!(MiniMalloc::beside_bisection(&problem, None).schedule, Schedule::EXACT, "{name}");
+        }
+        for name in ["towers", "trace"] {
+            let problem = Shape::parse(name).unwrap().generate(200, 3);
+            assert!(!tight(&problem), "{name}");
+            assert_eq!(MiniMalloc::beside_bisection(&problem, None).schedule, Schedule::EXACT_BESIDE_BISECTION);
+        }
+        let mut buffers = Shape::Perfect.generate(50, 3).buffers().to_vec();
+        buffers[0].pinned = Some(0);
+        assert!(!tight(&Problem::new(buffers, None).unwrap()));
+    }
 
     /// Every rule is a parameter: switched off one by one through the table, they leave no rule
     /// on (a rule added to [`Rules`] but not to the table fails this, by the literal below).

@@ -610,7 +610,7 @@ fn search(
     let result = match name {
         "minimalloc" => minimalloc::MiniMalloc::default().solve(problem, &searcher_options),
         BESIDE_BISECTION => {
-            minimalloc::MiniMalloc::beside_bisection(incumbent.cloned()).solve(problem, &searcher_options)
+            minimalloc::MiniMalloc::beside_bisection(problem, incumbent.cloned()).solve(problem, &searcher_options)
         }
         // `peak` takes no start plan: alone, it searches its stretch from its own.
         "peak" => peak::Peak.solve(problem, &SolveOptions { start: None, ..searcher_options }),
