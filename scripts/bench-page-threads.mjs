@@ -24,7 +24,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startStaticServer } from '../tests/static-server.mjs';
+import { servedPage } from '../tests/static-server.mjs';
 import { launchProfile } from '../tests/chromium.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -33,14 +33,7 @@ const example = 'minimalloc/challenging/D';
 const capacity = '1017856';
 const cli = process.env.MEMPLAN_CLI ?? join(root, 'target/release/memplan');
 const native = process.env.NATIVE !== '0' && existsSync(cli);
-let server = null;
-let base = process.argv[2];
-if (!base) {
-  if (!existsSync(join(root, 'dist/index.html'))) throw new Error('no dist/: run `npm run build` first, or pass the URL of a running page');
-  server = await startStaticServer(join(root, 'dist'), { isolated: true });
-  base = server.url;
-}
-base = base.replace(/\/$/, '');
+const { base, server } = await servedPage(root, process.argv[2]);
 
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const { context, close } = await launchProfile({ viewport: { width: 1280, height: 800 }, prefix: 'chromium-bench-' });

@@ -11,21 +11,12 @@
 //
 // Usage: npm run build && node scripts/bench-page.mjs [URL]   (default: serves dist/ itself,
 // cross-origin isolated so that the threaded build runs). PAN_MS sets each pan's duration.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { startStaticServer } from '../tests/static-server.mjs';
+import { servedPage } from '../tests/static-server.mjs';
 import { launchProfile } from '../tests/chromium.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const panMs = Number(process.env.PAN_MS ?? 3000);
-let server = null;
-let base = process.argv[2];
-if (!base) {
-  if (!existsSync(join(root, 'dist/index.html'))) throw new Error('no dist/: run `npm run build` first, or pass the URL of a running page');
-  server = await startStaticServer(join(root, 'dist'), { isolated: true });
-  base = server.url;
-}
-base = base.replace(/\/$/, '');
+const { base, server } = await servedPage(root, process.argv[2]);
 
 const { context, close } = await launchProfile({ viewport: { width: 1280, height: 800 }, prefix: 'chromium-bench-' });
 await context.addInitScript(() => {

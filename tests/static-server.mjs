@@ -3,6 +3,7 @@
 // `isolated`, WITH them, as `vite preview` does: scripts/bench-page.mjs runs the threaded build).
 // `mounts` serves other folders under a path prefix, e.g. `{ '/embed/': 'dist-embed' }`.
 import { createServer } from 'node:http';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 
@@ -32,4 +33,13 @@ export async function startStaticServer(dir, { isolated = false, mounts = {} } =
     url: `http://127.0.0.1:${server.address().port}`,
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
   };
+}
+
+// The page a benchmark drives: the URL given (a running page), or the built `dist/` under `root`
+// served here, cross-origin isolated so that the threaded build runs. `server` is null for a URL.
+export async function servedPage(root, url) {
+  if (url) return { base: url.replace(/\/$/, ''), server: null };
+  if (!existsSync(join(root, 'dist/index.html'))) throw new Error('no dist/: run `npm run build` first, or pass the URL of a running page');
+  const server = await startStaticServer(join(root, 'dist'), { isolated: true });
+  return { base: server.url.replace(/\/$/, ''), server };
 }

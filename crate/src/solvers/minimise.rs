@@ -557,21 +557,9 @@ mod tests {
         problem: &Problem,
         start: Plan,
         probes: usize,
-        mut probe: impl FnMut(u64, &Allotment) -> Probe,
+        probe: impl FnMut(u64, &Allotment) -> Probe,
     ) -> Minimised {
-        let options = SolveOptions::default();
-        let caller = options.deadline();
-        let stop = options.cancel.child();
-        let driver = SolveOptions { cancel: stop.clone(), ..options.clone() }.deadline();
-        let mut asked = 0;
-        let deadlines = Deadlines { caller: &caller, driver: &driver };
-        minimise("test", problem, &options, deadlines, start, Schedule::EXACT, None, |capacity, allotment| {
-            asked += 1;
-            if asked == probes {
-                stop.cancel();
-            }
-            probe(capacity, allotment)
-        })
+        run_budgeted_with(Schedule::EXACT, None, problem, start, probes, probe)
     }
 
     fn run_with(
@@ -822,10 +810,10 @@ mod tests {
         assert_eq!(found.stopped, Stopped::Cancelled);
     }
 
-    /// [`run_budgeted`] beside another run, through `incumbent`, for both schedules.
-    fn run_beside(
+    /// [`run_budgeted`] on `schedule`, beside another run through `incumbent` if any.
+    fn run_budgeted_with(
         schedule: Schedule,
-        incumbent: &Incumbent,
+        incumbent: Option<&Incumbent>,
         problem: &Problem,
         start: Plan,
         probes: usize,
@@ -837,13 +825,25 @@ mod tests {
         let driver = SolveOptions { cancel: stop.clone(), ..options.clone() }.deadline();
         let mut asked = 0;
         let deadlines = Deadlines { caller: &caller, driver: &driver };
-        minimise("test", problem, &options, deadlines, start, schedule, Some(incumbent), |capacity, allotment| {
+        minimise("test", problem, &options, deadlines, start, schedule, incumbent, |capacity, allotment| {
             asked += 1;
             if asked == probes {
                 stop.cancel();
             }
             probe(capacity, allotment)
         })
+    }
+
+    /// [`run_budgeted_with`] beside another run, through `incumbent`.
+    fn run_beside(
+        schedule: Schedule,
+        incumbent: &Incumbent,
+        problem: &Problem,
+        start: Plan,
+        probes: usize,
+        probe: impl FnMut(u64, &Allotment) -> Probe,
+    ) -> Minimised {
+        run_budgeted_with(schedule, Some(incumbent), problem, start, probes, probe)
     }
 
     const BOTH_SCHEDULES: [Schedule; 2] = [Schedule::EXACT_BESIDE_BISECTION, Schedule::Bisection { first_shift: 4 }];
