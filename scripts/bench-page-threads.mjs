@@ -25,7 +25,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { servedPage } from '../tests/static-server.mjs';
-import { launchProfile } from '../tests/chromium.mjs';
+import { launchProfile, pageIdle } from '../tests/chromium.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const rounds = Number(process.env.ROUNDS ?? 2);
@@ -41,10 +41,7 @@ const page = await context.newPage();
 page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
 // Polled every 100 ms, not every animation frame: frames painted for the poll would take a core
 // from the solver threads.
-const idle = (timeout = 300_000) => page.waitForFunction(() => {
-  const s = document.querySelector('[data-testid=status]');
-  return s && s.dataset.state && s.dataset.state !== 'busy';
-}, null, { timeout, polling: 100 });
+const idle = (timeout = 300_000) => pageIdle(page, { timeout, polling: 100 });
 
 /** Restarts the page's worker with `n` threads (the threads select) and waits for its pool. */
 async function useThreads(n) {

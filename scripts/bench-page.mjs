@@ -12,7 +12,7 @@
 // Usage: npm run build && node scripts/bench-page.mjs [URL]   (default: serves dist/ itself,
 // cross-origin isolated so that the threaded build runs). PAN_MS sets each pan's duration.
 import { servedPage } from '../tests/static-server.mjs';
-import { launchProfile } from '../tests/chromium.mjs';
+import { launchProfile, pageIdle } from '../tests/chromium.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const panMs = Number(process.env.PAN_MS ?? 3000);
@@ -49,10 +49,7 @@ const page = await context.newPage();
 page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
 // Polled every 50 ms, not every animation frame (Playwright's default): polling by frames makes
 // the page render a frame every vsync while it solves, and the benchmark would measure that.
-const idle = (timeout = 300_000) => page.waitForFunction(() => {
-  const s = document.querySelector('[data-testid=status]');
-  return s && s.dataset.state && s.dataset.state !== 'busy';
-}, null, { timeout, polling: 50 });
+const idle = (timeout = 300_000) => pageIdle(page, { timeout, polling: 50 });
 const settled = (mode) => page.waitForFunction((m) => window.__memplan.view.settled && (!m || window.__memplan.view.lastMode === m), mode, { timeout: 120_000, polling: 50 });
 
 /** Solves with `solver` and returns the longest long task and animation-frame gap meanwhile. */

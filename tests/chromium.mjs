@@ -46,3 +46,15 @@ export async function launchProfile({ viewport, prefix = 'chromium-profile-' }) 
   };
   return { context, close };
 }
+
+/**
+ * Waits until the page's status says it is not busy (a run ended, an import settled). `polling`
+ * in ms (Playwright's default polls every animation frame, which makes a solving page render a
+ * frame each vsync: benchmarks poll on a timer instead).
+ */
+export function pageIdle(page, { timeout = 60_000, polling } = {}) {
+  return page.waitForFunction(() => {
+    const s = document.querySelector('[data-testid=status]');
+    return s && s.dataset.state && s.dataset.state !== 'busy';
+  }, null, polling === undefined ? { timeout } : { timeout, polling });
+}

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStaticServer } from './static-server.mjs';
-import { launchProfile } from './chromium.mjs';
+import { launchProfile, pageIdle } from './chromium.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const base = (process.argv[2] ?? 'http://127.0.0.1:4173').replace(/\/$/, '');
@@ -53,10 +53,7 @@ const T = (id) => `[data-testid=${id}]`;
 const status = (page) => page.textContent(T('status'));
 
 async function idle(page, timeout = 60_000) {
-  await page.waitForFunction(() => {
-    const s = document.querySelector('[data-testid=status]');
-    return s && s.dataset.state && s.dataset.state !== 'busy';
-  }, null, { timeout });
+  await pageIdle(page, { timeout });
 }
 
 async function open(page, query = '', url = base) {

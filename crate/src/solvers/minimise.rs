@@ -648,19 +648,9 @@ mod tests {
     fn beside_a_bisection_the_bound_gets_two_probes_a_round() {
         let problem = problem();
         let start = stacked(&problem, vec![0, 95, 0]); // makespan 100
-        let options = SolveOptions::default();
-        let caller = options.deadline();
-        let stop = options.cancel.child();
-        let driver = SolveOptions { cancel: stop.clone(), ..options.clone() }.deadline();
         let mut bound_weights = Vec::new();
-        let mut asked = 0;
-        let deadlines = Deadlines { caller: &caller, driver: &driver };
         let schedule = Schedule::EXACT_BESIDE_BISECTION;
-        let found = minimise("test", &problem, &options, deadlines, start, schedule, None, |capacity, allotment| {
-            asked += 1;
-            if asked == 300 {
-                stop.cancel();
-            }
+        let found = run_budgeted_with(schedule, None, &problem, start, 300, |capacity, allotment| {
             if capacity == 8 {
                 bound_weights.push(allotment.weight);
             }
@@ -776,17 +766,9 @@ mod tests {
         let start = stacked(&problem, vec![0, 10, 0]);
         // The caller's deadline never passes; the driver's own stops after a number of probes
         // (as a solver's work budget does).
-        let options = SolveOptions::default();
-        let caller = options.deadline();
-        let stop = options.cancel.child();
-        let deadline = SolveOptions { cancel: stop.clone(), ..options.clone() }.deadline();
         let mut probes = 0;
-        let deadlines = Deadlines { caller: &caller, driver: &deadline };
-        let found = minimise("test", &problem, &options, deadlines, start, Schedule::EXACT, None, |capacity, _| {
+        let found = run_budgeted(&problem, start, 40, |capacity, _| {
             probes += 1;
-            if probes == 40 {
-                stop.cancel();
-            }
             if capacity >= 12 {
                 Probe::Feasible { offsets: vec![0, capacity - 5, 0], placement_order: vec![0, 1, 2] }
             } else {
@@ -834,18 +816,6 @@ mod tests {
         })
     }
 
-    /// [`run_budgeted_with`] beside another run, through `incumbent`.
-    fn run_beside(
-        schedule: Schedule,
-        incumbent: &Incumbent,
-        problem: &Problem,
-        start: Plan,
-        probes: usize,
-        probe: impl FnMut(u64, &Allotment) -> Probe,
-    ) -> Minimised {
-        run_budgeted_with(schedule, Some(incumbent), problem, start, probes, probe)
-    }
-
     const BOTH_SCHEDULES: [Schedule; 2] = [Schedule::EXACT_BESIDE_BISECTION, Schedule::Bisection { first_shift: 4 }];
 
     /// A plan the other run found (60) bounds what this one probes: nothing at or above it is
@@ -859,7 +829,7 @@ mod tests {
             incumbent.publish(60, 0);
             let mut asked = Vec::new();
             let start = stacked(&problem, vec![0, 95, 0]); // makespan 100
-            let found = run_beside(schedule, &incumbent, &problem, start, 30, |capacity, _| {
+            let found = run_budgeted_with(schedule, Some(&incumbent), &problem, start, 30, |capacity, _| {
                 asked.push(capacity);
                 if capacity >= 50 { plan_at(capacity) } else { Probe::Unknown }
             });
@@ -879,7 +849,9 @@ mod tests {
             let incumbent = Incumbent::new();
             incumbent.publish(40, 40);
             let start = stacked(&problem, vec![0, 95, 0]); // makespan 100
-            let found = run_beside(schedule, &incumbent, &problem, start, 30, |_, _| unreachable!("nothing to probe"));
+            let found = run_budgeted_with(schedule, Some(&incumbent), &problem, start, 30, |_, _| {
+                unreachable!("nothing to probe")
+            });
             assert_eq!((found.plan.makespan, found.lower_bound), (100, 40), "{schedule:?}");
             assert_ne!(found.stopped, Stopped::Optimal, "{schedule:?}");
         }
@@ -889,10 +861,17 @@ mod tests {
         incumbent.publish(60, 30);
         let mut asked = Vec::new();
         let start = stacked(&problem, vec![0, 95, 0]);
-        let found = run_beside(Schedule::EXACT_BESIDE_BISECTION, &incumbent, &problem, start, 10, |capacity, _| {
-            asked.push(capacity);
-            if capacity <= 30 { Probe::Infeasible } else { Probe::Unknown }
-        });
+        let found = run_budgeted_with(
+            Schedule::EXACT_BESIDE_BISECTION,
+            Some(&incumbent),
+            &problem,
+            start,
+            10,
+            |capacity, _| {
+                asked.push(capacity);
+                if capacity <= 30 { Probe::Infeasible } else { Probe::Unknown }
+            },
+        );
         assert_eq!(asked[0], 30, "{asked:?}");
         assert_eq!((found.lower_bound, incumbent.lower_bound()), (31, 31), "{asked:?}");
     }
@@ -906,13 +885,20 @@ mod tests {
         let incumbent = Incumbent::new();
         let mut asked = Vec::new();
         let start = stacked(&problem, vec![0, 95, 0]); // makespan 100
-        let found = run_beside(Schedule::EXACT_BESIDE_BISECTION, &incumbent, &problem, start, 40, |capacity, _| {
-            asked.push(capacity);
-            if asked.len() == 4 {
-                incumbent.publish(40, 0); // the other thread's plan
-            }
-            if (30..40).contains(&capacity) { plan_at(capacity) } else { Probe::Unknown }
-        });
+        let found = run_budgeted_with(
+            Schedule::EXACT_BESIDE_BISECTION,
+            Some(&incumbent),
+            &problem,
+            start,
+            40,
+            |capacity, _| {
+                asked.push(capacity);
+                if asked.len() == 4 {
+                    incumbent.publish(40, 0); // the other thread's plan
+                }
+                if (30..40).contains(&capacity) { plan_at(capacity) } else { Probe::Unknown }
+            },
+        );
         assert!(asked[4..].iter().all(|&c| c < 40), "{asked:?}");
         assert!(found.plan.makespan < 40, "{asked:?}");
     }
