@@ -14,6 +14,7 @@
 //! instead of getting nothing.
 
 mod feasibility;
+mod heights;
 mod orderings;
 mod piecewise;
 mod search;

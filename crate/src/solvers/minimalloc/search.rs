@@ -16,6 +16,7 @@
 //! same names (maximum offset, floor, priority, section totals, crossing counts, parts and
 //! splits); its module documentation says how and why it differs.
 
+use super::heights::{self, Effective, Height};
 use super::sections::RankedBuffers;
 use super::stacks::{Item, Stacker};
 use super::transpositions::{self, NodeKey, Refuted};
@@ -187,6 +188,32 @@ struct NodeView {
     fullest: Option<u64>,
 }
 
+/// What the node tests read of each buffer, side by side: one record a buffer instead of five
+/// arrays. In wasm each array indexed by a buffer's rank costs a bounds check and two values kept
+/// in registers (or spilled) through the loop over the unplaced buffers of every node.
+#[derive(Clone, Copy, Debug)]
+struct Traits {
+    size: u64,
+    /// The smallest size among its neighbours (`u64::MAX`: none), see [`Search::height`].
+    smallest_neighbour: u64,
+    /// Its section span `[first, last)`.
+    first: u32,
+    last: u32,
+    /// Whether a pinned buffer lives beside it (it may also rest on top of one).
+    pinned_beside: bool,
+}
+
+/// What [`Search::fit_each`] gathers of a node's unplaced buffers.
+struct Fits {
+    /// The lowest top any of them can reach (h_min).
+    lowest_top: u64,
+    /// Their section range `[low, high)` (`low` above `high` for an empty list).
+    low: u32,
+    high: u32,
+    /// The lowest offset a canonical child can take (see [`Search::holds`]).
+    next: u64,
+}
+
 /// Nested decompositions deeper than this are searched as one (the stack of parts stays shallow).
 const MAX_PART_DEPTH: u32 = 64;
 /// How often (in nodes) the deadline is polled.
@@ -265,6 +292,8 @@ pub(super) struct Search<'a> {
     rules: Rules,
     pub counters: Counters,
     placed: Vec<bool>,
+    /// Per rank, what the node tests read of the buffer (copied from `instance`).
+    traits: Vec<Traits>,
     pub offset: Vec<u64>,
     /// For an unplaced buffer: the highest top among its placed neighbours.
     floor: Vec<u64>,
@@ -284,7 +313,7 @@ pub(super) struct Search<'a> {
     candidates: Vec<Candidate>,
     /// Scratch: the lowest fit of each buffer at the current node, and per section the effective height.
     lowest: Vec<u64>,
-    effective: Vec<u64>,
+    effective: Effective,
     /// XOR of [`transpositions::key`] over the unplaced buffers and their floors.
     floors_hash: u128,
     refuted: Refuted,
@@ -337,6 +366,15 @@ impl<'a> Search<'a> {
             rules,
             counters: Counters::default(),
             placed: vec![false; n],
+            traits: (0..n)
+                .map(|r| Traits {
+                    size: instance.size[r],
+                    smallest_neighbour: instance.smallest_neighbour[r],
+                    first: instance.first[r],
+                    last: instance.last[r],
+                    pinned_beside: instance.obstacle_start[r] != instance.obstacle_start[r + 1],
+                })
+                .collect(),
             offset: vec![0; n],
             floor: vec![0; n],
             total: instance.section_total.clone(),
@@ -347,7 +385,7 @@ impl<'a> Search<'a> {
             placements: Vec::with_capacity(n),
             candidates: Vec::new(),
             lowest: vec![0; n],
-            effective: vec![u64::MAX; sections],
+            effective: Effective::new(sections, Self::highest_height(instance, capacity)),
             floors_hash: (0..n as u32).fold(0, |hash, rank| hash ^ transpositions::key(rank, 0)),
             refuted: Refuted::new(MEMO_LIMIT),
             recent_failures: [u32::MAX; RECENT_FAILURES],
@@ -782,44 +820,22 @@ impl<'a> Search<'a> {
     /// each buffer's lowest fit; returns the lowest top among them (h_min, for dominance).
     fn holds(&mut self, list: &[u32], max_offset: u64) -> Option<NodeView> {
         let instance = self.instance;
-        let mut lowest_top = u64::MAX;
-        // The list's section range, and the lowest offset a canonical child can take (see below),
-        // gathered in the same pass.
-        let (mut low, mut high) = (u32::MAX, 0);
-        let mut next = u64::MAX;
-        // Without pinned buffers or alignments every buffer's lowest fit is its floor.
+        // Without pinned buffers or alignments every buffer's lowest fit is its floor: that case
+        // gets a loop of its own, with no call and no `Option` (in wasm an `Option` a call may
+        // return is kept in memory, on every buffer of every node).
         let plain = instance.obstacles.is_empty() && instance.classes.is_empty();
-        for &rank in list {
-            let r = rank as usize;
-            let pinned_beside = !plain && instance.obstacle_start[r] != instance.obstacle_start[r + 1];
-            let fit = if plain {
-                Some(self.floor[r])
-            } else if pinned_beside {
-                instance.lowest_fit(r, self.floor[r])
-            } else {
-                crate::alignment::align_up(self.floor[r], instance.alignment[r])
-            };
-            let top = fit.and_then(|o| o.checked_add(instance.size[r]));
-            match top {
-                Some(top) if top <= self.capacity => {
-                    let fit = fit.unwrap_or(0); // Some: top is Some
-                    self.lowest[r] = fit;
-                    lowest_top = lowest_top.min(top);
-                    low = low.min(instance.first[r]);
-                    high = high.max(instance.last[r]);
-                    if fit >= max_offset || pinned_beside {
-                        next = next.min(fit);
-                    }
+        let fits = if plain {
+            self.fit_each(list, max_offset, |_, _, _, floor| (Some(floor), false))
+        } else {
+            self.fit_each(list, max_offset, |instance, r, traits, floor| {
+                if traits.pinned_beside {
+                    (instance.lowest_fit(r, floor), true)
+                } else {
+                    (crate::alignment::align_up(floor, instance.alignment[r]), false)
                 }
-                _ => {
-                    if let Some(top) = top {
-                        self.cut_below(top);
-                    }
-                    self.counters.pruned_capacity += 1;
-                    return None;
-                }
-            }
-        }
+            })
+        };
+        let Fits { lowest_top, mut low, mut high, next } = fits?;
         if list.is_empty() {
             (low, high) = (0, 0);
         }
@@ -850,6 +866,46 @@ impl<'a> Search<'a> {
             }
         }
         Some(NodeView { lowest_top, low, high, fullest })
+    }
+
+    /// Sets each buffer's lowest fit (`fit` gives it from the buffer's floor, and whether the
+    /// buffer is beside a pinned one), or returns `None` when one no longer fits under the
+    /// capacity. Gathers in the same pass what [`Search::holds`] needs of them.
+    #[inline(always)]
+    fn fit_each(
+        &mut self,
+        list: &[u32],
+        max_offset: u64,
+        fit: impl Fn(&RankedBuffers, usize, &Traits, u64) -> (Option<u64>, bool),
+    ) -> Option<Fits> {
+        let instance = self.instance;
+        let mut fits = Fits { lowest_top: u64::MAX, low: u32::MAX, high: 0, next: u64::MAX };
+        for &rank in list {
+            let r = rank as usize;
+            let traits = &self.traits[r];
+            let (lowest, pinned_beside) = fit(instance, r, traits, self.floor[r]);
+            let top = lowest.and_then(|o| o.checked_add(traits.size));
+            match top {
+                Some(top) if top <= self.capacity => {
+                    let lowest = lowest.unwrap_or(0); // Some: top is Some
+                    self.lowest[r] = lowest;
+                    fits.lowest_top = fits.lowest_top.min(top);
+                    fits.low = fits.low.min(traits.first);
+                    fits.high = fits.high.max(traits.last);
+                    if lowest >= max_offset || pinned_beside {
+                        fits.next = fits.next.min(lowest);
+                    }
+                }
+                _ => {
+                    if let Some(top) = top {
+                        self.cut_below(top);
+                    }
+                    self.counters.pruned_capacity += 1;
+                    return None;
+                }
+            }
+        }
+        Some(fits)
     }
 
     /// Whether the candidate passes the rules of a single placement (counting the one that
@@ -922,7 +978,6 @@ impl<'a> Search<'a> {
     /// every unplaced buffer is in the list (the others are in other parts), so its lowest fit is
     /// the current one. Returns, when the node holds, the largest unplaced total of those sections.
     fn sections_hold(&mut self, list: &[u32], max_offset: u64, low: u32, high: u32) -> Option<u64> {
-        let instance = self.instance;
         let base = if self.rules.canonical { max_offset } else { 0 };
         for w in 0..RECENT_FAILURES {
             let s = self.recent_failures[w];
@@ -936,14 +991,31 @@ impl<'a> Search<'a> {
                 }
             }
         }
+        let mut effective = std::mem::replace(&mut self.effective, Effective::taken());
+        let fullest = match &mut effective {
+            Effective::Narrow(heights) => self.sweep(heights, list, base, low, high),
+            Effective::Wide(heights) => self.sweep(heights, list, base, low, high),
+        };
+        self.effective = effective;
+        fullest
+    }
+
+    /// The sweep of [`Search::sections_hold`] in either width of the effective heights: lowers
+    /// each section's height to that of every unplaced buffer alive in it, then tests each
+    /// section (and leaves every height at [`Height::NONE`] again).
+    #[inline(always)]
+    fn sweep<H: Height>(&mut self, effective: &mut [H], list: &[u32], base: u64, low: u32, high: u32) -> Option<u64> {
+        let instance = self.instance;
         for &rank in list {
             let r = rank as usize;
-            let (first, last) = (instance.first[r], instance.last[r]);
+            let Traits { first, last, .. } = self.traits[r];
             let Some(height) = self.height(r, base) else {
-                self.reset_effective(low, high);
+                if low < high {
+                    effective[low as usize..high as usize].fill(H::NONE);
+                }
                 return None;
             };
-            lower_to(&mut self.effective[first as usize..last as usize], height);
+            heights::lower_to(&mut effective[first as usize..last as usize], H::narrow(height));
         }
         let mut failed = None;
         // The capacity this node needs: the most any section needs.
@@ -952,12 +1024,13 @@ impl<'a> Search<'a> {
         // Without alignments or pins a section's stack top is its effective height plus its
         // total (what [`Search::stack_top`] returns then), here without a call per section.
         let plain = instance.classes.is_empty() && instance.pins.is_empty();
-        for s in low as usize..high as usize {
+        for (s, slot) in (low as usize..).zip(&mut effective[low as usize..high as usize]) {
             let total = self.total[s];
             fullest = fullest.max(total);
-            let effective = std::mem::replace(&mut self.effective[s], u64::MAX);
-            if effective != u64::MAX {
-                let need = if plain { effective.saturating_add(total) } else { self.stack_top(s, effective) };
+            let height = std::mem::replace(slot, H::NONE);
+            if height != H::NONE {
+                let height = height.widen();
+                let need = if plain { height.saturating_add(total) } else { self.stack_top(s, height) };
                 needed = needed.max(need);
                 if failed.is_none() && need > self.capacity {
                     failed = Some(s);
@@ -971,6 +1044,18 @@ impl<'a> Search<'a> {
             return None;
         }
         Some(fullest)
+    }
+
+    /// The highest effective height a search at `capacity` can compute (see [`Search::height`]):
+    /// a lowest fit or maximum offset is at most the capacity, and a buffer stuck below the
+    /// maximum offset is lifted by at most its smallest neighbour.
+    fn highest_height(instance: &RankedBuffers, capacity: u64) -> u64 {
+        let lift = (0..instance.len())
+            .filter(|&r| !instance.neighbours(r).is_empty())
+            .map(|r| instance.smallest_neighbour[r])
+            .max()
+            .unwrap_or(0);
+        capacity.saturating_add(lift)
     }
 
     /// The stacking bound ([`super::stacks`]) in the sections of the list's range where one of
@@ -1081,24 +1166,18 @@ impl<'a> Search<'a> {
     /// lower than `base`, the maximum offset placed), or `None` when it can never be placed.
     #[inline(always)]
     fn height(&self, r: usize, base: u64) -> Option<u64> {
-        let instance = self.instance;
+        let traits = &self.traits[r];
         let lowest = self.lowest[r];
-        if lowest < base && instance.obstacle_start[r] == instance.obstacle_start[r + 1] {
+        if lowest < base && !traits.pinned_beside {
             // Stuck below the maximum offset: only a neighbour placed later (at or above it) can
             // lift this buffer to a canonical offset, so it ends at least that much higher; with
             // no unplaced neighbour left it never can.
             if self.open[r] == 0 {
                 return None;
             }
-            return Some(base.saturating_add(instance.smallest_neighbour[r]));
+            return Some(base.saturating_add(traits.smallest_neighbour));
         }
         Some(lowest.max(base))
-    }
-
-    fn reset_effective(&mut self, low: u32, high: u32) {
-        if low < high {
-            self.effective[low as usize..high as usize].fill(u64::MAX);
-        }
     }
 
     fn place(&mut self, rank: usize, offset: u64) {
@@ -1191,22 +1270,6 @@ fn restore(list: &mut Vec<u32>, rank: u32, position: usize) {
         let moved = list[position];
         list[position] = rank;
         list.push(moved);
-    }
-}
-
-/// Lowers every slot to at most `height`, in four independent lanes: the native build vectorises
-/// this loop, wasm engines neither vectorise nor unroll it, and it is the search's hottest.
-#[inline]
-fn lower_to(slots: &mut [u64], height: u64) {
-    let mut quads = slots.chunks_exact_mut(4);
-    for quad in &mut quads {
-        quad[0] = quad[0].min(height);
-        quad[1] = quad[1].min(height);
-        quad[2] = quad[2].min(height);
-        quad[3] = quad[3].min(height);
-    }
-    for slot in quads.into_remainder() {
-        *slot = (*slot).min(height);
     }
 }
 
