@@ -11,7 +11,9 @@
 // The two sides take turns, one native run then one wasm run, repeat after repeat: this machine's
 // speed drifts over seconds (a shared, 2-core VM), and running all native repeats before all wasm
 // ones put each side in a different phase of the drift (the same instance measured 0.87 s and
-// 1.31 s natively a minute apart). One untimed wasm run comes first: V8 compiles wasm lazily
+// 1.31 s natively a minute apart). Beside the ratio of the two medians, the median of the
+// repeats' own ratios (each wasm run over the run just before it): the drift moves both runs of a
+// pair alike, so it cancels in their ratio. One untimed wasm run comes first: V8 compiles wasm lazily
 // (baseline first, optimised once hot), a cost the native binary paid at build time.
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -60,8 +62,8 @@ function runWasm(instance, solver, module = pkg) {
 }
 
 const other = vsPkg ? 'other wasm' : 'native';
-console.log(`| instance | solver | wasm ms | ${other} ms | wasm / ${other} | same makespan |`);
-console.log('|---|---|---:|---:|---:|---|');
+console.log(`| instance | solver | wasm ms | ${other} ms | wasm / ${other} | median pair ratio | same makespan |`);
+console.log('|---|---|---:|---:|---:|---:|---|');
 for (const file of files) {
   const text = readFileSync(file, 'utf8');
   const instance = new pkg.Instance(text, '', 'half-open');
@@ -80,7 +82,8 @@ for (const file of files) {
       same &&= native.makespan === makespan && wasm.makespan === makespan;
     }
     const [wasmMs, nativeMs] = [median(wasmTimes), median(nativeTimes)];
-    console.log(`| ${basename(file)} | ${solver} | ${wasmMs.toFixed(3)} | ${nativeMs.toFixed(3)} | ${(wasmMs / nativeMs).toFixed(2)} | ${same ? 'yes' : 'NO'} |`);
+    const pairRatio = median(wasmTimes.map((ms, i) => ms / nativeTimes[i]));
+    console.log(`| ${basename(file)} | ${solver} | ${wasmMs.toFixed(3)} | ${nativeMs.toFixed(3)} | ${(wasmMs / nativeMs).toFixed(2)} | ${pairRatio.toFixed(2)} | ${same ? 'yes' : 'NO'} |`);
   }
   instance.free();
   vsInstance?.free();
