@@ -1321,6 +1321,40 @@ mod tests {
         (outcome, search)
     }
 
+    /// The effective heights in 32 bits (chosen whenever they fit, as on these instances) and in
+    /// 64 bits walk the same tree: same outcome, counts and plan, at the smallest capacity that
+    /// fits and the one below it.
+    #[test]
+    fn both_widths_of_the_effective_heights_search_alike() {
+        let (never, deadline) = (|| false, Deadline::none());
+        let allowance = Allowance { node_limit: LIMIT, deadline: &deadline, abandon: &never };
+        let mut compared = 0;
+        for seed in 0..12 {
+            let problem = random_problem(seed);
+            let layout = Layout::new(&problem);
+            let keys = layout.keys(&problem);
+            let instance =
+                layout.instance(&problem, &orderings::arrange(&layout, &keys, &ORDERINGS[seed as usize % 3]));
+            let load = problem.max_load();
+            let Some(optimum) = (load..=2 * load).find(|&c| run_once(&instance, c).0 == Ending::Solved) else {
+                continue;
+            };
+            for capacity in [optimum - 1, optimum] {
+                let rules = Rules { inference: true, ..RULES };
+                let mut narrow = Search::new(&instance, capacity, rules);
+                assert!(matches!(narrow.effective, Effective::Narrow(_)), "seed {seed}: heights fit in 32 bits");
+                let mut wide = Search::new(&instance, capacity, rules);
+                wide.effective = Effective::new(instance.section_total.len(), u64::MAX);
+                let outcome = narrow.run(&allowance);
+                assert_eq!(outcome, wide.run(&allowance), "seed {seed}, capacity {capacity}");
+                assert_eq!(narrow.counters, wide.counters, "seed {seed}, capacity {capacity}");
+                assert_eq!(narrow.offset, wide.offset, "seed {seed}, capacity {capacity}");
+                compared += usize::from(narrow.counters.pruned_inference > 0);
+            }
+        }
+        assert!(compared >= 4, "inference cut too few nodes ({compared}): the sweep is barely compared");
+    }
+
     /// A search paused at many node limits and resumed each time walks exactly the tree of one
     /// uninterrupted run: same outcome, same counts, same plan (or the same partial placement
     /// where both stopped at the node limit). Tried at the smallest capacity
