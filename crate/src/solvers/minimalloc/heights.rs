@@ -118,6 +118,7 @@ fn lower_narrow_simd(slots: &mut [u32], height: u32) {
         *slot = (*slot).min(height);
     }
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
