@@ -512,7 +512,7 @@ mod tests {
             .buffers()
             .iter()
             .enumerate()
-            .map(|(i, b)| if i % 97 == 0 { Buffer { pinned: Some(first.offsets[i]), ..b.clone() } } else { b.clone() })
+            .map(|(i, b)| if i % 97 == 0 { b.clone().pinned_at(first.offsets[i]) } else { b.clone() })
             .collect();
         let pinned = Problem::new(buffers, None).unwrap();
         for problem in [&problem, &pinned] {
@@ -552,7 +552,7 @@ mod tests {
     #[test]
     fn a_top_past_4_gib_widens_the_index() {
         let gib = 1u64 << 30;
-        let pinned = Buffer { pinned: Some(gib), ..Buffer::new("p", 0, 2, 1) };
+        let pinned = Buffer::new("p", 0, 2, 1).pinned_at(gib);
         let problem = Problem::new(vec![pinned, Buffer::new("x", 1, 3, 3 * gib + gib / 2)], None).unwrap();
         assert!(problem.lower_bound() <= Occupancy::<u32>::LIMIT);
         for fit in Fit::ALL {
