@@ -821,7 +821,7 @@ impl<A: Address> Occupancy<A> {
     /// (On 2·10^6-buffer traces the pass visits time window by window, and the sets of the windows
     /// it had left behind were most of the process's memory at its peak.)
     pub fn forget(&mut self, first: u32, width: u32) {
-        debug_assert!(width.is_power_of_two() && first % width == 0, "an aligned window");
+        debug_assert!(width.is_power_of_two() && first.is_multiple_of(width), "an aligned window");
         let levels = self.top.min(width.trailing_zeros());
         let Occupancy { nodes, leaf_sets, pool, leaves, .. } = self;
         let (first, end) = (first as usize, first as usize + width as usize);
