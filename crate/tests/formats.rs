@@ -553,9 +553,8 @@ fn everything_written_reads_back_unchanged() {
             let written = format::write(&document, &offsets, out);
             let again = format::read(&written, &options(out, Semantics::HalfOpen, Offsets::Plan)).unwrap();
             // Read as a plan, a pinned offset is the plan's (checked below), not a pin.
-            let unpinned = |d: &Document| -> Vec<Buffer> {
-                unlocated(d).into_iter().map(|b| Buffer { pinned: None, ..b }).collect()
-            };
+            let unpinned =
+                |d: &Document| -> Vec<Buffer> { unlocated(d).into_iter().map(|b| b.with_pin(None)).collect() };
             assert_eq!(unpinned(&again), unpinned(&document), "{written}");
             assert_eq!(again.plan.as_deref(), Some(&offsets[..]), "{written}");
             assert_eq!(format::write(&again, &offsets, out), written);

@@ -501,9 +501,8 @@ fn read_row(
         Offsets::Plan => (None, offset),
     };
     let alignment = alignment.unwrap_or(1);
-    let buffer =
-        Buffer { id, start, end, size, alignment, pinned, line: u32::try_from(record.line).ok(), details: None }
-            .with_details(Details { hint, name, category, gaps });
+    let buffer = Buffer { id, start, end, size, alignment, line: u32::try_from(record.line).ok(), details: None }
+        .with_details(Details { pinned, hint, name, category, gaps });
     Ok(Row { buffer, written: (lower, upper, size), planned })
 }
 

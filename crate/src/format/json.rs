@@ -404,8 +404,13 @@ impl<'t> BufferReader<'t, '_> {
             Offsets::Plan => (None, offset_value),
         };
         let line = self.locator.line(self.raw.get()).and_then(|line| u32::try_from(line).ok());
-        let buffer = Buffer { id: id.into(), start, end, size, alignment, pinned, line, details: None }
-            .with_details(Details { hint, name, category, gaps });
+        let buffer = Buffer { id: id.into(), start, end, size, alignment, line, details: None }.with_details(Details {
+            pinned,
+            hint,
+            name,
+            category,
+            gaps,
+        });
         Ok(Row { buffer, written: (written_start, written_end, size), planned })
     }
 }

@@ -779,11 +779,8 @@ pub fn table_rows<'a>(text: &'a str, header: &str) -> Vec<Vec<&'a str>> {
 pub fn with_spanning() -> impl Strategy<Value = Problem> {
     let extra = prop::collection::vec((1u64..5, 0u8..4), 1..=3);
     (instances(5, 16), extra, any::<bool>()).prop_map(|(problem, extra, keep_pins)| {
-        let mut buffers: Vec<Buffer> = problem
-            .buffers()
-            .iter()
-            .map(|b| Buffer { pinned: if keep_pins { b.pinned } else { None }, ..b.clone() })
-            .collect();
+        let mut buffers: Vec<Buffer> =
+            problem.buffers().iter().map(|b| b.clone().with_pin(if keep_pins { b.pinned } else { None })).collect();
         let first = buffers.iter().map(|b| b.start).min().unwrap();
         let last = buffers.iter().map(|b| b.end).max().unwrap();
         let unit = buffers.iter().map(|b| b.alignment).max().unwrap(); // powers of two: their lcm

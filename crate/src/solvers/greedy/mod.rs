@@ -321,15 +321,19 @@ fn place_with<A: Address>(
     let local = schedule::local_indices(order, |i| occupancy.leaf_range(i), occupancy.leaf_count());
     let mut offsets = vec![0u64; buffers.len()];
     let placed = match local {
-        Some(local) => match place_in(problem, &local, fit, deadline, ceiling, &mut occupancy, &mut offsets) {
-            // Which buffer overflows first is `order`'s to say: the pass is run again in it.
-            Err(Halt::Overflow { .. }) => {
-                occupancy.clear();
-                place_in(problem, order, fit, deadline, ceiling, &mut occupancy, &mut offsets)
+        Some((local, width)) => {
+            let finished = schedule::finished_windows(&local, |i| occupancy.leaf_range(i), width);
+            let visit = Visit { sequence: &local, finished: &finished, width };
+            match place_in(problem, visit, fit, deadline, ceiling, &mut occupancy, &mut offsets) {
+                // Which buffer overflows first is `order`'s to say: the pass is run again in it.
+                Err(Halt::Overflow { .. }) => {
+                    occupancy.clear();
+                    place_in(problem, Visit::plain(order), fit, deadline, ceiling, &mut occupancy, &mut offsets)
+                }
+                placed => placed,
             }
-            placed => placed,
-        },
-        None => place_in(problem, order, fit, deadline, ceiling, &mut occupancy, &mut offsets),
+        }
+        None => place_in(problem, Visit::plain(order), fit, deadline, ceiling, &mut occupancy, &mut offsets),
     };
     // (The index goes first: the placement order below is as long as the plan.)
     drop(occupancy);
@@ -348,12 +352,29 @@ fn place_with<A: Address>(
     Ok(Finish::Placed(Some(Placement { offsets, order: placed_order })))
 }
 
-/// Places the pinned buffers, then the others in `sequence`, into an empty `occupancy`, writing
-/// `offsets`; stops as soon as a top passes `ceiling` or what the index holds.
+/// A visiting order, and the windows of time the index may forget along it.
+#[derive(Clone, Copy)]
+struct Visit<'a, S> {
+    sequence: &'a [S],
+    /// `(position, window)` in order of position ([`schedule::finished_windows`]): once the
+    /// buffer at `position` is placed, the index forgets the window (`width` leaves).
+    finished: &'a [(u32, u32)],
+    width: u32,
+}
+
+impl<'a, S> Visit<'a, S> {
+    /// `sequence`, forgetting nothing.
+    fn plain(sequence: &'a [S]) -> Self {
+        Visit { sequence, finished: &[], width: 1 }
+    }
+}
+
+/// Places the pinned buffers, then the others in `visit`'s sequence, into an empty `occupancy`,
+/// writing `offsets`; stops as soon as a top passes `ceiling` or what the index holds.
 /// ([`Finish::Placed`] carries no placement here: the caller makes it from `offsets`.)
 fn place_in<A: Address, S: BufferIndex>(
     problem: &Problem,
-    sequence: &[S],
+    visit: Visit<S>,
     fit: Fit,
     deadline: &Deadline,
     ceiling: &Ceiling,
@@ -393,7 +414,8 @@ fn place_in<A: Address, S: BufferIndex>(
     // pass on a cache miss per step; gathered in a loop of independent reads, the misses overlap.
     let mut chunk: Vec<Step> = Vec::with_capacity(GATHER);
     let mut done = 0;
-    for part in sequence.chunks(GATHER) {
+    let mut finished = visit.finished.iter().peekable();
+    for (k, part) in visit.sequence.chunks(GATHER).enumerate() {
         chunk.clear();
         chunk.extend(part.iter().map(|&i| i.index()).filter(|&i| buffers[i].pinned.is_none()).map(|i| Step {
             index: i,
@@ -416,6 +438,11 @@ fn place_in<A: Address, S: BufferIndex>(
             }
             occupancy.insert_queried(&query, offset, top);
             offsets[step.index] = offset;
+        }
+        // (Checked a chunk at a time: a window stays a little longer than it must.)
+        let placed = k * GATHER + part.len();
+        while let Some(&(_, window)) = finished.next_if(|&&(position, _)| (position as usize) < placed) {
+            occupancy.forget(window * visit.width, visit.width);
         }
     }
     Ok(if peak <= ceiling.get() { Finish::Placed(None) } else { Finish::AboveCeiling })
@@ -485,7 +512,7 @@ mod tests {
             .buffers()
             .iter()
             .enumerate()
-            .map(|(i, b)| if i % 97 == 0 { Buffer { pinned: Some(first.offsets[i]), ..b.clone() } } else { b.clone() })
+            .map(|(i, b)| if i % 97 == 0 { b.clone().pinned_at(first.offsets[i]) } else { b.clone() })
             .collect();
         let pinned = Problem::new(buffers, None).unwrap();
         for problem in [&problem, &pinned] {
@@ -500,7 +527,7 @@ mod tests {
                 let mut offsets = vec![0; buffers.len()];
                 let placed = place_in(
                     problem,
-                    &order,
+                    Visit::plain(&order),
                     fit,
                     &Deadline::none(),
                     &Ceiling::default(),
@@ -525,7 +552,7 @@ mod tests {
     #[test]
     fn a_top_past_4_gib_widens_the_index() {
         let gib = 1u64 << 30;
-        let pinned = Buffer { pinned: Some(gib), ..Buffer::new("p", 0, 2, 1) };
+        let pinned = Buffer::new("p", 0, 2, 1).pinned_at(gib);
         let problem = Problem::new(vec![pinned, Buffer::new("x", 1, 3, 3 * gib + gib / 2)], None).unwrap();
         assert!(problem.lower_bound() <= Occupancy::<u32>::LIMIT);
         for fit in Fit::ALL {
