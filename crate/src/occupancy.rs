@@ -124,9 +124,10 @@ impl<T> Drop for Zeroed<T> {
 
 /// Resets `items` to their defaults, giving the memory pages wholly inside them back to the
 /// system (they read as zero bytes, the default, if touched again; on other targets every element
-/// is written).
+/// is written). Linux only: there `MADV_DONTNEED` on private anonymous memory is defined to leave
+/// zero-filled pages, where other systems (macOS among them) may keep the old bytes.
 fn discard<T: zero::Bytes + Copy>(items: &mut [T]) {
-    #[cfg(unix)]
+    #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         let size = std::mem::size_of::<T>();
         // SAFETY: sysconf reads a constant of the system.
