@@ -30,6 +30,13 @@
 //! Putting first the candidates whose top meets the neighbour's height was as mixed (7 times
 //! fewer nodes on one guillotine packing of 600, an equal-size one of 600 no longer solved).
 //!
+//! Which wall to branch on matters more than any check: the runs between restarts take turns
+//! between the wall with the fewest candidates and the lowest wall among the nearly forced ones
+//! (see [`Branching`]). Neither rule solves every construction (staircases only fall to the
+//! second, most guillotine and pinwheel packings only to the first), and with turns, both
+//! staircases of 600 and of 1,000 buffers (seeds 1 and 2) are solved, which no run of the first
+//! rule alone did within 4 million nodes.
+//!
 //! The search is resumable (an explicit stack), so a minimisation that returns to its bound every
 //! round wastes nothing. It applies only where it is exact: no pinned buffers, no gaps, and every
 //! section with a live buffer loaded to exactly the capacity ([`Tiling::new`] says `None`
@@ -58,6 +65,12 @@ const MEMO_LIMIT: usize = 1 << 21;
 /// 1 and 2, 10 s each at their load): 3 of 12 solved without restarts, 5 of 12 with a unit of 4,
 /// 16 or 64 nodes a buffer, 16 the fastest.
 const RESTART_BASE: u64 = 16;
+/// Under [`Branching::Lowest`], walls with at most this many candidates count as equally
+/// constrained, and the lowest of them goes first. Measured on perfect packings of 600 buffers
+/// (guillotine, pinwheel, staircase and equal-size families, seeds 1 and 2, 1.5 million nodes
+/// each): the staircases solved with 2 or 3 (3 of 8 in all with 3, 2 of 8 with 2), none with the
+/// lowest wall whatever its count, nor with the leftmost.
+const LOWEST_AMONG: usize = 3;
 /// How often (in nodes) the deadline is polled.
 const POLL_EVERY: u64 = 256;
 
@@ -69,6 +82,24 @@ struct Frame {
     key: u128,
     /// The candidate placed below this node.
     trying: Option<u32>,
+}
+
+/// Which wall a node branches on (see [`Tiling::expand`]); the runs between restarts take turns.
+///
+/// The two suit different constructions, and neither is better overall: on perfect packings of
+/// 600 buffers (seeds 1 and 2, 1.5 million nodes each) branching on the fewest candidates solved
+/// 4 of 8 (guillotine, pinwheel and equal-size packings, no staircase), the lowest wall among
+/// the nearly forced ones 3 of 8 (both staircases, one equal-size packing), each failing where
+/// the other solved within a few hundred thousand nodes. A staircase is filled in generations
+/// whose boundaries do not line up: branching where the candidates are fewest jumps between
+/// generations and sets up walls that only a much later generation refutes, while filling from
+/// the bottom keeps each generation's bands in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Branching {
+    /// The wall with the fewest candidates, then the lowest, then the leftmost.
+    Fewest,
+    /// The lowest wall (then the leftmost) among those with at most [`LOWEST_AMONG`] candidates.
+    Lowest,
 }
 
 /// A wall cell: the section whose lowest free cell must be covered, and whether the covering
@@ -113,8 +144,11 @@ pub(crate) struct Tiling {
     restarts: u32,
     restart_base: u64,
     restart_at: u64,
-    /// The state of the generator that reorders the candidates at each restart.
-    rng: u64,
+    /// The states of the generators that reorder the candidates at each restart, one per
+    /// [`Branching`] rule.
+    rng: [u64; 2],
+    /// The current run's branching rule.
+    branching: Branching,
 }
 
 impl Tiling {
@@ -154,18 +188,8 @@ impl Tiling {
         }
         let size: Vec<u64> = buffers.iter().map(|b| b.size).collect();
         let alignment: Vec<u64> = buffers.iter().map(|b| b.alignment.max(1)).collect();
-        // Longer lifetimes first (then larger sizes): a long buffer reaches over many sections,
-        // so a wrong one is refuted by the walls it makes soon (on perfect packings of 1,000
-        // buffers it takes 4 to 10 times fewer nodes than largest first). Buffers alike come out
-        // side by side, which lets [`Tiling::expand`] try one of them only.
-        for list in starting.iter_mut().chain(ending.iter_mut()) {
-            list.sort_by_key(|&i| {
-                let r = i as usize;
-                (std::cmp::Reverse(last[r] - first[r]), std::cmp::Reverse(size[r]), alignment[r], i)
-            });
-        }
         let n = buffers.len();
-        Some(Tiling {
+        let mut tiling = Tiling {
             capacity,
             first,
             last,
@@ -190,8 +214,15 @@ impl Tiling {
             restarts: 0,
             restart_base: RESTART_BASE,
             restart_at: RESTART_BASE * n as u64,
-            rng: 0x2545_F491_4F6C_DD1D,
-        })
+            rng: [0x2545_F491_4F6C_DD1D, 0x9E6C_63D0_676A_9A99],
+            branching: Branching::Fewest,
+        };
+        // Longer lifetimes first (then larger sizes): a long buffer reaches over many sections,
+        // so a wrong one is refuted by the walls it makes soon (on perfect packings of 1,000
+        // buffers it takes 4 to 10 times fewer nodes than largest first). Buffers alike come out
+        // side by side, which lets [`Tiling::expand`] try one of them only.
+        tiling.order_candidates(None);
+        Some(tiling)
     }
 
     /// Searches until a plan, a proof, `node_limit` nodes in all (over every call) or `deadline`.
@@ -271,11 +302,17 @@ impl Tiling {
     /// the whole search from a luckier order. Restarts after a Luby sequence of node counts (a
     /// multiple of the buffer count) bound that loss while still letting long runs happen, and
     /// the memo keeps what each run refuted, so an exhausted run is still a proof.
+    ///
+    /// The runs alternate between the two [`Branching`] rules, each on its own Luby sequence
+    /// (runs 2k and 2k + 1 both last the k + 1st term), so each gets half the nodes.
     fn restart(&mut self) {
         self.restarts += 1;
-        self.restart_at = self.nodes.saturating_add(
-            self.restart_base.saturating_mul(self.placed.len() as u64).saturating_mul(luby(self.restarts + 1)),
-        );
+        self.branching = if self.restarts % 2 == 1 { Branching::Lowest } else { Branching::Fewest };
+        // The how-manieth run of this rule (from 0).
+        let run = self.restarts / 2;
+        self.restart_at = self
+            .nodes
+            .saturating_add(self.restart_base.saturating_mul(self.placed.len() as u64).saturating_mul(luby(run + 1)));
         for &r in &self.order {
             self.placed[r as usize] = false;
         }
@@ -284,19 +321,37 @@ impl Tiling {
         self.hash = 0;
         self.stack.clear();
         self.started = false;
-        // Each list keeps its order by lifetime (the long buffers first), perturbed: a lifetime
-        // counts for between one and two times its length.
-        let mut noise = vec![0u64; self.placed.len()];
-        for n in &mut noise {
-            self.rng = mix(self.rng);
-            *n = self.rng;
-        }
-        let (first, last, size) = (&self.first, &self.last, &self.size);
+        // Each rule has its own sequence of orders, so that what one rule needs to get lucky
+        // does not depend on the other; the first run of each takes the lists as built.
+        let stream = match self.branching {
+            Branching::Fewest => &mut self.rng[0],
+            Branching::Lowest => &mut self.rng[1],
+        };
+        let seed = if run == 0 {
+            None
+        } else {
+            *stream = mix(*stream);
+            Some(*stream)
+        };
+        self.order_candidates(seed);
+    }
+
+    /// Sorts each list of starting and ending buffers: longer lifetimes first (then larger
+    /// sizes), as built, or with `seed` perturbed: a lifetime counts for between one and two times
+    /// its length. Buffers alike (lifetime, size, alignment) draw the same perturbation, so they
+    /// stay side by side and [`Tiling::expand`] still tries one of them only.
+    fn order_candidates(&mut self, seed: Option<u64>) {
+        let (first, last, size, alignment) = (&self.first, &self.last, &self.size, &self.alignment);
         let key = |r: u32| {
             let r = r as usize;
             let span = u64::from(last[r] - first[r]);
-            let jitter = ((noise[r] >> 32) * span) >> 32;
-            (std::cmp::Reverse(span + jitter), std::cmp::Reverse(size[r]), noise[r])
+            let noise = seed.map_or(0, |seed| {
+                let class =
+                    mix(u64::from(first[r]) | u64::from(last[r]) << 32) ^ mix(size[r] ^ alignment[r].rotate_left(48));
+                mix(class ^ seed)
+            });
+            let jitter = ((noise >> 32) * span) >> 32;
+            (std::cmp::Reverse(span + jitter), std::cmp::Reverse(size[r]), alignment[r], noise, r)
         };
         for list in self.starting.iter_mut().chain(self.ending.iter_mut()) {
             list.sort_by_key(|&r| key(r));
@@ -344,7 +399,10 @@ impl Tiling {
                 if count == 0 {
                     return None;
                 }
-                let rank = (count, h, s);
+                let rank = match self.branching {
+                    Branching::Fewest => (count, h, s),
+                    Branching::Lowest => (count.min(LOWEST_AMONG), h, s),
+                };
                 if flat && best.is_none_or(|(fewest, _, _)| rank < fewest) {
                     best = Some((rank, h, wall));
                 }
@@ -511,9 +569,79 @@ mod restart_tests {
         assert!(fits > 100 && proofs > 30 && restarted > 100, "{fits} plans, {proofs} proofs, {restarted} restarted");
     }
 
+    /// A staircase packing (generations whose boundaries never line up) is out of reach of
+    /// branching on the fewest candidates alone (no plan in 4 million nodes); the runs that fill
+    /// the lowest nearly forced wall find one in a few thousand.
+    #[test]
+    fn staircases_are_solved_by_the_lowest_walls() {
+        let problem = crate::generate::Shape::Family(crate::generate::families::Family::Staircase).generate(600, 1);
+        let capacity = problem.max_load();
+        let mut tiling = Tiling::new(&problem, capacity).expect("a perfect packing at its load is tight");
+        match tiling.run(200_000, &Deadline::none()) {
+            Ending::Solved { offsets, .. } => {
+                let report = validate(&problem, &offsets, Some(capacity));
+                assert!(report.is_valid(), "{}", report.describe(&problem));
+            }
+            other => panic!("no plan within 200,000 nodes: {other:?}"),
+        }
+        assert!(tiling.restarts > 0, "the plan came from a run that branched on the lowest walls");
+    }
+
     #[test]
     fn luby_sequence() {
         let first: Vec<u64> = (1..=15).map(luby).collect();
         assert_eq!(first, [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]);
+    }
+}
+
+/// A measurement, not a check: the tiling search alone on the generated families at their load,
+/// node counts to a plan (or where it stopped). Run with
+/// `TILING_MEASURE="600 1000" cargo test --release -p memplan --lib tiling::measure -- --ignored --nocapture`.
+#[cfg(test)]
+mod measure {
+    use super::*;
+    use crate::generate::Shape;
+
+    #[test]
+    #[ignore = "a measurement"]
+    fn families() {
+        let sizes: Vec<usize> = std::env::var("TILING_MEASURE")
+            .unwrap_or_else(|_| "600".into())
+            .split_whitespace()
+            .filter_map(|s| s.parse().ok())
+            .collect();
+        let seeds: Vec<u64> = std::env::var("TILING_SEEDS")
+            .unwrap_or_else(|_| "1 2".into())
+            .split_whitespace()
+            .filter_map(|s| s.parse().ok())
+            .collect();
+        let limit: u64 = std::env::var("TILING_NODES").ok().and_then(|s| s.parse().ok()).unwrap_or(4_000_000);
+        let (mut solved, mut total) = (0, 0);
+        let shapes =
+            std::env::var("TILING_SHAPES").unwrap_or_else(|_| "guillotine pinwheel staircase equal-sizes".into());
+        for name in shapes.split_whitespace() {
+            let shape = Shape::parse(name).expect("a shape");
+            for &size in &sizes {
+                for &seed in &seeds {
+                    let problem = shape.generate(size, seed);
+                    let mut tiling = Tiling::new(&problem, problem.max_load()).expect("tight");
+                    let started = std::time::Instant::now();
+                    let outcome = tiling.run(limit, &Deadline::none());
+                    let ms = started.elapsed().as_millis();
+                    let result = match outcome {
+                        Ending::Solved { .. } => "solved",
+                        Ending::Exhausted => "EXHAUSTED",
+                        Ending::Stopped => "stopped",
+                    };
+                    total += 1;
+                    solved += usize::from(result == "solved");
+                    println!(
+                        "{name:>12} {size:>5} {seed}: {result:>8} nodes {:>9} restarts {:>4} {ms} ms",
+                        tiling.nodes, tiling.restarts
+                    );
+                }
+            }
+        }
+        println!("solved {solved} of {total}");
     }
 }
