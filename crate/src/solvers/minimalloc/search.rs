@@ -1321,6 +1321,18 @@ mod tests {
         (outcome, search)
     }
 
+    /// [`random_problem`]`(seed)` ranked in one of the orderings, and the smallest capacity at
+    /// which the search fits it, unless no capacity up to twice the load does.
+    fn ranked_at_optimum(seed: u64) -> Option<(RankedBuffers, u64)> {
+        let problem = random_problem(seed);
+        let layout = Layout::new(&problem);
+        let keys = layout.keys(&problem);
+        let instance = layout.instance(&problem, &orderings::arrange(&layout, &keys, &ORDERINGS[seed as usize % 3]));
+        let load = problem.max_load();
+        let optimum = (load..=2 * load).find(|&c| run_once(&instance, c).0 == Ending::Solved)?;
+        Some((instance, optimum))
+    }
+
     /// The effective heights in 32 bits (chosen whenever they fit, as on these instances) and in
     /// 64 bits walk the same tree: same outcome, counts and plan, at the smallest capacity that
     /// fits and the one below it.
@@ -1330,15 +1342,7 @@ mod tests {
         let allowance = Allowance { node_limit: LIMIT, deadline: &deadline, abandon: &never };
         let mut compared = 0;
         for seed in 0..12 {
-            let problem = random_problem(seed);
-            let layout = Layout::new(&problem);
-            let keys = layout.keys(&problem);
-            let instance =
-                layout.instance(&problem, &orderings::arrange(&layout, &keys, &ORDERINGS[seed as usize % 3]));
-            let load = problem.max_load();
-            let Some(optimum) = (load..=2 * load).find(|&c| run_once(&instance, c).0 == Ending::Solved) else {
-                continue;
-            };
+            let Some((instance, optimum)) = ranked_at_optimum(seed) else { continue };
             for capacity in [optimum - 1, optimum] {
                 let rules = Rules { inference: true, ..RULES };
                 let mut narrow = Search::new(&instance, capacity, rules);
@@ -1365,15 +1369,7 @@ mod tests {
         let (never, deadline) = (|| false, Deadline::none());
         let mut hard = 0;
         for seed in 0..24 {
-            let problem = random_problem(seed);
-            let layout = Layout::new(&problem);
-            let keys = layout.keys(&problem);
-            let instance =
-                layout.instance(&problem, &orderings::arrange(&layout, &keys, &ORDERINGS[seed as usize % 3]));
-            let load = problem.max_load();
-            let Some(optimum) = (load..=2 * load).find(|&c| run_once(&instance, c).0 == Ending::Solved) else {
-                continue;
-            };
+            let Some((instance, optimum)) = ranked_at_optimum(seed) else { continue };
             for capacity in [optimum - 1, optimum] {
                 let (expected, straight) = run_once(&instance, capacity);
                 let mut resumed = Search::new(&instance, capacity, RULES);
