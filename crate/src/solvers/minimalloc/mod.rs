@@ -91,7 +91,7 @@ pub(crate) fn default_budget(problem: &Problem, effort: Effort) -> u64 {
 /// often fast, and perfect packings (plans at the bound) are common among them. So beside a
 /// bisection the descent keeps the bound's full share there: with two probes' worth a round, a
 /// perfect packing of 2,000 buffers took 9.5 s instead of 6.
-fn tight(problem: &Problem) -> bool {
+pub(crate) fn tight(problem: &Problem) -> bool {
     let max = problem.max_load();
     !problem.has_pinned()
         && !problem.has_gaps()
