@@ -725,3 +725,27 @@ fn take_turns(
         slice = slice.saturating_mul(2);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{Shape, families::Family};
+
+    fn climbs(problem: &Problem, effort: Effort) -> usize {
+        members(problem, effort, 1, true).iter().filter(|m| m.solver.name() == tvm::HillClimb.name()).count()
+    }
+
+    /// At high effort the longer climb joins on a trace, but not on perfect packings loaded to
+    /// the max load at every live moment, where it only held the exact search back.
+    #[test]
+    fn the_longer_climb_leaves_tight_instances_to_the_search() {
+        let trace = Shape::Trace.generate(800, 1);
+        assert!(!minimalloc::tight(&trace));
+        assert_eq!((climbs(&trace, Effort::Normal), climbs(&trace, Effort::High)), (1, 2));
+        for family in [Family::Staircase, Family::Guillotine] {
+            let packing = Shape::Family(family).generate(800, 1);
+            assert!(minimalloc::tight(&packing), "{family:?}");
+            assert_eq!(climbs(&packing, Effort::High), 1, "{family:?}");
+        }
+    }
+}
