@@ -321,19 +321,15 @@ fn place_with<A: Address>(
     let local = schedule::local_indices(order, |i| occupancy.leaf_range(i), occupancy.leaf_count());
     let mut offsets = vec![0u64; buffers.len()];
     let placed = match local {
-        Some((local, width)) => {
-            let finished = schedule::finished_windows(&local, |i| occupancy.leaf_range(i), width);
-            let visit = Visit { sequence: &local, finished: &finished, width };
-            match place_in(problem, visit, fit, deadline, ceiling, &mut occupancy, &mut offsets) {
-                // Which buffer overflows first is `order`'s to say: the pass is run again in it.
-                Err(Halt::Overflow { .. }) => {
-                    occupancy.clear();
-                    place_in(problem, Visit::plain(order), fit, deadline, ceiling, &mut occupancy, &mut offsets)
-                }
-                placed => placed,
+        Some(local) => match place_in(problem, &local, fit, deadline, ceiling, &mut occupancy, &mut offsets) {
+            // Which buffer overflows first is `order`'s to say: the pass is run again in it.
+            Err(Halt::Overflow { .. }) => {
+                occupancy.clear();
+                place_in(problem, order, fit, deadline, ceiling, &mut occupancy, &mut offsets)
             }
-        }
-        None => place_in(problem, Visit::plain(order), fit, deadline, ceiling, &mut occupancy, &mut offsets),
+            placed => placed,
+        },
+        None => place_in(problem, order, fit, deadline, ceiling, &mut occupancy, &mut offsets),
     };
     // (The index goes first: the placement order below is as long as the plan.)
     drop(occupancy);
@@ -352,29 +348,12 @@ fn place_with<A: Address>(
     Ok(Finish::Placed(Some(Placement { offsets, order: placed_order })))
 }
 
-/// A visiting order, and the windows of time the index may forget along it.
-#[derive(Clone, Copy)]
-struct Visit<'a, S> {
-    sequence: &'a [S],
-    /// `(position, window)` in order of position ([`schedule::finished_windows`]): once the
-    /// buffer at `position` is placed, the index forgets the window (`width` leaves).
-    finished: &'a [(u32, u32)],
-    width: u32,
-}
-
-impl<'a, S> Visit<'a, S> {
-    /// `sequence`, forgetting nothing.
-    fn plain(sequence: &'a [S]) -> Self {
-        Visit { sequence, finished: &[], width: 1 }
-    }
-}
-
-/// Places the pinned buffers, then the others in `visit`'s sequence, into an empty `occupancy`,
-/// writing `offsets`; stops as soon as a top passes `ceiling` or what the index holds.
+/// Places the pinned buffers, then the others in `sequence`, into an empty `occupancy`, writing
+/// `offsets`; stops as soon as a top passes `ceiling` or what the index holds.
 /// ([`Finish::Placed`] carries no placement here: the caller makes it from `offsets`.)
 fn place_in<A: Address, S: BufferIndex>(
     problem: &Problem,
-    visit: Visit<S>,
+    sequence: &[S],
     fit: Fit,
     deadline: &Deadline,
     ceiling: &Ceiling,
@@ -414,8 +393,7 @@ fn place_in<A: Address, S: BufferIndex>(
     // pass on a cache miss per step; gathered in a loop of independent reads, the misses overlap.
     let mut chunk: Vec<Step> = Vec::with_capacity(GATHER);
     let mut done = 0;
-    let mut finished = visit.finished.iter().peekable();
-    for (k, part) in visit.sequence.chunks(GATHER).enumerate() {
+    for part in sequence.chunks(GATHER) {
         chunk.clear();
         chunk.extend(part.iter().map(|&i| i.index()).filter(|&i| buffers[i].pinned.is_none()).map(|i| Step {
             index: i,
@@ -438,11 +416,6 @@ fn place_in<A: Address, S: BufferIndex>(
             }
             occupancy.insert_queried(&query, offset, top);
             offsets[step.index] = offset;
-        }
-        // (Checked a chunk at a time: a window stays a little longer than it must.)
-        let placed = k * GATHER + part.len();
-        while let Some(&(_, window)) = finished.next_if(|&&(position, _)| (position as usize) < placed) {
-            occupancy.forget(window * visit.width, visit.width);
         }
     }
     Ok(if peak <= ceiling.get() { Finish::Placed(None) } else { Finish::AboveCeiling })
@@ -527,7 +500,7 @@ mod tests {
                 let mut offsets = vec![0; buffers.len()];
                 let placed = place_in(
                     problem,
-                    Visit::plain(&order),
+                    &order,
                     fit,
                     &Deadline::none(),
                     &Ceiling::default(),
