@@ -963,20 +963,40 @@ fn lowest_fit_in<'a, A: Address>(
     alignment: u64,
     floor: u64,
 ) -> Option<u64> {
-    let mut offset = align_up(floor, alignment)?;
+    let offset = align_up(floor, alignment)?;
     if sets.is_empty() {
         return offset.checked_add(size).map(|_| offset);
     }
     // Per set: addresses below `free_until` are free of it above the candidate (0: not asked
-    // yet), and every interval before `cursor` ends at or below the candidate.
-    let mut inline = [(0u64, 0u32); 64];
-    let mut spilled = Vec::new();
-    let state: &mut [(u64, u32)] = if sets.len() <= inline.len() {
-        &mut inline[..sets.len()]
+    // yet), and every interval before `cursor` ends at or below the candidate. On the stack in
+    // an array no longer than needed: most routes read a few sets, and zeroing a long array at
+    // every query is a call of its own in wasm (`memory.fill`), where native code zeroes it in a
+    // few vector stores.
+    if sets.len() <= SHORT_ROUTE {
+        let mut state = [(0u64, 0u32); SHORT_ROUTE];
+        lowest_fit_with(sets, &view, size, alignment, offset, &mut state[..sets.len()])
+    } else if sets.len() <= LONG_ROUTE {
+        let mut state = [(0u64, 0u32); LONG_ROUTE];
+        lowest_fit_with(sets, &view, size, alignment, offset, &mut state[..sets.len()])
     } else {
-        spilled.resize(sets.len(), (0, 0));
-        &mut spilled
-    };
+        lowest_fit_with(sets, &view, size, alignment, offset, &mut vec![(0, 0); sets.len()])
+    }
+}
+
+/// The routes whose search state [`lowest_fit_in`] keeps in a short array, a long one, or a Vec.
+const SHORT_ROUTE: usize = 16;
+const LONG_ROUTE: usize = 64;
+
+/// [`lowest_fit_in`] from the aligned `offset`, with one `state` per set (zeroed).
+#[inline(never)]
+fn lowest_fit_with<'a, A: Address>(
+    sets: &[u32],
+    view: &impl Fn(u32) -> &'a [Interval<A>],
+    size: u64,
+    alignment: u64,
+    mut offset: u64,
+    state: &mut [(u64, u32)],
+) -> Option<u64> {
     // The sets are asked in turn, round and round, until all of them in a row let the
     // candidate pass. The answer does not depend on the order: a jump to the end of a blocking
     // interval never passes a free offset.
