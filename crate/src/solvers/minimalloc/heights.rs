@@ -101,17 +101,27 @@ fn lower_in_lanes<H: Height>(slots: &mut [H], height: H) {
     }
 }
 
-/// Four 32-bit heights a step in one SIMD128 unsigned minimum.
+/// Eight 32-bit heights a step in two SIMD128 unsigned minimums (V8 checks the stack on every
+/// loop back edge: half the steps, half the checks), then four, then one at a time.
 #[cfg(target_arch = "wasm32")]
 #[target_feature(enable = "simd128")]
 fn lower_narrow_simd(slots: &mut [u32], height: u32) {
     use core::arch::wasm32::{u32x4_min, u32x4_splat, v128, v128_load, v128_store};
     let bound = u32x4_splat(height);
-    let mut quads = slots.chunks_exact_mut(4);
+    let mut octets = slots.chunks_exact_mut(8);
+    for octet in &mut octets {
+        let at = octet.as_mut_ptr().cast::<v128>();
+        // SAFETY: `octet` is eight initialised u32s (32 bytes, two v128) borrowed mutably here;
+        // wasm's v128 loads and stores need no alignment.
+        unsafe {
+            v128_store(at, u32x4_min(v128_load(at), bound));
+            v128_store(at.add(1), u32x4_min(v128_load(at.add(1)), bound));
+        }
+    }
+    let mut quads = octets.into_remainder().chunks_exact_mut(4);
     for quad in &mut quads {
         let at = quad.as_mut_ptr().cast::<v128>();
-        // SAFETY: `quad` is four initialised u32s (16 bytes) borrowed mutably here; wasm's v128
-        // loads and stores need no alignment.
+        // SAFETY: as above, four u32s (one v128).
         unsafe { v128_store(at, u32x4_min(v128_load(at), bound)) };
     }
     for slot in quads.into_remainder() {
