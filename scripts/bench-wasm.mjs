@@ -6,7 +6,8 @@
 // MEMPLAN_CLI names another native binary (the test suite's smoke run uses the debug one).
 // MEMPLAN_WASM_VS=DIR compares the wasm package against another wasm package (an older build's
 // web/src/pkg-st, copied aside) in the same Node process instead of against native: on a loaded
-// machine a more reliable measure of a change than the wasm/native ratio.
+// machine a more reliable measure of a change than the wasm/native ratio, timed by CPU time
+// (`process.cpuUsage`) on both sides.
 //
 // The two sides take turns, one native run then one wasm run, repeat after repeat: this machine's
 // speed drifts over seconds (a shared, 2-core VM), and running all native repeats before all wasm
@@ -53,16 +54,20 @@ function runNative(file, solver) {
 }
 
 function runWasm(instance, solver, module = pkg) {
+  const before = process.cpuUsage();
   const job = module.Job.start(instance, { solver, seed: '0', ...(capacity ? { capacity } : {}) });
   // The single-threaded build solves inside `start`, so the first poll is done.
   const status = job.poll();
+  const used = process.cpuUsage(before);
   job.free();
   if (status.state !== 'done') throw new Error(`wasm job for ${solver} is still ${status.state}`);
-  return { ms: status.summary.elapsed_ms, makespan: String(status.summary.makespan) };
+  const cpuMs = (used.user + used.system) / 1000;
+  return { ms: status.summary.elapsed_ms, cpuMs, makespan: String(status.summary.makespan) };
 }
 
 const other = vsPkg ? 'other wasm' : 'native';
-console.log(`| instance | solver | wasm ms | ${other} ms | wasm / ${other} | median pair ratio | same makespan |`);
+const unit = vsPkg ? 'CPU ms' : 'ms';
+console.log(`| instance | solver | wasm ${unit} | ${other} ${unit} | wasm / ${other} | median pair ratio | same makespan |`);
 console.log('|---|---|---:|---:|---:|---:|---|');
 for (const file of files) {
   const text = readFileSync(file, 'utf8');
@@ -77,8 +82,11 @@ for (const file of files) {
     for (let i = 0; i < repeats; i++) {
       const native = vsInstance ? runWasm(vsInstance, solver, vsPkg) : runNative(file, solver);
       const wasm = runWasm(instance, solver);
-      nativeTimes.push(native.ms);
-      wasmTimes.push(wasm.ms);
+      // Against another wasm build both sides are timed by this process's CPU time, which the
+      // machine's load inflates less than wall time; the native CLI's own CPU time would count
+      // its reading and writing too, so against it each side's own `elapsed_ms` is compared.
+      nativeTimes.push(vsInstance ? native.cpuMs : native.ms);
+      wasmTimes.push(vsInstance ? wasm.cpuMs : wasm.ms);
       same &&= native.makespan === makespan && wasm.makespan === makespan;
     }
     const [wasmMs, nativeMs] = [median(wasmTimes), median(nativeTimes)];
