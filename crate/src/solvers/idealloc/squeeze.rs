@@ -423,6 +423,37 @@ mod tests {
         }
     }
 
+    /// First fit keeps its per-set state in a short array, a long one or a Vec by the number of
+    /// sets a route reads: lifetimes across many blocks of the index read more than either
+    /// array holds, and each kind of route places as a direct scan does.
+    #[test]
+    fn routes_of_every_length_place_as_a_direct_scan() {
+        let mut random = crate::test_support::Lcg::new(17);
+        let mut next = |modulus: u64| random.below(modulus);
+        let mut buffers = Vec::new();
+        for k in 0..1500 {
+            let start = next(6000);
+            buffers.push(Buffer::new(format!("s{k}"), start, start + 1 + next(3), 1 + next(32)));
+        }
+        for k in 0..12 {
+            let start = next(1000);
+            let end = start + 100 * (1 + next(50));
+            buffers.push(Buffer::new(format!("l{k}"), start, end, 1 + next(32)));
+        }
+        let problem = Problem::new(buffers, None).unwrap();
+        let arena = Arena::new(&problem, 0);
+        let reads: Vec<usize> = (0..problem.len()).map(|i| arena.routes.route(i).0.len()).collect();
+        assert!(reads.iter().any(|&n| (1..=16).contains(&n)), "short routes");
+        assert!(reads.iter().any(|&n| (17..=64).contains(&n)), "routes longer than the short array");
+        assert!(reads.iter().any(|&n| n > 64), "routes longer than the long array");
+        let loose: Vec<u64> = (0..problem.len()).map(|_| next(500)).collect();
+        let order = loose_order(&loose, &problem);
+        let Squeezed::Placed { offsets, .. } = arena.squeeze(&order, None, &Deadline::none()).unwrap() else {
+            panic!("unbounded squeeze exceeded")
+        };
+        assert_eq!(offsets, naive_first_fit(&problem, &order, 0));
+    }
+
     #[test]
     fn a_squeeze_that_reaches_the_bound_stops() {
         let problem = problem();
