@@ -317,19 +317,35 @@ fn place_with<A: Address>(
     ceiling: &Ceiling,
 ) -> Result<Finish, Halt> {
     let buffers = problem.buffers();
-    let mut occupancy = Occupancy::<A>::build_narrow(buffers.iter().map(|b| (b.start, b.end)), deadline)?;
+    let mut occupancy = Occupancy::<A>::build_windowed(buffers.iter().map(|b| (b.start, b.end)), deadline)?;
     let local = schedule::local_indices(order, |i| occupancy.leaf_range(i), occupancy.leaf_count());
     let mut offsets = vec![0u64; buffers.len()];
     let placed = match local {
-        Some(local) => match place_in(problem, &local, fit, deadline, ceiling, &mut occupancy, &mut offsets) {
-            // Which buffer overflows first is `order`'s to say: the pass is run again in it.
-            Err(Halt::Overflow { .. }) => {
-                occupancy.clear();
-                place_in(problem, order, fit, deadline, ceiling, &mut occupancy, &mut offsets)
+        Some((local, width)) => {
+            // A large index is readied and forgotten window by window; a small one was written
+            // whole at build and keeps everything (see `Occupancy::build_windowed`).
+            let mut visit = Visit::plain(&local[..]);
+            let (finished, started);
+            if occupancy.is_lazy() {
+                let ready_width = width.max(READY_LEAVES);
+                finished = schedule::finished_windows(&local, |i| occupancy.leaf_range(i), width);
+                started = schedule::started_windows(&local, |i| occupancy.leaf_range(i), ready_width);
+                occupancy.ready_above(ready_width);
+                visit = Visit { sequence: &local, finished: &finished, width, started: &started, ready_width };
             }
-            placed => placed,
-        },
-        None => place_in(problem, order, fit, deadline, ceiling, &mut occupancy, &mut offsets),
+            match place_in(problem, visit, fit, deadline, ceiling, &mut occupancy, &mut offsets) {
+                // Which buffer overflows first is `order`'s to say: the pass is run again in it.
+                Err(Halt::Overflow { .. }) => {
+                    occupancy.clear();
+                    place_in(problem, Visit::plain(order), fit, deadline, ceiling, &mut occupancy, &mut offsets)
+                }
+                placed => placed,
+            }
+        }
+        None => {
+            occupancy.ready_all();
+            place_in(problem, Visit::plain(order), fit, deadline, ceiling, &mut occupancy, &mut offsets)
+        }
     };
     // (The index goes first: the placement order below is as long as the plan.)
     drop(occupancy);
@@ -348,12 +364,38 @@ fn place_with<A: Address>(
     Ok(Finish::Placed(Some(Placement { offsets, order: placed_order })))
 }
 
-/// Places the pinned buffers, then the others in `sequence`, into an empty `occupancy`, writing
-/// `offsets`; stops as soon as a top passes `ceiling` or what the index holds.
+/// The width of the windows in which a lazy index is readied, in leaves, at least: with u32
+/// addresses a MiB of leaf sets and two of first-level nodes, so that each request to the system
+/// covers many pages.
+const READY_LEAVES: u32 = 1 << 15;
+
+/// A visiting order, and the windows of time the index readies and forgets along it.
+#[derive(Clone, Copy)]
+struct Visit<'a, S> {
+    sequence: &'a [S],
+    /// `(position, window)` in order of position ([`schedule::finished_windows`]): once the
+    /// buffer at `position` is placed, the index forgets the window (`width` leaves).
+    finished: &'a [(u32, u32)],
+    width: u32,
+    /// `(position, window)` in order of position ([`schedule::started_windows`]): before the
+    /// buffer at `position` is placed, the index readies the window (`ready_width` leaves).
+    started: &'a [(u32, u32)],
+    ready_width: u32,
+}
+
+impl<'a, S> Visit<'a, S> {
+    /// `sequence`, readying and forgetting nothing.
+    fn plain(sequence: &'a [S]) -> Self {
+        Visit { sequence, finished: &[], width: 1, started: &[], ready_width: 1 }
+    }
+}
+
+/// Places the pinned buffers, then the others in `visit`'s sequence, into an empty `occupancy`,
+/// writing `offsets`; stops as soon as a top passes `ceiling` or what the index holds.
 /// ([`Finish::Placed`] carries no placement here: the caller makes it from `offsets`.)
 fn place_in<A: Address, S: BufferIndex>(
     problem: &Problem,
-    sequence: &[S],
+    visit: Visit<S>,
     fit: Fit,
     deadline: &Deadline,
     ceiling: &Ceiling,
@@ -365,6 +407,10 @@ fn place_in<A: Address, S: BufferIndex>(
     // The highest top so far: the plan's makespan can only grow from it.
     let mut peak = 0u64;
     let pinned: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
+    if !pinned.is_empty() {
+        // (Pinned buffers go first, wherever their windows lie.)
+        occupancy.ready_all();
+    }
     for (k, &i) in pinned.iter().enumerate() {
         let buffer = &buffers[i];
         let offset = buffer.pinned.unwrap_or(0); // filtered above
@@ -393,7 +439,14 @@ fn place_in<A: Address, S: BufferIndex>(
     // pass on a cache miss per step; gathered in a loop of independent reads, the misses overlap.
     let mut chunk: Vec<Step> = Vec::with_capacity(GATHER);
     let mut done = 0;
-    for part in sequence.chunks(GATHER) {
+    let mut finished = visit.finished.iter().peekable();
+    let mut started = visit.started.iter().peekable();
+    for (k, part) in visit.sequence.chunks(GATHER).enumerate() {
+        // Every window a buffer of this chunk starts or ends in is readied before the chunk.
+        let ahead = k * GATHER + part.len();
+        while let Some(&(_, window)) = started.next_if(|&&(position, _)| (position as usize) < ahead) {
+            occupancy.ready(window * visit.ready_width, visit.ready_width);
+        }
         chunk.clear();
         chunk.extend(part.iter().map(|&i| i.index()).filter(|&i| buffers[i].pinned.is_none()).map(|i| Step {
             index: i,
@@ -416,6 +469,11 @@ fn place_in<A: Address, S: BufferIndex>(
             }
             occupancy.insert_queried(&query, offset, top);
             offsets[step.index] = offset;
+        }
+        // (Checked a chunk at a time: a window stays a little longer than it must.)
+        let placed = k * GATHER + part.len();
+        while let Some(&(_, window)) = finished.next_if(|&&(position, _)| (position as usize) < placed) {
+            occupancy.forget(window * visit.width, visit.width);
         }
     }
     Ok(if peak <= ceiling.get() { Finish::Placed(None) } else { Finish::AboveCeiling })
@@ -500,7 +558,7 @@ mod tests {
                 let mut offsets = vec![0; buffers.len()];
                 let placed = place_in(
                     problem,
-                    &order,
+                    Visit::plain(&order),
                     fit,
                     &Deadline::none(),
                     &Ceiling::default(),
