@@ -455,6 +455,11 @@ pub struct Occupancy<A: Address = u64> {
     lazy: bool,
 }
 
+/// A lazy index's first pool block, in bytes: above the largest threshold (32 MiB on 64-bit
+/// Linux) past which the system allocator maps a block by itself. Only address space until
+/// written.
+const POOL_MAPPED_BYTES: usize = 64 << 20;
+
 /// Node and leaf arrays at least this large are left untouched at build when the caller readies
 /// them window by window ([`Occupancy::build_windowed`]). Smaller ones are written whole, as a
 /// `Vec` would be: many passes each building a small index on parallel threads gain nothing from
@@ -675,6 +680,13 @@ impl<A: Address> Occupancy<A> {
         };
         let bytes = std::mem::size_of_val(&*occupancy.nodes) + std::mem::size_of_val(&*occupancy.leaf_sets);
         occupancy.lazy = bytes >= lazy_from;
+        if occupancy.lazy && cfg!(target_os = "linux") {
+            // The pool's first block large enough that the system allocator maps it by itself
+            // (its pages resident only once written), so that it grows by remapping. Grown from
+            // small, it moved out of the shared heap once, copied whole, and the old block stayed
+            // resident beside the new: 33 MiB at the process's peak on 2·10^6-buffer traces.
+            occupancy.pool.intervals.reserve_exact(POOL_MAPPED_BYTES / std::mem::size_of::<Interval<A>>());
+        }
         if !occupancy.lazy {
             // Written before anything reads them (see `populate`): the zeroed pages would map the
             // shared zero page on a first read and be copied on the first write.
