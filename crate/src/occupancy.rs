@@ -908,7 +908,7 @@ impl<A: Address> Occupancy<A> {
     /// [`Occupancy::forget`]), level by level: `(0, leaf set positions)`, then `(level, node
     /// positions)` for the levels above up to below the window's level or the forest's roots.
     fn window(&self, first: u32, width: u32) -> impl Iterator<Item = (u32, std::ops::Range<usize>)> + use<A> {
-        debug_assert!(width.is_power_of_two() && first % width == 0, "an aligned window");
+        debug_assert!(width.is_power_of_two() && first.is_multiple_of(width), "an aligned window");
         let levels = self.top.min(width.trailing_zeros());
         let (leaves, node_count, leaf_count) = (self.leaves, self.nodes.len(), self.leaf_sets.len());
         let (first, end) = (first as usize, first as usize + width as usize);
