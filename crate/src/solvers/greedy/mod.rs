@@ -319,7 +319,10 @@ fn place_with<A: Address>(
     let buffers = problem.buffers();
     let mut occupancy = Occupancy::<A>::build_windowed(buffers.iter().map(|b| (b.start, b.end)), deadline)?;
     let local = schedule::local_indices(order, |i| occupancy.leaf_range(i), occupancy.leaf_count());
-    let mut offsets = vec![0u64; buffers.len()];
+    // (Stored as the index stores addresses, every offset being below what it holds: on
+    // 2·10^6-buffer traces half the bytes of u64 at the pass's peak. Widened once the index is
+    // gone.)
+    let mut offsets = vec![A::default(); buffers.len()];
     let placed = match local {
         Some((local, width)) => {
             // A large index is readied and forgotten window by window; a small one was written
@@ -350,6 +353,7 @@ fn place_with<A: Address>(
     // (The index goes first: the placement order below is as long as the plan.)
     drop(occupancy);
     let placed = placed?;
+    let offsets: Vec<u64> = offsets.into_iter().map(A::wide).collect();
     if !matches!(placed, Finish::Placed(_)) {
         return Ok(placed);
     }
@@ -400,7 +404,7 @@ fn place_in<A: Address, S: BufferIndex>(
     deadline: &Deadline,
     ceiling: &Ceiling,
     occupancy: &mut Occupancy<A>,
-    offsets: &mut [u64],
+    offsets: &mut [A],
 ) -> Result<Finish, Halt> {
     let buffers = problem.buffers();
     let mut query = Query::default();
@@ -422,7 +426,7 @@ fn place_in<A: Address, S: BufferIndex>(
                 .copied()
                 .find(|&j: &usize| {
                     let b = &buffers[j];
-                    b.overlaps_in_time(buffer) && offsets[j] < top && offset < offsets[j] + b.size
+                    b.overlaps_in_time(buffer) && offsets[j].wide() < top && offset < offsets[j].wide() + b.size
                 })
                 .map_or_else(String::new, |j| format!(" and {}", buffers[j].id));
             return Err(Halt::Infeasible(format!("pinned buffers {}{other} overlap", buffer.id)));
@@ -431,7 +435,7 @@ fn place_in<A: Address, S: BufferIndex>(
             return Ok(Finish::TooWide);
         }
         occupancy.insert_queried(&query, offset, top);
-        offsets[i] = offset;
+        offsets[i] = A::narrow(offset); // (below `top`, checked against what `A` holds)
         peak = peak.max(top);
     }
     // What each step needs of its buffer, gathered a chunk ahead: `sequence` jumps across the
@@ -468,7 +472,7 @@ fn place_in<A: Address, S: BufferIndex>(
                 return Ok(Finish::TooWide);
             }
             occupancy.insert_queried(&query, offset, top);
-            offsets[step.index] = offset;
+            offsets[step.index] = A::narrow(offset); // (as above)
         }
         // (Checked a chunk at a time: a window stays a little longer than it must.)
         let placed = k * GATHER + part.len();
