@@ -18,6 +18,7 @@ use super::{Capabilities, Solver, finish, stop_reason};
 use crate::model::{Buffer, Outcome, Plan, Problem, Stats, Stopped};
 use crate::occupancy::{Address, Occupancy, Query};
 use crate::options::{CancelFlag, Deadline, Halt, SolveOptions};
+use schedule::BufferIndex;
 
 /// One pass of the engine: visit buffers in `order`, place each by `fit`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -167,7 +168,7 @@ impl Solver for Greedy {
         for &run in &self.passes {
             let order = run.order.arrange(problem.buffers(), options.seed);
             let placed =
-                deadline.expired().map_or_else(|| place_under(problem, &order, run.fit, &deadline, &self.ceiling), Err);
+                deadline.expired().map_or_else(|| place_under(problem, order, run.fit, &deadline, &self.ceiling), Err);
             let placement = match placed {
                 Ok(Some(placement)) => placement,
                 // Above the ceiling: this pass could only lose.
@@ -249,17 +250,19 @@ pub(crate) struct Placement {
 /// pinned buffers overlap, on an offset past u64, or when the deadline passes.
 pub(crate) fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) -> Result<Placement, Halt> {
     // Without a ceiling nothing gives up.
-    place_under(problem, order, fit, deadline, &Ceiling::default()).map(|placement| placement.unwrap_or_default())
+    place_under(problem, order.to_vec(), fit, deadline, &Ceiling::default())
+        .map(|placement| placement.unwrap_or_default())
 }
 
 /// [`place`], giving up (`Ok(None)`) as soon as a top passes `ceiling`.
 ///
 /// The index stores addresses as u32 while they may all fit (the instance's own bound does), and
 /// the pass is run again with u64 ones if a top passes 4 GiB after all: the same plan, with half
-/// the index's memory when the narrow pass goes through.
+/// the index's memory when the narrow pass goes through. (`order` is taken whole: the pass holds
+/// it as u32 indices, half the bytes.)
 fn place_under(
     problem: &Problem,
-    order: &[usize],
+    order: Vec<usize>,
     fit: Fit,
     deadline: &Deadline,
     ceiling: &Ceiling,
@@ -267,19 +270,23 @@ fn place_under(
     // The pass places buffers by their lifetimes: a pinned buffer with gaps goes in as its pieces,
     // so that pins whose hulls meet but whose pieces do not are placed, not called a clash.
     if let Some(pieces) = PinnedPieces::of(problem) {
-        let placed = place_under(&pieces.problem, &pieces.order(order), fit, deadline, ceiling)?;
+        let placed = place_under(&pieces.problem, pieces.order(&order), fit, deadline, ceiling)?;
         return Ok(placed.map(|placement| {
             let (offsets, order) = pieces.lift(problem, &placement.offsets, &placement.order);
             Placement { offsets, order }
         }));
     }
+    // Buffers are fewer than 2^32, as the occupancy index numbers them.
+    let narrow: Vec<u32> = order.iter().map(|&i| i as u32).collect();
+    drop(order);
+    let order = narrow;
     if problem.lower_bound() <= Occupancy::<u32>::LIMIT {
-        match place_with::<u32>(problem, order, fit, deadline, ceiling)? {
+        match place_with::<u32>(problem, &order, fit, deadline, ceiling)? {
             Finish::TooWide => {}
             finish => return Ok(finish.placement()),
         }
     }
-    match place_with::<u64>(problem, order, fit, deadline, ceiling)? {
+    match place_with::<u64>(problem, &order, fit, deadline, ceiling)? {
         Finish::TooWide => unreachable!("every address is within u64"),
         finish => Ok(finish.placement()),
     }
@@ -311,7 +318,7 @@ impl Finish {
 /// small working set. The placement order reported is `order`'s.
 fn place_with<A: Address>(
     problem: &Problem,
-    order: &[usize],
+    order: &[u32],
     fit: Fit,
     deadline: &Deadline,
     ceiling: &Ceiling,
@@ -361,9 +368,9 @@ fn place_with<A: Address>(
     if placed_order.is_empty() {
         // (Without pins the order is the placement order: asking each buffer in it whether it is
         // pinned read the buffers in the order's scattered sequence, a cache miss each.)
-        placed_order = order.to_vec();
+        placed_order = order.iter().map(|&i| i as usize).collect();
     } else {
-        placed_order.extend(order.iter().copied().filter(|&i| buffers[i].pinned.is_none()));
+        placed_order.extend(order.iter().map(|&i| i as usize).filter(|&i| buffers[i].pinned.is_none()));
     }
     Ok(Finish::Placed(Some(Placement { offsets, order: placed_order })))
 }
@@ -481,26 +488,6 @@ fn place_in<A: Address, S: BufferIndex>(
         }
     }
     Ok(if peak <= ceiling.get() { Finish::Placed(None) } else { Finish::AboveCeiling })
-}
-
-/// A buffer's index in a visiting order: usize as orders are given, u32 in the time-local order
-/// (see [`schedule::local_order`]).
-trait BufferIndex: Copy {
-    fn index(self) -> usize;
-}
-
-impl BufferIndex for usize {
-    #[inline]
-    fn index(self) -> usize {
-        self
-    }
-}
-
-impl BufferIndex for u32 {
-    #[inline]
-    fn index(self) -> usize {
-        self as usize
-    }
 }
 
 /// How many steps [`place_in`] gathers at a time.

@@ -39,6 +39,26 @@ const MIN_WIDTH: u32 = 2048;
 /// may let every group move, and a long one waiting holds all groups back.
 const LONG_SHARE: usize = 256;
 
+/// A buffer's index in a visiting order: usize as orders are given, u32 in the time-local order
+/// and in an order a pass holds throughout (half the bytes).
+pub(crate) trait BufferIndex: Copy {
+    fn index(self) -> usize;
+}
+
+impl BufferIndex for usize {
+    #[inline]
+    fn index(self) -> usize {
+        self
+    }
+}
+
+impl BufferIndex for u32 {
+    #[inline]
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
 /// The buffers of `order` (indices into `spans`, each a lifetime's leaf range `[first, last)`
 /// among `leaves` leaves) in an order that places each after the same time-overlapping buffers
 /// as `order` does. `None` when windows would not pay (too few leaves for two windows).
@@ -49,8 +69,8 @@ pub(crate) fn local_order(order: &[usize], spans: impl Fn(usize) -> (u32, u32), 
 /// [`local_order`] with the indices as u32 (buffers are fewer than 2^31, as the occupancy index
 /// numbers them): half the bytes of usize, for a pass that holds the order throughout; and the
 /// windows' width.
-pub(crate) fn local_indices(
-    order: &[usize],
+pub(crate) fn local_indices<S: BufferIndex>(
+    order: &[S],
     spans: impl Fn(usize) -> (u32, u32),
     leaves: u32,
 ) -> Option<(Vec<u32>, u32)> {
@@ -105,7 +125,12 @@ fn endpoint_windows(
 }
 
 /// [`local_order`] with windows `width` leaves wide.
-fn in_windows(order: &[usize], spans: impl Fn(usize) -> (u32, u32), leaves: u32, width: u32) -> Option<Vec<u32>> {
+fn in_windows<S: BufferIndex>(
+    order: &[S],
+    spans: impl Fn(usize) -> (u32, u32),
+    leaves: u32,
+    width: u32,
+) -> Option<Vec<u32>> {
     if leaves / width < 2 {
         return None;
     }
@@ -113,14 +138,14 @@ fn in_windows(order: &[usize], spans: impl Fn(usize) -> (u32, u32), leaves: u32,
     // Ranks turned into buffer indices in place: no second array as long as the order.
     let mut local = schedule(&groups);
     for rank in &mut local {
-        *rank = order[*rank as usize] as u32;
+        *rank = order[*rank as usize].index() as u32;
     }
     Some(local)
 }
 
 /// The narrowest power-of-two width (at least [`MIN_WIDTH`]) that leaves few buffers long.
-fn window_width(order: &[usize], spans: &impl Fn(usize) -> (u32, u32)) -> Option<u32> {
-    let mut lengths: Vec<u32> = order.iter().map(|&i| spans(i)).map(|(first, last)| last - first).collect();
+fn window_width<S: BufferIndex>(order: &[S], spans: &impl Fn(usize) -> (u32, u32)) -> Option<u32> {
+    let mut lengths: Vec<u32> = order.iter().map(|&i| spans(i.index())).map(|(first, last)| last - first).collect();
     let allowed = order.len() / LONG_SHARE;
     if lengths.is_empty() {
         return None;
@@ -132,7 +157,7 @@ fn window_width(order: &[usize], spans: &impl Fn(usize) -> (u32, u32)) -> Option
     length.max(MIN_WIDTH).checked_next_power_of_two()
 }
 
-fn group(order: &[usize], spans: &impl Fn(usize) -> (u32, u32), leaves: u32, width: u32) -> Groups {
+fn group<S: BufferIndex>(order: &[S], spans: &impl Fn(usize) -> (u32, u32), leaves: u32, width: u32) -> Groups {
     let windows = leaves.div_ceil(width) as usize;
     let count = 2 * windows + 1;
     let which = |i: usize| {
@@ -148,7 +173,7 @@ fn group(order: &[usize], spans: &impl Fn(usize) -> (u32, u32), leaves: u32, wid
     };
     let mut bounds = vec![0u32; count + 1];
     for &i in order {
-        bounds[which(i) + 1] += 1;
+        bounds[which(i.index()) + 1] += 1;
     }
     for g in 0..count {
         bounds[g + 1] += bounds[g];
@@ -156,7 +181,7 @@ fn group(order: &[usize], spans: &impl Fn(usize) -> (u32, u32), leaves: u32, wid
     let mut fill: Vec<u32> = bounds[..count].to_vec();
     let mut members = vec![0u32; order.len()];
     for (rank, &i) in order.iter().enumerate() {
-        let g = which(i);
+        let g = which(i.index());
         members[fill[g] as usize] = rank as u32;
         fill[g] += 1;
     }
