@@ -31,7 +31,7 @@ use crate::options::{Deadline, Halt};
 /// An address as an index stores it: u32 when every address of the plan stays below 4 GiB (half
 /// the memory of u64: on 2·10^6-buffer traces the interval pool was most of a pass's heap, and
 /// reading it most of its time), else u64. The interface speaks u64 throughout.
-pub trait Address: Copy + Ord + Default + std::fmt::Debug + Send + Sync + 'static {
+pub trait Address: Copy + Ord + Default + std::fmt::Debug + Send + Sync + 'static + zero::Bytes {
     /// The highest address the type holds: an index of it records no range ending above.
     const MAX: u64;
     /// `value` as this type; it must be at most [`Address::MAX`] (checked: a placement past it
@@ -44,6 +44,139 @@ pub trait Address: Copy + Ord + Default + std::fmt::Debug + Send + Sync + 'stati
     /// What a leaf's set holds inside itself: fewer than a node's, as leaves are the most
     /// numerous sets and hold the fewest intervals (see [`LeafSet`]).
     type LeafInline: Inline<(Self, Self)>;
+}
+
+/// Types whose value of all-zero bytes is valid and is their default, so that an array of them
+/// can come from the allocator zeroed: its pages are then untouched, not resident, until written
+/// (an index over millions of times fills its sets window by window, and forgets them the same
+/// way: see [`Occupancy::forget`]). Sealed: only the address types and the sets built of them.
+mod zero {
+    /// # Safety
+    /// A value whose bytes are all zero must be valid and equal to the type's default.
+    pub unsafe trait Bytes: Default {}
+}
+
+// SAFETY: plain integers; zero is their default.
+unsafe impl zero::Bytes for u32 {}
+// SAFETY: as for u32.
+unsafe impl zero::Bytes for u64 {}
+// SAFETY: a node is two sets, a set two u32 counts and intervals of addresses: all zero is an
+// empty inline set, the default.
+unsafe impl<A: Address> zero::Bytes for Node<A> {}
+// SAFETY: as for a node's set.
+unsafe impl<A: Address> zero::Bytes for LeafSet<A> {}
+
+/// `len` defaults in zeroed memory from the global allocator, whose pages stay untouched (not
+/// resident) until an element is written. (A `Vec` of an over-aligned type is zeroed by hand,
+/// every page written, as the system allocator zeroes a block by itself only at its own
+/// alignment: this array takes a block at that alignment and aligns the elements inside it.)
+struct Zeroed<T> {
+    block: std::ptr::NonNull<u8>,
+    layout: std::alloc::Layout,
+    /// Where the elements start inside the block.
+    offset: usize,
+    len: usize,
+    items: PhantomData<T>,
+}
+
+// SAFETY: the array owns its elements as a Vec does.
+unsafe impl<T: Send> Send for Zeroed<T> {}
+// SAFETY: as for Send.
+unsafe impl<T: Sync> Sync for Zeroed<T> {}
+
+impl<T: zero::Bytes + Copy> Zeroed<T> {
+    fn new(len: usize) -> Self {
+        let (size, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
+        let bytes =
+            size.checked_mul(len).and_then(|b| b.checked_add(align)).expect("an index within the address space");
+        let layout = std::alloc::Layout::from_size_align(bytes, std::mem::align_of::<u64>()).expect("a valid layout");
+        // SAFETY: the layout's size is at least `align`, so not zero.
+        let block = unsafe { std::alloc::alloc_zeroed(layout) };
+        let Some(block) = std::ptr::NonNull::new(block) else { std::alloc::handle_alloc_error(layout) };
+        let offset = block.as_ptr().align_offset(align);
+        Zeroed { block, layout, offset, len, items: PhantomData }
+    }
+}
+
+impl<T> std::ops::Deref for Zeroed<T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        // SAFETY: `len` elements fit in the block past `offset` (`align` bytes were added for it),
+        // aligned, and are initialised: zero bytes are a valid T (`zero::Bytes`, required to build).
+        unsafe { std::slice::from_raw_parts(self.block.as_ptr().add(self.offset).cast::<T>(), self.len) }
+    }
+}
+
+impl<T> std::ops::DerefMut for Zeroed<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as for `deref`, borrowed mutably through the array.
+        unsafe { std::slice::from_raw_parts_mut(self.block.as_ptr().add(self.offset).cast::<T>(), self.len) }
+    }
+}
+
+impl<T> Drop for Zeroed<T> {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout; the elements are Copy (`new`), nothing to drop.
+        unsafe { std::alloc::dealloc(self.block.as_ptr(), self.layout) }
+    }
+}
+
+/// Makes the memory pages under `items` resident and writable without changing a byte (Linux's
+/// `MADV_POPULATE_WRITE`; elsewhere nothing). A zeroed page first read maps the system's shared
+/// zero page, and the first write then copies it, which flushes the page's translation on every
+/// core running a thread of the process (an interrupt to each, per page): readied first, a page
+/// is read and written with no such flush.
+fn populate<T>(items: &mut [T]) {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: sysconf reads a constant of the system.
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(0);
+        let start = items.as_ptr() as usize;
+        let end = start + std::mem::size_of_val(items);
+        if page > 0 && start < end {
+            let (low, high) = (start / page * page, end.next_multiple_of(page));
+            // SAFETY: the pages hold part of `items`, borrowed mutably, so they are mapped; the
+            // advice faults them in as a write would, and changes no byte (nor any byte of another
+            // block sharing the first or last page). A failure only leaves them to fault later.
+            unsafe { libc::madvise(low as *mut libc::c_void, high - low, libc::MADV_POPULATE_WRITE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = items;
+}
+
+/// Resets `items` to their defaults, giving the memory pages wholly inside them back to the
+/// system (they read as zero bytes, the default, if touched again; on other targets every element
+/// is written).
+fn discard<T: zero::Bytes + Copy>(items: &mut [T]) {
+    #[cfg(unix)]
+    {
+        let size = std::mem::size_of::<T>();
+        // SAFETY: sysconf reads a constant of the system.
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(0);
+        let start = items.as_ptr() as usize;
+        let end = start + std::mem::size_of_val(items);
+        if size > 0 && page > 0 {
+            let (inner_start, inner_end) = (start.next_multiple_of(page), end / page * page);
+            if inner_start < inner_end {
+                // The elements with a byte outside the whole pages by hand, then the pages.
+                let (first, last) = ((inner_start - start).div_ceil(size), (inner_end - start) / size);
+                items[..first].fill(T::default());
+                items[last..].fill(T::default());
+                // SAFETY: the range lies inside `items`, borrowed mutably: nothing else reads it. The
+                // global allocator's blocks are private anonymous memory, whose pages read as zero
+                // bytes after MADV_DONTNEED, and zero bytes are the default of T (`zero::Bytes`).
+                let done = unsafe {
+                    libc::madvise(inner_start as *mut libc::c_void, inner_end - inner_start, libc::MADV_DONTNEED)
+                };
+                if done == 0 {
+                    return;
+                }
+            }
+        }
+    }
+    items.fill(T::default());
 }
 
 /// An array of intervals a [`Set`] holds inside itself.
@@ -181,6 +314,14 @@ impl<A: Address> Pool<A> {
 }
 
 impl<A: Address, I: Inline<Interval<A>>> Set<A, I> {
+    /// Gives the set's pool block, if it has one, back to the pool (the set itself is left as it
+    /// is: the caller resets it).
+    fn release(&self, pool: &mut Pool<A>) {
+        if self.class != 0 {
+            pool.release(self.block() as u32, self.class);
+        }
+    }
+
     /// Where the pool block starts (when `class > 0`).
     #[inline]
     fn block(&self) -> usize {
@@ -297,11 +438,11 @@ pub struct Occupancy<A: Address = u64> {
     top: u32,
     /// The inner nodes from `1` up to the last ancestor of a used leaf (entry 0 unused; nodes
     /// over the padding past the last distinct time are never touched, so not kept).
-    nodes: Vec<Node<A>>,
+    nodes: Zeroed<Node<A>>,
     /// Each used leaf's subtree set (the padding up to `leaves` keeps none). A leaf's own set
     /// would be read only by queries below it, and there are none: leaves keep one set, a
     /// [`LeafSet`] of a quarter of a node (on 10^6 leaves, 96 MiB less than a node each).
-    leaf_sets: Vec<LeafSet<A>>,
+    leaf_sets: Zeroed<LeafSet<A>>,
     /// Bit per node: canonical for some lifetime given to `new` (only those nodes hold sets).
     canonical: Vec<u64>,
     /// The leaf range of each lifetime given to `new`, by position.
@@ -309,7 +450,23 @@ pub struct Occupancy<A: Address = u64> {
     pool: Pool<A>,
     /// Scratch query for [`Occupancy::insert`].
     scratch: Query,
+    /// The node and leaf arrays were left untouched (not resident) at build, for the caller to
+    /// ready window by window ([`Occupancy::ready`]); else they were written whole at build.
+    lazy: bool,
 }
+
+/// A lazy index's first pool block, in bytes: above the largest threshold (32 MiB on 64-bit
+/// Linux) past which the system allocator maps a block by itself. Only address space until
+/// written.
+const POOL_MAPPED_BYTES: usize = 64 << 20;
+
+/// Node and leaf arrays at least this large are left untouched at build when the caller readies
+/// them window by window ([`Occupancy::build_windowed`]). Smaller ones are written whole, as a
+/// `Vec` would be: many passes each building a small index on parallel threads gain nothing from
+/// residency kept low, and every page given back or faulted in late costs them more. (The
+/// library's own tests make every windowed index lazy, so that the small passes they run ready
+/// and forget windows too; the integration tests run the threshold as shipped.)
+const LAZY_BYTES: usize = if cfg!(test) { 0 } else { 64 << 20 };
 
 /// The nodes of one lifetime and the sets to consult for it. Reuse one across buffers
 /// ([`Occupancy::query_into`]) to save allocations; after a query, [`Occupancy::insert_queried`]
@@ -447,7 +604,7 @@ impl Occupancy {
     /// [`Occupancy::new`], stopping when `deadline` passes: on millions of lifetimes building the
     /// index takes long enough that a cancel must reach it.
     pub fn build(lifetimes: impl Iterator<Item = (u64, u64)>, deadline: &Deadline) -> Result<Self, Halt> {
-        Occupancy::build_cut(lifetimes, deadline, None)
+        Occupancy::build_cut(lifetimes, deadline, None, usize::MAX)
     }
 }
 
@@ -458,7 +615,22 @@ impl<A: Address> Occupancy<A> {
     /// [`Occupancy::build`] for addresses stored as `A`: every placement recorded must end at
     /// or below [`Occupancy::LIMIT`].
     pub fn build_narrow(lifetimes: impl Iterator<Item = (u64, u64)>, deadline: &Deadline) -> Result<Self, Halt> {
-        Occupancy::build_cut(lifetimes, deadline, None)
+        Occupancy::build_cut(lifetimes, deadline, None, usize::MAX)
+    }
+
+    /// [`Occupancy::build_narrow`] for a caller that visits time window by window: a large
+    /// index's node and leaf arrays stay untouched (not resident) until readied. Before a
+    /// placement or query touches them, the caller calls [`Occupancy::ready_above`] once, then
+    /// [`Occupancy::ready`] for each window as it reaches the window's first endpoint (or
+    /// [`Occupancy::ready_all`]). On 2·10^6-buffer traces the arrays are 150 MiB, and with
+    /// [`Occupancy::forget`] only the windows under way are resident.
+    pub fn build_windowed(lifetimes: impl Iterator<Item = (u64, u64)>, deadline: &Deadline) -> Result<Self, Halt> {
+        Occupancy::build_cut(lifetimes, deadline, None, LAZY_BYTES)
+    }
+
+    /// Whether the arrays wait to be readied (see [`Occupancy::build_windowed`]).
+    pub fn is_lazy(&self) -> bool {
+        self.lazy
     }
 
     /// [`Occupancy::build`], cut at level `top` (at most the tree's height) instead of the level
@@ -467,6 +639,7 @@ impl<A: Address> Occupancy<A> {
         lifetimes: impl Iterator<Item = (u64, u64)>,
         deadline: &Deadline,
         top: Option<u32>,
+        lazy_from: usize,
     ) -> Result<Self, Halt> {
         // Every endpoint with the lifetime it belongs to, sorted once: the distinct times and each
         // lifetime's leaf range come out of one pass over them. (Finding them by binary search,
@@ -497,13 +670,29 @@ impl<A: Address> Occupancy<A> {
             times,
             leaves,
             top,
-            nodes: vec![Node::default(); inner],
-            leaf_sets: vec![LeafSet::default(); used],
+            nodes: Zeroed::new(inner),
+            leaf_sets: Zeroed::new(used),
             canonical: vec![0; (2 * leaves).div_ceil(64)],
             spans: Vec::new(),
             pool: Pool::default(),
             scratch: Query::default(),
+            lazy: false,
         };
+        let bytes = std::mem::size_of_val(&*occupancy.nodes) + std::mem::size_of_val(&*occupancy.leaf_sets);
+        occupancy.lazy = bytes >= lazy_from;
+        if occupancy.lazy && cfg!(target_os = "linux") {
+            // The pool's first block large enough that the system allocator maps it by itself
+            // (its pages resident only once written), so that it grows by remapping. Grown from
+            // small, it moved out of the shared heap once, copied whole, and the old block stayed
+            // resident beside the new: 33 MiB at the process's peak on 2·10^6-buffer traces.
+            occupancy.pool.intervals.reserve_exact(POOL_MAPPED_BYTES / std::mem::size_of::<Interval<A>>());
+        }
+        if !occupancy.lazy {
+            // Written before anything reads them (see `populate`): the zeroed pages would map the
+            // shared zero page on a first read and be copied on the first write.
+            occupancy.nodes.fill(Node::default());
+            occupancy.leaf_sets.fill(LeafSet::default());
+        }
         if let Some(stop) = deadline.expired() {
             return Err(stop);
         }
@@ -690,6 +879,82 @@ impl<A: Address> Occupancy<A> {
         self.nodes.fill(Node::default());
         self.leaf_sets.fill(LeafSet::default());
         self.pool.clear();
+    }
+
+    /// Forgets the sets that only lifetimes with an endpoint among leaves `[first, first + width)`
+    /// read or write, for a caller done with every such lifetime: their memory goes back to the
+    /// system and their pool blocks to the pool. `width` must be a power of two and `first` a
+    /// multiple of it. A lifetime with no endpoint there still gets the answers it would have got:
+    /// it touches a node inside the window only if the node is a forest root or the node's parent
+    /// meets the lifetime in part (its proper ancestors and canonical nodes lie along its two
+    /// ends), and the parent of a node below the window's level lies inside the window.
+    ///
+    /// (On 2·10^6-buffer traces the pass visits time window by window, and the sets of the windows
+    /// it had left behind were most of the process's memory at its peak.)
+    pub fn forget(&mut self, first: u32, width: u32) {
+        for (level, window) in self.window(first, width) {
+            let Occupancy { nodes, leaf_sets, pool, .. } = self;
+            if level == 0 {
+                leaf_sets[window.clone()].iter().for_each(|set| set.0.release(pool));
+                discard(&mut leaf_sets[window]);
+            } else {
+                nodes[window.clone()].iter().flat_map(|node| &node.sets).for_each(|set| set.release(pool));
+                discard(&mut nodes[window]);
+            }
+        }
+    }
+
+    /// The sets only lifetimes with an endpoint among leaves `[first, first + width)` touch (see
+    /// [`Occupancy::forget`]), level by level: `(0, leaf set positions)`, then `(level, node
+    /// positions)` for the levels above up to below the window's level or the forest's roots.
+    fn window(&self, first: u32, width: u32) -> impl Iterator<Item = (u32, std::ops::Range<usize>)> + use<A> {
+        debug_assert!(width.is_power_of_two() && first.is_multiple_of(width), "an aligned window");
+        let levels = self.top.min(width.trailing_zeros());
+        let (leaves, node_count, leaf_count) = (self.leaves, self.nodes.len(), self.leaf_sets.len());
+        let (first, end) = (first as usize, first as usize + width as usize);
+        (0..levels).map(move |level| {
+            if level == 0 {
+                (0, first.min(leaf_count)..end.min(leaf_count))
+            } else {
+                let base = leaves >> level;
+                let (low, high) = (base + (first >> level), base + (end >> level));
+                (level, low.min(node_count)..high.min(node_count))
+            }
+        })
+    }
+
+    /// Makes the sets of a window that [`Occupancy::forget`] would forget resident (a lazy
+    /// index's; see [`Occupancy::build_windowed`]), for a caller about to place or query a
+    /// lifetime with an endpoint among leaves `[first, first + width)`.
+    pub fn ready(&mut self, first: u32, width: u32) {
+        if self.lazy {
+            for (level, window) in self.window(first, width) {
+                if level == 0 { populate(&mut self.leaf_sets[window]) } else { populate(&mut self.nodes[window]) }
+            }
+        }
+    }
+
+    /// Makes the sets resident that no window of `width` leaves covers in [`Occupancy::ready`]:
+    /// the nodes at and above the windows' level, or the forest's roots (a lazy index's).
+    pub fn ready_above(&mut self, width: u32) {
+        if self.lazy {
+            match self.top.min(width.trailing_zeros()) {
+                0 => self.ready_all(),
+                level => {
+                    // Level `level`'s nodes end where those of the level below begin.
+                    let end = (self.leaves >> (level - 1)).min(self.nodes.len());
+                    populate(&mut self.nodes[..end]);
+                }
+            }
+        }
+    }
+
+    /// Makes every set resident (a lazy index's), for a pass that does not ready them by window.
+    pub fn ready_all(&mut self) {
+        if self.lazy {
+            populate(&mut self.nodes);
+            populate(&mut self.leaf_sets);
+        }
     }
 
     /// Records addresses `[low, high)` as taken during `[start, end)` (`high` at most
@@ -1197,7 +1462,8 @@ mod tests {
                 (start, start + if class == 0 { length * 25 } else { length })
             })
             .collect();
-        let mut occupancy = Occupancy::<A>::build_cut(lifetimes.iter().copied(), &Deadline::none(), Some(cut)).unwrap();
+        let mut occupancy =
+            Occupancy::<A>::build_cut(lifetimes.iter().copied(), &Deadline::none(), Some(cut), usize::MAX).unwrap();
         let base = if high { Occupancy::<A>::LIMIT - 4096 } else { 0 };
         let mut placed: Vec<(u64, u64, u64, u64)> = Vec::new();
         let taken = |placed: &[(u64, u64, u64, u64)], (s, e): (u64, u64), low: u64, high: u64| {
@@ -1244,6 +1510,70 @@ mod tests {
         assert!(mixed.top < mixed.leaves.trailing_zeros() && mixed.top > 0, "cut at {}", mixed.top);
         let uniform = Occupancy::new((0..64u64).map(|i| (0, 64 + i % 2)));
         assert_eq!(uniform.top, uniform.leaves.trailing_zeros());
+    }
+
+    /// Once a window is forgotten, lifetimes with no endpoint in it get the answers an index that
+    /// forgot nothing gives, placed and queried in turn; the forgotten sets read empty. (Windows
+    /// over a whole page of sets give their pages back; smaller ones are reset by hand. Windows
+    /// are readied again and again, over sets already written.)
+    #[test]
+    fn a_forgotten_window_leaves_the_other_lifetimes_answers() {
+        let mut random = crate::test_support::Lcg::new(11);
+        let lifetimes: Vec<(u64, u64)> = (0..6_000)
+            .map(|k| {
+                let start = random.below(4_000);
+                let length = if k % 50 == 0 { 500 + random.below(3_000) } else { 1 + random.below(12) };
+                (start, start + length)
+            })
+            .collect();
+        for (cut, width) in [(Some(6), 64u32), (Some(12), 512), (None, 1024)] {
+            // The forgetting index lazy (its arrays readied window by window, as a windowed pass
+            // does: readying must change no set), the other written whole.
+            let build =
+                |lazy_from| Occupancy::<u32>::build_cut(lifetimes.iter().copied(), &Deadline::none(), cut, lazy_from);
+            let (mut forgetting, mut whole) = (build(0).unwrap(), build(usize::MAX).unwrap());
+            assert!(forgetting.is_lazy() && !whole.is_lazy());
+            forgetting.ready_above(width);
+            assert!(forgetting.top > 0, "cut at {}", forgetting.top);
+            let windows = forgetting.leaf_count().div_ceil(width);
+            let spans: Vec<(u32, u32)> = (0..lifetimes.len()).map(|k| forgetting.leaf_range(k)).collect();
+            let touches = |k: usize, window: u32| [spans[k].0 / width, (spans[k].1 - 1) / width].contains(&window);
+            let mut forgotten: Vec<u32> = Vec::new();
+            let (mut query, mut other) = (Query::default(), Query::default());
+            for (k, &(start, end)) in lifetimes.iter().enumerate() {
+                if k % 1_500 == 1_499 {
+                    let window = forgotten.len() as u32 * 3 % windows;
+                    forgotten.push(window);
+                    forgetting.forget(window * width, width);
+                }
+                if forgotten.iter().any(|&w| touches(k, w)) {
+                    continue;
+                }
+                forgetting.ready(spans[k].0 / width * width, width);
+                forgetting.ready((spans[k].1 - 1) / width * width, width);
+                forgetting.query_lifetime(k, &mut query);
+                whole.query_lifetime(k, &mut other);
+                let size = 1 + (start * 7 + end) % 9;
+                let offset = whole.lowest_fit(&other, size, 1).unwrap();
+                assert_eq!(forgetting.lowest_fit(&query, size, 1), Some(offset), "lifetime {k}");
+                assert_eq!(forgetting.highest(&query), whole.highest(&other));
+                forgetting.insert_queried(&query, offset, offset + size);
+                whole.insert_queried(&other, offset, offset + size);
+            }
+            let levels = forgetting.top.min(width.trailing_zeros());
+            let clamp = |range: std::ops::Range<usize>, len: usize| range.start.min(len)..range.end.min(len);
+            for &window in &forgotten {
+                let (first, end) = ((window * width) as usize, ((window + 1) * width) as usize);
+                let leaves = &forgetting.leaf_sets[clamp(first..end, forgetting.leaf_sets.len())];
+                assert!(leaves.iter().all(|set| set.0.len == 0 && set.0.class == 0));
+                for level in 1..levels {
+                    let base = forgetting.leaves >> level;
+                    let nodes = &forgetting.nodes
+                        [clamp(base + (first >> level)..base + (end >> level), forgetting.nodes.len())];
+                    assert!(nodes.iter().flat_map(|n| &n.sets).all(|set| set.len == 0 && set.class == 0));
+                }
+            }
+        }
     }
 
     /// A leaf's set takes half a node's line (u32 addresses), a node's pair of sets two lines.
@@ -1317,7 +1647,8 @@ mod tests {
     fn an_unregistered_lifetime_is_refused() {
         // (The whole tree: cut lower, [1, 7) would be tiled by leaves that [0, 8) registers.)
         let lifetimes = [(0u64, 8u64), (0, 1), (7, 8)].into_iter();
-        let mut occupancy = Occupancy::<u64>::build_cut(lifetimes, &Deadline::none(), Some(u32::MAX)).unwrap();
+        let mut occupancy =
+            Occupancy::<u64>::build_cut(lifetimes, &Deadline::none(), Some(u32::MAX), usize::MAX).unwrap();
         occupancy.insert(0, 8, 0, 4);
         let mut query = Query::default();
         occupancy.query_into(1, 7, &mut query);

@@ -18,6 +18,7 @@ use super::{Capabilities, Solver, finish, stop_reason};
 use crate::model::{Buffer, Outcome, Plan, Problem, Stats, Stopped};
 use crate::occupancy::{Address, Occupancy, Query};
 use crate::options::{CancelFlag, Deadline, Halt, SolveOptions};
+use schedule::BufferIndex;
 
 /// One pass of the engine: visit buffers in `order`, place each by `fit`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -167,7 +168,7 @@ impl Solver for Greedy {
         for &run in &self.passes {
             let order = run.order.arrange(problem.buffers(), options.seed);
             let placed =
-                deadline.expired().map_or_else(|| place_under(problem, &order, run.fit, &deadline, &self.ceiling), Err);
+                deadline.expired().map_or_else(|| place_under(problem, order, run.fit, &deadline, &self.ceiling), Err);
             let placement = match placed {
                 Ok(Some(placement)) => placement,
                 // Above the ceiling: this pass could only lose.
@@ -249,17 +250,19 @@ pub(crate) struct Placement {
 /// pinned buffers overlap, on an offset past u64, or when the deadline passes.
 pub(crate) fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) -> Result<Placement, Halt> {
     // Without a ceiling nothing gives up.
-    place_under(problem, order, fit, deadline, &Ceiling::default()).map(|placement| placement.unwrap_or_default())
+    place_under(problem, order.to_vec(), fit, deadline, &Ceiling::default())
+        .map(|placement| placement.unwrap_or_default())
 }
 
 /// [`place`], giving up (`Ok(None)`) as soon as a top passes `ceiling`.
 ///
 /// The index stores addresses as u32 while they may all fit (the instance's own bound does), and
 /// the pass is run again with u64 ones if a top passes 4 GiB after all: the same plan, with half
-/// the index's memory when the narrow pass goes through.
+/// the index's memory when the narrow pass goes through. (`order` is taken whole: the pass holds
+/// it as u32 indices, half the bytes.)
 fn place_under(
     problem: &Problem,
-    order: &[usize],
+    order: Vec<usize>,
     fit: Fit,
     deadline: &Deadline,
     ceiling: &Ceiling,
@@ -267,19 +270,23 @@ fn place_under(
     // The pass places buffers by their lifetimes: a pinned buffer with gaps goes in as its pieces,
     // so that pins whose hulls meet but whose pieces do not are placed, not called a clash.
     if let Some(pieces) = PinnedPieces::of(problem) {
-        let placed = place_under(&pieces.problem, &pieces.order(order), fit, deadline, ceiling)?;
+        let placed = place_under(&pieces.problem, pieces.order(&order), fit, deadline, ceiling)?;
         return Ok(placed.map(|placement| {
             let (offsets, order) = pieces.lift(problem, &placement.offsets, &placement.order);
             Placement { offsets, order }
         }));
     }
+    // Buffers are fewer than 2^32, as the occupancy index numbers them.
+    let narrow: Vec<u32> = order.iter().map(|&i| i as u32).collect();
+    drop(order);
+    let order = narrow;
     if problem.lower_bound() <= Occupancy::<u32>::LIMIT {
-        match place_with::<u32>(problem, order, fit, deadline, ceiling)? {
+        match place_with::<u32>(problem, &order, fit, deadline, ceiling)? {
             Finish::TooWide => {}
             finish => return Ok(finish.placement()),
         }
     }
-    match place_with::<u64>(problem, order, fit, deadline, ceiling)? {
+    match place_with::<u64>(problem, &order, fit, deadline, ceiling)? {
         Finish::TooWide => unreachable!("every address is within u64"),
         finish => Ok(finish.placement()),
     }
@@ -311,29 +318,49 @@ impl Finish {
 /// small working set. The placement order reported is `order`'s.
 fn place_with<A: Address>(
     problem: &Problem,
-    order: &[usize],
+    order: &[u32],
     fit: Fit,
     deadline: &Deadline,
     ceiling: &Ceiling,
 ) -> Result<Finish, Halt> {
     let buffers = problem.buffers();
-    let mut occupancy = Occupancy::<A>::build_narrow(buffers.iter().map(|b| (b.start, b.end)), deadline)?;
+    let mut occupancy = Occupancy::<A>::build_windowed(buffers.iter().map(|b| (b.start, b.end)), deadline)?;
     let local = schedule::local_indices(order, |i| occupancy.leaf_range(i), occupancy.leaf_count());
-    let mut offsets = vec![0u64; buffers.len()];
+    // (Stored as the index stores addresses, every offset being below what it holds: on
+    // 2·10^6-buffer traces half the bytes of u64 at the pass's peak. Widened once the index is
+    // gone.)
+    let mut offsets = vec![A::default(); buffers.len()];
     let placed = match local {
-        Some(local) => match place_in(problem, &local, fit, deadline, ceiling, &mut occupancy, &mut offsets) {
-            // Which buffer overflows first is `order`'s to say: the pass is run again in it.
-            Err(Halt::Overflow { .. }) => {
-                occupancy.clear();
-                place_in(problem, order, fit, deadline, ceiling, &mut occupancy, &mut offsets)
+        Some((local, width)) => {
+            // A large index is readied and forgotten window by window; a small one was written
+            // whole at build and keeps everything (see `Occupancy::build_windowed`).
+            let mut visit = Visit::plain(&local[..]);
+            let (finished, started);
+            if occupancy.is_lazy() {
+                let ready_width = width.max(READY_LEAVES);
+                finished = schedule::finished_windows(&local, |i| occupancy.leaf_range(i), width);
+                started = schedule::started_windows(&local, |i| occupancy.leaf_range(i), ready_width);
+                occupancy.ready_above(ready_width);
+                visit = Visit { sequence: &local, finished: &finished, width, started: &started, ready_width };
             }
-            placed => placed,
-        },
-        None => place_in(problem, order, fit, deadline, ceiling, &mut occupancy, &mut offsets),
+            match place_in(problem, visit, fit, deadline, ceiling, &mut occupancy, &mut offsets) {
+                // Which buffer overflows first is `order`'s to say: the pass is run again in it.
+                Err(Halt::Overflow { .. }) => {
+                    occupancy.clear();
+                    place_in(problem, Visit::plain(order), fit, deadline, ceiling, &mut occupancy, &mut offsets)
+                }
+                placed => placed,
+            }
+        }
+        None => {
+            occupancy.ready_all();
+            place_in(problem, Visit::plain(order), fit, deadline, ceiling, &mut occupancy, &mut offsets)
+        }
     };
     // (The index goes first: the placement order below is as long as the plan.)
     drop(occupancy);
     let placed = placed?;
+    let offsets: Vec<u64> = offsets.into_iter().map(A::wide).collect();
     if !matches!(placed, Finish::Placed(_)) {
         return Ok(placed);
     }
@@ -341,30 +368,60 @@ fn place_with<A: Address>(
     if placed_order.is_empty() {
         // (Without pins the order is the placement order: asking each buffer in it whether it is
         // pinned read the buffers in the order's scattered sequence, a cache miss each.)
-        placed_order = order.to_vec();
+        placed_order = order.iter().map(|&i| i as usize).collect();
     } else {
-        placed_order.extend(order.iter().copied().filter(|&i| buffers[i].pinned.is_none()));
+        placed_order.extend(order.iter().map(|&i| i as usize).filter(|&i| buffers[i].pinned.is_none()));
     }
     Ok(Finish::Placed(Some(Placement { offsets, order: placed_order })))
 }
 
-/// Places the pinned buffers, then the others in `sequence`, into an empty `occupancy`, writing
-/// `offsets`; stops as soon as a top passes `ceiling` or what the index holds.
+/// The width of the windows in which a lazy index is readied, in leaves, at least: with u32
+/// addresses a MiB of leaf sets and two of first-level nodes, so that each request to the system
+/// covers many pages.
+const READY_LEAVES: u32 = 1 << 15;
+
+/// A visiting order, and the windows of time the index readies and forgets along it.
+#[derive(Clone, Copy)]
+struct Visit<'a, S> {
+    sequence: &'a [S],
+    /// `(position, window)` in order of position ([`schedule::finished_windows`]): once the
+    /// buffer at `position` is placed, the index forgets the window (`width` leaves).
+    finished: &'a [(u32, u32)],
+    width: u32,
+    /// `(position, window)` in order of position ([`schedule::started_windows`]): before the
+    /// buffer at `position` is placed, the index readies the window (`ready_width` leaves).
+    started: &'a [(u32, u32)],
+    ready_width: u32,
+}
+
+impl<'a, S> Visit<'a, S> {
+    /// `sequence`, readying and forgetting nothing.
+    fn plain(sequence: &'a [S]) -> Self {
+        Visit { sequence, finished: &[], width: 1, started: &[], ready_width: 1 }
+    }
+}
+
+/// Places the pinned buffers, then the others in `visit`'s sequence, into an empty `occupancy`,
+/// writing `offsets`; stops as soon as a top passes `ceiling` or what the index holds.
 /// ([`Finish::Placed`] carries no placement here: the caller makes it from `offsets`.)
 fn place_in<A: Address, S: BufferIndex>(
     problem: &Problem,
-    sequence: &[S],
+    visit: Visit<S>,
     fit: Fit,
     deadline: &Deadline,
     ceiling: &Ceiling,
     occupancy: &mut Occupancy<A>,
-    offsets: &mut [u64],
+    offsets: &mut [A],
 ) -> Result<Finish, Halt> {
     let buffers = problem.buffers();
     let mut query = Query::default();
     // The highest top so far: the plan's makespan can only grow from it.
     let mut peak = 0u64;
     let pinned: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
+    if !pinned.is_empty() {
+        // (Pinned buffers go first, wherever their windows lie.)
+        occupancy.ready_all();
+    }
     for (k, &i) in pinned.iter().enumerate() {
         let buffer = &buffers[i];
         let offset = buffer.pinned.unwrap_or(0); // filtered above
@@ -376,7 +433,7 @@ fn place_in<A: Address, S: BufferIndex>(
                 .copied()
                 .find(|&j: &usize| {
                     let b = &buffers[j];
-                    b.overlaps_in_time(buffer) && offsets[j] < top && offset < offsets[j] + b.size
+                    b.overlaps_in_time(buffer) && offsets[j].wide() < top && offset < offsets[j].wide() + b.size
                 })
                 .map_or_else(String::new, |j| format!(" and {}", buffers[j].id));
             return Err(Halt::Infeasible(format!("pinned buffers {}{other} overlap", buffer.id)));
@@ -385,7 +442,7 @@ fn place_in<A: Address, S: BufferIndex>(
             return Ok(Finish::TooWide);
         }
         occupancy.insert_queried(&query, offset, top);
-        offsets[i] = offset;
+        offsets[i] = A::narrow(offset); // (below `top`, checked against what `A` holds)
         peak = peak.max(top);
     }
     // What each step needs of its buffer, gathered a chunk ahead: `sequence` jumps across the
@@ -393,7 +450,14 @@ fn place_in<A: Address, S: BufferIndex>(
     // pass on a cache miss per step; gathered in a loop of independent reads, the misses overlap.
     let mut chunk: Vec<Step> = Vec::with_capacity(GATHER);
     let mut done = 0;
-    for part in sequence.chunks(GATHER) {
+    let mut finished = visit.finished.iter().peekable();
+    let mut started = visit.started.iter().peekable();
+    for (k, part) in visit.sequence.chunks(GATHER).enumerate() {
+        // Every window a buffer of this chunk starts or ends in is readied before the chunk.
+        let ahead = k * GATHER + part.len();
+        while let Some(&(_, window)) = started.next_if(|&&(position, _)| (position as usize) < ahead) {
+            occupancy.ready(window * visit.ready_width, visit.ready_width);
+        }
         chunk.clear();
         chunk.extend(part.iter().map(|&i| i.index()).filter(|&i| buffers[i].pinned.is_none()).map(|i| Step {
             index: i,
@@ -415,30 +479,15 @@ fn place_in<A: Address, S: BufferIndex>(
                 return Ok(Finish::TooWide);
             }
             occupancy.insert_queried(&query, offset, top);
-            offsets[step.index] = offset;
+            offsets[step.index] = A::narrow(offset); // (as above)
+        }
+        // (Checked a chunk at a time: a window stays a little longer than it must.)
+        let placed = k * GATHER + part.len();
+        while let Some(&(_, window)) = finished.next_if(|&&(position, _)| (position as usize) < placed) {
+            occupancy.forget(window * visit.width, visit.width);
         }
     }
     Ok(if peak <= ceiling.get() { Finish::Placed(None) } else { Finish::AboveCeiling })
-}
-
-/// A buffer's index in a visiting order: usize as orders are given, u32 in the time-local order
-/// (see [`schedule::local_order`]).
-trait BufferIndex: Copy {
-    fn index(self) -> usize;
-}
-
-impl BufferIndex for usize {
-    #[inline]
-    fn index(self) -> usize {
-        self
-    }
-}
-
-impl BufferIndex for u32 {
-    #[inline]
-    fn index(self) -> usize {
-        self as usize
-    }
 }
 
 /// How many steps [`place_in`] gathers at a time.
@@ -500,7 +549,7 @@ mod tests {
                 let mut offsets = vec![0; buffers.len()];
                 let placed = place_in(
                     problem,
-                    &order,
+                    Visit::plain(&order),
                     fit,
                     &Deadline::none(),
                     &Ceiling::default(),

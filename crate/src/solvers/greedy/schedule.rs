@@ -39,22 +39,98 @@ const MIN_WIDTH: u32 = 2048;
 /// may let every group move, and a long one waiting holds all groups back.
 const LONG_SHARE: usize = 256;
 
+/// A buffer's index in a visiting order: usize as orders are given, u32 in the time-local order
+/// and in an order a pass holds throughout (half the bytes).
+pub(crate) trait BufferIndex: Copy {
+    fn index(self) -> usize;
+}
+
+impl BufferIndex for usize {
+    #[inline]
+    fn index(self) -> usize {
+        self
+    }
+}
+
+impl BufferIndex for u32 {
+    #[inline]
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
 /// The buffers of `order` (indices into `spans`, each a lifetime's leaf range `[first, last)`
 /// among `leaves` leaves) in an order that places each after the same time-overlapping buffers
 /// as `order` does. `None` when windows would not pay (too few leaves for two windows).
 pub(crate) fn local_order(order: &[usize], spans: impl Fn(usize) -> (u32, u32), leaves: u32) -> Option<Vec<usize>> {
-    local_indices(order, spans, leaves).map(|local| local.into_iter().map(|i| i as usize).collect())
+    local_indices(order, spans, leaves).map(|(local, _)| local.into_iter().map(|i| i as usize).collect())
 }
 
 /// [`local_order`] with the indices as u32 (buffers are fewer than 2^31, as the occupancy index
-/// numbers them): half the bytes of usize, for a pass that holds the order throughout.
-pub(crate) fn local_indices(order: &[usize], spans: impl Fn(usize) -> (u32, u32), leaves: u32) -> Option<Vec<u32>> {
+/// numbers them): half the bytes of usize, for a pass that holds the order throughout; and the
+/// windows' width.
+pub(crate) fn local_indices<S: BufferIndex>(
+    order: &[S],
+    spans: impl Fn(usize) -> (u32, u32),
+    leaves: u32,
+) -> Option<(Vec<u32>, u32)> {
     let width = window_width(order, &spans)?;
-    in_windows(order, spans, leaves, width)
+    in_windows(order, spans, leaves, width).map(|local| (local, width))
+}
+
+/// When a pass in `local` is done with each window of `width` leaves: `(position, window)` for
+/// every window holding an endpoint of some lifetime, where `position` is the last place in
+/// `local` of a buffer with an endpoint in the window (its first or its last leaf), in order of
+/// position. Past it no buffer to come starts or ends in the window, so the index may forget
+/// what only such buffers read ([`crate::occupancy::Occupancy::forget`]).
+pub(crate) fn finished_windows(local: &[u32], spans: impl Fn(usize) -> (u32, u32), width: u32) -> Vec<(u32, u32)> {
+    endpoint_windows(local, spans, width, |seen, position| *seen = position)
+}
+
+/// When a pass in `local` first reaches each window of `width` leaves: `(position, window)` for
+/// every window holding an endpoint of some lifetime, where `position` is the first place in
+/// `local` of a buffer with an endpoint in the window, in order of position. Before it, no buffer
+/// placed starts or ends in the window, so the index need not hold the window's sets yet
+/// ([`crate::occupancy::Occupancy::ready`]).
+pub(crate) fn started_windows(local: &[u32], spans: impl Fn(usize) -> (u32, u32), width: u32) -> Vec<(u32, u32)> {
+    endpoint_windows(local, spans, width, |seen, position| *seen = (*seen).min(position))
+}
+
+/// `(position, window)` for every window of `width` leaves holding an endpoint of a lifetime in
+/// `local`, the position `keep` picks among those of the buffers with an endpoint there (`keep`
+/// updates the one seen so far, `u32::MAX` at first, with the next), in order of position.
+fn endpoint_windows(
+    local: &[u32],
+    spans: impl Fn(usize) -> (u32, u32),
+    width: u32,
+    keep: impl Fn(&mut u32, u32),
+) -> Vec<(u32, u32)> {
+    let mut seen: Vec<u32> = Vec::new();
+    for (position, &i) in local.iter().enumerate() {
+        let (first, end) = spans(i as usize);
+        if first < end {
+            for window in [first / width, (end - 1) / width] {
+                let window = window as usize;
+                if seen.len() <= window {
+                    seen.resize(window + 1, u32::MAX);
+                }
+                keep(&mut seen[window], position as u32);
+            }
+        }
+    }
+    let mut windows: Vec<(u32, u32)> =
+        (0..seen.len() as u32).filter(|&w| seen[w as usize] != u32::MAX).map(|w| (seen[w as usize], w)).collect();
+    windows.sort_unstable();
+    windows
 }
 
 /// [`local_order`] with windows `width` leaves wide.
-fn in_windows(order: &[usize], spans: impl Fn(usize) -> (u32, u32), leaves: u32, width: u32) -> Option<Vec<u32>> {
+fn in_windows<S: BufferIndex>(
+    order: &[S],
+    spans: impl Fn(usize) -> (u32, u32),
+    leaves: u32,
+    width: u32,
+) -> Option<Vec<u32>> {
     if leaves / width < 2 {
         return None;
     }
@@ -62,14 +138,14 @@ fn in_windows(order: &[usize], spans: impl Fn(usize) -> (u32, u32), leaves: u32,
     // Ranks turned into buffer indices in place: no second array as long as the order.
     let mut local = schedule(&groups);
     for rank in &mut local {
-        *rank = order[*rank as usize] as u32;
+        *rank = order[*rank as usize].index() as u32;
     }
     Some(local)
 }
 
 /// The narrowest power-of-two width (at least [`MIN_WIDTH`]) that leaves few buffers long.
-fn window_width(order: &[usize], spans: &impl Fn(usize) -> (u32, u32)) -> Option<u32> {
-    let mut lengths: Vec<u32> = order.iter().map(|&i| spans(i)).map(|(first, last)| last - first).collect();
+fn window_width<S: BufferIndex>(order: &[S], spans: &impl Fn(usize) -> (u32, u32)) -> Option<u32> {
+    let mut lengths: Vec<u32> = order.iter().map(|&i| spans(i.index())).map(|(first, last)| last - first).collect();
     let allowed = order.len() / LONG_SHARE;
     if lengths.is_empty() {
         return None;
@@ -81,7 +157,7 @@ fn window_width(order: &[usize], spans: &impl Fn(usize) -> (u32, u32)) -> Option
     length.max(MIN_WIDTH).checked_next_power_of_two()
 }
 
-fn group(order: &[usize], spans: &impl Fn(usize) -> (u32, u32), leaves: u32, width: u32) -> Groups {
+fn group<S: BufferIndex>(order: &[S], spans: &impl Fn(usize) -> (u32, u32), leaves: u32, width: u32) -> Groups {
     let windows = leaves.div_ceil(width) as usize;
     let count = 2 * windows + 1;
     let which = |i: usize| {
@@ -97,7 +173,7 @@ fn group(order: &[usize], spans: &impl Fn(usize) -> (u32, u32), leaves: u32, wid
     };
     let mut bounds = vec![0u32; count + 1];
     for &i in order {
-        bounds[which(i) + 1] += 1;
+        bounds[which(i.index()) + 1] += 1;
     }
     for g in 0..count {
         bounds[g + 1] += bounds[g];
@@ -105,7 +181,7 @@ fn group(order: &[usize], spans: &impl Fn(usize) -> (u32, u32), leaves: u32, wid
     let mut fill: Vec<u32> = bounds[..count].to_vec();
     let mut members = vec![0u32; order.len()];
     for (rank, &i) in order.iter().enumerate() {
-        let g = which(i);
+        let g = which(i.index());
         members[fill[g] as usize] = rank as u32;
         fill[g] += 1;
     }
@@ -242,6 +318,40 @@ mod tests {
             // Some buffers (pinned ones, say) may be left out of the order.
             order.truncate(order.len() - order.len() / 8);
             check(&spans, &order, leaves, width);
+        }
+    }
+
+    /// Past the position given for a window, no buffer starts or ends in it; at the position, one
+    /// does.
+    #[test]
+    fn a_window_is_finished_after_its_last_endpoint() {
+        let spans = [(0u32, 3u32), (5, 9), (2, 13), (12, 14), (1, 2), (9, 10)];
+        let local = [4u32, 0, 2, 5, 1, 3];
+        let finished = finished_windows(&local, |i| spans[i], 4);
+        // Window 0 (leaves 0–3) last sees buffer 2 start, windows 1 and 2 buffer 1 (leaves 5 to
+        // 8), window 3 buffer 3.
+        assert_eq!(finished, vec![(2, 0), (4, 1), (4, 2), (5, 3)]);
+        for &(position, window) in &finished {
+            let touches = |i: usize| [spans[i].0 / 4, (spans[i].1 - 1) / 4].contains(&window);
+            assert!(touches(local[position as usize] as usize));
+            assert!(local[position as usize + 1..].iter().all(|&i| !touches(i as usize)));
+        }
+    }
+
+    /// Before the position given for a window, no buffer starts or ends in it; at the position,
+    /// one does.
+    #[test]
+    fn a_window_is_started_at_its_first_endpoint() {
+        let spans = [(0u32, 3u32), (5, 9), (2, 13), (12, 14), (1, 2), (9, 10)];
+        let local = [4u32, 0, 2, 5, 1, 3];
+        let started = started_windows(&local, |i| spans[i], 4);
+        // Window 0 (leaves 0–3) first sees buffer 4, window 3 buffer 2's end, window 2 buffer 5,
+        // window 1 buffer 1.
+        assert_eq!(started, vec![(0, 0), (2, 3), (3, 2), (4, 1)]);
+        for &(position, window) in &started {
+            let touches = |i: usize| [spans[i].0 / 4, (spans[i].1 - 1) / 4].contains(&window);
+            assert!(touches(local[position as usize] as usize));
+            assert!(local[..position as usize].iter().all(|&i| !touches(i as usize)));
         }
     }
 
