@@ -3,7 +3,8 @@
 //! two neighbours in address order, which is enough because the alive set stays disjoint. O(n log n)
 //! in the number of live pieces (a buffer with gaps counts by its pieces and windows).
 
-use std::collections::{BTreeMap, HashSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashSet};
 
 use crate::metrics;
 use crate::model::{Buffer, Outcome, Problem, Stopped};
@@ -194,40 +195,51 @@ struct Piece {
     buffer: usize,
 }
 
+/// What the sweep reads of a piece once it has its place in start order: when it ends and the
+/// addresses it occupies.
+#[derive(Clone, Copy)]
+struct Extent {
+    end: u64,
+    low: u64,
+    high: u64,
+}
+
 /// Reports every pair of buffers that meet, and returns the most bytes alive at once among the
 /// placeable buffers (the sweep passes every start and end in time order anyway).
 fn find_overlaps(problem: &Problem, offsets: &[u64], placeable: &[bool], violations: &mut Vec<Violation>) -> u128 {
     let buffers = problem.buffers();
-    // The pieces renumbered by start, with the (end, number) of each sorted: the sweep then reads
-    // the pieces in the order they start, and ends soon after (most lifetimes are short), where
-    // in input order it waited on a cache miss at nearly every event on millions of buffers.
-    let (starts, mut ends, ranges) = if problem.has_gaps() {
+    // The pieces renumbered by start: the sweep then reads them in the order they start, where in
+    // input order it waited on a cache miss at nearly every event on millions of buffers.
+    let (starts, extents) = if problem.has_gaps() {
         pieces_by_start(buffers, offsets, placeable)
     } else {
         whole_buffers_by_start(buffers, offsets, placeable)
     };
-    ends.sort_unstable();
     // Alive pieces by low address: low -> (high, buffer). Kept disjoint: a piece that overlaps is
     // reported and left out, so the neighbour checks stay exact for the rest. A pair of buffers
     // is reported once, however many of their pieces meet. (A sorted array while few pieces were
     // alive, with the B-tree beyond, saved nothing measurable on 2·10^6 buffers and about 1 % of
     // an SLFF solve on 250,000: not worth a second store in the code every test trusts.)
     let mut alive: BTreeMap<u64, (u64, usize)> = BTreeMap::new();
-    let mut inserted = vec![false; ranges.len()];
+    // The started pieces that have not ended yet, by (end, number), each with whether it went
+    // into `alive`: they end in that order. (Only the pieces alive at once are held, where a
+    // sorted list of every end took 16 bytes a piece and a sort of them all.)
+    let mut ending: BinaryHeap<Reverse<(u64, usize, bool)>> = BinaryHeap::new();
     let mut reported: HashSet<(usize, usize)> = HashSet::new();
     // The bytes alive, and the most at any time: ends come before starts at each time (as
     // `[start, end)` asks), so the load after each start is a load the plan has at that time.
     let (mut load, mut max_load) = (0u128, 0u128);
-    let mut ended = ends.iter().peekable();
-    for (k, &(start, _)) in starts.iter().enumerate() {
-        while let Some(&(_, p)) = ended.next_if(|&&(end, _)| end <= start) {
-            let (low, high, _) = ranges[p];
+    for (k, (&(start, i), &Extent { end, low, high })) in starts.iter().zip(&extents).enumerate() {
+        while let Some(&Reverse((ended, p, inserted))) = ending.peek()
+            && ended <= start
+        {
+            ending.pop();
+            let Extent { low, high, .. } = extents[p];
             load -= (high - low) as u128;
-            if inserted[p] {
+            if inserted {
                 alive.remove(&low);
             }
         }
-        let (low, high, i) = ranges[k];
         load += (high - low) as u128;
         max_load = max_load.max(load);
         // The alive piece starting last below `high` meets the newcomer when any does (they are
@@ -250,17 +262,18 @@ fn find_overlaps(problem: &Problem, offsets: &[u64], placeable: &[bool], violati
                     second_offset: offsets[second],
                 });
             }
+            ending.push(Reverse((end, k, false)));
             continue;
         }
         alive.insert(low, (high, i));
-        inserted[k] = true;
+        ending.push(Reverse((end, k, true)));
     }
     max_load
 }
 
-/// What the sweep reads: the `(start, number)` of every piece sorted, the `(end, number)` of each
-/// (unsorted), and each one's `(low, high, buffer)` in the sorted order.
-type Sorted = (Vec<(u64, usize)>, Vec<(u64, usize)>, Vec<(u64, u64, usize)>);
+/// What the sweep reads: the `(start, buffer)` of every piece sorted by start (ties in the order
+/// of the pieces), and each one's [`Extent`] in that order.
+type Sorted = (Vec<(u64, usize)>, Vec<Extent>);
 
 /// Every live piece of the placeable buffers, for a problem with gaps: a buffer occupies only its
 /// pieces, and a zero-size buffer has none, so it meets nothing.
@@ -278,18 +291,17 @@ fn pieces_by_start(buffers: &[Buffer], offsets: &[u64], placeable: &[bool]) -> S
     }
     let mut starts: Vec<(u64, usize)> = pieces.iter().enumerate().map(|(p, piece)| (piece.start, p)).collect();
     starts.sort_unstable();
-    let mut ends: Vec<(u64, usize)> = Vec::with_capacity(pieces.len());
-    let mut ranges: Vec<(u64, u64, usize)> = Vec::with_capacity(pieces.len());
-    for (k, &(_, p)) in starts.iter().enumerate() {
-        let piece = &pieces[p];
-        ends.push((piece.end, k));
-        ranges.push((piece.low, piece.high, piece.buffer));
+    let mut extents: Vec<Extent> = Vec::with_capacity(pieces.len());
+    for (_, p) in &mut starts {
+        let piece = &pieces[*p];
+        extents.push(Extent { end: piece.end, low: piece.low, high: piece.high });
+        *p = piece.buffer;
     }
-    (starts, ends, ranges)
+    (starts, extents)
 }
 
 /// [`pieces_by_start`] for a problem without gaps, where each buffer of some size is one piece:
-/// numbered by the buffer itself, with no list of pieces beside the three the sweep reads.
+/// numbered by the buffer itself, with no list of pieces beside the two the sweep reads.
 fn whole_buffers_by_start(buffers: &[Buffer], offsets: &[u64], placeable: &[bool]) -> Sorted {
     let mut starts: Vec<(u64, usize)> = buffers
         .iter()
@@ -298,15 +310,15 @@ fn whole_buffers_by_start(buffers: &[Buffer], offsets: &[u64], placeable: &[bool
         .map(|(i, b)| (b.start, i))
         .collect();
     starts.sort_unstable();
-    let mut ends: Vec<(u64, usize)> = Vec::with_capacity(starts.len());
-    let mut ranges: Vec<(u64, u64, usize)> = Vec::with_capacity(starts.len());
-    for (k, &(_, i)) in starts.iter().enumerate() {
-        let buffer = &buffers[i];
-        ends.push((buffer.end, k));
-        // (offset + size fits in u64: the buffer is placeable.)
-        ranges.push((offsets[i], offsets[i] + buffer.size, i));
-    }
-    (starts, ends, ranges)
+    let extents = starts
+        .iter()
+        .map(|&(_, i)| {
+            let buffer = &buffers[i];
+            // (offset + size fits in u64: the buffer is placeable.)
+            Extent { end: buffer.end, low: offsets[i], high: offsets[i] + buffer.size }
+        })
+        .collect();
+    (starts, extents)
 }
 
 /// Checks an outcome: its plan against the problem (and the capacity when the outcome says its

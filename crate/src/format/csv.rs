@@ -552,49 +552,61 @@ pub(super) fn write_to(
 
     let semantics = problem.semantics();
     let shift = layout.time_shift;
-    let time = |out: &mut dyn std::io::Write, t: u64| {
-        if shift == 0 { write!(out, "{t}") } else { write!(out, "{}", t as i128 - shift as i128) }
+    // Each row is made in `line` and written whole: one call a row, where one a cell (through
+    // `dyn Write` and the formatting machinery) took most of the writing of millions of rows.
+    let mut line: Vec<u8> = Vec::with_capacity(128);
+    let mut digits = itoa::Buffer::new();
+    let time = |line: &mut Vec<u8>, digits: &mut itoa::Buffer, t: u64| {
+        if shift == 0 {
+            line.extend_from_slice(digits.format(t).as_bytes());
+        } else {
+            line.extend_from_slice(digits.format(t as i128 - shift as i128).as_bytes());
+        }
     };
     for (index, buffer) in problem.buffers().iter().enumerate() {
+        line.clear();
         let offset = offsets.get(index).copied().or(buffer.pinned);
         let (lower, upper) = semantics.from_half_open(buffer.start, buffer.end);
         let cells = columns.iter().map(|column| column.role).chain(add_offset.then_some(Role::Offset));
         for (i, role) in cells.enumerate() {
             if i > 0 {
-                out.write_all(b",")?;
+                line.push(b',');
             }
             match role {
-                Role::Id => out.write_all(records::quote(&buffer.id).as_bytes())?,
-                Role::Lower => time(out, lower)?,
-                Role::Upper => time(out, upper)?,
-                Role::InclusiveEnd => time(out, Semantics::Inclusive.from_half_open(buffer.start, buffer.end).1)?,
-                Role::Size => write!(out, "{}", buffer.size)?,
-                Role::Alignment => write!(out, "{}", buffer.alignment)?,
+                Role::Id => line.extend_from_slice(records::quote(&buffer.id).as_bytes()),
+                Role::Lower => time(&mut line, &mut digits, lower),
+                Role::Upper => time(&mut line, &mut digits, upper),
+                Role::InclusiveEnd => {
+                    time(&mut line, &mut digits, Semantics::Inclusive.from_half_open(buffer.start, buffer.end).1)
+                }
+                Role::Size => line.extend_from_slice(digits.format(buffer.size).as_bytes()),
+                Role::Alignment => line.extend_from_slice(digits.format(buffer.alignment).as_bytes()),
                 Role::Offset => {
                     if let Some(offset) = offset {
-                        write!(out, "{offset}")?;
+                        line.extend_from_slice(digits.format(offset).as_bytes());
                     }
                 }
                 // MiniMalloc's "no hint", never a blank cell.
                 Role::Hint => match buffer.hint {
-                    Some(hint) => write!(out, "{hint}")?,
-                    None => out.write_all(b"-1")?,
+                    Some(hint) => line.extend_from_slice(digits.format(hint).as_bytes()),
+                    None => line.extend_from_slice(b"-1"),
                 },
                 Role::Name => {
                     if let Some(name) = buffer.name.as_deref() {
-                        out.write_all(records::quote(name).as_bytes())?;
+                        line.extend_from_slice(records::quote(name).as_bytes());
                     }
                 }
                 Role::Category => {
                     if let Some(category) = buffer.category {
-                        out.write_all(category.name().as_bytes())?;
+                        line.extend_from_slice(category.name().as_bytes());
                     }
                 }
-                Role::Gaps => out.write_all(reading::write_gaps(&buffer.gaps, semantics, shift).as_bytes())?,
+                Role::Gaps => line.extend_from_slice(reading::write_gaps(&buffer.gaps, semantics, shift).as_bytes()),
                 Role::Ignored => unreachable!("filtered out above"),
             }
         }
-        out.write_all(b"\n")?;
+        line.push(b'\n');
+        out.write_all(&line)?;
     }
     Ok(())
 }
