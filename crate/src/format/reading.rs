@@ -7,6 +7,10 @@ use crate::model::{Buffer, Gap, InputError, InputErrors, Problem, Semantics, Win
 /// Parses a plain decimal `u64` (blanks around it allowed). The error says which way the text is
 /// wrong, because "negative" and "too large" need different fixes from "not a number".
 pub(super) fn parse_integer(text: &str) -> Result<u64, String> {
+    // The common cell, a few plain digits, without the general parse (19 digits never overflow).
+    if (1..=19).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(text.bytes().fold(0, |value, digit| value * 10 + u64::from(digit - b'0')));
+    }
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return Err("missing value; expected a non-negative integer".to_string());
@@ -245,6 +249,12 @@ mod tests {
         assert!(parse_integer("abc").unwrap_err().contains("'abc' is not a non-negative integer"));
         assert!(parse_integer("1.5").unwrap_err().contains("not a non-negative integer"));
         assert!(parse_integer("  ").unwrap_err().contains("missing value"));
+        // The plain-digits path and the general one agree, up to 19 digits and past them.
+        for text in ["0", "007", "9999999999999999999", "10000000000000000000", "18446744073709551615"] {
+            assert_eq!(parse_integer(text).ok(), text.parse::<u64>().ok(), "{text}");
+        }
+        assert!(parse_integer("18446744073709551616").is_err());
+        assert_eq!(parse_integer("+5"), Ok(5));
     }
 
     #[test]

@@ -62,7 +62,7 @@ impl<'t> Records<'t> {
         cells.clear();
         loop {
             let line = self.lines.next()?;
-            let content = line.text.trim();
+            let content = trim(line.text);
             if content.is_empty() || content.starts_with('#') {
                 continue;
             }
@@ -143,6 +143,9 @@ impl<'t> Cursor<'t> {
 
     fn skip_blanks(&mut self) {
         let rest = self.rest();
+        if rest.as_bytes().first().is_some_and(|&b| !is_blank_byte(b)) {
+            return;
+        }
         self.at += rest.len() - rest.trim_start().len();
     }
 
@@ -200,7 +203,7 @@ fn read_record<'t>(
                 Some(at) => (at, false),
                 None => (rest.len(), true),
             };
-            let text = rest[..length].trim_end();
+            let text = trim_end(&rest[..length]);
             cursor.at += length + usize::from(!ends_record);
             let column = cursor.line.column(if text.is_empty() { cell_start } else { first });
             (Cow::Borrowed(text), column, ends_record)
@@ -239,11 +242,37 @@ fn read_quoted<'t>(cursor: &mut Cursor<'t>, more_lines: &mut impl Iterator<Item 
     }
 }
 
+/// Whether `byte` may be part of a blank: an ASCII blank (as `char::is_whitespace` has them, the
+/// vertical tab included), or any byte of a multi-byte character, which only `str::trim` can tell.
+fn is_blank_byte(byte: u8) -> bool {
+    !byte.is_ascii() || char::from(byte).is_whitespace()
+}
+
+/// `text.trim()`, without decoding characters when both ends are plain ASCII (nearly every cell
+/// and line of a large file, where the trims were a visible part of the reading).
+fn trim(text: &str) -> &str {
+    match text.as_bytes() {
+        [first, .., last] if !is_blank_byte(*first) && !is_blank_byte(*last) => text,
+        [only] if !is_blank_byte(*only) => text,
+        _ => text.trim(),
+    }
+}
+
+/// `text.trim_end()`, in the same way as [`trim`].
+fn trim_end(text: &str) -> &str {
+    match text.as_bytes().last() {
+        Some(&last) if !is_blank_byte(last) => text,
+        _ => text.trim_end(),
+    }
+}
+
 /// A cell ready to write: quoted when reading it back plain would change it (commas, quotes, line
 /// breaks, surrounding blanks, emptiness, or a leading `#` that would make its line a comment).
 pub(super) fn quote(text: &str) -> Cow<'_, str> {
-    let needs_quotes =
-        text.is_empty() || text.starts_with('#') || text.trim() != text || text.contains([',', '"', '\n', '\r']);
+    let needs_quotes = text.is_empty()
+        || text.starts_with('#')
+        || trim(text).len() != text.len()
+        || text.contains([',', '"', '\n', '\r']);
     if needs_quotes { Cow::Owned(format!("\"{}\"", text.replace('"', "\"\""))) } else { Cow::Borrowed(text) }
 }
 
@@ -313,5 +342,44 @@ mod tests {
             assert_eq!(records[0].cells[0].text, id);
         }
         assert_eq!(quote("plain"), "plain");
+    }
+
+    #[test]
+    fn the_quick_trims_are_the_standard_ones() {
+        // ASCII blanks (the vertical tab among them), blanks of several bytes (no-break space, em
+        // space) and other characters of several bytes, at either end or alone.
+        let cases = [
+            "",
+            " ",
+            "\t",
+            "\u{b}",
+            "\u{c}",
+            "\r",
+            "a",
+            " a",
+            "a ",
+            "\u{b}a\u{b}",
+            "\u{a0}7",
+            "7\u{a0}",
+            "\u{2003}",
+            "é",
+            "é ",
+            " é",
+            "#x",
+            "1,2",
+            "x\u{2003}y",
+        ];
+        for text in cases {
+            assert_eq!(trim(text), text.trim(), "{text:?}");
+            assert_eq!(trim_end(text), text.trim_end(), "{text:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn trims_agree_with_the_standard_library(text in "[ \t\u{b}\u{c}a9#,\u{a0}\u{2003}é]{0,6}") {
+            proptest::prop_assert_eq!(trim(&text), text.trim());
+            proptest::prop_assert_eq!(trim_end(&text), text.trim_end());
+        }
     }
 }
