@@ -1379,6 +1379,38 @@ mod tests {
         assert!(compared >= 4, "inference cut too few nodes ({compared}): the sweep is barely compared");
     }
 
+    /// Reading each buffer's floor as its lowest fit (chosen without pins or alignments, as on
+    /// these instances) and keeping the lowest fits apart walk the same tree: same outcome,
+    /// counts and plan, at the smallest capacity that fits and the one below it, with inference
+    /// on (its sweep reads the fits) and off.
+    #[test]
+    fn floors_read_as_fits_search_as_kept_fits() {
+        let (never, deadline) = (|| false, Deadline::none());
+        let allowance = Allowance { node_limit: LIMIT, deadline: &deadline, abandon: &never };
+        let mut searched = 0;
+        for seed in 0..12 {
+            let Some((instance, optimum)) = ranked_at_optimum(seed) else { continue };
+            for capacity in [optimum - 1, optimum] {
+                for inference in [false, true] {
+                    let rules = Rules { inference, ..RULES };
+                    let mut floors = Search::new(&instance, capacity, rules);
+                    assert!(floors.fits_are_floors, "seed {seed}: no pins or alignments");
+                    let mut kept = Search::new(&instance, capacity, rules);
+                    kept.fits_are_floors = false;
+                    kept.lowest = vec![0; instance.len()];
+                    let outcome = floors.run(&allowance);
+                    let context = format!("seed {seed}, capacity {capacity}, inference {inference}");
+                    assert_eq!(outcome, kept.run(&allowance), "{context}");
+                    assert_eq!(floors.counters, kept.counters, "{context}");
+                    assert_eq!(floors.placement_order(), kept.placement_order(), "{context}");
+                    assert_eq!(floors.offset, kept.offset, "{context}");
+                    searched += usize::from(floors.counters.backtracks > 20);
+                }
+            }
+        }
+        assert!(searched >= 4, "too few instances need search ({searched}): the fits are barely compared");
+    }
+
     /// A search paused at many node limits and resumed each time walks exactly the tree of one
     /// uninterrupted run: same outcome, same counts, same plan (or the same partial placement
     /// where both stopped at the node limit). Tried at the smallest capacity
