@@ -311,8 +311,13 @@ pub(super) struct Search<'a> {
     /// Placed ranks with the trail length before each, newest last.
     placements: Vec<(u32, usize)>,
     candidates: Vec<Candidate>,
-    /// Scratch: the lowest fit of each buffer at the current node, and per section the effective height.
+    /// Scratch: the lowest fit of each buffer at the current node (empty when
+    /// `fits_are_floors`), and per section the effective height.
     lowest: Vec<u64>,
+    /// No pinned buffers and no alignments: every buffer's lowest fit is its floor, so `lowest`
+    /// is not kept and [`Search::lowest_fit_of`] reads the floor. The fit loop then stores
+    /// nothing per buffer and holds one array fewer (in wasm V8 spills values of that loop).
+    fits_are_floors: bool,
     effective: Effective,
     /// XOR of [`transpositions::key`] over the unplaced buffers and their floors.
     floors_hash: u128,
@@ -360,6 +365,7 @@ impl<'a> Search<'a> {
                 crossing[x] = running as u32;
             }
         }
+        let fits_are_floors = instance.obstacles.is_empty() && instance.classes.is_empty();
         Search {
             instance,
             capacity,
@@ -384,7 +390,8 @@ impl<'a> Search<'a> {
             trail: Vec::new(),
             placements: Vec::with_capacity(n),
             candidates: Vec::new(),
-            lowest: vec![0; n],
+            lowest: if fits_are_floors { Vec::new() } else { vec![0; n] },
+            fits_are_floors,
             effective: Effective::new(sections, Self::highest_height(instance, capacity)),
             floors_hash: (0..n as u32).fold(0, |hash, rank| hash ^ transpositions::key(rank, 0)),
             refuted: Refuted::new(MEMO_LIMIT),
@@ -777,13 +784,19 @@ impl<'a> Search<'a> {
         // repeats is not considered again), and the lowest offset cut by the headroom.
         let mut last_kept: Option<(u32, u64)> = None;
         let mut lowest_cut = u64::MAX;
+        // Without pinned buffers no buffer has obstacles: the loop over them is skipped whole
+        // rather than asked for an empty slice of each buffer.
+        let pinned = !instance.obstacles.is_empty();
         for (position, &rank) in list.iter().enumerate() {
             let r = rank as usize;
-            let offset = self.lowest[r];
+            let offset = self.lowest_fit_of(r);
             let candidate = Candidate { offset, rank, position: position as u32 };
             if self.consider(candidate, max_offset, last_rank, lowest_top) {
                 last_kept = Some((rank, offset));
                 self.keep_under(candidate, headroom, &mut lowest_cut);
+            }
+            if !pinned {
+                continue;
             }
             // Beside a pinned buffer a buffer may also rest on top of it (the gaps above).
             for obstacle in instance.obstacles(r) {
@@ -819,15 +832,13 @@ impl<'a> Search<'a> {
     /// fits under the capacity, and every section can hold its unplaced buffers (eq. 3). Sets
     /// each buffer's lowest fit; returns the lowest top among them (h_min, for dominance).
     fn holds(&mut self, list: &[u32], max_offset: u64) -> Option<NodeView> {
-        let instance = self.instance;
         // Without pinned buffers or alignments every buffer's lowest fit is its floor: that case
-        // gets a loop of its own, with no call and no `Option` (in wasm an `Option` a call may
-        // return is kept in memory, on every buffer of every node).
-        let plain = instance.obstacles.is_empty() && instance.classes.is_empty();
-        let fits = if plain {
-            self.fit_each(list, max_offset, |_, _, _, floor| (Some(floor), false))
+        // gets a loop of its own, with no call, no `Option` (in wasm an `Option` a call may
+        // return is kept in memory, on every buffer of every node) and no store.
+        let fits = if self.fits_are_floors {
+            self.fit_each::<false>(list, max_offset, |_, _, _, floor| (Some(floor), false))
         } else {
-            self.fit_each(list, max_offset, |instance, r, traits, floor| {
+            self.fit_each::<true>(list, max_offset, |instance, r, traits, floor| {
                 if traits.pinned_beside {
                     (instance.lowest_fit(r, floor), true)
                 } else {
@@ -869,10 +880,11 @@ impl<'a> Search<'a> {
     }
 
     /// Sets each buffer's lowest fit (`fit` gives it from the buffer's floor, and whether the
-    /// buffer is beside a pinned one), or returns `None` when one no longer fits under the
-    /// capacity. Gathers in the same pass what [`Search::holds`] needs of them.
+    /// buffer is beside a pinned one; kept in `lowest` when `KEEP`, else it is the floor), or
+    /// returns `None` when one no longer fits under the capacity. Gathers in the same pass what
+    /// [`Search::holds`] needs of them.
     #[inline(always)]
-    fn fit_each(
+    fn fit_each<const KEEP: bool>(
         &mut self,
         list: &[u32],
         max_offset: u64,
@@ -888,7 +900,9 @@ impl<'a> Search<'a> {
             match top {
                 Some(top) if top <= self.capacity => {
                     let lowest = lowest.unwrap_or(0); // Some: top is Some
-                    self.lowest[r] = lowest;
+                    if KEEP {
+                        self.lowest[r] = lowest;
+                    }
                     fits.lowest_top = fits.lowest_top.min(top);
                     fits.low = fits.low.min(traits.first);
                     fits.high = fits.high.max(traits.last);
@@ -1167,7 +1181,7 @@ impl<'a> Search<'a> {
     #[inline(always)]
     fn height(&self, r: usize, base: u64) -> Option<u64> {
         let traits = &self.traits[r];
-        let lowest = self.lowest[r];
+        let lowest = self.lowest_fit_of(r);
         if lowest < base && !traits.pinned_beside {
             // Stuck below the maximum offset: only a neighbour placed later (at or above it) can
             // lift this buffer to a canonical offset, so it ends at least that much higher; with
@@ -1178,6 +1192,12 @@ impl<'a> Search<'a> {
             return Some(base.saturating_add(traits.smallest_neighbour));
         }
         Some(lowest.max(base))
+    }
+
+    /// An unplaced buffer's lowest fit at the current node, as [`Search::holds`] set it.
+    #[inline(always)]
+    fn lowest_fit_of(&self, r: usize) -> u64 {
+        if self.fits_are_floors { self.floor[r] } else { self.lowest[r] }
     }
 
     fn place(&mut self, rank: usize, offset: u64) {
@@ -1357,6 +1377,38 @@ mod tests {
             }
         }
         assert!(compared >= 4, "inference cut too few nodes ({compared}): the sweep is barely compared");
+    }
+
+    /// Reading each buffer's floor as its lowest fit (chosen without pins or alignments, as on
+    /// these instances) and keeping the lowest fits apart walk the same tree: same outcome,
+    /// counts and plan, at the smallest capacity that fits and the one below it, with inference
+    /// on (its sweep reads the fits) and off.
+    #[test]
+    fn floors_read_as_fits_search_as_kept_fits() {
+        let (never, deadline) = (|| false, Deadline::none());
+        let allowance = Allowance { node_limit: LIMIT, deadline: &deadline, abandon: &never };
+        let mut searched = 0;
+        for seed in 0..12 {
+            let Some((instance, optimum)) = ranked_at_optimum(seed) else { continue };
+            for capacity in [optimum - 1, optimum] {
+                for inference in [false, true] {
+                    let rules = Rules { inference, ..RULES };
+                    let mut floors = Search::new(&instance, capacity, rules);
+                    assert!(floors.fits_are_floors, "seed {seed}: no pins or alignments");
+                    let mut kept = Search::new(&instance, capacity, rules);
+                    kept.fits_are_floors = false;
+                    kept.lowest = vec![0; instance.len()];
+                    let outcome = floors.run(&allowance);
+                    let context = format!("seed {seed}, capacity {capacity}, inference {inference}");
+                    assert_eq!(outcome, kept.run(&allowance), "{context}");
+                    assert_eq!(floors.counters, kept.counters, "{context}");
+                    assert_eq!(floors.placement_order(), kept.placement_order(), "{context}");
+                    assert_eq!(floors.offset, kept.offset, "{context}");
+                    searched += usize::from(floors.counters.backtracks > 20);
+                }
+            }
+        }
+        assert!(searched >= 4, "too few instances need search ({searched}): the fits are barely compared");
     }
 
     /// A search paused at many node limits and resumed each time walks exactly the tree of one
