@@ -1028,6 +1028,44 @@ impl<A: Address> Occupancy<A> {
 
     fn query_span(&self, span: Span, query: &mut Query) {
         self.collect_nodes(span, query);
+        self.prefetch_nodes(query);
+        self.keep_nonempty(query);
+    }
+
+    /// [`Occupancy::query_leaves`] in three steps, for a caller that queries lifetimes a few at a
+    /// time ahead of their turn: this one finds the lifetime's nodes and asks for their cache
+    /// lines; [`Occupancy::prefetch_spilled`] (once the lines are likely in) asks for the first
+    /// pool line of each set that keeps its intervals there; [`Occupancy::finish_query`] makes
+    /// the query. The steps only read, so placements may come between them (the hints may then
+    /// point at lines a placement moved: they read nothing, so at worst they are wasted).
+    ///
+    /// (On 2·10^6-buffer traces a pass waited on memory at nearly every step: the node lines,
+    /// then the pool blocks behind them, one lifetime after another. Asked for a few lifetimes
+    /// ahead, the misses overlap the work of the steps before.)
+    pub fn prepare_leaves(&self, (first, last): (u32, u32), query: &mut Query) {
+        self.collect_nodes(Span { first, last }, query);
+        self.prefetch_nodes(query);
+    }
+
+    /// Asks for the first pool line of each set of a prepared query's nodes (both slots: the one
+    /// a query reads and the one a placement writes) that keeps its intervals in the pool. Reads
+    /// the sets' headers: best once [`Occupancy::prepare_leaves`]'s lines have arrived.
+    pub fn prefetch_spilled(&self, query: &Query) {
+        for &node in &query.nodes {
+            for slot in [OWN, BELOW] {
+                self.with_set(node << 1 | slot, PrefetchSpilled(&self.pool));
+            }
+        }
+    }
+
+    /// Completes a query that [`Occupancy::prepare_leaves`] began: the same answers as
+    /// [`Occupancy::query_leaves`] of the lifetime, as of the placements made so far.
+    pub fn finish_query(&self, query: &mut Query) {
+        self.keep_nonempty(query);
+    }
+
+    /// Asks for the lines of both sets of every node of a query (see [`Occupancy::query_span`]).
+    fn prefetch_nodes(&self, query: &Query) {
         // Both sets of every node are asked for first, then read: the read set now, the other
         // (the own set of a canonical node, the subtree set of an ancestor) by the placement,
         // once the fit is found. Asked for together, their cache misses overlap, where a read
@@ -1038,6 +1076,10 @@ impl<A: Address> Occupancy<A> {
             self.prefetch_set(reference);
             self.prefetch_set(reference ^ 1);
         }
+    }
+
+    /// Lists the query's non-empty sets to read, from its nodes.
+    fn keep_nonempty(&self, query: &mut Query) {
         // The non-empty sets, kept without a branch on each one's length.
         query.sets.clear();
         query.sets.resize(query.nodes.len(), 0);
@@ -1327,6 +1369,21 @@ impl<'a, A: Address> SetVisitor<'a, A, ()> for Prefetch {
     fn visit<I: Inline<Interval<A>>>(self, set: Option<&'a Set<A, I>>) {
         if let Some(set) = set {
             prefetch(set);
+        }
+    }
+}
+
+/// A prefetch of the first pool line of a set that keeps its intervals in the pool.
+struct PrefetchSpilled<'a, A: Address>(&'a Pool<A>);
+
+impl<'a, A: Address> SetVisitor<'a, A, ()> for PrefetchSpilled<'a, A> {
+    #[inline(always)]
+    fn visit<I: Inline<Interval<A>>>(self, set: Option<&'a Set<A, I>>) {
+        if let Some(set) = set
+            && set.class != 0
+            && let Some(first) = self.0.intervals.get(set.block())
+        {
+            prefetch(first);
         }
     }
 }
