@@ -16,7 +16,7 @@ pub use order::Order;
 use super::view::PinnedPieces;
 use super::{Capabilities, Solver, finish, stop_reason};
 use crate::model::{Buffer, Outcome, Plan, Problem, Stats, Stopped};
-use crate::occupancy::{Address, Occupancy, Query};
+use crate::occupancy::{Address, Occupancy, Query, prefetch};
 use crate::options::{CancelFlag, Deadline, Halt, SolveOptions};
 use schedule::BufferIndex;
 
@@ -341,8 +341,8 @@ fn place_with<A: Address>(
             let (finished, started);
             if occupancy.is_lazy() {
                 let ready_width = width.max(READY_LEAVES);
-                finished = schedule::finished_windows(&local, |i| occupancy.leaf_range(i), width);
-                started = schedule::started_windows(&local, |i| occupancy.leaf_range(i), ready_width);
+                schedule::WindowVisits { finished, started } =
+                    schedule::window_visits(&local, |i| occupancy.leaf_range(i), width, ready_width);
                 occupancy.ready_above(ready_width);
                 visit = Visit { sequence: &local, finished: &finished, width, started: &started, ready_width };
             }
@@ -387,11 +387,11 @@ const READY_LEAVES: u32 = 1 << 15;
 #[derive(Clone, Copy)]
 struct Visit<'a, S> {
     sequence: &'a [S],
-    /// `(position, window)` in order of position ([`schedule::finished_windows`]): once the
+    /// `(position, window)` in order of position ([`schedule::WindowVisits::finished`]): once the
     /// buffer at `position` is placed, the index forgets the window (`width` leaves).
     finished: &'a [(u32, u32)],
     width: u32,
-    /// `(position, window)` in order of position ([`schedule::started_windows`]): before the
+    /// `(position, window)` in order of position ([`schedule::WindowVisits::started`]): before the
     /// buffer at `position` is placed, the index readies the window (`ready_width` leaves).
     started: &'a [(u32, u32)],
     ready_width: u32,
@@ -463,14 +463,13 @@ fn place_in<A: Address, S: BufferIndex>(
             occupancy.ready(window * visit.ready_width, visit.ready_width);
         }
         chunk.clear();
-        chunk.extend(part.iter().map(|&i| i.index()).filter(|&i| buffers[i].pinned.is_none()).map(|i| Step {
-            index: i,
-            leaves: occupancy.leaf_range(i),
-            size: buffers[i].size,
-            alignment: buffers[i].alignment,
+        chunk.extend(part.iter().map(|&i| i.index()).filter(|&i| buffers[i].pinned.is_none()).map(|i| {
+            // (The step's offset is written at its turn: asked for now, its line is in by then.)
+            prefetch(&offsets[i]);
+            Step { index: i, leaves: occupancy.leaf_range(i), size: buffers[i].size, alignment: buffers[i].alignment }
         }));
         // Each step's query is begun `AHEAD` steps before its turn and its pool lines asked for
-        // one step before (see `Occupancy::prepare_leaves`), in a ring of queries.
+        // `SPILLED_AHEAD` steps before (see `Occupancy::prepare_leaves`), in a ring of queries.
         for (step, query) in chunk.iter().zip(&mut ahead_queries) {
             occupancy.prepare_leaves(step.leaves, query);
         }
@@ -480,8 +479,8 @@ fn place_in<A: Address, S: BufferIndex>(
             if let Some(later) = chunk.get(j + AHEAD) {
                 occupancy.prepare_leaves(later.leaves, &mut ahead_queries[(j + AHEAD) % RING]);
             }
-            if j + 1 < chunk.len() {
-                occupancy.prefetch_spilled(&ahead_queries[(j + 1) % RING]);
+            if j + SPILLED_AHEAD < chunk.len() {
+                occupancy.prefetch_spilled(&ahead_queries[(j + SPILLED_AHEAD) % RING]);
             }
             let query = &mut ahead_queries[j % RING];
             occupancy.finish_query(query);
@@ -511,8 +510,11 @@ fn place_in<A: Address, S: BufferIndex>(
 const GATHER: usize = 1024;
 
 /// How many steps ahead [`place_in`] begins a query (finds its nodes and asks for their lines),
-/// and the ring of queries that holds them until their turn.
-const AHEAD: usize = 2;
+/// and the ring of queries that holds them until their turn. Its pool lines are asked for
+/// `SPILLED_AHEAD` steps ahead: reading the sets' headers for them waited on the node lines
+/// when both were asked for close together.
+const AHEAD: usize = 4;
+const SPILLED_AHEAD: usize = 2;
 const RING: usize = AHEAD + 1;
 
 /// One unpinned buffer to place: its index, leaf range, size and alignment.
