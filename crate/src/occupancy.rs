@@ -1174,7 +1174,7 @@ impl Endpoints {
             return Err(stop);
         }
         match &mut endpoints {
-            Endpoints::Packed(packed) => packed.sort_unstable(),
+            Endpoints::Packed(packed) => sort_packed(packed),
             Endpoints::Pairs(pairs) => pairs.sort_unstable(),
         }
         if let Some(stop) = deadline.expired() {
@@ -1196,6 +1196,49 @@ impl Endpoints {
             Endpoints::Packed(packed) => packed.iter().for_each(|&p| visit(p >> 32, p as u32)),
             Endpoints::Pairs(pairs) => pairs.iter().for_each(|&(time, slot)| visit(time, slot)),
         }
+    }
+}
+
+/// Packed endpoints from this many on are sorted by radix ([`sort_packed`]); fewer, by
+/// comparison, whose cost then is below the radix sort's fixed one (its digit counts).
+const RADIX_FROM: usize = 1 << 16;
+
+/// The bits of the time [`sort_packed`] sorts by at each pass: 2,048 counts, which stay in the
+/// first-level cache, and two passes for times below 2^22.
+const DIGIT_BITS: u32 = 11;
+
+/// Sorts packed endpoints (`time << 32 | slot`, listed by ascending slot) into ascending order, as
+/// `sort_unstable` would: a stable radix sort by the time alone, least significant digit first,
+/// leaves equal times in the slots' order. (On 2·10^6-buffer traces, two passes over the
+/// 4·10^6 endpoints in place of a comparison sort's twenty-odd levels.)
+fn sort_packed(packed: &mut Vec<u64>) {
+    debug_assert!(packed.windows(2).all(|pair| pair[0] as u32 <= pair[1] as u32), "slots ascending");
+    if packed.len() < RADIX_FROM {
+        packed.sort_unstable();
+        return;
+    }
+    let latest = packed.iter().map(|&p| p >> 32).max().unwrap_or(0);
+    let bits = u64::BITS - latest.leading_zeros();
+    let mask = (1u64 << DIGIT_BITS) - 1;
+    let mut scratch = vec![0u64; packed.len()];
+    let mut shift = 32;
+    while shift < 32 + bits {
+        let digit = |p: u64| ((p >> shift) & mask) as usize;
+        let mut starts = [0usize; 1 << DIGIT_BITS];
+        for &p in packed.iter() {
+            starts[digit(p)] += 1;
+        }
+        let mut sum = 0;
+        for start in &mut starts {
+            (*start, sum) = (sum, sum + *start);
+        }
+        for &p in packed.iter() {
+            let at = &mut starts[digit(p)];
+            scratch[*at] = p;
+            *at += 1;
+        }
+        std::mem::swap(packed, &mut scratch);
+        shift += DIGIT_BITS;
     }
 }
 
@@ -1429,6 +1472,22 @@ fn leading<A: Address>(items: &[Interval<A>], below: impl Fn(&Interval<A>) -> bo
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The radix sort of packed endpoints gives the comparison sort's order: many endpoints
+    /// (past the radix threshold) at times crowded together (many ties) or spread up to 2^32 − 1
+    /// (three digits), listed by slot as the index lists them.
+    #[test]
+    fn packed_endpoints_sort_as_a_comparison_sort_does() {
+        let mut random = crate::test_support::Lcg::new(5);
+        for spread in [1u64, 40, 1 << 20, u32::MAX as u64 + 1] {
+            let packed: Vec<u64> = (0..RADIX_FROM as u64 + 999).map(|slot| random.below(spread) << 32 | slot).collect();
+            let mut expected = packed.clone();
+            expected.sort_unstable();
+            let mut sorted = packed;
+            sort_packed(&mut sorted);
+            assert_eq!(sorted, expected, "times below {spread}");
+        }
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(128))]
