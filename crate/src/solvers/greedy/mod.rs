@@ -470,7 +470,7 @@ fn place_in<A: Address, S: BufferIndex>(
         }));
         // Each step's query is begun `AHEAD` steps before its turn and its pool lines asked for
         // `SPILLED_AHEAD` steps before (see `Occupancy::prepare_leaves`), in a ring of queries.
-        for (step, query) in chunk.iter().zip(&mut ahead_queries) {
+        for (step, query) in chunk.iter().zip(&mut ahead_queries).take(AHEAD) {
             occupancy.prepare_leaves(step.leaves, query);
         }
         for (j, step) in chunk.iter().enumerate() {
