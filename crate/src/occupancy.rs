@@ -1028,6 +1028,44 @@ impl<A: Address> Occupancy<A> {
 
     fn query_span(&self, span: Span, query: &mut Query) {
         self.collect_nodes(span, query);
+        self.prefetch_nodes(query);
+        self.keep_nonempty(query);
+    }
+
+    /// [`Occupancy::query_leaves`] in three steps, for a caller that queries lifetimes a few at a
+    /// time ahead of their turn: this one finds the lifetime's nodes and asks for their cache
+    /// lines; [`Occupancy::prefetch_spilled`] (once the lines are likely in) asks for the first
+    /// pool line of each set that keeps its intervals there; [`Occupancy::finish_query`] makes
+    /// the query. The steps only read, so placements may come between them (the hints may then
+    /// point at lines a placement moved: they read nothing, so at worst they are wasted).
+    ///
+    /// (On 2·10^6-buffer traces a pass waited on memory at nearly every step: the node lines,
+    /// then the pool blocks behind them, one lifetime after another. Asked for a few lifetimes
+    /// ahead, the misses overlap the work of the steps before.)
+    pub fn prepare_leaves(&self, (first, last): (u32, u32), query: &mut Query) {
+        self.collect_nodes(Span { first, last }, query);
+        self.prefetch_nodes(query);
+    }
+
+    /// Asks for the first pool line of each set of a prepared query's nodes (both slots: the one
+    /// a query reads and the one a placement writes) that keeps its intervals in the pool. Reads
+    /// the sets' headers: best once [`Occupancy::prepare_leaves`]'s lines have arrived.
+    pub fn prefetch_spilled(&self, query: &Query) {
+        for &node in &query.nodes {
+            for slot in [OWN, BELOW] {
+                self.with_set(node << 1 | slot, PrefetchSpilled(&self.pool));
+            }
+        }
+    }
+
+    /// Completes a query that [`Occupancy::prepare_leaves`] began: the same answers as
+    /// [`Occupancy::query_leaves`] of the lifetime, as of the placements made so far.
+    pub fn finish_query(&self, query: &mut Query) {
+        self.keep_nonempty(query);
+    }
+
+    /// Asks for the lines of both sets of every node of a query (see [`Occupancy::query_span`]).
+    fn prefetch_nodes(&self, query: &Query) {
         // Both sets of every node are asked for first, then read: the read set now, the other
         // (the own set of a canonical node, the subtree set of an ancestor) by the placement,
         // once the fit is found. Asked for together, their cache misses overlap, where a read
@@ -1038,6 +1076,10 @@ impl<A: Address> Occupancy<A> {
             self.prefetch_set(reference);
             self.prefetch_set(reference ^ 1);
         }
+    }
+
+    /// Lists the query's non-empty sets to read, from its nodes.
+    fn keep_nonempty(&self, query: &mut Query) {
         // The non-empty sets, kept without a branch on each one's length.
         query.sets.clear();
         query.sets.resize(query.nodes.len(), 0);
@@ -1132,7 +1174,7 @@ impl Endpoints {
             return Err(stop);
         }
         match &mut endpoints {
-            Endpoints::Packed(packed) => packed.sort_unstable(),
+            Endpoints::Packed(packed) => sort_packed(packed),
             Endpoints::Pairs(pairs) => pairs.sort_unstable(),
         }
         if let Some(stop) = deadline.expired() {
@@ -1154,6 +1196,49 @@ impl Endpoints {
             Endpoints::Packed(packed) => packed.iter().for_each(|&p| visit(p >> 32, p as u32)),
             Endpoints::Pairs(pairs) => pairs.iter().for_each(|&(time, slot)| visit(time, slot)),
         }
+    }
+}
+
+/// Packed endpoints from this many on are sorted by radix ([`sort_packed`]); fewer, by
+/// comparison, whose cost then is below the radix sort's fixed one (its digit counts).
+const RADIX_FROM: usize = 1 << 16;
+
+/// The bits of the time [`sort_packed`] sorts by at each pass: 2,048 counts, which stay in the
+/// first-level cache, and two passes for times below 2^22.
+const DIGIT_BITS: u32 = 11;
+
+/// Sorts packed endpoints (`time << 32 | slot`, listed by ascending slot) into ascending order, as
+/// `sort_unstable` would: a stable radix sort by the time alone, least significant digit first,
+/// leaves equal times in the slots' order. (On 2·10^6-buffer traces, two passes over the
+/// 4·10^6 endpoints in place of a comparison sort's twenty-odd levels.)
+fn sort_packed(packed: &mut Vec<u64>) {
+    debug_assert!(packed.windows(2).all(|pair| pair[0] as u32 <= pair[1] as u32), "slots ascending");
+    if packed.len() < RADIX_FROM {
+        packed.sort_unstable();
+        return;
+    }
+    let latest = packed.iter().map(|&p| p >> 32).max().unwrap_or(0);
+    let bits = u64::BITS - latest.leading_zeros();
+    let mask = (1u64 << DIGIT_BITS) - 1;
+    let mut scratch = vec![0u64; packed.len()];
+    let mut shift = 32;
+    while shift < 32 + bits {
+        let digit = |p: u64| ((p >> shift) & mask) as usize;
+        let mut starts = [0usize; 1 << DIGIT_BITS];
+        for &p in packed.iter() {
+            starts[digit(p)] += 1;
+        }
+        let mut sum = 0;
+        for start in &mut starts {
+            (*start, sum) = (sum, sum + *start);
+        }
+        for &p in packed.iter() {
+            let at = &mut starts[digit(p)];
+            scratch[*at] = p;
+            *at += 1;
+        }
+        std::mem::swap(packed, &mut scratch);
+        shift += DIGIT_BITS;
     }
 }
 
@@ -1331,6 +1416,21 @@ impl<'a, A: Address> SetVisitor<'a, A, ()> for Prefetch {
     }
 }
 
+/// A prefetch of the first pool line of a set that keeps its intervals in the pool.
+struct PrefetchSpilled<'a, A: Address>(&'a Pool<A>);
+
+impl<'a, A: Address> SetVisitor<'a, A, ()> for PrefetchSpilled<'a, A> {
+    #[inline(always)]
+    fn visit<I: Inline<Interval<A>>>(self, set: Option<&'a Set<A, I>>) {
+        if let Some(set) = set
+            && set.class != 0
+            && let Some(first) = self.0.intervals.get(set.block())
+        {
+            prefetch(first);
+        }
+    }
+}
+
 /// Whether a set holds nothing (read from its header alone).
 struct IsEmpty;
 
@@ -1372,6 +1472,22 @@ fn leading<A: Address>(items: &[Interval<A>], below: impl Fn(&Interval<A>) -> bo
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The radix sort of packed endpoints gives the comparison sort's order: many endpoints
+    /// (past the radix threshold) at times crowded together (many ties) or spread up to 2^32 − 1
+    /// (three digits), listed by slot as the index lists them.
+    #[test]
+    fn packed_endpoints_sort_as_a_comparison_sort_does() {
+        let mut random = crate::test_support::Lcg::new(5);
+        for spread in [1u64, 40, 1 << 20, u32::MAX as u64 + 1] {
+            let packed: Vec<u64> = (0..RADIX_FROM as u64 + 999).map(|slot| random.below(spread) << 32 | slot).collect();
+            let mut expected = packed.clone();
+            expected.sort_unstable();
+            let mut sorted = packed;
+            sort_packed(&mut sorted);
+            assert_eq!(sorted, expected, "times below {spread}");
+        }
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(128))]

@@ -195,8 +195,9 @@ impl PinnedPieces {
 
     /// `order` (the caller's indices) as the view's, pinned buffers left out (they are placed
     /// first anyway).
-    pub(super) fn order(&self, order: &[usize]) -> Vec<usize> {
-        order.iter().map(|&i| self.index[i]).filter(|&k| k != usize::MAX).collect()
+    pub(super) fn order(&self, order: &[u32]) -> Vec<u32> {
+        // (The pass numbers the view's buffers by u32, as it does any problem's.)
+        order.iter().map(|&i| self.index[i as usize]).filter(|&k| k != usize::MAX).map(|k| k as u32).collect()
     }
 
     /// The view's offsets and placement order as the caller's.

@@ -16,7 +16,7 @@ pub use order::Order;
 use super::view::PinnedPieces;
 use super::{Capabilities, Solver, finish, stop_reason};
 use crate::model::{Buffer, Outcome, Plan, Problem, Stats, Stopped};
-use crate::occupancy::{Address, Occupancy, Query};
+use crate::occupancy::{Address, Occupancy, Query, prefetch};
 use crate::options::{CancelFlag, Deadline, Halt, SolveOptions};
 use schedule::BufferIndex;
 
@@ -166,9 +166,10 @@ impl Solver for Greedy {
         let mut stopped = Stopped::Completed;
         let mut overflow = None;
         for &run in &self.passes {
-            let order = run.order.arrange(problem.buffers(), options.seed);
+            // (Narrowed at once: the usize order goes before the pass builds its index.)
+            let order = narrow(&run.order.arrange(problem.buffers(), options.seed));
             let placed =
-                deadline.expired().map_or_else(|| place_under(problem, order, run.fit, &deadline, &self.ceiling), Err);
+                deadline.expired().map_or_else(|| place_under(problem, &order, run.fit, &deadline, &self.ceiling), Err);
             let placement = match placed {
                 Ok(Some(placement)) => placement,
                 // Above the ceiling: this pass could only lose.
@@ -250,19 +251,25 @@ pub(crate) struct Placement {
 /// pinned buffers overlap, on an offset past u64, or when the deadline passes.
 pub(crate) fn place(problem: &Problem, order: &[usize], fit: Fit, deadline: &Deadline) -> Result<Placement, Halt> {
     // Without a ceiling nothing gives up.
-    place_under(problem, order.to_vec(), fit, deadline, &Ceiling::default())
+    place_under(problem, &narrow(order), fit, deadline, &Ceiling::default())
         .map(|placement| placement.unwrap_or_default())
+}
+
+/// An order as the pass holds it: u32 indices, half the bytes of usize (buffers are fewer than
+/// 2^32, as the occupancy index numbers them).
+fn narrow(order: &[usize]) -> Vec<u32> {
+    order.iter().map(|&i| i as u32).collect()
 }
 
 /// [`place`], giving up (`Ok(None)`) as soon as a top passes `ceiling`.
 ///
 /// The index stores addresses as u32 while they may all fit (the instance's own bound does), and
 /// the pass is run again with u64 ones if a top passes 4 GiB after all: the same plan, with half
-/// the index's memory when the narrow pass goes through. (`order` is taken whole: the pass holds
-/// it as u32 indices, half the bytes.)
+/// the index's memory when the narrow pass goes through. (`order` comes as u32 indices, as the
+/// pass holds it: see [`narrow`].)
 fn place_under(
     problem: &Problem,
-    order: Vec<usize>,
+    order: &[u32],
     fit: Fit,
     deadline: &Deadline,
     ceiling: &Ceiling,
@@ -270,23 +277,19 @@ fn place_under(
     // The pass places buffers by their lifetimes: a pinned buffer with gaps goes in as its pieces,
     // so that pins whose hulls meet but whose pieces do not are placed, not called a clash.
     if let Some(pieces) = PinnedPieces::of(problem) {
-        let placed = place_under(&pieces.problem, pieces.order(&order), fit, deadline, ceiling)?;
+        let placed = place_under(&pieces.problem, &pieces.order(order), fit, deadline, ceiling)?;
         return Ok(placed.map(|placement| {
             let (offsets, order) = pieces.lift(problem, &placement.offsets, &placement.order);
             Placement { offsets, order }
         }));
     }
-    // Buffers are fewer than 2^32, as the occupancy index numbers them.
-    let narrow: Vec<u32> = order.iter().map(|&i| i as u32).collect();
-    drop(order);
-    let order = narrow;
     if problem.lower_bound() <= Occupancy::<u32>::LIMIT {
-        match place_with::<u32>(problem, &order, fit, deadline, ceiling)? {
+        match place_with::<u32>(problem, order, fit, deadline, ceiling)? {
             Finish::TooWide => {}
             finish => return Ok(finish.placement()),
         }
     }
-    match place_with::<u64>(problem, &order, fit, deadline, ceiling)? {
+    match place_with::<u64>(problem, order, fit, deadline, ceiling)? {
         Finish::TooWide => unreachable!("every address is within u64"),
         finish => Ok(finish.placement()),
     }
@@ -338,8 +341,8 @@ fn place_with<A: Address>(
             let (finished, started);
             if occupancy.is_lazy() {
                 let ready_width = width.max(READY_LEAVES);
-                finished = schedule::finished_windows(&local, |i| occupancy.leaf_range(i), width);
-                started = schedule::started_windows(&local, |i| occupancy.leaf_range(i), ready_width);
+                schedule::WindowVisits { finished, started } =
+                    schedule::window_visits(&local, |i| occupancy.leaf_range(i), width, ready_width);
                 occupancy.ready_above(ready_width);
                 visit = Visit { sequence: &local, finished: &finished, width, started: &started, ready_width };
             }
@@ -384,11 +387,11 @@ const READY_LEAVES: u32 = 1 << 15;
 #[derive(Clone, Copy)]
 struct Visit<'a, S> {
     sequence: &'a [S],
-    /// `(position, window)` in order of position ([`schedule::finished_windows`]): once the
+    /// `(position, window)` in order of position ([`schedule::WindowVisits::finished`]): once the
     /// buffer at `position` is placed, the index forgets the window (`width` leaves).
     finished: &'a [(u32, u32)],
     width: u32,
-    /// `(position, window)` in order of position ([`schedule::started_windows`]): before the
+    /// `(position, window)` in order of position ([`schedule::WindowVisits::started`]): before the
     /// buffer at `position` is placed, the index readies the window (`ready_width` leaves).
     started: &'a [(u32, u32)],
     ready_width: u32,
@@ -449,6 +452,7 @@ fn place_in<A: Address, S: BufferIndex>(
     // buffers, and reading each one's fields (and leaf range) only when its turn came stalled the
     // pass on a cache miss per step; gathered in a loop of independent reads, the misses overlap.
     let mut chunk: Vec<Step> = Vec::with_capacity(GATHER);
+    let mut ahead_queries: [Query; RING] = Default::default();
     let mut done = 0;
     let mut finished = visit.finished.iter().peekable();
     let mut started = visit.started.iter().peekable();
@@ -459,17 +463,29 @@ fn place_in<A: Address, S: BufferIndex>(
             occupancy.ready(window * visit.ready_width, visit.ready_width);
         }
         chunk.clear();
-        chunk.extend(part.iter().map(|&i| i.index()).filter(|&i| buffers[i].pinned.is_none()).map(|i| Step {
-            index: i,
-            leaves: occupancy.leaf_range(i),
-            size: buffers[i].size,
-            alignment: buffers[i].alignment,
+        chunk.extend(part.iter().map(|&i| i.index()).filter(|&i| buffers[i].pinned.is_none()).map(|i| {
+            // (The step's offset is written at its turn: asked for now, its line is in by then.)
+            prefetch(&offsets[i]);
+            Step { index: i, leaves: occupancy.leaf_range(i), size: buffers[i].size, alignment: buffers[i].alignment }
         }));
-        for step in &chunk {
+        // Each step's query is begun `AHEAD` steps before its turn and its pool lines asked for
+        // `SPILLED_AHEAD` steps before (see `Occupancy::prepare_leaves`), in a ring of queries.
+        for (step, query) in chunk.iter().zip(&mut ahead_queries).take(AHEAD) {
+            occupancy.prepare_leaves(step.leaves, query);
+        }
+        for (j, step) in chunk.iter().enumerate() {
             deadline.poll(done)?;
             done += 1;
-            occupancy.query_leaves(step.leaves, &mut query);
-            let (offset, top) = locate(occupancy, &query, &buffers[step.index], step.size, step.alignment, fit)?;
+            if let Some(later) = chunk.get(j + AHEAD) {
+                occupancy.prepare_leaves(later.leaves, &mut ahead_queries[(j + AHEAD) % RING]);
+            }
+            if j + SPILLED_AHEAD < chunk.len() {
+                occupancy.prefetch_spilled(&ahead_queries[(j + SPILLED_AHEAD) % RING]);
+            }
+            let query = &mut ahead_queries[j % RING];
+            occupancy.finish_query(query);
+            let query = &*query;
+            let (offset, top) = locate(occupancy, query, &buffers[step.index], step.size, step.alignment, fit)?;
             peak = peak.max(top);
             // (Read at every step: the ceiling may have come down below a peak reached before.)
             if peak > ceiling.get() {
@@ -478,7 +494,7 @@ fn place_in<A: Address, S: BufferIndex>(
             if top > Occupancy::<A>::LIMIT {
                 return Ok(Finish::TooWide);
             }
-            occupancy.insert_queried(&query, offset, top);
+            occupancy.insert_queried(query, offset, top);
             offsets[step.index] = A::narrow(offset); // (as above)
         }
         // (Checked a chunk at a time: a window stays a little longer than it must.)
@@ -492,6 +508,14 @@ fn place_in<A: Address, S: BufferIndex>(
 
 /// How many steps [`place_in`] gathers at a time.
 const GATHER: usize = 1024;
+
+/// How many steps ahead [`place_in`] begins a query (finds its nodes and asks for their lines),
+/// and the ring of queries that holds them until their turn. Its pool lines are asked for
+/// `SPILLED_AHEAD` steps ahead: reading the sets' headers for them waited on the node lines
+/// when both were asked for close together.
+const AHEAD: usize = 4;
+const SPILLED_AHEAD: usize = 2;
+const RING: usize = AHEAD + 1;
 
 /// One unpinned buffer to place: its index, leaf range, size and alignment.
 struct Step {

@@ -78,48 +78,60 @@ pub(crate) fn local_indices<S: BufferIndex>(
     in_windows(order, spans, leaves, width).map(|local| (local, width))
 }
 
-/// When a pass in `local` is done with each window of `width` leaves: `(position, window)` for
-/// every window holding an endpoint of some lifetime, where `position` is the last place in
-/// `local` of a buffer with an endpoint in the window (its first or its last leaf), in order of
-/// position. Past it no buffer to come starts or ends in the window, so the index may forget
-/// what only such buffers read ([`crate::occupancy::Occupancy::forget`]).
-pub(crate) fn finished_windows(local: &[u32], spans: impl Fn(usize) -> (u32, u32), width: u32) -> Vec<(u32, u32)> {
-    endpoint_windows(local, spans, width, |seen, position| *seen = position)
+/// When a pass in `local` reaches and leaves the windows of time, as `(position, window)` lists
+/// in order of position, for every window holding an endpoint of some lifetime.
+pub(crate) struct WindowVisits {
+    /// Per window of `width` leaves, the last place in `local` of a buffer with an endpoint in it
+    /// (its first or its last leaf). Past it no buffer to come starts or ends in the window, so
+    /// the index may forget what only such buffers read
+    /// ([`crate::occupancy::Occupancy::forget`]).
+    pub finished: Vec<(u32, u32)>,
+    /// Per window of `ready_width` leaves, the first place in `local` of a buffer with an
+    /// endpoint in it. Before it, no buffer placed starts or ends in the window, so the index
+    /// need not hold the window's sets yet ([`crate::occupancy::Occupancy::ready`]).
+    pub started: Vec<(u32, u32)>,
 }
 
-/// When a pass in `local` first reaches each window of `width` leaves: `(position, window)` for
-/// every window holding an endpoint of some lifetime, where `position` is the first place in
-/// `local` of a buffer with an endpoint in the window, in order of position. Before it, no buffer
-/// placed starts or ends in the window, so the index need not hold the window's sets yet
-/// ([`crate::occupancy::Occupancy::ready`]).
-pub(crate) fn started_windows(local: &[u32], spans: impl Fn(usize) -> (u32, u32), width: u32) -> Vec<(u32, u32)> {
-    endpoint_windows(local, spans, width, |seen, position| *seen = (*seen).min(position))
-}
-
-/// `(position, window)` for every window of `width` leaves holding an endpoint of a lifetime in
-/// `local`, the position `keep` picks among those of the buffers with an endpoint there (`keep`
-/// updates the one seen so far, `u32::MAX` at first, with the next), in order of position.
-fn endpoint_windows(
+/// The [`WindowVisits`] of a pass in `local` (indices into `spans`, each a lifetime's leaf range
+/// `[first, last)`), in one pass over the spans: read in `local`'s order they are scattered
+/// across memory on large instances, a cache miss each, and two passes (one per list) were a
+/// few percent of a 2·10^6-buffer solve.
+pub(crate) fn window_visits(
     local: &[u32],
     spans: impl Fn(usize) -> (u32, u32),
     width: u32,
-    keep: impl Fn(&mut u32, u32),
-) -> Vec<(u32, u32)> {
-    let mut seen: Vec<u32> = Vec::new();
+    ready_width: u32,
+) -> WindowVisits {
+    // Per window, the position kept so far (`u32::MAX`: none yet).
+    let (mut last, mut first): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+    let seen = |positions: &mut Vec<u32>, window: u32| -> usize {
+        let window = window as usize;
+        if positions.len() <= window {
+            positions.resize(window + 1, u32::MAX);
+        }
+        window
+    };
     for (position, &i) in local.iter().enumerate() {
-        let (first, end) = spans(i as usize);
-        if first < end {
-            for window in [first / width, (end - 1) / width] {
-                let window = window as usize;
-                if seen.len() <= window {
-                    seen.resize(window + 1, u32::MAX);
-                }
-                keep(&mut seen[window], position as u32);
+        let (start, end) = spans(i as usize);
+        if start < end {
+            let position = position as u32;
+            for leaf in [start, end - 1] {
+                let window = seen(&mut last, leaf / width);
+                last[window] = position;
+                let window = seen(&mut first, leaf / ready_width);
+                first[window] = first[window].min(position);
             }
         }
     }
-    let mut windows: Vec<(u32, u32)> =
-        (0..seen.len() as u32).filter(|&w| seen[w as usize] != u32::MAX).map(|w| (seen[w as usize], w)).collect();
+    WindowVisits { finished: listed(&last), started: listed(&first) }
+}
+
+/// `(position, window)` for every window with a position, in order of position.
+fn listed(positions: &[u32]) -> Vec<(u32, u32)> {
+    let mut windows: Vec<(u32, u32)> = (0..positions.len() as u32)
+        .filter(|&w| positions[w as usize] != u32::MAX)
+        .map(|w| (positions[w as usize], w))
+        .collect();
     windows.sort_unstable();
     windows
 }
@@ -171,19 +183,22 @@ fn group<S: BufferIndex>(order: &[S], spans: &impl Fn(usize) -> (u32, u32), leav
             2 * windows
         }
     };
+    // Each rank's group, found once: the spans are read in the order's sequence, scattered
+    // across memory on large instances (a cache miss each), and the count and the fill below
+    // both need it.
+    let mut members: Vec<u32> = order.iter().map(|&i| which(i.index()) as u32).collect();
     let mut bounds = vec![0u32; count + 1];
-    for &i in order {
-        bounds[which(i.index()) + 1] += 1;
+    for &g in &members {
+        bounds[g as usize + 1] += 1;
     }
     for g in 0..count {
         bounds[g + 1] += bounds[g];
     }
     let mut fill: Vec<u32> = bounds[..count].to_vec();
-    let mut members = vec![0u32; order.len()];
-    for (rank, &i) in order.iter().enumerate() {
-        let g = which(i.index());
-        members[fill[g] as usize] = rank as u32;
-        fill[g] += 1;
+    let of_rank = std::mem::replace(&mut members, vec![0u32; order.len()]);
+    for (rank, &g) in of_rank.iter().enumerate() {
+        members[fill[g as usize] as usize] = rank as u32;
+        fill[g as usize] += 1;
     }
     Groups { members, bounds, windows }
 }
@@ -327,7 +342,7 @@ mod tests {
     fn a_window_is_finished_after_its_last_endpoint() {
         let spans = [(0u32, 3u32), (5, 9), (2, 13), (12, 14), (1, 2), (9, 10)];
         let local = [4u32, 0, 2, 5, 1, 3];
-        let finished = finished_windows(&local, |i| spans[i], 4);
+        let finished = window_visits(&local, |i| spans[i], 4, 4).finished;
         // Window 0 (leaves 0–3) last sees buffer 2 start, windows 1 and 2 buffer 1 (leaves 5 to
         // 8), window 3 buffer 3.
         assert_eq!(finished, vec![(2, 0), (4, 1), (4, 2), (5, 3)]);
@@ -344,14 +359,20 @@ mod tests {
     fn a_window_is_started_at_its_first_endpoint() {
         let spans = [(0u32, 3u32), (5, 9), (2, 13), (12, 14), (1, 2), (9, 10)];
         let local = [4u32, 0, 2, 5, 1, 3];
-        let started = started_windows(&local, |i| spans[i], 4);
+        let started = window_visits(&local, |i| spans[i], 4, 4).started;
         // Window 0 (leaves 0–3) first sees buffer 4, window 3 buffer 2's end, window 2 buffer 5,
         // window 1 buffer 1.
         assert_eq!(started, vec![(0, 0), (2, 3), (3, 2), (4, 1)]);
-        for &(position, window) in &started {
-            let touches = |i: usize| [spans[i].0 / 4, (spans[i].1 - 1) / 4].contains(&window);
-            assert!(touches(local[position as usize] as usize));
-            assert!(local[..position as usize].iter().all(|&i| !touches(i as usize)));
+        // Readied windows wider than the forgotten ones: the lists are each of their own width.
+        let visits = window_visits(&local, |i| spans[i], 4, 8);
+        assert_eq!(visits.started, vec![(0, 0), (2, 1)]);
+        assert_eq!(visits.finished, window_visits(&local, |i| spans[i], 4, 4).finished);
+        for (width, started) in [(4, started), (8, visits.started)] {
+            for &(position, window) in &started {
+                let touches = |i: usize| [spans[i].0 / width, (spans[i].1 - 1) / width].contains(&window);
+                assert!(touches(local[position as usize] as usize));
+                assert!(local[..position as usize].iter().all(|&i| !touches(i as usize)));
+            }
         }
     }
 
