@@ -116,7 +116,7 @@ pub fn summary(problem: &Problem) -> InstanceSummary {
         last_end: buffers.iter().map(|b| b.end).max().unwrap_or(0),
         conflicts: conflict_count(buffers) - apart_in_gaps(buffers),
         pinned: buffers.iter().filter(|b| b.pinned.is_some()).count(),
-        aligned: buffers.iter().filter(|b| b.alignment > 1).count(),
+        aligned: buffers.iter().filter(|b| b.alignment() > 1).count(),
         gapped: buffers.iter().filter(|b| b.has_gaps()).count(),
         capacity: problem.capacity(),
         semantics: problem.semantics(),

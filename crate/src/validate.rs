@@ -166,8 +166,8 @@ fn validate_measuring(problem: &Problem, offsets: &[u64], capacity: Option<u64>)
             continue;
         };
         makespan = makespan.max(top);
-        if offset % buffer.alignment != 0 {
-            violations.push(Violation::Misaligned { buffer: i, offset, alignment: buffer.alignment });
+        if offset % buffer.alignment() != 0 {
+            violations.push(Violation::Misaligned { buffer: i, offset, alignment: buffer.alignment() });
         }
         if let Some(pinned) = buffer.pinned
             && pinned != offset

@@ -187,7 +187,7 @@ impl Instance {
     }
 
     pub fn alignments(&self) -> Vec<u64> {
-        self.problem().buffers().iter().map(|b| b.alignment).collect()
+        self.problem().buffers().iter().map(|b| b.alignment()).collect()
     }
 
     /// The live pieces of the buffers that have gaps, flat: `index, start, end, lower, upper` per
@@ -205,7 +205,7 @@ impl Instance {
 
     /// The 1-based input line of each buffer (0 when unknown).
     pub fn lines(&self) -> Vec<u32> {
-        self.problem().buffers().iter().map(|b| b.line.unwrap_or(0)).collect()
+        self.problem().buffers().iter().map(|b| b.line().unwrap_or(0)).collect()
     }
 
     /// The offsets written in the input when every buffer has one (the input is a plan to show and

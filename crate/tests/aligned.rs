@@ -40,7 +40,7 @@ fn grid_optimum(problem: &Problem, limit: u64) -> Option<u64> {
                 offsets[k] = offset;
                 walk(buffers, k + 1, limit, offsets, best);
             }
-            offset += b.alignment;
+            offset += b.alignment();
         }
     }
     walk(buffers, 0, limit, &mut offsets, &mut best);
@@ -55,7 +55,7 @@ proptest! {
     #[test]
     fn the_order_oracle_agrees_with_the_grid(problem in tiny_aligned(4)) {
         let optimum = brute_force_optimum(&problem);
-        let limit = problem.buffers().iter().map(|b| b.size + b.alignment).sum::<u64>();
+        let limit = problem.buffers().iter().map(|b| b.size + b.alignment()).sum::<u64>();
         prop_assert_eq!(grid_optimum(&problem, limit), Some(optimum));
     }
 

@@ -256,7 +256,7 @@ proptest! {
             .zip(&picks)
             .map(|(b, &(at, keep))| match b.pinned {
                 Some(pinned) if keep > 0 => pinned,
-                _ => at / b.alignment * b.alignment,
+                _ => at / b.alignment() * b.alignment(),
             })
             .collect();
         let optimum = exhaustive_optimum(&problem);

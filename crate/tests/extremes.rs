@@ -240,9 +240,9 @@ fn naive_run(problem: &Problem, run: Pass, seed: u64) -> Option<Vec<u128>> {
             }
             covered = covered.max(high);
         }
-        let top = align(covered, b[i].alignment);
+        let top = align(covered, b[i].alignment());
         let fitting = gaps.iter().filter_map(|&(low, high)| {
-            let at = align(low, b[i].alignment);
+            let at = align(low, b[i].alignment());
             (at + size <= high).then_some((high - low, at))
         });
         offsets[i] = match run.fit {
@@ -288,7 +288,7 @@ proptest! {
                 planners.push(Greedy::combination(Pass::new(order, fit)));
             }
         }
-        let slack: u128 = problem.buffers().iter().map(|b| b.size as u128 + b.alignment as u128 - 1).sum::<u128>()
+        let slack: u128 = problem.buffers().iter().map(|b| b.size as u128 + b.alignment() as u128 - 1).sum::<u128>()
             + problem.buffers().iter().filter_map(|b| b.pinned.map(|p| p as u128 + b.size as u128)).max().unwrap_or(0);
         let every_order_fits = slack <= u64::MAX as u128;
         for planner in &planners {

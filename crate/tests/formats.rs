@@ -35,7 +35,7 @@ fn read_json(text: &str) -> Result<Document, Vec<InputError>> {
 
 /// The buffers without their input lines, which differ between formats.
 fn unlocated(document: &Document) -> Vec<Buffer> {
-    document.problem.buffers().iter().cloned().map(|b| Buffer { line: None, ..b }).collect()
+    document.problem.buffers().iter().cloned().map(|b| b.with_line(None)).collect()
 }
 
 /// Asserts that reading failed with exactly one error, at `line` and `column`, saying `fragment`.
@@ -195,7 +195,7 @@ fn ids_with_line_breaks_survive_csv() {
     let crlf_file = "id,lower,upper,size\r\n\"two\r\nlines\",0,1,8\r\nb,0,1,8\r\n";
     let document = read_csv(crlf_file).unwrap();
     assert_eq!(document.problem.buffers()[0].id, "two\r\nlines");
-    assert_eq!(document.problem.buffers()[1].line, Some(4));
+    assert_eq!(document.problem.buffers()[1].line(), Some(4));
 }
 
 /// A buffer keeps the name its compiler gave it (a tensor's name) through both formats,
@@ -342,7 +342,7 @@ fn quoted_ids_are_read_and_written() {
 fn blank_lines_comments_and_crlf_are_accepted() {
     let document =
         read_csv("# made by hand\r\nid,lower,upper,size\r\n\r\n  # a comment\r\na,0,1,8\r\n   \r\nb,1,2,8").unwrap();
-    let lines: Vec<Option<u32>> = document.problem.buffers().iter().map(|b| b.line).collect();
+    let lines: Vec<Option<u32>> = document.problem.buffers().iter().map(|b| b.line()).collect();
     assert_eq!(lines, [Some(5), Some(7)]);
 }
 
@@ -357,8 +357,8 @@ fn header_only_is_an_empty_problem() {
 fn optional_columns_pin_align_and_hint() {
     let document = read_csv("id,lower,upper,size,alignment,offset,hint\na,0,1,8,4,16,3\nb,0,1,8,,,\n").unwrap();
     let buffers = document.problem.buffers();
-    assert_eq!((buffers[0].alignment, buffers[0].pinned, buffers[0].hint), (4, Some(16), Some(3)));
-    assert_eq!((buffers[1].alignment, buffers[1].pinned, buffers[1].hint), (1, None, None));
+    assert_eq!((buffers[0].alignment(), buffers[0].pinned, buffers[0].hint), (4, Some(16), Some(3)));
+    assert_eq!((buffers[1].alignment(), buffers[1].pinned, buffers[1].hint), (1, None, None));
 }
 
 // ----- bad CSV input, one test per class -----

@@ -154,7 +154,7 @@ fn aligned_buffers_get_aligned_offsets() {
     let problem = Problem::new(buffers, None).unwrap();
     let solution = solve_checked(&problem, &with(&[("iterations", "20")]));
     for (buffer, offset) in problem.buffers().iter().zip(solution.offsets()) {
-        assert_eq!(offset % buffer.alignment, 0, "{}", buffer.id);
+        assert_eq!(offset % buffer.alignment(), 0, "{}", buffer.id);
     }
 }
 

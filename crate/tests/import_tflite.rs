@@ -195,7 +195,7 @@ fn dynamic_dimensions_take_the_option() {
     let bytes = model("generated_while.tflite");
     let options = ImportOptions { dynamic_dim: 7, alignment: 16, ..ImportOptions::default() };
     let instance = tflite::import(&bytes, 0, &options).unwrap();
-    assert!(instance.problem.buffers().iter().all(|b| b.alignment == 16));
+    assert!(instance.problem.buffers().iter().all(|b| b.alignment() == 16));
     assert_eq!(
         instance.problem.max_load(),
         tflite::import(&bytes, 0, &ImportOptions::default()).unwrap().problem.max_load()

@@ -58,7 +58,7 @@ fn every_fixture_imports_as_recorded() {
         assert_eq!(plan.allocation_size, allocation, "{name}: XLA's allocation");
         for buffer in instance.problem.buffers() {
             assert!(buffer.name.is_some(), "{name}: buffer {} has no name", buffer.id);
-            assert_eq!(buffer.alignment, 64);
+            assert_eq!(buffer.alignment(), 64);
         }
     }
 }

@@ -81,7 +81,7 @@ fn with_spanning_and_gaps() -> impl Strategy<Value = Problem> {
             .iter()
             .zip(never)
             .map(|(b, never)| {
-                let mut b = Buffer { alignment: 1, ..b.clone() }.with_pin(None);
+                let mut b = b.clone().with_alignment(1).with_pin(None);
                 if never {
                     b.gaps = vec![Gap::new(b.start, b.end)];
                 }

@@ -36,7 +36,7 @@ fn exhaustive_optimum(problem: &Problem, capacity: Option<u64>) -> Option<u64> {
     let buffers = problem.buffers();
     let pinned_top = buffers.iter().filter_map(|b| b.pinned.map(|o| o + b.size)).max().unwrap_or(0);
     // Everything unpinned stacked above the pins, each padded to its alignment, is a plan.
-    let stacked: u64 = buffers.iter().filter(|b| b.pinned.is_none()).map(|b| b.size + b.alignment - 1).sum();
+    let stacked: u64 = buffers.iter().filter(|b| b.pinned.is_none()).map(|b| b.size + b.alignment() - 1).sum();
     let ceiling = capacity.unwrap_or(pinned_top + stacked);
     let mut offsets = vec![0u64; buffers.len()];
     let mut best = None;
@@ -55,7 +55,7 @@ fn dfs(buffers: &[Buffer], k: usize, ceiling: u64, offsets: &mut Vec<u64>, best:
     let b = &buffers[k];
     let choices: Vec<u64> = match b.pinned {
         Some(o) => vec![o],
-        None => (0..=ceiling.saturating_sub(b.size)).filter(|o| o % b.alignment == 0).collect(),
+        None => (0..=ceiling.saturating_sub(b.size)).filter(|o| o % b.alignment() == 0).collect(),
     };
     for o in choices {
         let top = o + b.size;

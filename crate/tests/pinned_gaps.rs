@@ -86,7 +86,7 @@ fn an_unpinned_buffer_goes_around_pinned_pieces() {
 /// its alignment up to `limit`), the validator judging each full plan; `None` when none is valid.
 fn brute_force(problem: &Problem) -> Option<u64> {
     let buffers = problem.buffers();
-    let limit: u64 = buffers.iter().map(|b| b.size + b.alignment).sum::<u64>()
+    let limit: u64 = buffers.iter().map(|b| b.size + b.alignment()).sum::<u64>()
         + buffers.iter().filter_map(|b| b.pinned.map(|p| p + b.size)).max().unwrap_or(0);
     let free: Vec<usize> = (0..buffers.len()).filter(|&i| buffers[i].pinned.is_none()).collect();
     let mut offsets: Vec<u64> = buffers.iter().map(|b| b.pinned.unwrap_or(0)).collect();
@@ -104,7 +104,7 @@ fn brute_force(problem: &Problem) -> Option<u64> {
         while offset <= limit && best.is_none_or(|b| offset + buffer.size < b) {
             offsets[i] = offset;
             visit(problem, rest, limit, offsets, best);
-            offset += buffer.alignment;
+            offset += buffer.alignment();
         }
     }
     visit(problem, &free, limit, &mut offsets, &mut best);

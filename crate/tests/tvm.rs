@@ -138,10 +138,10 @@ fn naive_tvm_greedy(problem: &Problem, by_conflicts: bool) -> Vec<u64> {
     for i in order {
         let below = (0..b.len())
             .filter(|&j| j != i && b[i].overlaps_in_time(&b[j]))
-            .filter_map(|j| placed[j].map(|at| up(at + b[j].size, b[j].alignment)))
+            .filter_map(|j| placed[j].map(|at| up(at + b[j].size, b[j].alignment())))
             .max()
             .unwrap_or(0);
-        placed[i] = Some(up(below, b[i].alignment));
+        placed[i] = Some(up(below, b[i].alignment()));
     }
     placed.into_iter().map(|at| at.unwrap_or(0)).collect()
 }
@@ -291,7 +291,7 @@ fn with_one_alignment_the_plans_are_tvms() {
 fn with_mixed_alignments_the_plans_stay_aligned() {
     let (problem, tvm) = usmp_case("mixed");
     let misaligned =
-        |offsets: &[u64]| problem.buffers().iter().zip(offsets).filter(|(b, o)| *o % b.alignment != 0).count();
+        |offsets: &[u64]| problem.buffers().iter().zip(offsets).filter(|(b, o)| *o % b.alignment() != 0).count();
     for ((_, solver), theirs) in USMP.iter().zip(&tvm) {
         assert!(misaligned(theirs) > 0, "{solver}: the fixture shows TVM misaligning");
         let ours = solve(&problem, solver, true);

@@ -28,8 +28,8 @@ fn naive(problem: &Problem, offsets: &[u64], capacity: Option<u64>) -> Naive {
             per_buffer.push(Violation::Overflow { buffer: i, offset });
             continue;
         }
-        if !offset.is_multiple_of(b[i].alignment) {
-            per_buffer.push(Violation::Misaligned { buffer: i, offset, alignment: b[i].alignment });
+        if !offset.is_multiple_of(b[i].alignment()) {
+            per_buffer.push(Violation::Misaligned { buffer: i, offset, alignment: b[i].alignment() });
         }
         if let Some(pinned) = b[i].pinned
             && pinned != offset

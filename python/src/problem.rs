@@ -275,7 +275,7 @@ impl Problem {
     /// Alignments (every offset a multiple of it; 1 when none was given), as NumPy ``uint64``.
     #[getter]
     fn alignments<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
-        PyArray1::from_iter(py, self.problem().buffers().iter().map(|b| b.alignment))
+        PyArray1::from_iter(py, self.problem().buffers().iter().map(|b| b.alignment()))
     }
 
     /// The offsets written in the input when every buffer has one (a plan file, or

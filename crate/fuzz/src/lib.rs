@@ -16,7 +16,7 @@ pub fn options_and_text(data: &[u8], format: Option<Format>) -> Option<(ReadOpti
 
 /// The buffers without their input lines, which depend on the layout of the text.
 fn unlocated(document: &Document) -> Vec<Buffer> {
-    document.problem.buffers().iter().cloned().map(|b| Buffer { line: None, ..b }).collect()
+    document.problem.buffers().iter().cloned().map(|b| b.with_line(None)).collect()
 }
 
 /// Writes `document` as `out` and reads it back: the same buffers (ids, names, every field), plan

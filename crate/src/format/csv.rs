@@ -501,8 +501,10 @@ fn read_row(
         Offsets::Plan => (None, offset),
     };
     let alignment = alignment.unwrap_or(1);
-    let buffer = Buffer { id, start, end, size, alignment, line: u32::try_from(record.line).ok(), details: None }
-        .with_details(Details { pinned, hint, name, category, gaps });
+    let buffer = Buffer::new(id, start, end, size)
+        .with_alignment(alignment)
+        .with_line(u32::try_from(record.line).ok())
+        .with_details(Details { pinned, hint, name, category, gaps, ..Details::default() });
     Ok(Row { buffer, written: (lower, upper, size), planned })
 }
 
@@ -580,7 +582,7 @@ pub(super) fn write_to(
                     time(&mut line, &mut digits, Semantics::Inclusive.from_half_open(buffer.start, buffer.end).1)
                 }
                 Role::Size => line.extend_from_slice(digits.format(buffer.size).as_bytes()),
-                Role::Alignment => line.extend_from_slice(digits.format(buffer.alignment).as_bytes()),
+                Role::Alignment => line.extend_from_slice(digits.format(buffer.alignment()).as_bytes()),
                 Role::Offset => {
                     if let Some(offset) = offset {
                         line.extend_from_slice(digits.format(offset).as_bytes());
@@ -625,7 +627,7 @@ mod tests {
         let buffers = document.problem.buffers();
         assert_eq!(buffers.len(), 2);
         assert_eq!((buffers[1].id.as_str(), buffers[1].start, buffers[1].end, buffers[1].size), ("b2", 3, 9, 4));
-        assert_eq!(buffers[1].line, Some(3));
+        assert_eq!(buffers[1].line(), Some(3));
         assert_eq!(document.problem.max_load(), 4);
         assert_eq!(document.format, Format::Csv);
         assert!(document.plan.is_none());

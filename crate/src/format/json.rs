@@ -404,13 +404,10 @@ impl<'t> BufferReader<'t, '_> {
             Offsets::Plan => (None, offset_value),
         };
         let line = self.locator.line(self.raw.get()).and_then(|line| u32::try_from(line).ok());
-        let buffer = Buffer { id: id.into(), start, end, size, alignment, line, details: None }.with_details(Details {
-            pinned,
-            hint,
-            name,
-            category,
-            gaps,
-        });
+        let buffer = Buffer::new(id, start, end, size)
+            .with_alignment(alignment)
+            .with_line(line)
+            .with_details(Details { pinned, hint, name, category, gaps, ..Details::default() });
         Ok(Row { buffer, written: (written_start, written_end, size), planned })
     }
 }
@@ -445,8 +442,8 @@ pub(super) fn write_to(problem: &Problem, offsets: &[u64], out: &mut dyn std::io
         if let Some(category) = buffer.category {
             write!(out, ", \"category\": \"{}\"", category.name())?;
         }
-        if buffer.alignment != 1 {
-            write!(out, ", \"alignment\": {}", buffer.alignment)?;
+        if buffer.alignment() != 1 {
+            write!(out, ", \"alignment\": {}", buffer.alignment())?;
         }
         if let Some(offset) = offsets.get(index).copied().or(buffer.pinned) {
             write!(out, ", \"offset\": {offset}")?;
@@ -514,8 +511,8 @@ mod tests {
         let buffers = document.problem.buffers();
         assert_eq!(document.problem.capacity(), Some(1024));
         assert_eq!((buffers[0].id.as_str(), buffers[0].end, buffers[0].size), ("7", u64::MAX, 64));
-        assert_eq!((buffers[0].alignment, buffers[0].hint, buffers[0].line), (4, Some(2), Some(2)));
-        assert_eq!((buffers[1].pinned, buffers[1].line), (None, Some(3)));
+        assert_eq!((buffers[0].alignment(), buffers[0].hint, buffers[0].line()), (4, Some(2), Some(2)));
+        assert_eq!((buffers[1].pinned, buffers[1].line()), (None, Some(3)));
         assert_eq!(document.format, Format::Json);
         assert!(document.csv_layout.is_none());
     }

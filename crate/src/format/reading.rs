@@ -163,7 +163,7 @@ impl Rows {
             if offset.checked_add(row.buffer.size).is_none() {
                 let message =
                     format!("buffer {}: offset {offset} + size {} overflows u64", row.buffer.id, row.buffer.size);
-                self.errors.push(match row.buffer.line {
+                self.errors.push(match row.buffer.line() {
                     Some(line) => InputError::at_line(line as usize, message),
                     None => InputError::new(message),
                 });

@@ -301,12 +301,12 @@ mod tests {
         assert_eq!(Shape::parse("aligned"), Some(Shape::Aligned));
         let big = aligned(2000, 1);
         for alignment in ALIGNMENTS {
-            assert!(big.buffers().iter().any(|b| b.alignment == alignment), "no buffer aligned to {alignment}");
+            assert!(big.buffers().iter().any(|b| b.alignment() == alignment), "no buffer aligned to {alignment}");
         }
         assert!(big.buffers().iter().all(|b| (1..=12).contains(&b.lifetime()) && (256..10_000).contains(&b.size)));
         // Padding matters: most aligned buffers' sizes are not multiples of their alignment.
-        let padded = big.buffers().iter().filter(|b| b.alignment > 1 && b.size % b.alignment != 0).count();
-        let aligned_count = big.buffers().iter().filter(|b| b.alignment > 1).count();
+        let padded = big.buffers().iter().filter(|b| b.alignment() > 1 && b.size % b.alignment() != 0).count();
+        let aligned_count = big.buffers().iter().filter(|b| b.alignment() > 1).count();
         assert!(padded * 10 >= aligned_count * 8, "{padded} of {aligned_count}");
     }
 }

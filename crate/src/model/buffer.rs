@@ -71,6 +71,10 @@ pub type BufferId = compact_str::CompactString;
 /// pointer that stays empty for them: on millions of buffers the fields took most of the
 /// process's memory. They read and write as fields of the buffer (`buffer.pinned`, `buffer.gaps`)
 /// through [`Deref`](std::ops::Deref); writing one gives the buffer its details.
+///
+/// The alignment and the input line are read through methods ([`Buffer::alignment`],
+/// [`Buffer::line`]): they share one word, so that a buffer fits in 64 bytes (on millions of
+/// buffers, a ninth of the process's memory).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(from = "BufferRecord", into = "BufferRecord")]
 pub struct Buffer {
@@ -79,22 +83,28 @@ pub struct Buffer {
     pub start: u64,
     pub end: u64,
     pub size: u64,
-    /// Every offset must be a multiple of this (1 = no constraint).
-    pub alignment: u64,
-    /// The 1-based line of the input this buffer came from, for error messages. (u32: eight
-    /// bytes a buffer less than a usize's option, on millions of buffers; a line past u32, in a
-    /// text of more than 4 GiB, is left unknown.)
-    pub line: Option<u32>,
+    /// The alignment when it is below [`WIDE_ALIGNMENT`] (every alignment in practice), else
+    /// [`WIDE_ALIGNMENT`], and the alignment is in the details (`Details::wide_alignment`).
+    alignment: u32,
+    /// The 1-based line of the input this buffer came from, for error messages; 0 when unknown (a
+    /// buffer built in code, or a line past u32, in a text of more than 4 GiB).
+    line: u32,
     /// The pin, hint, name, category and gaps, read through the buffer ([`Buffer::details`]). None
     /// while every one has its default; a write through `DerefMut` may leave a boxed default,
     /// which compares equal to none.
     pub details: Option<Box<Details>>,
 }
 
+/// The inline alignment that says "in the details": alignments from here up are rare enough (a
+/// buffer aligned to 4 GiB) to cost a box.
+const WIDE_ALIGNMENT: u32 = u32::MAX;
+
+const _: () = assert!(std::mem::size_of::<Buffer>() <= 64, "a Buffer outgrew 64 bytes");
+
 impl PartialEq for Buffer {
     fn eq(&self, other: &Buffer) -> bool {
-        (&self.id, self.start, self.end, self.size, self.alignment, self.line)
-            == (&other.id, other.start, other.end, other.size, other.alignment, other.line)
+        (&self.id, self.start, self.end, self.size, self.alignment(), self.line)
+            == (&other.id, other.start, other.end, other.size, other.alignment(), other.line)
             && self.details() == other.details()
     }
 }
@@ -119,10 +129,16 @@ pub struct Details {
     /// Stretches of the lifetime where the buffer is not alive, or only in a window of its bytes;
     /// sorted, disjoint, inside `[start, end)` ([`crate::Problem::new`] checks it).
     pub gaps: Vec<Gap>,
+    /// The alignment of a buffer whose alignment does not fit its inline word (see
+    /// [`Buffer::alignment`]); 0 for every other buffer. Not public: only
+    /// [`Buffer::set_alignment`] writes it, and the buffer keeps it across
+    /// [`Buffer::with_details`]. (Readers in the crate build details with `..Details::default()`.)
+    pub(crate) wide_alignment: u64,
 }
 
 /// The details of every buffer that has none of its own.
-static NO_DETAILS: Details = Details { pinned: None, hint: None, name: None, category: None, gaps: Vec::new() };
+static NO_DETAILS: Details =
+    Details { pinned: None, hint: None, name: None, category: None, gaps: Vec::new(), wide_alignment: 0 };
 
 impl std::ops::Deref for Buffer {
     type Target = Details;
@@ -161,38 +177,79 @@ impl From<BufferRecord> for Buffer {
     fn from(record: BufferRecord) -> Self {
         let BufferRecord { id, start, end, size, alignment, pinned, hint, name, category, gaps, line } = record;
         let line = line.and_then(|line| u32::try_from(line).ok());
-        Buffer { id: id.into(), start, end, size, alignment, line, details: None }.with_details(Details {
-            pinned,
-            hint,
-            name,
-            category,
-            gaps,
-        })
+        Buffer::new(id, start, end, size)
+            .with_line(line)
+            .with_details(Details { pinned, hint, name, category, gaps, ..Details::default() })
+            .with_alignment(alignment)
     }
 }
 
 impl From<Buffer> for BufferRecord {
     fn from(buffer: Buffer) -> Self {
-        let Details { pinned, hint, name, category, gaps } = buffer.details.map(|details| *details).unwrap_or_default();
+        let alignment = buffer.alignment();
+        let line = buffer.line().map(|line| line as usize);
+        let Details { pinned, hint, name, category, gaps, wide_alignment: _ } =
+            buffer.details.map(|details| *details).unwrap_or_default();
         BufferRecord {
             id: buffer.id.into(),
             start: buffer.start,
             end: buffer.end,
             size: buffer.size,
-            alignment: buffer.alignment,
+            alignment,
             pinned,
             hint,
             name,
             category,
             gaps,
-            line: buffer.line.map(|line| line as usize),
+            line,
         }
     }
 }
 
 impl Buffer {
     pub fn new(id: impl Into<BufferId>, start: u64, end: u64, size: u64) -> Self {
-        Buffer { id: id.into(), start, end, size, alignment: 1, line: None, details: None }
+        Buffer { id: id.into(), start, end, size, alignment: 1, line: 0, details: None }
+    }
+
+    /// Every offset must be a multiple of this (1 = no constraint; 0 is invalid, and
+    /// [`crate::Problem::new`] says so).
+    #[inline]
+    pub fn alignment(&self) -> u64 {
+        if self.alignment != WIDE_ALIGNMENT { self.alignment as u64 } else { self.details().wide_alignment }
+    }
+
+    /// Sets the alignment (see [`Buffer::alignment`]).
+    pub fn set_alignment(&mut self, alignment: u64) {
+        match u32::try_from(alignment) {
+            Ok(inline) if inline != WIDE_ALIGNMENT => {
+                self.alignment = inline;
+                if self.details.is_some() {
+                    self.wide_alignment = 0;
+                }
+            }
+            _ => {
+                self.alignment = WIDE_ALIGNMENT;
+                self.wide_alignment = alignment;
+            }
+        }
+    }
+
+    /// The 1-based line of the input this buffer came from, for error messages: `None` for a
+    /// buffer built in code, or one past line u32::MAX.
+    #[inline]
+    pub fn line(&self) -> Option<u32> {
+        (self.line != 0).then_some(self.line)
+    }
+
+    /// Says which line of the input the buffer came from (`None`, or `Some(0)`, for unknown).
+    pub fn set_line(&mut self, line: Option<u32>) {
+        self.line = line.unwrap_or(0);
+    }
+
+    /// The buffer with its input line set (see [`Buffer::set_line`]).
+    pub fn with_line(mut self, line: Option<u32>) -> Self {
+        self.set_line(line);
+        self
     }
 
     /// The buffer's pin, hint, name, category and gaps (the defaults when it has none).
@@ -200,8 +257,10 @@ impl Buffer {
         self.details.as_deref().unwrap_or(&NO_DETAILS)
     }
 
-    /// Gives the buffer these details; the defaults take no memory.
-    pub fn with_details(mut self, details: Details) -> Self {
+    /// Gives the buffer these details; the defaults take no memory. (The buffer keeps its
+    /// alignment.)
+    pub fn with_details(mut self, mut details: Details) -> Self {
+        details.wide_alignment = self.details().wide_alignment;
         self.details = (details != Details::default()).then(|| Box::new(details));
         self
     }
@@ -251,7 +310,7 @@ impl Buffer {
     }
 
     pub fn with_alignment(mut self, alignment: u64) -> Self {
-        self.alignment = alignment;
+        self.set_alignment(alignment);
         self
     }
 
@@ -336,9 +395,35 @@ mod tests {
         assert_eq!(written, plain);
         assert!(Buffer::new("a", 0, 4, 8).named("").with_gaps(Vec::new()).details.is_none());
         // An ordinary buffer stays small: the rare attributes (a pin among them) cost one pointer,
-        // the line four bytes.
-        assert!(std::mem::size_of::<Buffer>() <= 72, "{}", std::mem::size_of::<Buffer>());
+        // the line and the alignment four bytes each.
+        assert!(std::mem::size_of::<Buffer>() <= 64, "{}", std::mem::size_of::<Buffer>());
         assert!(plain.pinned.is_none() && plain.clone().pinned_at(8).details.is_some());
+    }
+
+    #[test]
+    fn alignments_of_any_size_and_lines_read_back() {
+        for alignment in [0, 1, 6, 1 << 31, u32::MAX as u64 - 1, u32::MAX as u64, 1 << 40, 3 << 40, u64::MAX] {
+            let buffer = Buffer::new("a", 0, 4, 8).with_alignment(alignment).named("n");
+            assert_eq!(buffer.alignment(), alignment);
+            // New details leave the alignment alone, however it is kept.
+            assert_eq!(buffer.clone().with_details(Details::default()).alignment(), alignment);
+            let text = serde_json::to_string(&buffer).unwrap();
+            assert_eq!(serde_json::from_str::<Buffer>(&text).unwrap(), buffer, "{text}");
+            // Changing it either way reads back, and back again compares equal.
+            let changed = buffer.clone().with_alignment(4);
+            assert_eq!(changed.alignment(), 4);
+            assert_ne!(changed, buffer);
+            assert_eq!(changed.with_alignment(alignment), buffer);
+        }
+        // Only an alignment past the inline word costs a box.
+        assert!(Buffer::new("a", 0, 4, 8).with_alignment(1 << 31).details.is_none());
+        let wide = Buffer::new("a", 0, 4, 8).with_alignment(1 << 40);
+        assert!(wide.details.is_some());
+        assert_eq!(wide.with_alignment(1), Buffer::new("a", 0, 4, 8));
+        let lines: Vec<_> = [Some(7), Some(u32::MAX), None, Some(0)]
+            .map(|line| Buffer::new("a", 0, 4, 8).with_line(line).line())
+            .into();
+        assert_eq!(lines, [Some(7), Some(u32::MAX), None, None]);
     }
 
     #[test]

@@ -49,7 +49,7 @@ impl Problem {
     /// ```
     pub fn new(buffers: Vec<Buffer>, capacity: Option<u64>) -> Result<Problem, InputErrors> {
         let mut errors = Vec::new();
-        let located = |buffer: &Buffer, message: String| match buffer.line {
+        let located = |buffer: &Buffer, message: String| match buffer.line() {
             Some(line) => InputError::at_line(line as usize, message),
             None => InputError::new(message),
         };
@@ -61,16 +61,17 @@ impl Problem {
                     format!("buffer {}: end ({}) must be greater than start ({})", buffer.id, buffer.end, buffer.start),
                 ));
             }
-            if buffer.alignment == 0 {
+            if buffer.alignment() == 0 {
                 errors.push(located(buffer, format!("buffer {}: alignment must be at least 1", buffer.id)));
             }
             if let Some(offset) = buffer.pinned {
-                if buffer.alignment > 0 && offset % buffer.alignment != 0 {
+                if buffer.alignment() > 0 && offset % buffer.alignment() != 0 {
                     errors.push(located(
                         buffer,
                         format!(
                             "buffer {}: pinned offset {offset} is not a multiple of its alignment {}",
-                            buffer.id, buffer.alignment
+                            buffer.id,
+                            buffer.alignment()
                         ),
                     ));
                 }
@@ -83,7 +84,7 @@ impl Problem {
             }
             check_gaps(buffer, &mut |message| errors.push(located(buffer, format!("buffer {}: {message}", buffer.id))));
             if let Some(&first) = first_with_id.get(&i) {
-                let previous = buffers[first].line.map(|l| format!(" (first seen on line {l})")).unwrap_or_default();
+                let previous = buffers[first].line().map(|l| format!(" (first seen on line {l})")).unwrap_or_default();
                 errors.push(located(buffer, format!("duplicate buffer id {}{previous}", buffer.id)));
             }
         }
@@ -154,7 +155,7 @@ impl Problem {
     }
 
     pub fn has_alignment(&self) -> bool {
-        self.buffers.iter().any(|b| b.alignment > 1)
+        self.buffers.iter().any(|b| b.alignment() > 1)
     }
 
     pub fn has_gaps(&self) -> bool {
@@ -324,7 +325,7 @@ fn max_load_error(buffers: &[Buffer], max_load: u128) -> InputError {
         "the {} buffers alive at time {time} total {max_load} bytes, which does not fit in 64 bits",
         alive.len()
     );
-    match alive.first().and_then(|b| b.line) {
+    match alive.first().and_then(|b| b.line()) {
         Some(line) => InputError::at_line(line as usize, format!("{message} (the first of them is on this line)")),
         None => InputError::new(message),
     }
@@ -343,7 +344,7 @@ const ALIGNMENT_CLASSES: usize = 16;
 /// (saturating at u64::MAX, which no plan can pass anyway). A buffer counts only where it is alive
 /// with its whole size (not in its gaps), which only weakens the bound.
 pub(super) fn alignment_bound(buffers: &[Buffer]) -> u64 {
-    let mut alignments: Vec<u64> = buffers.iter().map(|b| b.alignment).filter(|&a| a > 1).collect();
+    let mut alignments: Vec<u64> = buffers.iter().map(|b| b.alignment()).filter(|&a| a > 1).collect();
     alignments.sort_unstable_by(|a, b| b.cmp(a));
     alignments.dedup();
     alignments.truncate(ALIGNMENT_CLASSES);
@@ -353,7 +354,7 @@ pub(super) fn alignment_bound(buffers: &[Buffer]) -> u64 {
     // (time, is_start, index): ends before starts at one time, as `[start, end)` asks.
     let mut events: Vec<(u64, bool, usize)> = Vec::with_capacity(buffers.len() * 2);
     for (i, b) in buffers.iter().enumerate() {
-        if b.alignment > 1 && b.size > 0 {
+        if b.alignment() > 1 && b.size > 0 {
             for piece in b.pieces().into_iter().filter(|p| p.height() == b.size) {
                 events.push((piece.start, true, i));
                 events.push((piece.end, false, i));
@@ -366,7 +367,7 @@ pub(super) fn alignment_bound(buffers: &[Buffer]) -> u64 {
         let mut slots: u128 = 0; // sum of ceil(size / alignment) over the class alive now
         for &(_, is_start, i) in &events {
             let b = &buffers[i];
-            if !b.alignment.is_multiple_of(alignment) {
+            if !b.alignment().is_multiple_of(alignment) {
                 continue;
             }
             let need = b.size.div_ceil(alignment) as u128;
@@ -394,7 +395,7 @@ mod tests {
             Buffer::new("d", 0, 1, 8).with_alignment(4).pinned_at(6),
         ];
         for (i, b) in buffers.iter_mut().enumerate() {
-            b.line = Some(i as u32 + 2);
+            b.set_line(Some(i as u32 + 2));
         }
         let errors = Problem::new(buffers, None).unwrap_err().errors;
         let lines: Vec<_> = errors.iter().map(|e| e.line.unwrap()).collect();
@@ -411,7 +412,7 @@ mod tests {
         buffers.push(Buffer::new("a long id that does not fit in a word", 0, 1, 1));
         buffers.push(Buffer::new("a long id that does not fit in a word", 0, 1, 1));
         for (i, b) in buffers.iter_mut().enumerate() {
-            b.line = Some(i as u32 + 2);
+            b.set_line(Some(i as u32 + 2));
         }
         let errors = Problem::new(buffers, None).unwrap_err().errors;
         let found: Vec<_> = errors.iter().map(|e| (e.line.unwrap(), e.message.as_str())).collect();
@@ -435,7 +436,7 @@ mod tests {
     #[test]
     fn max_load_beyond_u64_is_an_error() {
         let mut buffers = vec![Buffer::new("a", 5, 9, 1), Buffer::new("b", 0, 4, u64::MAX), Buffer::new("c", 1, 2, 2)];
-        buffers[1].line = Some(3);
+        buffers[1].set_line(Some(3));
         let errors = Problem::new(buffers, None).unwrap_err().errors;
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].line, Some(3));
@@ -478,7 +479,7 @@ mod tests {
             Gap::windowed(5, 7, 2, 9),
             Gap::windowed(6, 8, 3, 3),
         ]);
-        buffer.line = Some(7);
+        buffer.set_line(Some(7));
         let errors = Problem::new(vec![buffer], None).unwrap_err().errors;
         let messages: Vec<_> = errors.iter().map(|e| (e.line, e.message.as_str())).collect();
         assert_eq!(

@@ -67,7 +67,7 @@ impl Item {
 
 impl From<&Buffer> for Item {
     fn from(buffer: &Buffer) -> Item {
-        Item::new(buffer.size, buffer.alignment)
+        Item::new(buffer.size, buffer.alignment())
     }
 }
 
@@ -152,7 +152,7 @@ pub(crate) fn for_each_maximal_live_set(buffers: &[Buffer], mut visit: impl FnMu
     let mut grew = false;
     let mut most: u128 = 0;
     for &(_, is_start, i) in &events {
-        let most_of_i = buffers[i].size as u128 + (buffers[i].alignment - 1) as u128;
+        let most_of_i = buffers[i].size as u128 + (buffers[i].alignment() - 1) as u128;
         if is_start {
             place[i] = alive.len();
             alive.push(i);
@@ -176,13 +176,13 @@ pub(crate) fn for_each_maximal_live_set(buffers: &[Buffer], mut visit: impl FnMu
 /// The stacking bound of `buffers` (see the module's doc), or `known` when it is no higher. Only a
 /// buffer's pieces with its whole size count (not its gaps or windows), which only weakens it.
 pub(crate) fn stacking_bound(buffers: &[Buffer], known: u64) -> u64 {
-    if !buffers.iter().any(|b| b.alignment > 1 && b.size > 0) {
+    if !buffers.iter().any(|b| b.alignment() > 1 && b.size > 0) {
         return known;
     }
     // (greedy top, live set) of the maximal live sets that could raise the bound.
     let mut times: Vec<(u64, Vec<Item>)> = Vec::new();
     for_each_maximal_live_set(buffers, |alive, most| {
-        if most <= known as u128 || alive.len() > MAX_ALIVE || !alive.iter().any(|&i| buffers[i].alignment > 1) {
+        if most <= known as u128 || alive.len() > MAX_ALIVE || !alive.iter().any(|&i| buffers[i].alignment() > 1) {
             return;
         }
         let mut items: Vec<Item> = alive.iter().map(|&i| Item::from(&buffers[i])).collect();
@@ -347,7 +347,7 @@ pub(crate) mod tests {
         let apart: Vec<Buffer> = buffers
             .iter()
             .enumerate()
-            .map(|(t, b)| Buffer::new(b.id.clone(), t as u64, t as u64 + 1, b.size).with_alignment(b.alignment))
+            .map(|(t, b)| Buffer::new(b.id.clone(), t as u64, t as u64 + 1, b.size).with_alignment(b.alignment()))
             .collect();
         assert_eq!(stacking_bound(&apart, 5000), 5000);
     }

@@ -180,7 +180,7 @@ impl Minimised {
 fn unit(problem: &Problem) -> u64 {
     use num_integer::gcd;
     let unit = problem.buffers().iter().fold(0, |unit, buffer| {
-        let aligned = if buffer.alignment > 1 { gcd(unit, buffer.alignment) } else { unit };
+        let aligned = if buffer.alignment() > 1 { gcd(unit, buffer.alignment()) } else { unit };
         let windows = buffer.gaps.iter().filter_map(|g| g.window);
         let windowed = windows.fold(aligned, |unit, w| gcd(gcd(unit, w.lower), w.upper));
         gcd(gcd(windowed, buffer.size), buffer.pinned.unwrap_or(0))

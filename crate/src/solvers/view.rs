@@ -215,7 +215,7 @@ fn pieces_pinned(buffer: &Buffer, offset: u64) -> impl Iterator<Item = Buffer> +
         let id = format!("{} (live piece {})", buffer.id, k + 1);
         let mut part =
             Buffer::new(id, piece.start, piece.end, piece.upper - piece.lower).pinned_at(offset + piece.lower); // within offset + size, which Problem::new checked
-        part.line = buffer.line;
+        part.set_line(buffer.line());
         part
     })
 }

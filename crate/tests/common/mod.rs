@@ -105,9 +105,9 @@ fn align(value: u64, alignment: u64) -> u64 {
 pub fn naive_choose(fit: &str, problem: &Problem, offsets: &[u64], placed: &[usize], i: usize) -> u64 {
     let b = &problem.buffers()[i];
     let gaps = naive_gaps(problem, offsets, placed, i);
-    let top = align(gaps.last().unwrap().0, b.alignment);
+    let top = align(gaps.last().unwrap().0, b.alignment());
     let fitting = gaps.iter().filter_map(|&(low, high)| {
-        let offset = align(low, b.alignment);
+        let offset = align(low, b.alignment());
         match high {
             Some(high) if offset + b.size <= high => Some((high - low, offset)),
             _ => None,
@@ -277,8 +277,8 @@ pub fn naive_plan_errors(problem: &Problem, offsets: &[u64], capacity: Option<u6
     }
     let mut errors = Vec::new();
     for (i, (buffer, &offset)) in b.iter().zip(offsets).enumerate() {
-        if offset % buffer.alignment != 0 {
-            errors.push(format!("{} at {offset} is not aligned to {}", buffer.id, buffer.alignment));
+        if offset % buffer.alignment() != 0 {
+            errors.push(format!("{} at {offset} is not aligned to {}", buffer.id, buffer.alignment()));
         }
         if buffer.pinned.is_some_and(|pinned| pinned != offset) {
             errors.push(format!("{} is pinned at {:?} but placed at {offset}", buffer.id, buffer.pinned));
@@ -339,7 +339,7 @@ fn exhaustive_search(problem: &Problem, capacity: Option<u64>, nodes: u64) -> Re
     let n = b.len();
     assert!(n <= 24, "the exhaustive oracle is for small instances");
     let pinned_top = b.iter().filter_map(|x| x.pinned.map(|p| p + x.size)).max().unwrap_or(0);
-    let upper = pinned_top + b.iter().filter(|x| x.pinned.is_none()).map(|x| x.size + x.alignment - 1).sum::<u64>();
+    let upper = pinned_top + b.iter().filter(|x| x.pinned.is_none()).map(|x| x.size + x.alignment() - 1).sum::<u64>();
     assert!(upper <= 4096, "the exhaustive oracle is for small sizes (bound {upper})");
     let limit = capacity.map_or(upper, |c| c.min(upper));
     if b.iter().any(|x| x.pinned.is_some_and(|p| p + x.size > limit)) {
@@ -494,7 +494,7 @@ impl Search<'_> {
             if buffer.pinned.is_some() || alone {
                 return false;
             }
-            offset += buffer.alignment;
+            offset += buffer.alignment();
         }
     }
 }
@@ -626,7 +626,7 @@ pub fn to_csv(problem: &Problem) -> String {
             b.start,
             b.end,
             b.size,
-            b.alignment,
+            b.alignment(),
             pinned,
             gaps.join(" ")
         ));
@@ -783,7 +783,7 @@ pub fn with_spanning() -> impl Strategy<Value = Problem> {
             problem.buffers().iter().map(|b| b.clone().with_pin(if keep_pins { b.pinned } else { None })).collect();
         let first = buffers.iter().map(|b| b.start).min().unwrap();
         let last = buffers.iter().map(|b| b.end).max().unwrap();
-        let unit = buffers.iter().map(|b| b.alignment).max().unwrap(); // powers of two: their lcm
+        let unit = buffers.iter().map(|b| b.alignment()).max().unwrap(); // powers of two: their lcm
         for (k, (units, odd)) in extra.into_iter().enumerate() {
             let size = units * unit + u64::from(odd == 0);
             buffers.push(Buffer::new(format!("s{k}"), first, last, size));

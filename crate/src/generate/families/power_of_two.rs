@@ -12,7 +12,7 @@ use super::{HEIGHT_UNITS, Packing, Rect};
 /// Aligns every block to its size, as the allocator's blocks are.
 pub(super) fn align(packing: &mut Packing) {
     for b in &mut packing.buffers {
-        b.alignment = b.size;
+        b.set_alignment(b.size);
     }
 }
 
@@ -80,7 +80,7 @@ mod tests {
     fn every_block_is_a_power_of_two_at_a_multiple_of_its_size() {
         let packing = crate::generate::families::Family::PowerOfTwo.packing(500, 3);
         for (b, &offset) in packing.buffers.iter().zip(&packing.offsets) {
-            assert!(b.size.is_power_of_two() && b.size >= UNIT && b.alignment == b.size);
+            assert!(b.size.is_power_of_two() && b.size >= UNIT && b.alignment() == b.size);
             assert_eq!(offset % b.size, 0, "buffer {} at {offset}", b.id);
         }
     }

@@ -72,7 +72,7 @@ impl Solver for ExecutorchGreedy {
                             .map(|&j| placed[j].1 + buffers[j].size)
                             .max()
                             .unwrap_or(0);
-                        let offset = crate::alignment::align_up(top, buffer.alignment)?;
+                        let offset = crate::alignment::align_up(top, buffer.alignment())?;
                         (top > 0 && offset.checked_add(buffer.size)? <= object.size).then_some((o, offset))
                     });
                     on_top.unwrap_or_else(|| {
@@ -91,7 +91,7 @@ impl Solver for ExecutorchGreedy {
             let first = &buffers[object.members[0]];
             let overflow = || Halt::Overflow { buffer: first.id.to_string(), offset: top, size: object.size };
             let alignment =
-                object.members.iter().try_fold(1u64, |a, &j| crate::alignment::lcm(a, buffers[j].alignment));
+                object.members.iter().try_fold(1u64, |a, &j| crate::alignment::lcm(a, buffers[j].alignment()));
             let base = alignment.and_then(|a| crate::alignment::align_up(top, a)).ok_or_else(overflow)?;
             bases.push(base);
             top = base.checked_add(object.size).ok_or_else(overflow)?;

@@ -466,7 +466,7 @@ fn place_in<A: Address, S: BufferIndex>(
         chunk.extend(part.iter().map(|&i| i.index()).filter(|&i| buffers[i].pinned.is_none()).map(|i| {
             // (The step's offset is written at its turn: asked for now, its line is in by then.)
             prefetch(&offsets[i]);
-            Step { index: i, leaves: occupancy.leaf_range(i), size: buffers[i].size, alignment: buffers[i].alignment }
+            Step { index: i, leaves: occupancy.leaf_range(i), size: buffers[i].size, alignment: buffers[i].alignment() }
         }));
         // Each step's query is begun `AHEAD` steps before its turn and its pool lines asked for
         // `SPILLED_AHEAD` steps before (see `Occupancy::prepare_leaves`), in a ring of queries.

@@ -100,7 +100,7 @@ impl Order {
                     let lifetime = b[i].lifetime() as u128;
                     // size × lifetime² can pass u128 only beyond 2^128; saturate rather than wrap.
                     let weight = (b[i].size as u128).saturating_mul(lifetime.saturating_mul(lifetime));
-                    (Reverse(contention[i]), Reverse(b[i].alignment), Reverse(weight), Reverse(b[i].lifetime()), i)
+                    (Reverse(contention[i]), Reverse(b[i].alignment()), Reverse(weight), Reverse(b[i].lifetime()), i)
                 })
             }
             Order::Conflicts => {

@@ -63,11 +63,11 @@ impl Prelude {
         if !self.overlapping {
             return buffers
                 .iter()
-                .map(|b| b.pinned.or_else(|| align_up(start_address, b.alignment).and_then(|at| within_u64(b, at))))
+                .map(|b| b.pinned.or_else(|| align_up(start_address, b.alignment()).and_then(|at| within_u64(b, at))))
                 .collect();
         }
         let rows_align =
-            buffers.iter().all(|b| b.size.is_multiple_of(b.alignment) && start_address.is_multiple_of(b.alignment));
+            buffers.iter().all(|b| b.size.is_multiple_of(b.alignment()) && start_address.is_multiple_of(b.alignment()));
         if !self.one_size || problem.has_pinned() || !rows_align {
             return None;
         }

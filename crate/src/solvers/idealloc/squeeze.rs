@@ -73,8 +73,10 @@ impl<'a> Arena<'a> {
         let pinned: Vec<usize> = (0..problem.len()).filter(|&i| buffers[i].pinned.is_some()).collect();
         // No overflow: checked in Problem::new.
         let pinned_top = pinned.iter().map(|&i| buffers[i].pinned.unwrap_or(0) + buffers[i].size).max().unwrap_or(0);
-        let fits =
-            buffers.iter().map(|b| Fit { size: b.size, alignment: b.alignment, pinned: b.pinned.is_some() }).collect();
+        let fits = buffers
+            .iter()
+            .map(|b| Fit { size: b.size, alignment: b.alignment(), pinned: b.pinned.is_some() })
+            .collect();
         // Only the buffers' own lifetimes: the space below the start address is a floor of first
         // fit, not a placement over the whole span (which would keep the sets of the top nodes up
         // to date at every insertion). The index itself goes once its routes are listed.
@@ -314,14 +316,14 @@ mod tests {
         let mut offsets: Vec<Option<u64>> = buffers.iter().map(|b| b.pinned).collect();
         for &i in order {
             let b = &buffers[i];
-            let mut offset = start_address.next_multiple_of(b.alignment);
+            let mut offset = start_address.next_multiple_of(b.alignment());
             while let Some(end) = (0..buffers.len())
                 .filter(|&j| j != i && buffers[j].overlaps_in_time(b))
                 .filter_map(|j| offsets[j].map(|o| (o, o + buffers[j].size)))
                 .find(|&(low, high)| low < offset + b.size && offset < high)
                 .map(|(_, high)| high)
             {
-                offset = end.next_multiple_of(b.alignment);
+                offset = end.next_multiple_of(b.alignment());
             }
             offsets[i] = Some(offset);
         }

@@ -37,7 +37,7 @@ pub(super) fn lowest_fit(
         forbid(buffer, &buffers[j], offsets[j], &mut scratch.forbidden);
     }
     scratch.forbidden.sort_unstable();
-    let alignment = buffer.alignment.max(1);
+    let alignment = buffer.alignment().max(1);
     let mut candidate = 0u64;
     for &(low, high) in &scratch.forbidden {
         if low > candidate {
@@ -94,7 +94,7 @@ mod tests {
                 mine.iter().any(|p| theirs.iter().any(|q| p.meets(o, q, offsets[j])))
             })
         };
-        (0..).map(|k| k * buffers[i].alignment).find(|&o| !clashes(o)).unwrap()
+        (0..).map(|k| k * buffers[i].alignment()).find(|&o| !clashes(o)).unwrap()
     }
 
     proptest! {

@@ -305,7 +305,7 @@ fn stacked_plan(problem: &Problem) -> Plan {
             None => {
                 // Within u64: a problem whose stacked buffers pass it could not be planned anyway,
                 // and the validator rejects the plan rather than wrap.
-                let offset = crate::alignment::align_up(top, b.alignment).unwrap_or(u64::MAX - b.size);
+                let offset = crate::alignment::align_up(top, b.alignment()).unwrap_or(u64::MAX - b.size);
                 top = offset.saturating_add(b.size);
                 offset
             }

@@ -73,8 +73,8 @@ pub(super) fn takes(problem: &Problem) -> bool {
 /// stay few with it (see [`MAX_LATTICE_STEPS`]).
 pub(super) fn lattice(problem: &Problem) -> Option<u64> {
     let unpinned = problem.buffers().iter().filter(|b| b.pinned.is_none());
-    let step = unpinned.clone().try_fold(1u64, |step, b| lcm(step, b.alignment.max(1)))?;
-    unpinned.map(|b| step / b.alignment.max(1)).max().is_none_or(|steps| steps <= MAX_LATTICE_STEPS).then_some(step)
+    let step = unpinned.clone().try_fold(1u64, |step, b| lcm(step, b.alignment().max(1)))?;
+    unpinned.map(|b| step / b.alignment().max(1)).max().is_none_or(|steps| steps <= MAX_LATTICE_STEPS).then_some(step)
 }
 
 /// Two pieces alive at one time: the searched buffer's bytes `[lower, upper)` and the other's
@@ -206,7 +206,7 @@ impl Model {
             alive_in,
             neighbours,
             size: original.iter().map(|&i| buffers[i].size).collect(),
-            alignment: original.iter().map(|&i| buffers[i].alignment.max(1)).collect(),
+            alignment: original.iter().map(|&i| buffers[i].alignment().max(1)).collect(),
             original,
             contacts,
             fixed,

@@ -262,7 +262,7 @@ impl Layout {
         RankedBuffers {
             original: order.to_vec(),
             size: order.iter().map(|&i| buffers[i].size).collect(),
-            alignment: order.iter().map(|&i| buffers[i].alignment).collect(),
+            alignment: order.iter().map(|&i| buffers[i].alignment()).collect(),
             first: order.iter().map(|&i| self.first[i]).collect(),
             last: order.iter().map(|&i| self.last[i]).collect(),
             live_start,
@@ -292,7 +292,7 @@ impl Layout {
     #[allow(clippy::type_complexity)]
     fn classes(&self, problem: &Problem, order: &[usize]) -> (Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>) {
         let buffers = problem.buffers();
-        let mut classes: Vec<u64> = order.iter().map(|&i| buffers[i].alignment).filter(|&a| a > 1).collect();
+        let mut classes: Vec<u64> = order.iter().map(|&i| buffers[i].alignment()).filter(|&a| a > 1).collect();
         classes.sort_unstable();
         classes.dedup();
         let drop = classes.len().saturating_sub(MAX_CLASSES);
@@ -305,7 +305,7 @@ impl Layout {
         for (rank, &i) in order.iter().enumerate() {
             let b = &buffers[i];
             for (c, &a) in classes.iter().enumerate() {
-                if !b.alignment.is_multiple_of(a) || b.size == 0 {
+                if !b.alignment().is_multiple_of(a) || b.size == 0 {
                     continue;
                 }
                 let slots = b.size.div_ceil(a);
@@ -400,7 +400,7 @@ pub(super) fn top_around(pins: &[Obstacle], from: u64, bytes: u64) -> u64 {
 /// Groups of unaligned buffers with the same lifetime (and the same gaps), as lists per rank.
 fn twins(buffers: &[crate::Buffer], order: &[usize]) -> (Vec<u32>, Vec<u32>) {
     let mut by_lifetime: Vec<u32> =
-        (0..order.len() as u32).filter(|&r| buffers[order[r as usize]].alignment == 1).collect();
+        (0..order.len() as u32).filter(|&r| buffers[order[r as usize]].alignment() == 1).collect();
     by_lifetime.sort_unstable_by_key(|&r| (buffers[order[r as usize]].start, buffers[order[r as usize]].end, r));
     let mut lists: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
     for group in by_lifetime.chunk_by(|&a, &b| {

@@ -63,7 +63,7 @@ impl Spanning {
         if buffers.len() < 2 || problem.has_pinned() {
             return None;
         }
-        let unit = buffers.iter().try_fold(1u64, |unit, b| lcm(unit, b.alignment.max(1)))?;
+        let unit = buffers.iter().try_fold(1u64, |unit, b| lcm(unit, b.alignment().max(1)))?;
         let stackable = |b: &Buffer| !b.has_gaps() && b.size.is_multiple_of(unit);
         let n = buffers.len();
         let pieces: Vec<Vec<Piece>> = buffers.iter().map(Buffer::pieces).collect();

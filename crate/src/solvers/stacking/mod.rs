@@ -206,7 +206,7 @@ fn tightest_set(buffers: &[Buffer]) -> Option<Vec<usize>> {
     let mut programme = Programme::default();
     let mut items: Vec<stacking::Item> = Vec::new();
     for_each_maximal_live_set(buffers, |alive, _| {
-        if alive.len() > MAX_STACKED || !alive.iter().any(|&i| buffers[i].alignment > 1) {
+        if alive.len() > MAX_STACKED || !alive.iter().any(|&i| buffers[i].alignment() > 1) {
             return;
         }
         items.clear();
@@ -225,7 +225,7 @@ fn tightest_set(buffers: &[Buffer]) -> Option<Vec<usize>> {
 /// annealing starts from.
 fn free_order(buffers: &[Buffer], pins: &[(usize, u64)]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..buffers.len()).filter(|i| !pins.iter().any(|&(p, _)| p == *i)).collect();
-    order.sort_by_key(|&i| (std::cmp::Reverse(buffers[i].alignment), std::cmp::Reverse(buffers[i].size), i));
+    order.sort_by_key(|&i| (std::cmp::Reverse(buffers[i].alignment()), std::cmp::Reverse(buffers[i].size), i));
     order
 }
 
@@ -295,7 +295,7 @@ impl<'a> Placer<'a> {
                     break;
                 }
                 if high > offset {
-                    offset = align_up(high, b.alignment).unwrap_or(u64::MAX);
+                    offset = align_up(high, b.alignment()).unwrap_or(u64::MAX);
                 }
             }
             let top = offset.checked_add(b.size);

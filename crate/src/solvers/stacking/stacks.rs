@@ -60,7 +60,7 @@ impl Walk<'_> {
                 continue;
             }
             let b = &self.buffers[i];
-            let Some(offset) = align_up(top, b.alignment) else { continue };
+            let Some(offset) = align_up(top, b.alignment()) else { continue };
             // What is left must fit above, packed without padding at best.
             match offset.checked_add(left) {
                 Some(reached) if reached <= self.target => {}

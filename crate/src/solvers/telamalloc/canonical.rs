@@ -892,7 +892,7 @@ mod tests {
             let Some(b) = buffers.get(i) else { return true };
             let choices: Vec<u64> = match b.pinned {
                 Some(p) => vec![p],
-                None => (0..=capacity.saturating_sub(b.size)).filter(|o| o % b.alignment == 0).collect(),
+                None => (0..=capacity.saturating_sub(b.size)).filter(|o| o % b.alignment() == 0).collect(),
             };
             for o in choices {
                 let clash = offsets
@@ -916,7 +916,7 @@ mod tests {
     fn check_plan(buffers: &[Buffer], offsets: &[u64], capacity: u64) {
         for (i, b) in buffers.iter().enumerate() {
             let o = offsets[i];
-            assert!(o != UNPLACED && o + b.size <= capacity && o.is_multiple_of(b.alignment), "buffer {i} at {o}");
+            assert!(o != UNPLACED && o + b.size <= capacity && o.is_multiple_of(b.alignment()), "buffer {i} at {o}");
             assert!(b.pinned.is_none_or(|p| p == o), "pinned buffer {i} moved to {o}");
             for (k, c) in buffers.iter().enumerate().skip(i + 1) {
                 let clash = b.overlaps_in_time(c) && o < offsets[k] + c.size && offsets[k] < o + b.size;

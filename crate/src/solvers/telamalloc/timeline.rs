@@ -65,7 +65,7 @@ impl Timeline {
             let first = times.partition_point(|&t| t < b.start) as u32;
             let last = times.partition_point(|&t| t < b.end) as u32;
             timeline.size.push(b.size);
-            timeline.alignment.push(b.alignment.max(1));
+            timeline.alignment.push(b.alignment().max(1));
             timeline.pinned.push(b.pinned);
             timeline.lifetime.push(b.end - b.start);
             timeline.first.push(first);

@@ -187,7 +187,7 @@ impl Tiling {
             ending[last[i] as usize - 1].push(i as u32);
         }
         let size: Vec<u64> = buffers.iter().map(|b| b.size).collect();
-        let alignment: Vec<u64> = buffers.iter().map(|b| b.alignment.max(1)).collect();
+        let alignment: Vec<u64> = buffers.iter().map(|b| b.alignment().max(1)).collect();
         let n = buffers.len();
         let mut tiling = Tiling {
             capacity,

@@ -48,7 +48,7 @@ impl Priority {
 /// alignment (TVM rounds to the placed buffer's alignment). Saturates: a buffer that would have to
 /// start there overflows anyway.
 pub(super) fn reach(buffer: &Buffer, offset: u64) -> u64 {
-    offset.checked_add(buffer.size).and_then(|top| align_up(top, buffer.alignment)).unwrap_or(u64::MAX)
+    offset.checked_add(buffer.size).and_then(|top| align_up(top, buffer.alignment())).unwrap_or(u64::MAX)
 }
 
 /// Places the buffers of `order` on top of their highest placed conflict (TVM's
@@ -65,7 +65,7 @@ pub(crate) fn place_on_top(
         deadline.poll(step)?;
         let buffer = &buffers[i];
         let overflow = || Halt::Overflow { buffer: buffer.id.to_string(), offset: u64::MAX, size: buffer.size };
-        let offset = align_up(conflicts.highest(i), buffer.alignment).ok_or_else(overflow)?;
+        let offset = align_up(conflicts.highest(i), buffer.alignment()).ok_or_else(overflow)?;
         offset.checked_add(buffer.size).ok_or_else(overflow)?;
         offsets[i] = offset;
         conflicts.place(i, reach(buffer, offset));

@@ -116,7 +116,7 @@ impl Instance<'_> {
             let mut fit = self.hint.is_none_or(|hint| size <= u128::from(hint));
             for &(at, above) in &below {
                 // Rounded to this buffer's alignment too; past u64 stays past it.
-                let next = align_up(above, buffer.alignment).map_or(u128::MAX, u128::from);
+                let next = align_up(above, buffer.alignment()).map_or(u128::MAX, u128::from);
                 if let Some(hint) = self.hint {
                     fit &= next.saturating_add(size) <= u128::from(hint);
                 }

@@ -83,10 +83,10 @@ impl FreeBlocks {
 /// block's own address, so the request is at least the alignment; any other alignment is met by
 /// padding inside the block, so the request leaves room for `alignment - 1` bytes of it.
 fn request_order(buffer: &Buffer) -> Option<u32> {
-    let request = if buffer.alignment.is_power_of_two() {
-        buffer.size.max(buffer.alignment)
+    let request = if buffer.alignment().is_power_of_two() {
+        buffer.size.max(buffer.alignment())
     } else {
-        buffer.size.checked_add(buffer.alignment - 1)?
+        buffer.size.checked_add(buffer.alignment() - 1)?
     };
     Some(request.checked_next_power_of_two()?.trailing_zeros())
 }
@@ -97,7 +97,7 @@ fn request_order(buffer: &Buffer) -> Option<u32> {
 /// whichever is smaller, which is enough for each buffer it serves.
 pub(super) fn plan(buffers: &[Buffer], walk: &[usize], base: u64, deadline: &Deadline) -> Result<BuddyPlan, Halt> {
     let largest_alignment =
-        walk.iter().map(|&i| buffers[i].alignment).filter(|a| a.is_power_of_two()).max().unwrap_or(1);
+        walk.iter().map(|&i| buffers[i].alignment()).filter(|a| a.is_power_of_two()).max().unwrap_or(1);
     let mut free = FreeBlocks { by_order: vec![BTreeSet::new(); ORDERS], splits: 0, merges: 0 };
     let mut tops: Vec<TopBlock> = Vec::new();
     let mut arena_top = base;
@@ -132,7 +132,7 @@ pub(super) fn plan(buffers: &[Buffer], walk: &[usize], base: u64, deadline: &Dea
         // Below arena_top, which fit in u64.
         let address = tops[top].base + relative;
         // A no-op for power-of-two alignments; padding inside the block otherwise.
-        let offset = align_up(address, buffer.alignment).ok_or_else(|| overflow(buffer, address))?;
+        let offset = align_up(address, buffer.alignment()).ok_or_else(|| overflow(buffer, address))?;
         offsets.push(offset);
         busy.push(Reverse((buffer.end, top, relative, order)));
     }

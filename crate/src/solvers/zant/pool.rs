@@ -85,7 +85,7 @@ impl Pool {
                 }
             };
             let entry = &mut objects[object];
-            entry.alignment = lcm(entry.alignment, buffer.alignment).ok_or_else(|| overflow(buffer, u64::MAX))?;
+            entry.alignment = lcm(entry.alignment, buffer.alignment()).ok_or_else(|| overflow(buffer, u64::MAX))?;
             entry.users += 1;
             entry.first_user.get_or_insert(i);
             busy.push(Reverse((buffer.end, object)));

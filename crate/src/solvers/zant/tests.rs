@@ -277,7 +277,7 @@ fn naive_offsets(problem: &Problem, reuse: Reuse) -> Vec<u64> {
         });
         let alignment = objects[k].2;
         let mut lcm = alignment;
-        while !lcm.is_multiple_of(b.alignment) {
+        while !lcm.is_multiple_of(b.alignment()) {
             lcm += alignment;
         }
         objects[k] = (objects[k].0, b.end, lcm);
