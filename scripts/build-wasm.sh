@@ -30,7 +30,8 @@ done
 export CARGO_PROFILE_RELEASE_DEBUG=false
 
 # Since nightly-2025-10-03, +atomics no longer implies shared memory: the link args are required.
-THREAD_FLAGS="-C target-feature=+atomics,+bulk-memory \
+# +simd128 as in the single-threaded build (see ST_FLAGS below): this is the page's default build.
+THREAD_FLAGS="-C target-feature=+atomics,+bulk-memory,+simd128 \
  -C link-arg=--shared-memory -C link-arg=--import-memory -C link-arg=--max-memory=4294967296 \
  -C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size \
  -C link-arg=--export=__tls_align -C link-arg=--export=__tls_base"
