@@ -882,8 +882,11 @@ impl<'a> Search<'a> {
     /// Sets each buffer's lowest fit (`fit` gives it from the buffer's floor, and whether the
     /// buffer is beside a pinned one; kept in `lowest` when `KEEP`, else it is the floor), or
     /// returns `None` when one no longer fits under the capacity. Gathers in the same pass what
-    /// [`Search::holds`] needs of them.
-    #[inline(always)]
+    /// [`Search::holds`] needs of them. Never inlined: a call a node costs nothing, and on its own
+    /// the loop's running minimums and maximums get registers whatever the code around
+    /// [`Search::holds`] becomes (inlined, one of them went to the stack after an unrelated change
+    /// elsewhere in the LTO build, and the native search took 6–8 % longer on the same nodes).
+    #[inline(never)]
     fn fit_each<const KEEP: bool>(
         &mut self,
         list: &[u32],
