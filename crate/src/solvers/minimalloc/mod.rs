@@ -15,6 +15,7 @@
 
 mod feasibility;
 mod heights;
+mod lanes;
 mod orderings;
 mod piecewise;
 mod search;

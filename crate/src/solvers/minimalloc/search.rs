@@ -17,6 +17,7 @@
 //! splits); its module documentation says how and why it differs.
 
 use super::heights::{self, Effective, Height};
+use super::lanes::Lanes;
 use super::sections::RankedBuffers;
 use super::stacks::{Item, Stacker};
 use super::transpositions::{self, NodeKey, Refuted};
@@ -318,6 +319,10 @@ pub(super) struct Search<'a> {
     /// is not kept and [`Search::lowest_fit_of`] reads the floor. The fit loop then stores
     /// nothing per buffer and holds one array fewer (in wasm V8 spills values of that loop).
     fits_are_floors: bool,
+    /// The fits are floors and every top under the capacity fits in 32 bits, and the module is
+    /// wasm with SIMD128: [`Search::fit_floors_in_lanes`] replaces [`Search::fit_each`] (the
+    /// tests switch it on natively).
+    fits_in_lanes: bool,
     effective: Effective,
     /// XOR of [`transpositions::key`] over the unplaced buffers and their floors.
     floors_hash: u128,
@@ -392,6 +397,9 @@ impl<'a> Search<'a> {
             candidates: Vec::new(),
             lowest: if fits_are_floors { Vec::new() } else { vec![0; n] },
             fits_are_floors,
+            fits_in_lanes: cfg!(all(target_arch = "wasm32", target_feature = "simd128"))
+                && fits_are_floors
+                && capacity < u64::from(u32::MAX),
             effective: Effective::new(sections, Self::highest_height(instance, capacity)),
             floors_hash: (0..n as u32).fold(0, |hash, rank| hash ^ transpositions::key(rank, 0)),
             refuted: Refuted::new(MEMO_LIMIT),
@@ -835,7 +843,9 @@ impl<'a> Search<'a> {
         // Without pinned buffers or alignments every buffer's lowest fit is its floor: that case
         // gets a loop of its own, with no call, no `Option` (in wasm an `Option` a call may
         // return is kept in memory, on every buffer of every node) and no store.
-        let fits = if self.fits_are_floors {
+        let fits = if self.fits_in_lanes {
+            self.fit_floors_in_lanes(list, max_offset)
+        } else if self.fits_are_floors {
             self.fit_each::<false>(list, max_offset, |_, _, _, floor| (Some(floor), false))
         } else {
             self.fit_each::<true>(list, max_offset, |instance, r, traits, floor| {
@@ -923,6 +933,39 @@ impl<'a> Search<'a> {
             }
         }
         Some(fits)
+    }
+
+    /// [`Search::fit_each`] where every lowest fit is the floor and the capacity is below
+    /// `u32::MAX` (see `fits_in_lanes`): every top that fits, and so every floor counted, is
+    /// below `u32::MAX` too, so the four running values are `u32`s in one [`Lanes`] (the
+    /// section range's high end as its complement, `u32::MAX` standing for "none"), and the
+    /// result is the same.
+    #[inline(never)]
+    fn fit_floors_in_lanes(&mut self, list: &[u32], max_offset: u64) -> Option<Fits> {
+        debug_assert!(self.fits_are_floors && self.capacity < u64::from(u32::MAX));
+        let capacity = self.capacity;
+        let mut least = Lanes::none();
+        for &rank in list {
+            let r = rank as usize;
+            let traits = &self.traits[r];
+            let floor = self.floor[r];
+            match floor.checked_add(traits.size) {
+                Some(top) if top <= capacity => {
+                    let next = if floor >= max_offset { floor as u32 } else { u32::MAX };
+                    least = least.lower([top as u32, traits.first, !traits.last, next]);
+                }
+                top => {
+                    if let Some(top) = top {
+                        self.cut_below(top);
+                    }
+                    self.counters.pruned_capacity += 1;
+                    return None;
+                }
+            }
+        }
+        let widen = |least: u32| if least == u32::MAX { u64::MAX } else { u64::from(least) };
+        let [lowest_top, low, high, next] = least.get();
+        Some(Fits { lowest_top: widen(lowest_top), low, high: !high, next: widen(next) })
     }
 
     /// Whether the candidate passes the rules of a single placement (counting the one that
@@ -1356,62 +1399,85 @@ mod tests {
         Some((instance, optimum))
     }
 
-    /// The effective heights in 32 bits (chosen whenever they fit, as on these instances) and in
-    /// 64 bits walk the same tree: same outcome, counts and plan, at the smallest capacity that
-    /// fits and the one below it.
-    #[test]
-    fn both_widths_of_the_effective_heights_search_alike() {
+    /// What [`assert_searches_alike`] saw: how many compared pairs of searches cut nodes by
+    /// inference, by the capacity (a buffer no longer fits), and backtracked more than 20 times.
+    #[derive(Default)]
+    struct Compared {
+        inference: usize,
+        capacity: usize,
+        searched: usize,
+    }
+
+    /// Searches each of a dozen small random instances at the smallest capacity that fits and
+    /// the one below it, with inference as each of `inferences` says, twice: as [`Search::new`]
+    /// sets the search up, and after `variant` changes how it computes the same thing. Both must
+    /// walk the same tree: same outcome, counts, placement order and plan.
+    fn assert_searches_alike(inferences: &[bool], variant: impl Fn(&mut Search, &str)) -> Compared {
         let (never, deadline) = (|| false, Deadline::none());
         let allowance = Allowance { node_limit: LIMIT, deadline: &deadline, abandon: &never };
-        let mut compared = 0;
+        let mut compared = Compared::default();
         for seed in 0..12 {
             let Some((instance, optimum)) = ranked_at_optimum(seed) else { continue };
             for capacity in [optimum - 1, optimum] {
-                let rules = Rules { inference: true, ..RULES };
-                let mut narrow = Search::new(&instance, capacity, rules);
-                assert!(matches!(narrow.effective, Effective::Narrow(_)), "seed {seed}: heights fit in 32 bits");
-                let mut wide = Search::new(&instance, capacity, rules);
-                wide.effective = Effective::new(instance.section_total.len(), u64::MAX);
-                let outcome = narrow.run(&allowance);
-                assert_eq!(outcome, wide.run(&allowance), "seed {seed}, capacity {capacity}");
-                assert_eq!(narrow.counters, wide.counters, "seed {seed}, capacity {capacity}");
-                assert_eq!(narrow.offset, wide.offset, "seed {seed}, capacity {capacity}");
-                compared += usize::from(narrow.counters.pruned_inference > 0);
+                for &inference in inferences {
+                    let context = format!("seed {seed}, capacity {capacity}, inference {inference}");
+                    let rules = Rules { inference, ..RULES };
+                    let mut usual = Search::new(&instance, capacity, rules);
+                    let mut changed = Search::new(&instance, capacity, rules);
+                    variant(&mut changed, &context);
+                    let outcome = usual.run(&allowance);
+                    assert_eq!(outcome, changed.run(&allowance), "{context}");
+                    assert_eq!(usual.counters, changed.counters, "{context}");
+                    assert_eq!(usual.placement_order(), changed.placement_order(), "{context}");
+                    assert_eq!(usual.offset, changed.offset, "{context}");
+                    compared.inference += usize::from(usual.counters.pruned_inference > 0);
+                    compared.capacity += usize::from(usual.counters.pruned_capacity > 0);
+                    compared.searched += usize::from(usual.counters.backtracks > 20);
+                }
             }
         }
+        compared
+    }
+
+    /// The effective heights in 32 bits (chosen whenever they fit, as on these instances) and in
+    /// 64 bits walk the same tree.
+    #[test]
+    fn both_widths_of_the_effective_heights_search_alike() {
+        let compared = assert_searches_alike(&[true], |search, context| {
+            assert!(matches!(search.effective, Effective::Narrow(_)), "{context}: heights fit in 32 bits");
+            search.effective = Effective::new(search.instance.section_total.len(), u64::MAX);
+        });
+        let compared = compared.inference;
         assert!(compared >= 4, "inference cut too few nodes ({compared}): the sweep is barely compared");
     }
 
     /// Reading each buffer's floor as its lowest fit (chosen without pins or alignments, as on
-    /// these instances) and keeping the lowest fits apart walk the same tree: same outcome,
-    /// counts and plan, at the smallest capacity that fits and the one below it, with inference
-    /// on (its sweep reads the fits) and off.
+    /// these instances) and keeping the lowest fits apart walk the same tree, with inference on
+    /// (its sweep reads the fits) and off.
     #[test]
     fn floors_read_as_fits_search_as_kept_fits() {
-        let (never, deadline) = (|| false, Deadline::none());
-        let allowance = Allowance { node_limit: LIMIT, deadline: &deadline, abandon: &never };
-        let mut searched = 0;
-        for seed in 0..12 {
-            let Some((instance, optimum)) = ranked_at_optimum(seed) else { continue };
-            for capacity in [optimum - 1, optimum] {
-                for inference in [false, true] {
-                    let rules = Rules { inference, ..RULES };
-                    let mut floors = Search::new(&instance, capacity, rules);
-                    assert!(floors.fits_are_floors, "seed {seed}: no pins or alignments");
-                    let mut kept = Search::new(&instance, capacity, rules);
-                    kept.fits_are_floors = false;
-                    kept.lowest = vec![0; instance.len()];
-                    let outcome = floors.run(&allowance);
-                    let context = format!("seed {seed}, capacity {capacity}, inference {inference}");
-                    assert_eq!(outcome, kept.run(&allowance), "{context}");
-                    assert_eq!(floors.counters, kept.counters, "{context}");
-                    assert_eq!(floors.placement_order(), kept.placement_order(), "{context}");
-                    assert_eq!(floors.offset, kept.offset, "{context}");
-                    searched += usize::from(floors.counters.backtracks > 20);
-                }
-            }
-        }
+        let compared = assert_searches_alike(&[false, true], |search, context| {
+            assert!(search.fits_are_floors, "{context}: no pins or alignments");
+            search.fits_are_floors = false;
+            search.fits_in_lanes = false;
+            search.lowest = vec![0; search.instance.len()];
+        });
+        let searched = compared.searched;
         assert!(searched >= 4, "too few instances need search ({searched}): the fits are barely compared");
+    }
+
+    /// The fit loop with its running values in 32-bit lanes (wasm's; natively only here) and
+    /// the scalar one walk the same tree, with inference on and off.
+    #[test]
+    fn the_fit_loop_in_lanes_searches_as_the_scalar_one() {
+        let compared = assert_searches_alike(&[false, true], |search, context| {
+            assert!(search.fits_are_floors && search.capacity < u64::from(u32::MAX), "{context}");
+            assert_eq!(search.fits_in_lanes, cfg!(all(target_arch = "wasm32", target_feature = "simd128")));
+            search.fits_in_lanes = true;
+        });
+        let (searched, capacity) = (compared.searched, compared.capacity);
+        assert!(searched >= 4, "too few instances need search ({searched}): the fit loops are barely compared");
+        assert!(capacity >= 1, "no buffer ever stopped fitting: the loops' failure is not compared");
     }
 
     /// A search paused at many node limits and resumed each time walks exactly the tree of one
