@@ -1,5 +1,5 @@
-//! Four unsigned 32-bit running minimums kept side by side: one SIMD128 register in wasm, an
-//! array elsewhere (where the search does not use them, but the tests do).
+//! Four unsigned 32-bit running minimums kept side by side: one SIMD128 register in wasm built
+//! with SIMD128, an array elsewhere (where the search does not use them, but the tests do).
 //!
 //! Why: the node test's fit loop ([`super::search`]) carries four running values through every
 //! unplaced buffer of every node (the lowest top, the section range's two ends, the lowest next
@@ -12,30 +12,30 @@
 #[derive(Clone, Copy)]
 pub(super) struct Lanes(Inner);
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 type Inner = core::arch::wasm32::v128;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 type Inner = [u32; 4];
 
 impl Lanes {
     /// Every lane at `u32::MAX` (nothing seen yet).
     #[inline(always)]
     pub(super) fn none() -> Self {
-        #[cfg(target_arch = "wasm32")]
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return Lanes(core::arch::wasm32::u32x4_splat(u32::MAX));
-        #[cfg(not(target_arch = "wasm32"))]
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
         Lanes([u32::MAX; 4])
     }
 
     /// Lowers each lane to the matching value of `values` where that is lower.
     #[inline(always)]
     pub(super) fn lower(self, values: [u32; 4]) -> Self {
-        #[cfg(target_arch = "wasm32")]
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         {
             use core::arch::wasm32::{u32x4, u32x4_min};
             Lanes(u32x4_min(self.0, u32x4(values[0], values[1], values[2], values[3])))
         }
-        #[cfg(not(target_arch = "wasm32"))]
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
         {
             let mut lanes = self.0;
             for (lane, value) in lanes.iter_mut().zip(values) {
@@ -48,7 +48,7 @@ impl Lanes {
     /// The four minimums.
     #[inline(always)]
     pub(super) fn get(self) -> [u32; 4] {
-        #[cfg(target_arch = "wasm32")]
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         {
             use core::arch::wasm32::u32x4_extract_lane;
             [
@@ -58,7 +58,7 @@ impl Lanes {
                 u32x4_extract_lane::<3>(self.0),
             ]
         }
-        #[cfg(not(target_arch = "wasm32"))]
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
         self.0
     }
 }
