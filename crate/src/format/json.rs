@@ -637,9 +637,8 @@ mod tests {
 
     #[test]
     fn writes_names_categories_and_gaps_with_windows() {
-        let mut buffer = Buffer::new("a", 0, 10, 8)
-            .named("t\u{1}é")
-            .with_gaps(vec![Gap::new(2, 4), Gap::windowed(5, 7, 0, 4)]);
+        let mut buffer =
+            Buffer::new("a", 0, 10, 8).named("t\u{1}é").with_gaps(vec![Gap::new(2, 4), Gap::windowed(5, 7, 0, 4)]);
         buffer.category = Some(Category::Weight);
         let problem = Problem::new(vec![buffer], None).unwrap();
         assert_eq!(
