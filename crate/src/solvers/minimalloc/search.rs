@@ -923,13 +923,7 @@ impl<'a> Search<'a> {
                         fits.next = fits.next.min(lowest);
                     }
                 }
-                _ => {
-                    if let Some(top) = top {
-                        self.cut_below(top);
-                    }
-                    self.counters.pruned_capacity += 1;
-                    return None;
-                }
+                _ => return self.no_longer_fits(top),
             }
         }
         Some(fits)
@@ -954,18 +948,23 @@ impl<'a> Search<'a> {
                     let next = if floor >= max_offset { floor as u32 } else { u32::MAX };
                     least = least.lower([top as u32, traits.first, !traits.last, next]);
                 }
-                top => {
-                    if let Some(top) = top {
-                        self.cut_below(top);
-                    }
-                    self.counters.pruned_capacity += 1;
-                    return None;
-                }
+                top => return self.no_longer_fits(top),
             }
         }
         let widen = |least: u32| if least == u32::MAX { u64::MAX } else { u64::from(least) };
         let [lowest_top, low, high, next] = least.get();
         Some(Fits { lowest_top: widen(lowest_top), low, high: !high, next: widen(next) })
+    }
+
+    /// The fit loops' way out when a buffer's lowest fit no longer fits under the capacity
+    /// (`top` is its top, `None` past `u64::MAX`): counts the cut and notes the capacity that
+    /// would have kept the node ([`Search::cut_below`]).
+    fn no_longer_fits(&mut self, top: Option<u64>) -> Option<Fits> {
+        if let Some(top) = top {
+            self.cut_below(top);
+        }
+        self.counters.pruned_capacity += 1;
+        None
     }
 
     /// Whether the candidate passes the rules of a single placement (counting the one that
